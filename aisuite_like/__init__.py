@@ -1,0 +1,103 @@
+"""aisuite-like: one OpenAI-shaped client for many LLM providers, with a bounded tool runner.
+
+    import aisuite_like as ai
+    client = ai.Client()
+    resp = client.chat.completions.create(model="openai:gpt-4o", messages=[...])
+
+Importing this package loads no vendor SDK; each provider's SDK is imported on first use.
+Heavier parts (policies, agents, the testing kit) load on first attribute access.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .client import AsyncClient, Client
+from .errors import (
+    AisuiteLikeError,
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConcurrentRunError,
+    ContextWindowExceededError,
+    InternalServerError,
+    InvalidModelError,
+    MaxTurnsExceeded,
+    MissingDependencyError,
+    NotFoundError,
+    OutputValidationError,
+    PermissionDeniedError,
+    RateLimitError,
+    ToolExecutionError,
+    UnknownProviderError,
+    UnsupportedParameterError,
+)
+from .providers import ChatRequest, Provider, provider_keys, register_provider
+from .streaming import AsyncStream, Stream
+from .tools import Tool, Tools, tool
+from .types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Choice,
+    ChoiceDelta,
+    ChoiceDeltaToolCall,
+    CompletionTokensDetails,
+    Function,
+    Message,
+    PromptTokensDetails,
+    ToolCall,
+    ToolEvent,
+    Usage,
+)
+
+__version__ = "0.1.0"
+
+# name -> module that defines it, imported on first access (PEP 562).
+_LAZY = {
+    # policy.py
+    "AllowAll": "policy", "DenyAll": "policy", "AllowTools": "policy",
+    "RequireApproval": "policy", "ToolPolicyContext": "policy", "ToolPolicyDecision": "policy",
+    # agents.py
+    "Agent": "agents", "Runner": "agents", "RunResult": "agents", "RunLimits": "agents",
+    "Session": "agents", "ToolCallSummary": "agents", "keep_last": "agents",
+    "fit_tokens": "agents", "RunStarted": "agents", "ModelRequest": "agents",
+    "TextDelta": "agents", "ToolCallRequestEvent": "agents",
+    "ToolCallExecutionEvent": "agents", "Handoff": "agents", "RunCompleted": "agents",
+    # modules
+    "testing": None,
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module = _LAZY[name]
+        if module is None:
+            value = importlib.import_module(f".{name}", __name__)
+        else:
+            value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
+
+__all__ = [
+    "Client", "AsyncClient", "Stream", "AsyncStream", "Tool", "Tools", "tool",
+    "ChatRequest", "Provider", "register_provider", "provider_keys",
+    "ChatCompletionResponse", "ChatCompletionChunk", "Choice", "ChoiceDelta",
+    "ChoiceDeltaToolCall", "Message", "ToolCall", "Function", "Usage", "PromptTokensDetails",
+    "CompletionTokensDetails", "ToolEvent",
+    "AisuiteLikeError", "APIError", "AuthenticationError", "PermissionDeniedError",
+    "NotFoundError", "BadRequestError", "ContextWindowExceededError", "RateLimitError",
+    "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
+    "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
+    "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
+    *_LAZY,
+]

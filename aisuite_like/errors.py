@@ -1,0 +1,243 @@
+"""The error tree (DESIGN.md section 6).
+
+Every error the library raises derives from :class:`AisuiteLikeError`. Provider failures are
+:class:`APIError` subclasses carrying ``provider``, ``status_code``, ``request_id`` and the SDK
+exception as ``__cause__``. No message or repr ever contains an API key: :func:`_redact` scrubs
+known secrets and key-shaped strings before any text reaches an error.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+__all__ = [
+    "AisuiteLikeError",
+    "APIError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "NotFoundError",
+    "BadRequestError",
+    "ContextWindowExceededError",
+    "RateLimitError",
+    "APITimeoutError",
+    "APIConnectionError",
+    "InternalServerError",
+    "InvalidModelError",
+    "UnknownProviderError",
+    "MissingDependencyError",
+    "UnsupportedParameterError",
+    "ToolExecutionError",
+    "MaxTurnsExceeded",
+    "OutputValidationError",
+    "ConcurrentRunError",
+]
+
+
+class AisuiteLikeError(Exception):
+    """Root of every error raised by aisuite_like."""
+
+
+# --- provider (API) errors ---------------------------------------------------------------
+
+
+class APIError(AisuiteLikeError):
+    """A provider call failed. ``__cause__`` is the SDK's own exception."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        status_code: int | None = None,
+        request_id: str | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+        self.status_code = status_code
+        self.request_id = request_id
+        self.body = body
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(message={self.message!r}, provider={self.provider!r}, "
+            f"status_code={self.status_code!r}, request_id={self.request_id!r})"
+        )
+
+
+class AuthenticationError(APIError):
+    """401: the API key is missing or wrong."""
+
+
+class PermissionDeniedError(APIError):
+    """403: the key is valid but not allowed to do this."""
+
+
+class NotFoundError(APIError):
+    """404: unknown model or endpoint."""
+
+
+class BadRequestError(APIError):
+    """400, 413, 422 and other 4xx: the request itself is wrong."""
+
+
+class ContextWindowExceededError(BadRequestError):
+    """The prompt does not fit the model's context window."""
+
+
+class RateLimitError(APIError):
+    """429: slow down. ``retry_after`` is the server's hint in seconds, when it gave one."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class APITimeoutError(APIError):
+    """The request timed out."""
+
+
+class APIConnectionError(APIError):
+    """The provider could not be reached, or the connection broke mid-way."""
+
+
+class InternalServerError(APIError):
+    """5xx, or an overloaded / error event inside a 200 stream."""
+
+
+# --- configuration errors ----------------------------------------------------------------
+
+
+class InvalidModelError(AisuiteLikeError, ValueError):
+    """The model string is not ``"provider:model"``."""
+
+
+class UnknownProviderError(AisuiteLikeError, ValueError):
+    """The provider key is not registered."""
+
+
+class MissingDependencyError(AisuiteLikeError, ImportError):
+    """The provider's SDK is not installed; the message gives the ``pip install`` line."""
+
+
+class UnsupportedParameterError(AisuiteLikeError, ValueError):
+    """A parameter the provider cannot honour (nothing is silently dropped)."""
+
+    def __init__(self, message: str, *, parameter: str | None = None, provider: str | None = None):
+        super().__init__(message)
+        self.parameter = parameter
+        self.provider = provider
+
+
+# --- runner and agent errors -------------------------------------------------------------
+
+
+class ToolExecutionError(AisuiteLikeError):
+    """A tool failed with ``on_tool_error="raise"``. ``.response`` is the partial result."""
+
+    def __init__(self, message: str, *, response: Any = None, call_id: str | None = None,
+                 tool_name: str | None = None) -> None:
+        super().__init__(message)
+        self.response = response
+        self.call_id = call_id
+        self.tool_name = tool_name
+
+
+class MaxTurnsExceeded(AisuiteLikeError):
+    """``max_turns`` reached with ``on_max_turns="raise"``. ``.response`` is the partial result."""
+
+    def __init__(self, message: str, *, response: Any = None) -> None:
+        super().__init__(message)
+        self.response = response
+
+
+class OutputValidationError(AisuiteLikeError):
+    """The model's structured output failed validation twice."""
+
+    def __init__(self, message: str, *, output: Any = None) -> None:
+        super().__init__(message)
+        self.output = output
+
+
+class ConcurrentRunError(AisuiteLikeError, RuntimeError):
+    """A ``Session`` is already in use by another run."""
+
+
+# --- helpers shared by the providers -----------------------------------------------------
+
+# Key-shaped strings, scrubbed even when we do not know the key (a provider may echo a
+# different key back, e.g. in an "invalid api key: sk-..." message).
+_KEY_PATTERN = re.compile(
+    r"(sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|gsk_[A-Za-z0-9]{8,}"
+    r"|xai-[A-Za-z0-9]{8,}|hf_[A-Za-z0-9]{8,})"
+)
+
+
+def _redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """Remove known secrets and key-shaped strings from ``text``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4 and secret in text:
+            text = text.replace(secret, "[REDACTED]")
+    return _KEY_PATTERN.sub("[REDACTED]", text)
+
+
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "context length",
+    "context window",
+    "prompt is too long",
+    "maximum context",
+    "input token count",
+    "exceeds the maximum number of tokens",
+    "too many tokens",
+)
+
+
+def _error_for_status(
+    status_code: int | None,
+    message: str,
+    *,
+    provider: str,
+    request_id: str | None = None,
+    retry_after: float | None = None,
+    body: Any = None,
+    secrets: Iterable[str | None] = (),
+) -> APIError:
+    """Build the typed error for an HTTP status (the caller sets ``__cause__`` with ``from``)."""
+    message = _redact(message, secrets)
+    kwargs: dict[str, Any] = dict(provider=provider, status_code=status_code,
+                                  request_id=request_id, body=None)
+    if status_code == 401:
+        return AuthenticationError(message, **kwargs)
+    if status_code == 403:
+        return PermissionDeniedError(message, **kwargs)
+    if status_code == 404:
+        return NotFoundError(message, **kwargs)
+    if status_code == 429:
+        return RateLimitError(message, retry_after=retry_after, **kwargs)
+    if status_code is not None and 400 <= status_code < 500:
+        lowered = message.lower()
+        if any(marker in lowered for marker in _CONTEXT_MARKERS):
+            return ContextWindowExceededError(message, **kwargs)
+        return BadRequestError(message, **kwargs)
+    if status_code is not None and status_code >= 500:
+        return InternalServerError(message, **kwargs)
+    return APIError(message, **kwargs)
+
+
+def _parse_retry_after(headers: Any) -> float | None:
+    """Seconds from ``retry-after-ms`` / ``retry-after`` headers, when present and numeric."""
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return float(ms) / 1000.0
+        value = headers.get("retry-after")
+        if value is not None:
+            return float(value)
+    except (TypeError, ValueError):
+        return None
+    return None

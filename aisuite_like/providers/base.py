@@ -1,0 +1,92 @@
+"""The Provider interface and the unified request every provider translates.
+
+A provider is two parts: a pure translator (``ChatRequest`` -> SDK arguments, SDK/raw response
+-> unified types; no I/O) and a thin transport that calls the vendor SDK. This module holds only
+the contract; each family lives in its own module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field, replace
+from typing import Any, AsyncIterator, Iterator, Optional
+
+from ..types import ChatCompletionChunk, ChatCompletionResponse
+
+__all__ = ["ChatRequest", "Provider"]
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    """One model call, provider-neutral, in OpenAI's vocabulary.
+
+    ``messages`` are OpenAI-style dicts; they may be the caller's own objects, so translators
+    must treat them as read-only and build new structures. ``tools`` are OpenAI function-tool
+    schemas (``{"type": "function", "function": {...}}``). ``extra`` holds provider-native
+    keyword arguments, passed through untouched. ``None`` means "not given".
+    """
+
+    model: str
+    messages: list[dict[str, Any]]
+    tools: Optional[list[dict[str, Any]]] = None
+    tool_choice: Any = None
+    parallel_tool_calls: Optional[bool] = None
+    response_format: Any = None
+    temperature: Optional[float] = None
+    top_p: Optional[float] = None
+    max_tokens: Optional[int] = None
+    stop: Any = None
+    seed: Optional[int] = None
+    user: Optional[str] = None
+    n: Optional[int] = None
+    timeout: Optional[float] = None
+    stream: bool = False
+    stream_options: Optional[dict[str, Any]] = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def replace(self, **changes: Any) -> "ChatRequest":
+        """A copy with some fields changed (the runner uses it per turn)."""
+        return replace(self, **changes)
+
+
+class Provider:
+    """Base class of every provider, built-in or the user's own.
+
+    Implement ``complete`` (and ``acomplete`` for real async I/O); implement ``stream`` /
+    ``astream`` to support ``stream=True``. Streams are generators: closing the generator must
+    release the connection. Errors must be raised as ``aisuite_like`` errors.
+    """
+
+    #: The registry key this instance was created for (e.g. ``"groq"``); set by the client.
+    key: str = ""
+    #: True for the offline providers of ``aisuite_like.testing`` (allowed under
+    #: ``testing.block_real_requests()``).
+    _offline: bool = False
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        raise NotImplementedError(f"{type(self).__name__} does not implement complete()")
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        # Default for sync-only providers: run in a thread so the event loop is not blocked.
+        return await asyncio.to_thread(self.complete, request)
+
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        from ..errors import UnsupportedParameterError
+
+        raise UnsupportedParameterError(
+            f"provider {self.key or type(self).__name__!r} does not support stream=True",
+            parameter="stream", provider=self.key)
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        from ..errors import UnsupportedParameterError
+
+        raise UnsupportedParameterError(
+            f"provider {self.key or type(self).__name__!r} does not support stream=True",
+            parameter="stream", provider=self.key)
+        yield  # pragma: no cover  (makes this an async generator)
+
+    def close(self) -> None:
+        """Release HTTP resources. Optional."""
+
+    async def aclose(self) -> None:
+        """Release async HTTP resources. Optional."""

@@ -1,0 +1,238 @@
+"""Stream / AsyncStream of ``ChatCompletionChunk``, and the sans-IO chunk accumulator.
+
+A stream wraps a chunk iterator (a provider's generator, or the runner's) and accumulates what
+passes through, so ``get_final_response()`` can return the complete ``ChatCompletionResponse``.
+The accumulator only appends strings and looks up tool calls by index: no validation per chunk.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Callable, Iterator, Optional
+
+from .types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Choice,
+    Function,
+    Message,
+    ToolCall,
+    Usage,
+)
+
+__all__ = ["Stream", "AsyncStream"]
+
+
+class _ChunkAccumulator:
+    """Folds chunks of ONE model reply into a response (choice 0 and any others by index)."""
+
+    __slots__ = ("id", "created", "model", "provider", "usage", "_choices")
+
+    def __init__(self) -> None:
+        self.id = ""
+        self.created = 0
+        self.model = ""
+        self.provider = ""
+        self.usage: Optional[Usage] = None
+        self._choices: dict[int, dict[str, Any]] = {}
+
+    def add(self, chunk: ChatCompletionChunk) -> None:
+        if not self.id and chunk.id:
+            self.id = chunk.id
+        if not self.created and chunk.created:
+            self.created = chunk.created
+        if not self.model and chunk.model:
+            self.model = chunk.model
+        if not self.provider and chunk.provider:
+            self.provider = chunk.provider
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        for choice in chunk.choices:
+            state = self._choices.get(choice.index)
+            if state is None:
+                state = self._choices[choice.index] = {
+                    "content": [], "reasoning": [], "refusal": [], "tool_calls": {},
+                    "finish_reason": None, "native_finish_reason": None, "psf": None,
+                }
+            delta = choice.delta
+            if delta.content:
+                state["content"].append(delta.content)
+            if delta.reasoning_content:
+                state["reasoning"].append(delta.reasoning_content)
+            if delta.refusal:
+                state["refusal"].append(delta.refusal)
+            if delta.provider_specific_fields:
+                psf = state["psf"]
+                if psf is None:
+                    psf = state["psf"] = {}
+                for key, value in delta.provider_specific_fields.items():
+                    # Lists (e.g. thinking blocks, signatures) extend; anything else replaces.
+                    if isinstance(value, list) and isinstance(psf.get(key), list):
+                        psf[key] = psf[key] + value
+                    else:
+                        psf[key] = value
+            if delta.tool_calls:
+                calls = state["tool_calls"]
+                for tc in delta.tool_calls:
+                    call = calls.get(tc.index)
+                    if call is None:
+                        call = calls[tc.index] = {"id": tc.id or "", "name": "", "args": []}
+                    elif tc.id and not call["id"]:
+                        call["id"] = tc.id
+                    fn = tc.function
+                    if fn is not None:
+                        if fn.name and not call["name"]:
+                            call["name"] = fn.name
+                        if fn.arguments:
+                            call["args"].append(fn.arguments)
+            if choice.finish_reason is not None:
+                state["finish_reason"] = choice.finish_reason
+            if choice.native_finish_reason is not None:
+                state["native_finish_reason"] = choice.native_finish_reason
+
+    def build(self) -> ChatCompletionResponse:
+        choices = []
+        for index in sorted(self._choices) or [0]:
+            state = self._choices.get(index)
+            if state is None:
+                choices.append(Choice(index=0, message=Message(role="assistant")))
+                continue
+            tool_calls = [
+                ToolCall(id=c["id"], function=Function(name=c["name"],
+                                                       arguments="".join(c["args"]) or "{}"))
+                for _, c in sorted(state["tool_calls"].items())
+            ] or None
+            message = Message(
+                role="assistant",
+                content="".join(state["content"]) or None,
+                tool_calls=tool_calls,
+                reasoning_content="".join(state["reasoning"]) or None,
+                refusal="".join(state["refusal"]) or None,
+                provider_specific_fields=state["psf"],
+            )
+            finish = state["finish_reason"]
+            if tool_calls and finish != "length":
+                finish = "tool_calls"
+            choices.append(Choice(index=index, message=message, finish_reason=finish,
+                                  native_finish_reason=state["native_finish_reason"]))
+        return ChatCompletionResponse(id=self.id, created=self.created, model=self.model,
+                                      provider=self.provider, choices=choices, usage=self.usage)
+
+
+class Stream:
+    """A sync stream of ``ChatCompletionChunk``. Iterate it, use it as a context manager, and
+    call ``get_final_response()`` for the accumulated response. ``chunks`` keeps what arrived,
+    so after a mid-stream error the received part is still available."""
+
+    def __init__(
+        self,
+        chunks: Iterator[ChatCompletionChunk],
+        *,
+        final: Optional[Callable[[], ChatCompletionResponse]] = None,
+    ) -> None:
+        self._iter = chunks
+        self._final = final
+        self._acc = _ChunkAccumulator()
+        self.chunks: list[ChatCompletionChunk] = []
+        self._done = False
+
+    def __iter__(self) -> Iterator[ChatCompletionChunk]:
+        return self
+
+    def __next__(self) -> ChatCompletionChunk:
+        if self._done:
+            raise StopIteration
+        try:
+            chunk = next(self._iter)
+        except StopIteration:
+            self._done = True
+            raise
+        except BaseException:
+            self._done = True
+            raise
+        self.chunks.append(chunk)
+        if self._final is None:
+            self._acc.add(chunk)
+        return chunk
+
+    def get_final_response(self) -> ChatCompletionResponse:
+        """Consume the rest of the stream and return the complete response."""
+        for _ in self:
+            pass
+        if self._final is not None:
+            return self._final()
+        return self._acc.build()
+
+    def close(self) -> None:
+        """Stop the stream and release its connection."""
+        self._done = True
+        close = getattr(self._iter, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> "Stream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # a stream abandoned mid-way must not leak its connection
+        try:
+            if not self._done:
+                self.close()
+        except Exception:
+            pass
+
+
+class AsyncStream:
+    """The async twin of ``Stream``: ``async for``, ``async with``, ``await
+    get_final_response()``, ``await close()``."""
+
+    def __init__(
+        self,
+        chunks: AsyncIterator[ChatCompletionChunk],
+        *,
+        final: Optional[Callable[[], ChatCompletionResponse]] = None,
+    ) -> None:
+        self._iter = chunks
+        self._final = final
+        self._acc = _ChunkAccumulator()
+        self.chunks: list[ChatCompletionChunk] = []
+        self._done = False
+
+    def __aiter__(self) -> AsyncIterator[ChatCompletionChunk]:
+        return self
+
+    async def __anext__(self) -> ChatCompletionChunk:
+        if self._done:
+            raise StopAsyncIteration
+        try:
+            chunk = await self._iter.__anext__()
+        except StopAsyncIteration:
+            self._done = True
+            raise
+        except BaseException:
+            self._done = True
+            raise
+        self.chunks.append(chunk)
+        if self._final is None:
+            self._acc.add(chunk)
+        return chunk
+
+    async def get_final_response(self) -> ChatCompletionResponse:
+        async for _ in self:
+            pass
+        if self._final is not None:
+            return self._final()
+        return self._acc.build()
+
+    async def close(self) -> None:
+        self._done = True
+        aclose = getattr(self._iter, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    async def __aenter__(self) -> "AsyncStream":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()

@@ -1,0 +1,234 @@
+"""Response and message types: pydantic models with OpenAI's field names (DESIGN.md section 3).
+
+Every provider returns these, never a raw SDK object. Translators build them from data they
+have already checked, so they may use ``model_construct`` on hot paths; everything a user builds
+goes through normal validation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Function",
+    "ToolCall",
+    "Message",
+    "Choice",
+    "PromptTokensDetails",
+    "CompletionTokensDetails",
+    "Usage",
+    "ToolEvent",
+    "ChatCompletionResponse",
+    "ChoiceDeltaFunction",
+    "ChoiceDeltaToolCall",
+    "ChoiceDelta",
+    "ChunkChoice",
+    "ChatCompletionChunk",
+    "FinishReason",
+    "StopReason",
+]
+
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
+StopReason = Literal["completed", "max_turns"]
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+
+
+class _Model(BaseModel):
+    # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class Function(_Model):
+    """The function a tool call invokes; ``arguments`` is a JSON string, as in OpenAI."""
+
+    name: str
+    arguments: str = "{}"
+
+
+class ToolCall(_Model):
+    """One tool call of an assistant message."""
+
+    id: str
+    type: Literal["function"] = "function"
+    function: Function
+
+
+class Message(_Model):
+    """A chat message. ``model_dump(exclude_none=True)`` is valid input again.
+
+    ``provider_specific_fields`` carries what must round-trip to the same provider on the next
+    turn (Anthropic thinking blocks with signatures, Gemini thought signatures).
+    """
+
+    role: Role
+    content: Optional[Union[str, list[dict[str, Any]]]] = None
+    tool_calls: Optional[list[ToolCall]] = None
+    tool_call_id: Optional[str] = None
+    name: Optional[str] = None
+    reasoning_content: Optional[str] = None
+    refusal: Optional[str] = None
+    provider_specific_fields: Optional[dict[str, Any]] = None
+
+
+class Choice(_Model):
+    """One choice of a response. ``finish_reason`` is normalised; the provider's own value is
+    in ``native_finish_reason``."""
+
+    index: int = 0
+    message: Message
+    finish_reason: Optional[FinishReason] = None
+    native_finish_reason: Optional[str] = None
+    # Runner only: every message the run produced (assistant and tool), in order.
+    intermediate_messages: list[Message] = Field(default_factory=list)
+
+
+class PromptTokensDetails(_Model):
+    """``cached_tokens``: cache reads; ``cache_creation_tokens``: cache writes (Anthropic)."""
+
+    cached_tokens: Optional[int] = None
+    cache_creation_tokens: Optional[int] = None
+
+
+class CompletionTokensDetails(_Model):
+    """``reasoning_tokens``: thinking tokens, already counted in ``completion_tokens``."""
+
+    reasoning_tokens: Optional[int] = None
+
+
+def _add_opt(a: Optional[int], b: Optional[int]) -> Optional[int]:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+class Usage(_Model):
+    """Token usage with OpenAI's meaning: prompt tokens include cache reads and writes;
+    completion tokens include reasoning tokens."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    prompt_tokens_details: Optional[PromptTokensDetails] = None
+    completion_tokens_details: Optional[CompletionTokensDetails] = None
+
+    def __add__(self, other: "Usage") -> "Usage":
+        if not isinstance(other, Usage):
+            return NotImplemented
+        ptd = None
+        if self.prompt_tokens_details or other.prompt_tokens_details:
+            a = self.prompt_tokens_details or PromptTokensDetails()
+            b = other.prompt_tokens_details or PromptTokensDetails()
+            ptd = PromptTokensDetails(
+                cached_tokens=_add_opt(a.cached_tokens, b.cached_tokens),
+                cache_creation_tokens=_add_opt(a.cache_creation_tokens, b.cache_creation_tokens),
+            )
+        ctd = None
+        if self.completion_tokens_details or other.completion_tokens_details:
+            a2 = self.completion_tokens_details or CompletionTokensDetails()
+            b2 = other.completion_tokens_details or CompletionTokensDetails()
+            ctd = CompletionTokensDetails(
+                reasoning_tokens=_add_opt(a2.reasoning_tokens, b2.reasoning_tokens))
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            prompt_tokens_details=ptd,
+            completion_tokens_details=ctd,
+        )
+
+
+class ToolEvent(_Model):
+    """What happened to one tool call in a run. ``result`` is the exact string sent to the
+    model; ``arguments`` the parsed dict, or the raw string when it did not parse."""
+
+    call_id: str
+    name: str
+    arguments: Union[dict[str, Any], str]
+    allowed: bool
+    reason: Optional[str] = None
+    result: str
+    is_error: bool = False
+    duration_s: float = 0.0
+    turn: Optional[int] = None
+
+
+class ChatCompletionResponse(_Model):
+    """The unified response. The runner's fields (``intermediate_responses``, ``messages``,
+    ``stop_reason``, ``tool_events``) are empty / None on a plain call. ``raw`` may hold the
+    provider's own response, for debugging; it is never dumped."""
+
+    id: str = ""
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int = 0
+    model: str = ""
+    provider: str = ""
+    choices: list[Choice] = Field(default_factory=list)
+    usage: Optional[Usage] = None
+    intermediate_responses: list["ChatCompletionResponse"] = Field(default_factory=list)
+    messages: Optional[list[Message]] = None
+    stop_reason: Optional[StopReason] = None
+    tool_events: list[ToolEvent] = Field(default_factory=list)
+    raw: Any = Field(default=None, exclude=True, repr=False)
+
+    @property
+    def message(self) -> Message:
+        """Shortcut for ``choices[0].message``."""
+        return self.choices[0].message
+
+    @property
+    def content(self) -> Optional[str]:
+        """Shortcut for ``choices[0].message.content``."""
+        content = self.choices[0].message.content
+        return content if isinstance(content, str) or content is None else str(content)
+
+
+# --- streaming ---------------------------------------------------------------------------
+
+
+class ChoiceDeltaFunction(_Model):
+    name: Optional[str] = None
+    arguments: Optional[str] = None
+
+
+class ChoiceDeltaToolCall(_Model):
+    """A tool-call fragment: ``index`` keeps parallel calls apart; ``id`` and ``function.name``
+    come on the first fragment of a call, ``function.arguments`` pieces after."""
+
+    index: int
+    id: Optional[str] = None
+    type: Optional[Literal["function"]] = None
+    function: Optional[ChoiceDeltaFunction] = None
+
+
+class ChoiceDelta(_Model):
+    role: Optional[Role] = None
+    content: Optional[str] = None
+    tool_calls: Optional[list[ChoiceDeltaToolCall]] = None
+    reasoning_content: Optional[str] = None
+    refusal: Optional[str] = None
+    provider_specific_fields: Optional[dict[str, Any]] = None
+
+
+class ChunkChoice(_Model):
+    index: int = 0
+    delta: ChoiceDelta = Field(default_factory=ChoiceDelta)
+    finish_reason: Optional[FinishReason] = None
+    native_finish_reason: Optional[str] = None
+
+
+class ChatCompletionChunk(_Model):
+    """One streamed chunk, in OpenAI's shape. ``usage`` comes on the last chunk."""
+
+    id: str = ""
+    object: Literal["chat.completion.chunk"] = "chat.completion.chunk"
+    created: int = 0
+    model: str = ""
+    provider: str = ""
+    choices: list[ChunkChoice] = Field(default_factory=list)
+    usage: Optional[Usage] = None
+    # Runner streams: which model call (1-based) this chunk belongs to.
+    turn: Optional[int] = None

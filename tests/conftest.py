@@ -1,0 +1,37 @@
+"""Shared fixtures. HTTP is mocked at the httpcore2 layer (pytest-httpx2's ``httpx2_mock``), so
+every provider test goes through the real vendor SDK."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+RECORDED = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "recorded"
+if not RECORDED.exists():  # CI clones next to a copy of shared/
+    RECORDED = pathlib.Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "recorded"
+
+_KEY_VARS = (
+    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+    "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT", "OPENAI_API_VERSION", "GROQ_API_KEY",
+    "MISTRAL_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY", "TOGETHER_API_KEY",
+    "FIREWORKS_API_KEY", "OPENROUTER_API_KEY", "CEREBRAS_API_KEY", "PERPLEXITY_API_KEY",
+    "HF_TOKEN", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never see the developer's real keys or endpoints."""
+    for var in _KEY_VARS:
+        monkeypatch.delenv(var, raising=False)
+
+
+def load_recorded(relpath: str) -> dict:
+    return json.loads((RECORDED / relpath).read_text())
+
+
+def recorded_files(provider: str) -> list[pathlib.Path]:
+    return sorted((RECORDED / provider).glob("*.json"))

@@ -1,0 +1,91 @@
+"""The facade: model strings, registry, messages, import lightness."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import aisuite_like as ai
+
+
+def test_import_loads_no_vendor_sdk() -> None:
+    code = ("import sys, aisuite_like; "
+            "print([m for m in ('openai', 'anthropic', 'google.genai', 'httpx2') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "", ":gpt", "openai:", None, 3])
+def test_bad_model_string(model: object) -> None:
+    with pytest.raises(ai.InvalidModelError) as info:
+        ai.Client().chat.completions.create(model=model, messages=[])
+    assert isinstance(info.value, ValueError)
+    assert "provider:model" in str(info.value)
+
+
+def test_unknown_provider_lists_known_ones() -> None:
+    with pytest.raises(ai.UnknownProviderError) as info:
+        ai.Client().chat.completions.create(model="nosuch:model", messages=[])
+    assert "openai" in str(info.value) and "anthropic" in str(info.value)
+
+
+def test_register_provider_and_model_with_colons() -> None:
+    seen = []
+
+    class Echo(ai.Provider):
+        def __init__(self, greeting: str = "hi") -> None:
+            self.greeting = greeting
+
+        def complete(self, request: ai.ChatRequest) -> ai.ChatCompletionResponse:
+            seen.append(request)
+            return ai.ChatCompletionResponse(
+                model=request.model, provider=self.key,
+                choices=[ai.Choice(message=ai.Message(role="assistant", content=self.greeting),
+                                   finish_reason="stop")])
+
+    ai.register_provider("echo", Echo)
+    client = ai.Client({"echo": {"greeting": "hello"}})
+    resp = client.chat.completions.create(model="echo:org/model:tag", messages=[
+        {"role": "user", "content": "x"}], temperature=0.5, custom_native=1)
+    assert resp.choices[0].message.content == "hello"
+    assert seen[0].model == "org/model:tag"
+    assert seen[0].temperature == 0.5
+    assert seen[0].extra == {"custom_native": 1}
+
+
+def test_runner_options_need_max_turns() -> None:
+    client = ai.Client(providers={"x": ai.Provider()})
+    with pytest.raises(ValueError, match="max_turns"):
+        client.chat.completions.create(model="x:y", messages=[], tool_policy=ai.Provider)
+
+
+def test_messages_mixed_and_not_mutated() -> None:
+    from aisuite_like.client import _normalize_messages
+
+    original = [{"role": "user", "content": "a"}, ai.Message(role="assistant", content="b")]
+    out = _normalize_messages(original)
+    assert out == [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    assert out is not original and isinstance(original[1], ai.Message)
+
+
+def test_message_dump_is_valid_input() -> None:
+    msg = ai.Message(role="assistant", content=None, tool_calls=[
+        ai.ToolCall(id="c1", function=ai.Function(name="f", arguments="{}"))])
+    assert ai.Message.model_validate(msg.model_dump(exclude_none=True)) == msg
+
+
+def test_usage_sums() -> None:
+    a = ai.Usage(prompt_tokens=3, completion_tokens=2, total_tokens=5,
+                 prompt_tokens_details=ai.PromptTokensDetails(cached_tokens=1))
+    b = ai.Usage(prompt_tokens=1, completion_tokens=1, total_tokens=2)
+    s = a + b
+    assert (s.prompt_tokens, s.completion_tokens, s.total_tokens) == (4, 3, 7)
+    assert s.prompt_tokens_details.cached_tokens == 1
+
+
+def test_client_repr_hides_keys() -> None:
+    client = ai.Client({"openai": {"api_key": "sk-secret-value-123456"}})
+    assert "sk-secret" not in repr(client)
