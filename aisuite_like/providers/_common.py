@@ -1,0 +1,51 @@
+"""Small pure helpers shared by the translators (no I/O, no SDK imports)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from ..errors import UnsupportedParameterError
+
+
+def parse_data_url(url: str) -> Optional[tuple[str, str]]:
+    """``data:<mime>;base64,<data>`` -> ``(mime, base64 data)``; None for any other URL."""
+    if not url.startswith("data:"):
+        return None
+    header, sep, data = url[5:].partition(",")
+    if not sep or ";base64" not in header:
+        raise UnsupportedParameterError(
+            "image data URLs must be base64-encoded: 'data:image/png;base64,...'",
+            parameter="image_url")
+    mime = header.split(";", 1)[0] or "application/octet-stream"
+    return mime, data
+
+
+def loads_arguments(arguments: Any) -> Any:
+    """Tool-call arguments (a JSON string, or already a dict) -> a dict for providers that take
+    objects. Malformed JSON is kept as ``{"_raw": text}`` rather than dropped."""
+    if isinstance(arguments, dict):
+        return arguments
+    if not arguments:
+        return {}
+    try:
+        value = json.loads(arguments)
+    except (TypeError, ValueError):
+        return {"_raw": arguments}
+    return value if isinstance(value, dict) else {"_value": value}
+
+
+def text_of(content: Any) -> str:
+    """Message content (str or list of OpenAI parts) -> its text, parts joined in order."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content if isinstance(p, dict)
+                   and p.get("type") == "text")
+
+
+def unsupported(provider: str, parameter: str, why: str = "") -> UnsupportedParameterError:
+    return UnsupportedParameterError(
+        f"{provider} does not support {parameter!r}{': ' + why if why else ''}. Remove it, or "
+        "pass a provider-native argument instead.", parameter=parameter, provider=provider)
