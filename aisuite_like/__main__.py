@@ -1,0 +1,9 @@
+"""``python -m aisuite_like`` runs the ``aisuite-like`` command."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,263 @@
+"""The ``aisuite-like`` command (also ``python -m aisuite_like``).
+
+    aisuite-like chat -m openai:gpt-4o-mini "prompt" [--system S] [--tool pkg.mod:func ...]
+                      [--max-turns N] [--stream] [--json]
+    aisuite-like providers
+
+Exit codes: 0 ok; 2 usage (bad arguments, bad model string, unknown provider, bad ``--tool``,
+unsupported parameter); 1 a provider or run failure, printed with its error type; 130 when
+interrupted. The answer goes to stdout; the tool trace of a run goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from typing import Any, Callable, Optional, Sequence, TextIO
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+# Environment variables that hold each provider's key (DESIGN.md section 2). A provider not
+# listed needs none (local servers, the test model) or is user-registered.
+_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "azure": ("AZURE_OPENAI_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "together": ("TOGETHER_API_KEY",),
+    "fireworks": ("FIREWORKS_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",),
+    "perplexity": ("PERPLEXITY_API_KEY",),
+    "huggingface": ("HF_TOKEN",),
+}
+
+
+class _UsageError(Exception):
+    """Bad command-line input: exit 2 with this message."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse's own exit code 2, our prefix
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"aisuite-like: error: {message}\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="aisuite-like",
+                     description="One OpenAI-shaped client for many LLM providers.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    chat = commands.add_parser(
+        "chat", help="send a prompt to a model and print the answer",
+        description="Send a prompt to MODEL and print the answer. With --tool, the tool runner "
+                    "executes the tools (up to --max-turns model calls) and prints each call "
+                    "to stderr.")
+    chat.add_argument("-m", "--model", required=True,
+                      help="'provider:model', e.g. openai:gpt-4o-mini or test:offline")
+    chat.add_argument("prompt", help="the user message; '-' reads it from stdin")
+    chat.add_argument("--system", "-s", help="a system message")
+    chat.add_argument("--tool", "-t", action="append", default=[], metavar="MODULE:FUNC",
+                      help="a Python function the model may call, as pkg.module:func or "
+                           "path/to/file.py:func (repeatable)")
+    chat.add_argument("--max-turns", type=_positive_int, metavar="N",
+                      help="most model calls in the tool loop (default 5 when --tool is given)")
+    chat.add_argument("--stream", action="store_true", help="print the answer as it arrives")
+    chat.add_argument("--json", action="store_true",
+                      help="print the full response as JSON (with --stream: one JSON chunk "
+                           "per line)")
+
+    commands.add_parser("providers", help="list provider keys, installed extras and key variables",
+                        description="List every provider key, whether its extra is installed "
+                                    "and whether its API key variable is set (the key itself "
+                                    "is never printed).")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+# --- chat ------------------------------------------------------------------------------------
+
+
+def _load_tool(spec: str) -> Callable[..., Any]:
+    """``pkg.module:func`` or ``path/to/file.py:func`` -> the function."""
+    module_part, sep, attr = spec.rpartition(":")
+    if not sep or not module_part or not attr:
+        raise _UsageError(f"--tool {spec!r}: expected MODULE:FUNC, e.g. mytools:get_weather "
+                          "or ./tools.py:get_weather")
+    try:
+        if module_part.endswith(".py"):
+            path = os.path.abspath(module_part)
+            if not os.path.isfile(path):
+                raise _UsageError(f"--tool {spec!r}: no such file {module_part!r}")
+            name = f"_aisuite_like_tool_{abs(hash(path))}"
+            module_spec = importlib.util.spec_from_file_location(name, path)
+            assert module_spec is not None and module_spec.loader is not None
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[name] = module
+            module_spec.loader.exec_module(module)
+        else:
+            # A console script does not have the working directory on sys.path; a user
+            # naming `mytools:func` means the mytools.py right here.
+            if os.getcwd() not in sys.path and "" not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_part)
+    except _UsageError:
+        raise
+    except Exception as exc:
+        raise _UsageError(f"--tool {spec!r}: cannot import {module_part!r} "
+                          f"({type(exc).__name__}: {exc})") from exc
+    try:
+        fn = getattr(module, attr)
+    except AttributeError:
+        raise _UsageError(f"--tool {spec!r}: {module_part!r} has no attribute {attr!r}") from None
+    if not callable(fn):
+        raise _UsageError(f"--tool {spec!r}: {attr!r} is a {type(fn).__name__}, not a function")
+    return fn
+
+
+def _messages(args: argparse.Namespace, stdin: TextIO) -> list[dict[str, str]]:
+    # A trailing newline from `echo ... |` is not part of the prompt.
+    prompt = stdin.read().rstrip() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        raise _UsageError("the prompt is empty" + (" (nothing on stdin)" if args.prompt == "-"
+                                                   else ""))
+    messages = [{"role": "system", "content": args.system}] if args.system else []
+    messages.append({"role": "user", "content": prompt})
+    return messages
+
+
+def _print_trace(response: Any, err: TextIO) -> None:
+    for event in getattr(response, "tool_events", None) or ():
+        args = event.arguments if isinstance(event.arguments, str) else json.dumps(
+            event.arguments, ensure_ascii=False)
+        mark = " [error]" if event.is_error else ""
+        err.write(f"-> {event.name}({args}) = {event.result}{mark}\n")
+    if getattr(response, "stop_reason", None) == "max_turns":
+        err.write("(stopped: max turns reached; raise --max-turns to let the run continue)\n")
+
+
+def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    import aisuite_like as ai
+
+    tools = [_load_tool(spec) for spec in args.tool]
+    messages = _messages(args, stdin)
+    kwargs: dict[str, Any] = {}
+    if tools:
+        kwargs["tools"] = tools
+        kwargs["max_turns"] = args.max_turns or 5
+    elif args.max_turns is not None:
+        kwargs["max_turns"] = args.max_turns
+    with ai.Client() as client:
+        if not args.stream:
+            response = client.chat.completions.create(model=args.model, messages=messages,
+                                                      **kwargs)
+            if args.json:
+                out.write(response.model_dump_json(exclude_none=True, indent=2) + "\n")
+            else:
+                _print_trace(response, err)
+                out.write((response.content or "") + "\n")
+            return EXIT_OK
+        with client.chat.completions.create(model=args.model, messages=messages, stream=True,
+                                            **kwargs) as stream:
+            for chunk in stream:
+                if args.json:
+                    out.write(chunk.model_dump_json(exclude_none=True) + "\n")
+                    continue
+                for choice in chunk.choices:
+                    if choice.index == 0 and choice.delta.content:
+                        out.write(choice.delta.content)
+                        out.flush()
+            if not args.json:
+                out.write("\n")
+                _print_trace(stream.get_final_response(), err)
+    return EXIT_OK
+
+
+# --- providers -----------------------------------------------------------------------------
+
+
+def _providers(out: TextIO) -> int:
+    from .providers import _ALIASES, _BUILTIN, _find_spec_safe, provider_keys
+
+    rows = [("PROVIDER", "EXTRA", "INSTALLED", "KEY VARIABLE", "KEY SET")]
+    for key in provider_keys():
+        entry = _BUILTIN.get(_ALIASES.get(key, key))
+        if entry is None:
+            extra, installed = "-", "registered"
+        else:
+            _target, sdk, extra_name, _fixed = entry
+            extra = extra_name or "-"
+            # find_spec locates the SDK without importing it.
+            installed = "built-in" if sdk is None else (
+                "yes" if _find_spec_safe(sdk) is not None else "no")
+        variables = _KEY_VARIABLES.get(key, ())
+        key_set = "-" if not variables else (
+            "yes" if any(os.environ.get(v) for v in variables) else "no")
+        rows.append((key, extra, installed, " or ".join(variables) or "-", key_set))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+    return EXIT_OK
+
+
+# --- entry point ---------------------------------------------------------------------------
+
+
+def main(argv: Optional[Sequence[str]] = None, *, stdin: Optional[TextIO] = None,
+         stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
+    """Run the command line; returns the exit code."""
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    args = _build_parser().parse_args(argv)
+    from .errors import (
+        AisuiteLikeError,
+        InvalidModelError,
+        UnknownProviderError,
+        UnsupportedParameterError,
+    )
+
+    try:
+        if args.command == "providers":
+            return _providers(out)
+        return _chat(args, out, err, stdin or sys.stdin)
+    except _UsageError as exc:
+        err.write(f"aisuite-like: error: {exc}\n")
+        return EXIT_USAGE
+    except (InvalidModelError, UnknownProviderError) as exc:
+        err.write(f"aisuite-like: error: {type(exc).__name__}: {exc}\n"
+                  "Run 'aisuite-like providers' to list provider keys; try "
+                  "-m test:offline for a model that needs no key.\n")
+        return EXIT_USAGE
+    except UnsupportedParameterError as exc:
+        err.write(f"aisuite-like: error: {type(exc).__name__}: {exc}\n")
+        return EXIT_USAGE
+    except AisuiteLikeError as exc:
+        err.write(f"aisuite-like: error: {type(exc).__name__}: {exc}\n")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        err.write("aisuite-like: interrupted\n")
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
