@@ -21,6 +21,7 @@ from .errors import (
     AuthenticationError,
     BadRequestError,
     ConcurrentRunError,
+    ConfigurationError,
     ContextWindowExceededError,
     InternalServerError,
     InvalidModelError,
@@ -97,7 +98,7 @@ __all__ = [
     "AisuiteLikeError", "APIError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "BadRequestError", "ContextWindowExceededError", "RateLimitError",
     "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
-    "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
+    "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
     *_LAZY,
 ]

@@ -27,6 +27,7 @@ __all__ = [
     "UnknownProviderError",
     "MissingDependencyError",
     "UnsupportedParameterError",
+    "ConfigurationError",
     "ToolExecutionError",
     "MaxTurnsExceeded",
     "OutputValidationError",
@@ -129,6 +130,11 @@ class UnsupportedParameterError(AisuiteLikeError, ValueError):
         super().__init__(message)
         self.parameter = parameter
         self.provider = provider
+
+
+class ConfigurationError(AisuiteLikeError, ValueError):
+    """A provider's configuration is incomplete or contradictory (e.g. Azure without an
+    endpoint); the message names the setting or environment variable to fix."""
 
 
 # --- runner and agent errors -------------------------------------------------------------
