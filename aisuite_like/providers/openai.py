@@ -1,0 +1,865 @@
+"""OpenAI and every OpenAI-compatible service: one translator, one row per service.
+
+Two parts, as every provider module:
+
+- a pure translator (no I/O, importable without the ``openai`` package): ``ChatRequest`` ->
+  keyword arguments of ``chat.completions.create``; raw response JSON -> the unified
+  ``ChatCompletionResponse``; one raw SSE event -> ``ChatCompletionChunk`` (with a small
+  per-stream state); SDK exception -> our ``APIError`` subclass;
+- a thin transport, ``OpenAIProvider``, calling the ``openai`` SDK through its raw-response path
+  (``with_raw_response``) so our translator reads the JSON once and the SDK builds no models.
+
+The services differ only by the row of ``SERVICES`` (base URL, key variable, which
+max-tokens field and which reasoning field their API accepts). Decisions are documented in
+``docs/providers/openai.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional
+
+from ..errors import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    ConfigurationError,
+    InternalServerError,
+    UnsupportedParameterError,
+    _error_for_status,
+    _parse_retry_after,
+    _redact,
+)
+from ..types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Choice,
+    ChoiceDelta,
+    ChoiceDeltaFunction,
+    ChoiceDeltaToolCall,
+    ChunkChoice,
+    CompletionTokensDetails,
+    Function,
+    Message,
+    PromptTokensDetails,
+    ToolCall,
+    Usage,
+)
+from .base import ChatRequest, Provider
+
+__all__ = [
+    "ServiceSpec",
+    "SERVICES",
+    "OpenAIProvider",
+    "build_create_kwargs",
+    "parse_response",
+    "StreamTranslator",
+    "map_sdk_error",
+]
+
+
+# --- the service table --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """One OpenAI-compatible service.
+
+    ``base_url`` None means the SDK's own default (openai: ``https://api.openai.com/v1`` or
+    ``OPENAI_BASE_URL``; azure: built from the endpoint). ``key_env`` is read when no
+    ``api_key`` is configured; a service with ``key_required=False`` (local servers) sends
+    ``placeholder_key`` instead. ``max_tokens_field`` is the request field the portable
+    ``max_tokens`` becomes. ``reasoning_field`` is the assistant-message field under which the
+    API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
+    ``provider_specific_fields`` keys sent back on assistant messages. ``openai_only_fields``
+    says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
+    """
+
+    key: str
+    base_url: Optional[str]
+    key_env: Optional[str]
+    key_required: bool = True
+    placeholder_key: Optional[str] = None
+    max_tokens_field: str = "max_tokens"
+    reasoning_field: Optional[str] = None
+    psf_fields: tuple[str, ...] = ()
+    openai_native: bool = False
+
+
+def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any) -> tuple[str, ServiceSpec]:
+    return key, ServiceSpec(key, base_url, key_env, **kw)
+
+
+#: key -> service. ONE table: adding a compatible service is adding a row here and its key to
+#: ``providers/__init__.py``.
+SERVICES: dict[str, ServiceSpec] = dict([
+    _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
+         openai_native=True),
+    _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
+         openai_native=True),
+    _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
+         max_tokens_field="max_completion_tokens"),
+    _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+    # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
+    _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
+         reasoning_field="reasoning_content"),
+    _row("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
+    _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+    _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
+    _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
+         reasoning_field="reasoning", psf_fields=("reasoning_details",)),
+    _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
+         reasoning_field="reasoning"),
+    _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
+    _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN"),
+    _row("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", key_required=False,
+         placeholder_key="ollama", reasoning_field="reasoning"),
+    _row("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", key_required=False,
+         placeholder_key="lm-studio"),
+    _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
+         placeholder_key="EMPTY", reasoning_field="reasoning"),
+])
+
+# Config keys every service understands, plus the family-specific ones.
+_COMMON_CONFIG = frozenset({
+    "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
+    "async_http_client", "async_transport", "reasoning_field", "organization", "project",
+})
+_AZURE_CONFIG = frozenset({
+    "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
+    "azure_ad_token_provider",
+})
+
+# --- request translation ------------------------------------------------------------------
+
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+# Our own extension fields, never sent as such: they are renamed or dropped per service.
+_EXTENSION_FIELDS = ("reasoning_content", "provider_specific_fields", "refusal")
+
+
+def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
+                  reasoning_field: Optional[str]) -> Mapping[str, Any]:
+    """One message in OpenAI wire form. Returns the caller's dict itself when nothing needs
+    changing (the SDK only reads it), else a new dict: callers' data is never mutated."""
+    role = m.get("role")
+    if role not in _ROLES:
+        raise ValueError(f"messages[{index}] has role {role!r}; expected one of "
+                         f"{sorted(_ROLES)}")
+    if role == "assistant":
+        if not any(k in m for k in _EXTENSION_FIELDS):
+            return m
+        out = {k: v for k, v in m.items() if k not in _EXTENSION_FIELDS}
+        reasoning = m.get("reasoning_content")
+        if reasoning and reasoning_field:
+            out[reasoning_field] = reasoning
+        psf = m.get("provider_specific_fields")
+        if psf and spec.psf_fields:
+            for field in spec.psf_fields:
+                if field in psf:
+                    out[field] = psf[field]
+        if m.get("refusal") is not None and spec.openai_native:
+            out["refusal"] = m["refusal"]
+        return out
+    if role == "tool":
+        # The Chat Completions tool message has no ``name`` (the call id links it); strict
+        # APIs reject it, so the runner's informational name stays on our side.
+        if "name" in m or "provider_specific_fields" in m:
+            return {k: v for k, v in m.items() if k not in ("name", "provider_specific_fields")}
+        return m
+    if role == "developer" and not spec.openai_native:
+        # Only OpenAI knows the developer role; for everyone else it is a system prompt.
+        return {**m, "role": "system"}
+    content = m.get("content")
+    if isinstance(content, list) and any(
+            isinstance(p, dict) and p.get("type") == "image_url"
+            and isinstance(p.get("image_url"), str) for p in content):
+        # Accept the shorthand {"type": "image_url", "image_url": "<url>"}; the API wants an
+        # object.
+        parts = [{"type": "image_url", "image_url": {"url": p["image_url"]}}
+                 if isinstance(p, dict) and p.get("type") == "image_url"
+                 and isinstance(p.get("image_url"), str) else p for p in content]
+        return {**m, "content": parts}
+    if "provider_specific_fields" in m:
+        return {k: v for k, v in m.items() if k != "provider_specific_fields"}
+    return m
+
+
+def _wire_tool_choice(tool_choice: Any) -> Any:
+    """Portable tool_choice -> OpenAI's: "auto" / "none" / "required" pass; a bare function
+    name becomes the named-function object."""
+    if isinstance(tool_choice, str) and tool_choice not in ("auto", "none", "required"):
+        return {"type": "function", "function": {"name": tool_choice}}
+    return tool_choice
+
+
+def build_create_kwargs(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset[str],
+                        reasoning_field: Optional[str] = None) -> dict[str, Any]:
+    """``ChatRequest`` -> keyword arguments for ``chat.completions.create``.
+
+    ``sdk_params`` are the parameter names ``create`` accepts: a provider-native argument
+    (``request.extra``) with such a name is passed as that argument, any other one inside
+    ``extra_body``. ``reasoning_field`` overrides the service's reasoning field ("" = none).
+    """
+    field = spec.reasoning_field if reasoning_field is None else (reasoning_field or None)
+    kwargs: dict[str, Any] = {
+        "model": request.model,
+        "messages": [_wire_message(m, i, spec, field) for i, m in enumerate(request.messages)],
+    }
+    if request.tools is not None:
+        kwargs["tools"] = request.tools
+    if request.tool_choice is not None:
+        kwargs["tool_choice"] = _wire_tool_choice(request.tool_choice)
+    if request.parallel_tool_calls is not None:
+        kwargs["parallel_tool_calls"] = request.parallel_tool_calls
+    if request.response_format is not None:
+        kwargs["response_format"] = request.response_format
+    if request.temperature is not None:
+        kwargs["temperature"] = request.temperature
+    if request.top_p is not None:
+        kwargs["top_p"] = request.top_p
+    if request.max_tokens is not None:
+        kwargs[spec.max_tokens_field] = request.max_tokens
+    if request.stop is not None:
+        kwargs["stop"] = request.stop
+    if request.seed is not None:
+        kwargs["seed"] = request.seed
+    if request.user is not None:
+        kwargs["user"] = request.user
+    if request.n is not None:
+        if not isinstance(request.n, int) or request.n < 1:
+            raise UnsupportedParameterError(f"n must be an int >= 1, got {request.n!r}",
+                                            parameter="n", provider=spec.key)
+        kwargs["n"] = request.n
+    if request.stream:
+        kwargs["stream"] = True
+        if request.stream_options is not None:
+            kwargs["stream_options"] = request.stream_options
+    elif request.stream_options is not None:
+        raise UnsupportedParameterError(
+            "stream_options only applies with stream=True; remove it or pass stream=True",
+            parameter="stream_options", provider=spec.key)
+    if request.timeout is not None:
+        kwargs["timeout"] = request.timeout
+    if request.extra:
+        extra_body: dict[str, Any] = {}
+        for name, value in request.extra.items():
+            if name == "extra_body":
+                if not isinstance(value, Mapping):
+                    raise UnsupportedParameterError("extra_body must be a dict",
+                                                    parameter="extra_body", provider=spec.key)
+                extra_body.update(value)
+            elif name in ("model", "messages", "stream"):
+                raise UnsupportedParameterError(
+                    f"{name!r} cannot be passed as a provider-native argument",
+                    parameter=name, provider=spec.key)
+            elif name in sdk_params:
+                kwargs[name] = value
+            else:
+                extra_body[name] = value
+        if extra_body:
+            kwargs["extra_body"] = extra_body
+    return kwargs
+
+
+# --- response translation -----------------------------------------------------------------
+
+_FINISH_REASONS = {
+    "stop": "stop", "length": "length", "tool_calls": "tool_calls",
+    "content_filter": "content_filter", "function_call": "tool_calls",
+    "end_turn": "stop", "eos": "stop", "stop_sequence": "stop", "max_tokens": "length",
+    "model_length": "length", "tool_use": "tool_calls", "safety": "content_filter",
+}
+
+
+def _finish(native: Optional[str], has_tool_calls: bool) -> Optional[str]:
+    if native is None:
+        return "tool_calls" if has_tool_calls else None
+    reason = _FINISH_REASONS.get(native, "stop")
+    if has_tool_calls and reason != "length":
+        return "tool_calls"
+    return reason
+
+
+def _usage(raw: Optional[Mapping[str, Any]]) -> Optional[Usage]:
+    """Usage dict (OpenAI shape, with the compatible services' variants) -> ``Usage``."""
+    if not raw:
+        return None
+    prompt = raw.get("prompt_tokens") or 0
+    completion = raw.get("completion_tokens") or 0
+    total = raw.get("total_tokens")
+    ptd = raw.get("prompt_tokens_details") or {}
+    cached = ptd.get("cached_tokens")
+    if cached is None:  # DeepSeek / Mistral / HF variants of "cache reads"
+        cached = (raw.get("prompt_cache_hit_tokens") or raw.get("num_cached_tokens")
+                  or raw.get("cached_tokens"))
+    ctd = raw.get("completion_tokens_details") or {}
+    reasoning = ctd.get("reasoning_tokens")
+    return Usage.model_construct(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total if total is not None else prompt + completion,
+        prompt_tokens_details=(PromptTokensDetails.model_construct(cached_tokens=cached)
+                               if cached is not None else None),
+        completion_tokens_details=(CompletionTokensDetails.model_construct(
+            reasoning_tokens=reasoning) if reasoning is not None else None),
+    )
+
+
+def _split_content(content: Any) -> tuple[Optional[str], Optional[str]]:
+    """Message content -> (text, reasoning). A list (Mistral) joins its text parts and puts
+    its ``thinking`` parts in reasoning; other part types are not text and are skipped."""
+    if content is None or isinstance(content, str):
+        return content or None, None
+    text: list[str] = []
+    thinking: list[str] = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            text.append(part.get("text") or "")
+        elif kind == "thinking":
+            inner = part.get("thinking")
+            if isinstance(inner, str):
+                thinking.append(inner)
+            elif isinstance(inner, list):
+                thinking.extend(p.get("text") or "" for p in inner if isinstance(p, dict))
+    return "".join(text) or None, "".join(thinking) or None
+
+
+def _reasoning_of(msg: Mapping[str, Any]) -> Optional[str]:
+    return msg.get("reasoning_content") or msg.get("reasoning") or None
+
+
+def _arguments(arguments: Any) -> str:
+    if arguments is None:
+        return ""
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments)  # some local servers send an object
+
+
+def _tool_calls(raw: Optional[list[Any]], choice_index: int) -> Optional[list[ToolCall]]:
+    if not raw:
+        return None
+    calls = []
+    for position, tc in enumerate(raw):
+        fn = tc.get("function") or {}
+        calls.append(ToolCall.model_construct(
+            id=tc.get("id") or _fallback_call_id(choice_index, tc.get("index", position)),
+            type="function",
+            function=Function.model_construct(name=fn.get("name") or "",
+                                              arguments=_arguments(fn.get("arguments")) or "{}"),
+        ))
+    return calls
+
+
+def _fallback_call_id(choice_index: int, call_index: int) -> str:
+    # A few local servers omit tool-call ids; a stable one keeps the round trip possible.
+    return f"call_{choice_index}_{call_index}"
+
+
+def _psf(msg: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    details = msg.get("reasoning_details")
+    return {"reasoning_details": details} if details else None
+
+
+def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResponse:
+    """A raw ``chat.completion`` JSON object -> ``ChatCompletionResponse`` (built once, no
+    re-validation; ``raw`` keeps the dict)."""
+    choices = []
+    for position, c in enumerate(data.get("choices") or ()):
+        index = c.get("index", position)
+        msg = c.get("message") or {}
+        text, part_reasoning = _split_content(msg.get("content"))
+        tool_calls = _tool_calls(msg.get("tool_calls"), index)
+        native = c.get("native_finish_reason") or c.get("finish_reason")
+        message = Message.model_construct(
+            role="assistant",
+            content=text,
+            tool_calls=tool_calls,
+            reasoning_content=_reasoning_of(msg) or part_reasoning,
+            refusal=msg.get("refusal") or None,
+            provider_specific_fields=_psf(msg),
+        )
+        choices.append(Choice.model_construct(
+            index=index, message=message,
+            finish_reason=_finish(c.get("finish_reason"), tool_calls is not None),
+            native_finish_reason=native))
+    return ChatCompletionResponse.model_construct(
+        id=data.get("id") or "", created=data.get("created") or 0,
+        model=data.get("model") or "", provider=provider, choices=choices,
+        usage=_usage(data.get("usage")), raw=data)
+
+
+# --- stream translation -------------------------------------------------------------------
+
+
+class _ChoiceState:
+    __slots__ = ("started", "call_ids", "details", "finished")
+
+    def __init__(self) -> None:
+        self.started = False
+        self.call_ids: dict[int, str] = {}  # tool-call index -> id (first fragment seen)
+        self.details: Optional[dict[Any, dict[str, Any]]] = None  # openrouter reasoning_details
+        self.finished = False
+
+
+def _merge_detail(into: dict[Any, dict[str, Any]], fragment: Mapping[str, Any]) -> None:
+    """OpenRouter streams ``reasoning_details`` as fragments of the same item (same index):
+    text pieces concatenate; other keys keep their last non-empty value."""
+    key = fragment.get("index", len(into))
+    item = into.get(key)
+    if item is None:
+        into[key] = dict(fragment)
+        return
+    for name, value in fragment.items():
+        if name in ("text", "summary", "data") and isinstance(value, str):
+            item[name] = (item.get(name) or "") + value
+        elif value not in (None, ""):
+            item[name] = value
+
+
+class StreamTranslator:
+    """Raw SSE events of ONE streamed reply -> ``ChatCompletionChunk`` objects.
+
+    Per event: one chunk, or None for an event that carries nothing (keep-alive, empty
+    delta). ``finish()`` raises when the stream ended before any choice finished (a dropped
+    connection the server closed cleanly).
+    """
+
+    __slots__ = ("provider", "_choices", "saw_finish")
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self._choices: dict[int, _ChoiceState] = {}
+        self.saw_finish = False
+
+    def translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
+        if "error" in event and event["error"]:
+            raise _stream_error(event["error"], self.provider)
+        out_choices = []
+        for position, c in enumerate(event.get("choices") or ()):
+            chunk_choice = self._choice(c, position)
+            if chunk_choice is not None:
+                out_choices.append(chunk_choice)
+        usage = _usage(event.get("usage"))
+        if not out_choices and usage is None:
+            return None
+        return ChatCompletionChunk.model_construct(
+            id=event.get("id") or "", created=event.get("created") or 0,
+            model=event.get("model") or "", provider=self.provider, choices=out_choices,
+            usage=usage)
+
+    def _choice(self, c: Mapping[str, Any], position: int) -> Optional[ChunkChoice]:
+        index = c.get("index", position)
+        state = self._choices.get(index)
+        if state is None:
+            state = self._choices[index] = _ChoiceState()
+        delta = c.get("delta") or {}
+        content, part_reasoning = _split_content(delta.get("content"))
+        reasoning = _reasoning_of(delta) or part_reasoning
+        refusal = delta.get("refusal") or None
+        tool_calls = None
+        raw_calls = delta.get("tool_calls")
+        if raw_calls:
+            tool_calls = []
+            for position_in_delta, tc in enumerate(raw_calls):
+                call_index = tc.get("index", position_in_delta)
+                fn = tc.get("function") or {}
+                # id, type and name go out on a call's first fragment only (some servers
+                # repeat them on every fragment).
+                first = call_index not in state.call_ids
+                call_id = None
+                if first:
+                    call_id = tc.get("id") or _fallback_call_id(index, call_index)
+                    state.call_ids[call_index] = call_id
+                arguments = _arguments(fn.get("arguments")) or None
+                tool_calls.append(ChoiceDeltaToolCall.model_construct(
+                    index=call_index, id=call_id,
+                    type="function" if first else None,
+                    function=ChoiceDeltaFunction.model_construct(
+                        name=fn.get("name") if first else None, arguments=arguments)))
+        details = delta.get("reasoning_details")
+        if details:
+            if state.details is None:
+                state.details = {}
+            for fragment in details:
+                if isinstance(fragment, dict):
+                    _merge_detail(state.details, fragment)
+        native = c.get("finish_reason")
+        finish = None
+        psf = None
+        if native is not None:
+            state.finished = self.saw_finish = True
+            finish = _finish(native, bool(state.call_ids))
+            if state.details:
+                # Merged reasoning items go out once, with the finish, so the accumulated
+                # message equals the non-streamed one and can be sent back as is.
+                psf = {"reasoning_details": list(state.details.values())}
+                state.details = None
+        role = None
+        if not state.started:
+            state.started = True
+            role = "assistant"
+        elif (content is None and reasoning is None and refusal is None and tool_calls is None
+              and native is None):
+            return None
+        return ChunkChoice.model_construct(
+            index=index,
+            delta=ChoiceDelta.model_construct(
+                role=role, content=content, tool_calls=tool_calls, reasoning_content=reasoning,
+                refusal=refusal, provider_specific_fields=psf),
+            finish_reason=finish,
+            native_finish_reason=(c.get("native_finish_reason") or native) if native else None)
+
+    def finish(self) -> None:
+        if not self.saw_finish:
+            raise APIConnectionError(
+                "the stream ended before the model finished (no finish_reason received); "
+                "the connection was probably closed early", provider=self.provider)
+
+
+def _stream_error(error: Any, provider: str, secrets: Iterable[Optional[str]] = ()) -> APIError:
+    """An ``{"error": {...}}`` event inside a 200 stream -> typed error: a status-like code
+    keeps its meaning, an invalid request stays a BadRequestError, anything else is a
+    server-side failure (InternalServerError)."""
+    body = error if isinstance(error, Mapping) else {"message": str(error)}
+    message = str(body.get("message") or "the provider reported an error inside the stream")
+    code = body.get("code")
+    status: Optional[int] = code if isinstance(code, int) and 400 <= code < 600 else None
+    if status is None:
+        status = 400 if body.get("type") == "invalid_request_error" else 500
+    detail = f"{message} (code: {code})" if code is not None and not isinstance(code, int) else message
+    return _error_for_status(status, f"error event in stream: {detail}", provider=provider,
+                             secrets=secrets)
+
+
+# --- SDK errors ---------------------------------------------------------------------------
+
+
+def map_sdk_error(exc: BaseException, provider: str,
+                  secrets: Iterable[Optional[str]] = ()) -> BaseException:
+    """An ``openai`` SDK exception -> our typed error (the caller raises it ``from exc``).
+    Anything that is not an SDK API error is returned unchanged."""
+    import openai  # only called once the SDK is in use
+
+    secrets = tuple(secrets)
+    if isinstance(exc, openai.APIStatusError):
+        response = exc.response
+        return _error_for_status(
+            exc.status_code, str(exc.message), provider=provider,
+            request_id=exc.request_id or response.headers.get("x-request-id"),
+            retry_after=_parse_retry_after(response.headers), secrets=secrets)
+    if isinstance(exc, openai.APITimeoutError):
+        return APITimeoutError(_redact(f"request to {provider} timed out", secrets),
+                               provider=provider)
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+        return APIConnectionError(
+            _redact(f"connection to {provider} failed{detail}", secrets), provider=provider)
+    if isinstance(exc, openai.APIError):  # an error event inside a 200 stream
+        return _stream_error(exc.body if exc.body is not None else {"message": exc.message},
+                             provider, secrets)
+    if isinstance(exc, json.JSONDecodeError):
+        return InternalServerError(f"{provider} sent a malformed stream event: {exc.msg}",
+                                   provider=provider)
+    return exc
+
+
+# --- transport ----------------------------------------------------------------------------
+
+_SDK_PARAMS: Optional[frozenset[str]] = None
+
+
+def _sdk_params() -> frozenset[str]:
+    """Parameter names of ``chat.completions.create`` (read once from the installed SDK)."""
+    global _SDK_PARAMS
+    if _SDK_PARAMS is None:
+        import inspect
+
+        from openai.resources.chat.completions import Completions
+
+        _SDK_PARAMS = frozenset(inspect.signature(Completions.create).parameters) - {"self"}
+    return _SDK_PARAMS
+
+
+class OpenAIProvider(Provider):
+    """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
+
+    Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2, the SDK's own
+    retries), ``default_headers``, ``http_client`` (an ``httpx2.Client`` or
+    ``httpx2.AsyncClient``; used for the matching client), ``async_http_client``,
+    ``async_transport`` (``"httpx"`` default, or ``"aiohttp"``: the SDK's
+    ``DefaultAioHttpClient``, needs ``openai[aiohttp]``), ``reasoning_field`` (override the
+    table), ``organization``/``project`` (openai, azure); azure also ``api_version``,
+    ``azure_endpoint``, ``azure_deployment``, ``azure_ad_token``, ``azure_ad_token_provider``.
+    """
+
+    def __init__(self, service: str = "openai", **config: Any) -> None:
+        spec = SERVICES.get(service)
+        if spec is None:
+            raise ConfigurationError(f"unknown OpenAI-compatible service {service!r}; known: "
+                                     f"{', '.join(sorted(SERVICES))}")
+        allowed = _COMMON_CONFIG | (_AZURE_CONFIG if service == "azure" else frozenset())
+        unknown = sorted(set(config) - allowed)
+        if unknown:
+            raise ConfigurationError(
+                f"unknown config key(s) for provider {service!r}: {', '.join(unknown)}. "
+                f"Known keys: {', '.join(sorted(allowed))}")
+        if service not in ("openai", "azure"):
+            for name in ("organization", "project"):
+                if name in config:
+                    raise ConfigurationError(
+                        f"{name!r} is an OpenAI/Azure setting; {service!r} does not use it")
+        transport = config.pop("async_transport", "httpx")
+        if transport not in ("httpx", "aiohttp"):
+            raise ConfigurationError(
+                f"async_transport must be 'httpx' or 'aiohttp', got {transport!r}")
+        if transport == "aiohttp" and config.get("async_http_client") is not None:
+            raise ConfigurationError("pass either async_transport='aiohttp' or "
+                                     "async_http_client, not both")
+        self.key = service
+        self.spec = spec
+        self._transport = transport
+        self._reasoning_field = config.pop("reasoning_field", None)
+        self._api_key = self._resolve_key(spec, config)
+        self._azure = self._resolve_azure(config) if service == "azure" else None
+        self._config = config
+        self._client: Any = None
+        self._async_client: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAIProvider(service={self.key!r})"
+
+    # -- configuration (runs before any request) --
+
+    @staticmethod
+    def _resolve_key(spec: ServiceSpec, config: dict[str, Any]) -> Any:
+        key = config.pop("api_key", None)
+        if key is None and spec.key_env:
+            key = os.environ.get(spec.key_env) or None
+        if key is not None:
+            return key
+        if spec.key == "azure" and (config.get("azure_ad_token")
+                                    or config.get("azure_ad_token_provider")
+                                    or os.environ.get("AZURE_OPENAI_AD_TOKEN")):
+            return None  # Entra ID auth instead of a key
+        if spec.key_required:
+            raise AuthenticationError(
+                f"no API key for provider {spec.key!r}: set the {spec.key_env} environment "
+                f"variable or pass provider_configs={{{spec.key!r}: {{'api_key': ...}}}}",
+                provider=spec.key)
+        return spec.placeholder_key
+
+    @staticmethod
+    def _resolve_azure(config: dict[str, Any]) -> dict[str, Any]:
+        base_url = config.pop("base_url", None)
+        endpoint = config.pop("azure_endpoint", None)
+        if base_url is None and endpoint is None:
+            endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT") or None
+        if base_url is not None and endpoint is not None:
+            raise ConfigurationError("azure: pass either base_url or azure_endpoint, not both")
+        if base_url is None and endpoint is None:
+            raise ConfigurationError(
+                "azure needs an endpoint: set AZURE_OPENAI_ENDPOINT or pass azure_endpoint "
+                "(e.g. 'https://my-resource.openai.azure.com') in provider_configs['azure']")
+        api_version = config.pop("api_version", None) or os.environ.get("OPENAI_API_VERSION")
+        if not api_version:
+            raise ConfigurationError(
+                "azure needs an API version: set OPENAI_API_VERSION or pass api_version "
+                "(e.g. '2024-10-21') in provider_configs['azure']")
+        out: dict[str, Any] = {"api_version": api_version}
+        if base_url is not None:
+            out["base_url"] = base_url
+        else:
+            out["azure_endpoint"] = endpoint
+            if config.get("azure_deployment") is not None:
+                out["azure_deployment"] = config.pop("azure_deployment")
+        for name in ("azure_ad_token", "azure_ad_token_provider"):
+            if config.get(name) is not None:
+                out[name] = config.pop(name)
+        return out
+
+    def _client_kwargs(self, http_client: Any) -> dict[str, Any]:
+        import openai
+
+        config = self._config
+        kwargs: dict[str, Any] = {"max_retries": config.get("max_retries", 2)}
+        if self._api_key is not None:
+            kwargs["api_key"] = self._api_key
+        if config.get("timeout") is not None:
+            kwargs["timeout"] = config["timeout"]
+        headers = dict(config.get("default_headers") or {})
+        if self.spec.openai_native:
+            for name in ("organization", "project"):
+                if config.get(name) is not None:
+                    kwargs[name] = config[name]
+        else:
+            # The SDK would read OPENAI_BASE_URL / OPENAI_ORG_ID / OPENAI_PROJECT_ID from the
+            # environment; none of them belongs to another service.
+            kwargs["base_url"] = config.get("base_url") or self.spec.base_url
+            headers.setdefault("OpenAI-Organization", openai.Omit())
+            headers.setdefault("OpenAI-Project", openai.Omit())
+        if self.key == "openai" and config.get("base_url") is not None:
+            kwargs["base_url"] = config["base_url"]
+        if headers:
+            kwargs["default_headers"] = headers
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        if self._azure is not None:
+            kwargs.update(self._azure)
+        return kwargs
+
+    def _user_http_client(self, want_async: bool) -> Any:
+        import httpx2
+
+        if want_async and self._config.get("async_http_client") is not None:
+            return self._config["async_http_client"]
+        client = self._config.get("http_client")
+        if client is None:
+            return None
+        return client if isinstance(client, httpx2.AsyncClient) == want_async else None
+
+    def _sync(self) -> Any:
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    import openai
+
+                    cls = openai.AzureOpenAI if self._azure is not None else openai.OpenAI
+                    self._client = cls(**self._client_kwargs(self._user_http_client(False)))
+                client = self._client
+        return client
+
+    def _async(self) -> Any:
+        client = self._async_client
+        if client is None:
+            with self._lock:
+                if self._async_client is None:
+                    import openai
+
+                    http_client = self._user_http_client(True)
+                    if http_client is None and self._transport == "aiohttp":
+                        try:
+                            http_client = openai.DefaultAioHttpClient()
+                        except RuntimeError as exc:
+                            from ..errors import MissingDependencyError
+
+                            raise MissingDependencyError(
+                                "async_transport='aiohttp' needs aiohttp: "
+                                'pip install "aisuite-like[aiohttp]"') from exc
+                    cls = (openai.AsyncAzureOpenAI if self._azure is not None
+                           else openai.AsyncOpenAI)
+                    self._async_client = cls(**self._client_kwargs(http_client))
+                client = self._async_client
+        return client
+
+    # -- calls --
+
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        return build_create_kwargs(request, self.spec, _sdk_params(), self._reasoning_field)
+
+    def _error(self, exc: BaseException) -> BaseException:
+        if isinstance(exc, TypeError):
+            return UnsupportedParameterError(
+                f"{self.key} rejected an argument: {exc}. Check the provider-native keyword "
+                "arguments you passed.", provider=self.key)
+        key = self._api_key if isinstance(self._api_key, str) else None
+        return map_sdk_error(exc, self.key, (key,))
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        kwargs = self._kwargs(request)
+        kwargs.pop("stream", None)
+        try:
+            raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
+            data = raw.http_response.json()
+        except Exception as exc:
+            mapped = self._error(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        return parse_response(data, self.key)
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        kwargs = self._kwargs(request)
+        kwargs.pop("stream", None)
+        try:
+            raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
+            data = raw.http_response.json()
+        except Exception as exc:
+            mapped = self._error(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        return parse_response(data, self.key)
+
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        import openai
+
+        kwargs = self._kwargs(request)
+        kwargs["stream"] = True
+        translator = StreamTranslator(self.key)
+        sdk_stream = None
+        try:
+            raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
+            sdk_stream = raw.parse(to=openai.Stream[object])
+            for event in sdk_stream:
+                chunk = translator.translate(event)
+                if chunk is not None:
+                    yield chunk
+            translator.finish()
+        except APIError:
+            raise
+        except Exception as exc:
+            mapped = self._error(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        finally:
+            if sdk_stream is not None:
+                sdk_stream.close()  # releases the connection, also on early exit
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        import openai
+
+        kwargs = self._kwargs(request)
+        kwargs["stream"] = True
+        translator = StreamTranslator(self.key)
+        sdk_stream = None
+        try:
+            raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
+            sdk_stream = raw.parse(to=openai.AsyncStream[object])
+            async for event in sdk_stream:
+                chunk = translator.translate(event)
+                if chunk is not None:
+                    yield chunk
+            translator.finish()
+        except APIError:
+            raise
+        except Exception as exc:
+            mapped = self._error(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        finally:
+            if sdk_stream is not None:
+                await sdk_stream.close()
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    async def aclose(self) -> None:
+        client, self._async_client = self._async_client, None
+        if client is not None:
+            await client.close()
+        self.close()
