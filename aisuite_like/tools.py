@@ -1,72 +1,165 @@
-"""Tools: schemas from Python callables, argument validation, execution.
+"""Tools: schemas from Python callables, argument validation, result formatting.
 
-A ``Tool`` is built once (schema and validator included) and reused for every call.
+A ``Tool`` is built once (JSON schema and pydantic validator included) and reused for every
+call and every request; plain functions passed in ``tools=`` are turned into ``Tool`` objects
+once and cached, so a schema is never rebuilt per call. Execution itself (threads, tasks,
+timeouts) belongs to the runner's drivers.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Iterable, Optional
+import json
+import weakref
+from typing import Any, Callable, Iterable, Optional, Union, get_args, get_origin
 
 __all__ = ["Tool", "Tools", "tool"]
 
+try:  # Python 3.10 has no typing.Annotated at runtime in every form; typing_extensions does.
+    from typing import Annotated
+except ImportError:  # pragma: no cover
+    from typing_extensions import Annotated
+
 
 class Tool:
-    """A Python callable the model may call, with its JSON schema built once."""
+    """A Python callable the model may call, with its JSON schema built once.
 
-    def __init__(self, fn: Callable[..., Any], *, name: Optional[str] = None,
-                 description: Optional[str] = None) -> None:
-        import docstring_parser
-        from pydantic import create_model
+    - ``name`` / ``description`` override the function's name and docstring.
+    - ``strict=True`` emits an OpenAI strict-mode schema (``additionalProperties: false``
+      everywhere, every property required; parameters with a default become nullable and a
+      ``null`` argument means "use the default").
+    - ``sequential=True``: when the model asks for several calls at once, this tool runs
+      alone (not concurrently with any other call of that response).
+    - ``timeout``: seconds; a call running longer gives an ``Error: ...`` result.
+    """
 
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        strict: bool = False,
+        sequential: bool = False,
+        timeout: Optional[float] = None,
+    ) -> None:
+        if isinstance(fn, Tool):
+            raise TypeError("Tool() got a Tool; pass the function itself")
+        if not callable(fn):
+            raise TypeError(f"a tool must be a callable, got {type(fn).__name__}")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(
+                timeout, (int, float)) or timeout <= 0):
+            raise ValueError(f"tool timeout must be a positive number of seconds, got {timeout!r}")
         self.fn = fn
-        self.name = name or fn.__name__
+        self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"tool name must be a non-empty string, got {self.name!r}")
+        self.strict = bool(strict)
+        self.sequential = bool(sequential)
+        self.timeout = float(timeout) if timeout is not None else None
+        self.is_async = _is_async_callable(fn)
+
+        import docstring_parser
+
         doc = docstring_parser.parse(inspect.getdoc(fn) or "")
-        self.description = description or " ".join(
-            p for p in (doc.short_description, doc.long_description) if p) or ""
-        param_docs = {p.arg_name: p.description for p in doc.params}
-        fields: dict[str, Any] = {}
-        for pname, param in inspect.signature(fn).parameters.items():
-            if param.annotation is inspect.Parameter.empty:
-                raise TypeError(f"tool {self.name!r}: parameter {pname!r} has no type annotation")
-            default = ... if param.default is inspect.Parameter.empty else param.default
-            from pydantic import Field
-            fields[pname] = (param.annotation, Field(default, description=param_docs.get(pname)))
-        self.model = create_model(f"{self.name}_args", **fields)
-        self.parameters = self.model.model_json_schema()
-        self.parameters.pop("title", None)
-        self.is_async = inspect.iscoroutinefunction(fn)
+        self.description = description if description is not None else "\n\n".join(
+            p for p in (doc.short_description, doc.long_description) if p)
+        param_docs = {p.arg_name: p.description for p in doc.params if p.description}
+        self.model, self._field_names, self._positional_only, self._defaulted = (
+            _arguments_model(fn, self.name, param_docs))
+        schema = _json_schema(self.model)
+        if self.strict:
+            schema = _strict_schema(schema, nullable=self._defaulted, tool_name=self.name)
+        self.parameters: dict[str, Any] = schema
+        self._schema = _openai_schema(self.name, self.description, schema, self.strict)
+
+    def __repr__(self) -> str:
+        return f"Tool(name={self.name!r})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """A decorated function stays callable as before."""
+        return self.fn(*args, **kwargs)
 
     def to_openai(self) -> dict[str, Any]:
-        fn: dict[str, Any] = {"name": self.name, "parameters": self.parameters}
-        if self.description:
-            fn["description"] = self.description
-        return {"type": "function", "function": fn}
+        """The OpenAI function-tool schema (built once; treat it as read-only)."""
+        return self._schema
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Parsed JSON arguments -> keyword arguments for the function.
+
+        Raises ``pydantic.ValidationError``; ``_validation_summary`` turns it into a short
+        message for the model.
+        """
+        if self.strict and self._defaulted:
+            # Strict schemas make defaulted parameters nullable: null means "use the default".
+            arguments = {k: v for k, v in arguments.items()
+                         if not (v is None and k in self._defaulted)}
+        instance = self.model.model_validate(arguments)
+        # Read the fields back (not model_dump) so nested models and enums keep their types.
+        return {name: getattr(instance, field) for field, name in self._field_names.items()}
+
+    def _call_args(self, kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if not self._positional_only:
+            return (), kwargs
+        kwargs = dict(kwargs)
+        return tuple(kwargs.pop(n) for n in self._positional_only if n in kwargs), kwargs
 
 
-def tool(fn: Optional[Callable[..., Any]] = None, *, name: Optional[str] = None,
-         description: Optional[str] = None) -> Any:
-    """Decorator: ``@tool`` or ``@tool(name=..., description=...)`` turns a function into a Tool."""
+def tool(
+    fn: Optional[Callable[..., Any]] = None,
+    *,
+    name: Optional[str] = None,
+    description: Optional[str] = None,
+    strict: bool = False,
+    sequential: bool = False,
+    timeout: Optional[float] = None,
+) -> Any:
+    """Decorator: ``@tool`` or ``@tool(name=..., description=..., strict=..., sequential=...,
+    timeout=...)`` turns a function into a ``Tool`` (still callable as the function)."""
+    options = dict(name=name, description=description, strict=strict, sequential=sequential,
+                   timeout=timeout)
     if fn is None:
-        return lambda f: Tool(f, name=name, description=description)
-    return Tool(fn, name=name, description=description)
+        return lambda f: Tool(f, **options)
+    return Tool(fn, **options)
 
 
 class Tools:
-    """The tools of one call: schemas (built once) and the callables by name."""
+    """The tools of one request: the schemas sent to the model and the callables by name.
+
+    Items are ``Tool`` objects, plain callables (turned into ``Tool`` once and cached) or
+    OpenAI function-schema dicts (sent as is; such a tool cannot be run by the tool runner).
+    Two tools with one name raise ``ValueError`` here, before anything is sent.
+    """
 
     def __init__(self, tools: Iterable[Any]) -> None:
         self.schemas: list[dict[str, Any]] = []
         self.by_name: dict[str, Tool] = {}
-        for item in tools:
+        #: names of tools given only as schema dicts (no callable to run)
+        self.schema_only: list[str] = []
+        seen: set[str] = set()
+        for i, item in enumerate(tools):
             if isinstance(item, dict):
+                tool_name = _schema_name(item, i)
                 self.schemas.append(item)
-                continue
-            t = item if isinstance(item, Tool) else Tool(item)
-            if t.name in self.by_name:
-                raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
-            self.by_name[t.name] = t
-            self.schemas.append(t.to_openai())
+                self.schema_only.append(tool_name)
+            elif isinstance(item, Tool) or callable(item):
+                t = item if isinstance(item, Tool) else _cached_tool(item)
+                tool_name = t.name
+                self.by_name[tool_name] = t
+                self.schemas.append(t.to_openai())
+            else:
+                raise TypeError(f"tools[{i}] is a {type(item).__name__}; expected a function, "
+                                "an aisuite_like.Tool or an OpenAI function-schema dict")
+            if tool_name in seen:
+                raise ValueError(f"two tools are named {tool_name!r}; tool names must be unique "
+                                 "(rename one with @tool(name=...))")
+            seen.add(tool_name)
+
+    def __len__(self) -> int:
+        return len(self.schemas)
+
+    def __repr__(self) -> str:
+        return f"Tools({[*self.by_name, *self.schema_only]!r})"
 
 
 def _prepare_tools(tools: Any) -> Optional[Tools]:
@@ -77,4 +170,260 @@ def _prepare_tools(tools: Any) -> Optional[Tools]:
         return tools
     if callable(tools) or isinstance(tools, (dict, Tool)):
         tools = [tools]
+    if isinstance(tools, (str, bytes)):
+        raise TypeError("tools must be a list of functions, Tool objects or schema dicts")
     return Tools(tools)
+
+
+def _format_result(value: Any) -> str:
+    """A tool's return value -> the text sent to the model: ``str`` as is, pydantic models
+    via ``model_dump_json``, anything else as JSON (objects JSON cannot express via ``str``)."""
+    if isinstance(value, str):
+        return value
+    from pydantic import BaseModel
+    from pydantic_core import to_json
+
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    return to_json(value, fallback=str).decode()
+
+
+def _validation_summary(exc: Any) -> str:
+    """pydantic's ValidationError -> ``"days: Input should be a valid integer; city: Field
+    required"`` (no URLs, no input echo)."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or str(exc)
+
+
+# --- building the schema (once per tool) -------------------------------------------------
+
+# Plain callables -> Tool, so passing the same function on every create() call costs a dict
+# lookup, not a schema build. Weak keys: a cached function can still be garbage-collected.
+_TOOL_CACHE: "weakref.WeakKeyDictionary[Any, Tool]" = weakref.WeakKeyDictionary()
+_METHOD_CACHE: "weakref.WeakKeyDictionary[Any, dict[Any, Tool]]" = weakref.WeakKeyDictionary()
+
+
+def _cached_tool(fn: Callable[..., Any]) -> Tool:
+    owner = getattr(fn, "__self__", None)
+    func = getattr(fn, "__func__", None)
+    if owner is not None and func is not None:  # bound method: a new object on every access
+        try:
+            per_owner = _METHOD_CACHE.setdefault(owner, {})
+        except TypeError:
+            return Tool(fn)
+        cached = per_owner.get(func)
+        if cached is None:
+            cached = per_owner[func] = Tool(fn)
+        return cached
+    try:
+        cached = _TOOL_CACHE.get(fn)
+    except TypeError:  # not weak-referenceable or not hashable
+        return Tool(fn)
+    if cached is None:
+        cached = Tool(fn)
+        try:
+            _TOOL_CACHE[fn] = cached
+        except TypeError:
+            pass
+    return cached
+
+
+def _is_async_callable(fn: Any) -> bool:
+    while hasattr(fn, "func") and not inspect.isfunction(fn):  # functools.partial
+        fn = fn.func
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None))
+
+
+def _schema_name(schema: dict[str, Any], index: int) -> str:
+    fn = schema.get("function") if schema.get("type") == "function" else None
+    name = (fn or {}).get("name") if isinstance(fn, dict) else schema.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"tools[{index}] is a dict without a function name; expected "
+                         "{'type': 'function', 'function': {'name': ..., 'parameters': {...}}}")
+    return name
+
+
+def _has_field_description(annotation: Any) -> bool:
+    from pydantic.fields import FieldInfo
+
+    if get_origin(annotation) is Annotated:
+        return any(isinstance(m, FieldInfo) and m.description for m in get_args(annotation)[1:])
+    return False
+
+
+def _accepts_none(annotation: Any) -> bool:
+    if annotation is None or annotation is type(None) or annotation is Any:
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _accepts_none(get_args(annotation)[0])
+    if origin is Union or type(annotation).__name__ == "UnionType":
+        return any(_accepts_none(a) for a in get_args(annotation))
+    return False
+
+
+# BaseModel attributes a field may not be named after; such parameters get an alias.
+_RESERVED = frozenset(name for name in dir(__import__("pydantic").BaseModel)) | {"model_config"}
+
+
+def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[str, str]
+                     ) -> tuple[Any, dict[str, str], tuple[str, ...], frozenset[str]]:
+    """The pydantic model of the function's parameters, its field name -> parameter name map,
+    the positional-only names, and the names of parameters that have a default."""
+    from pydantic import ConfigDict, Field, create_model
+    from pydantic.fields import FieldInfo
+
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"tool {tool_name!r}: cannot read the signature of {fn!r}: {exc}") from None
+    try:
+        hints = _type_hints(fn)
+    except Exception as exc:
+        raise TypeError(f"tool {tool_name!r}: cannot resolve the type annotations: {exc}. "
+                        "Define the annotated types at module level") from None
+    fields: dict[str, Any] = {}
+    names: dict[str, str] = {}  # field name -> parameter name
+    positional_only: list[str] = []
+    defaulted: set[str] = set()
+    for pname, param in signature.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"tool {tool_name!r}: *args / **kwargs parameters cannot be "
+                            f"described to a model; declare each parameter ({pname!r})")
+        if param.annotation is inspect.Parameter.empty:
+            raise TypeError(f"tool {tool_name!r}: parameter {pname!r} has no type annotation; "
+                            f"annotate it (e.g. {pname}: str) so a schema can be built")
+        annotation = hints.get(pname, param.annotation)
+        if param.kind is param.POSITIONAL_ONLY:
+            positional_only.append(pname)
+        description = param_docs.get(pname)
+        if _has_field_description(annotation):
+            description = None  # Annotated[..., Field(description=...)] wins over the docstring
+        default = param.default
+        if isinstance(default, FieldInfo):
+            field = default
+            if description and not field.description:
+                field = FieldInfo.merge_field_infos(field, description=description)
+            if not field.is_required():
+                defaulted.add(pname)
+        else:
+            if default is inspect.Parameter.empty:
+                default = ...
+            else:
+                defaulted.add(pname)
+            field = Field(default, description=description) if description else Field(default)
+        field_name = pname
+        if pname.startswith("_") or pname in _RESERVED or pname.startswith("model_"):
+            field_name = f"tool_arg_{len(fields)}"
+            annotation = Annotated[annotation, Field(alias=pname)]
+        fields[field_name] = (annotation, field)
+        names[field_name] = pname
+    config = ConfigDict(extra="forbid", protected_namespaces=(), arbitrary_types_allowed=False)
+    try:
+        model = create_model(f"{tool_name}_arguments", __config__=config, **fields)
+        _json_schema(model)  # fail now (not when the model calls it) on a type with no schema
+    except Exception as exc:
+        raise TypeError(f"tool {tool_name!r}: cannot build a JSON schema for its parameters: "
+                        f"{exc}") from None
+    return model, names, tuple(positional_only), frozenset(defaulted)
+
+
+def _type_hints(fn: Any) -> dict[str, Any]:
+    import typing
+
+    target = fn
+    if not (inspect.isfunction(target) or inspect.ismethod(target)):
+        target = getattr(fn, "func", None) or getattr(type(fn), "__call__", fn)
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except Exception:
+        # Fall back to the raw annotations (e.g. a local class under `from __future__ import
+        # annotations`); pydantic resolves what it can and errors clearly on the rest.
+        hints = getattr(target, "__annotations__", {})
+        if any(isinstance(v, str) for v in hints.values()):
+            raise
+        return dict(hints)
+
+
+def _json_schema(model: Any) -> dict[str, Any]:
+    from pydantic.json_schema import GenerateJsonSchema
+
+    class _NoFieldTitles(GenerateJsonSchema):
+        # Per-field titles only repeat the parameter name; they cost tokens on every request.
+        def field_title_should_be_set(self, schema: Any) -> bool:
+            return False
+
+    schema = model.model_json_schema(by_alias=True, schema_generator=_NoFieldTitles)
+    schema.pop("title", None)
+    return schema
+
+
+def _strict_schema(schema: dict[str, Any], *, nullable: frozenset[str], tool_name: str
+                   ) -> dict[str, Any]:
+    """OpenAI strict mode: additionalProperties false and every property required, in every
+    object (nested models too); top-level parameters with a default become nullable."""
+    schema = json.loads(json.dumps(schema))  # once per tool: a private copy to rewrite
+    try:
+        _make_strict(schema, root=schema)
+    except TypeError as exc:
+        raise TypeError(f"tool {tool_name!r}: {exc}") from None
+    for name in nullable:
+        prop = schema.get("properties", {}).get(name)
+        if prop is not None and not _schema_allows_null(prop):
+            wrapped: dict[str, Any] = {"anyOf": [prop, {"type": "null"}]}
+            if "description" in prop:
+                wrapped = {"description": prop.pop("description"), **wrapped}
+            schema["properties"][name] = wrapped
+    return schema
+
+
+def _schema_allows_null(prop: dict[str, Any]) -> bool:
+    if prop.get("type") == "null" or (isinstance(prop.get("type"), list)
+                                      and "null" in prop["type"]):
+        return True
+    return any(_schema_allows_null(v) for v in prop.get("anyOf", []) if isinstance(v, dict))
+
+
+def _make_strict(node: Any, *, root: dict[str, Any]) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _make_strict(item, root=root)
+        return
+    if not isinstance(node, dict):
+        return
+    node.pop("default", None)  # strict mode rejects defaults; every property is required
+    if "$ref" in node and len(node) > 1:  # $ref with siblings is not allowed: inline it
+        target: Any = root
+        for part in node.pop("$ref")[2:].split("/"):
+            target = target[part]
+        for key, value in json.loads(json.dumps(target)).items():
+            node.setdefault(key, value)
+    if node.get("type") == "object" or "properties" in node:
+        if node.get("additionalProperties") not in (None, False):
+            raise TypeError("strict mode cannot express a dict with free-form keys (OpenAI strict "
+                            "schemas need additionalProperties: false); use a pydantic model "
+                            "with named fields, or strict=False")
+        node["additionalProperties"] = False
+        node["required"] = list(node.get("properties", {}))
+    for key in ("properties", "$defs"):
+        for child in node.get(key, {}).values():
+            _make_strict(child, root=root)
+    for key in ("items", "anyOf", "allOf", "oneOf", "prefixItems"):
+        if key in node:
+            _make_strict(node[key], root=root)
+
+
+def _openai_schema(name: str, description: str, parameters: dict[str, Any], strict: bool
+                   ) -> dict[str, Any]:
+    fn: dict[str, Any] = {"name": name}
+    if description:
+        fn["description"] = description
+    fn["parameters"] = parameters
+    if strict:
+        fn["strict"] = True
+    return {"type": "function", "function": fn}
+
