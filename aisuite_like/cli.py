@@ -23,24 +23,11 @@ __all__ = ["main"]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-# Environment variables that hold each provider's key (DESIGN.md section 2). A provider not
-# listed needs none (local servers, the test model) or is user-registered.
-_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",),
+# Key variables of the providers outside the OpenAI-compatible table (that table, in
+# providers/openai.py, is read for every other key; it imports no SDK).
+_OTHER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_API_KEY",),
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "azure": ("AZURE_OPENAI_API_KEY",),
-    "groq": ("GROQ_API_KEY",),
-    "mistral": ("MISTRAL_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "xai": ("XAI_API_KEY",),
-    "together": ("TOGETHER_API_KEY",),
-    "fireworks": ("FIREWORKS_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY",),
-    "cerebras": ("CEREBRAS_API_KEY",),
-    "perplexity": ("PERPLEXITY_API_KEY",),
-    "huggingface": ("HF_TOKEN",),
 }
 
 
@@ -197,6 +184,18 @@ def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> 
 # --- providers -----------------------------------------------------------------------------
 
 
+def _key_variables(key: str) -> tuple[tuple[str, ...], bool]:
+    """(environment variables holding the key, whether a key is required)."""
+    if key in _OTHER_KEY_VARIABLES:
+        return _OTHER_KEY_VARIABLES[key], True
+    from .providers.openai import SERVICES
+
+    spec = SERVICES.get(key)
+    if spec is None or not spec.key_env:
+        return (), False
+    return (spec.key_env,), spec.key_required
+
+
 def _providers(out: TextIO) -> int:
     from .providers import _ALIASES, _BUILTIN, _find_spec_safe, provider_keys
 
@@ -211,10 +210,14 @@ def _providers(out: TextIO) -> int:
             # find_spec locates the SDK without importing it.
             installed = "built-in" if sdk is None else (
                 "yes" if _find_spec_safe(sdk) is not None else "no")
-        variables = _KEY_VARIABLES.get(key, ())
-        key_set = "-" if not variables else (
-            "yes" if any(os.environ.get(v) for v in variables) else "no")
-        rows.append((key, extra, installed, " or ".join(variables) or "-", key_set))
+        variables, required = _key_variables(_ALIASES.get(key, key))
+        if not variables:
+            shown, key_set = "-", "not needed"
+        else:
+            shown = " or ".join(variables)
+            is_set = any(os.environ.get(v) for v in variables)  # the value is never printed
+            key_set = "yes" if is_set else ("no" if required else "no (optional)")
+        rows.append((key, extra, installed, shown, key_set))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
