@@ -1,0 +1,102 @@
+"""Builders for OpenAI-shaped HTTP bodies and a sync/async call helper, shared by the OpenAI
+family's tests (no logic under test lives here)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Optional
+
+import aisuite_like as ai
+
+KEY = "sk-test-secret-key-1234567890"
+
+
+def completion(content: Optional[str] = "Hello!", *, tool_calls: Optional[list[dict]] = None,
+               finish: str = "stop", usage: Optional[dict] = None, model: str = "gpt-4o-2024",
+               id: str = "chatcmpl-1", extra_message: Optional[dict] = None,
+               choices: Optional[list[dict]] = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    message.update(extra_message or {})
+    return {
+        "id": id, "object": "chat.completion", "created": 1700000000, "model": model,
+        "choices": choices or [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage if usage is not None else {
+            "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+def call(id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def sse(events: list[Any], done: bool = True) -> bytes:
+    body = "".join(f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n" for e in events)
+    if done:
+        body += "data: [DONE]\n\n"
+    return body.encode()
+
+
+def chunk(delta: dict[str, Any], *, finish: Optional[str] = None, index: int = 0,
+          usage: Optional[dict] = None, id: str = "chatcmpl-1", model: str = "gpt-4o-2024",
+          no_choices: bool = False) -> dict[str, Any]:
+    event: dict[str, Any] = {"id": id, "object": "chat.completion.chunk", "created": 1700000000,
+                             "model": model,
+                             "choices": [] if no_choices else [
+                                 {"index": index, "delta": delta, "finish_reason": finish}]}
+    if usage is not None:
+        event["usage"] = usage
+    return event
+
+
+def wire(route: Any, i: int = -1) -> dict[str, Any]:
+    """The JSON body the SDK actually sent on call ``i`` of a respx route."""
+    return json.loads(route.calls[i].request.content)
+
+
+def create(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
+    """``chat.completions.create`` on a fresh sync Client or AsyncClient."""
+    if mode == "sync":
+        with ai.Client(config) as client:
+            return client.chat.completions.create(**kwargs)
+
+    async def run() -> Any:
+        async with ai.AsyncClient(config) as client:
+            return await client.chat.completions.create(**kwargs)
+
+    return asyncio.run(run())
+
+
+def stream(mode: str, config: dict[str, Any], **kwargs: Any) -> tuple[list, Any, Optional[BaseException], list]:
+    """Stream to the end. Returns (chunks iterated, final response or None, error raised or
+    None, ``stream.chunks``)."""
+    kwargs["stream"] = True
+    if mode == "sync":
+        client = ai.Client(config)
+        s = client.chat.completions.create(**kwargs)
+        seen: list = []
+        try:
+            with s:
+                for c in s:
+                    seen.append(c)
+                return seen, s.get_final_response(), None, s.chunks
+        except ai.AisuiteLikeError as exc:
+            return seen, None, exc, s.chunks
+        finally:
+            client.close()
+
+    async def run() -> tuple[list, Any, Optional[BaseException], list]:
+        async with ai.AsyncClient(config) as client:
+            s = await client.chat.completions.create(**kwargs)
+            seen: list = []
+            try:
+                async with s:
+                    async for c in s:
+                        seen.append(c)
+                    return seen, await s.get_final_response(), None, s.chunks
+            except ai.AisuiteLikeError as exc:
+                return seen, None, exc, s.chunks
+
+    return asyncio.run(run())
