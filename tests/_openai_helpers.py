@@ -7,9 +7,20 @@ import asyncio
 import json
 from typing import Any, Optional
 
+import pytest
+import respx
+
 import aisuite_like as ai
 
 KEY = "sk-test-secret-key-1234567890"
+
+
+@pytest.fixture
+def httpx2_mock() -> Any:
+    """pytest-httpx2's fixture (respx on httpcore2), without "every route must be called":
+    some tests prove that NO request was made; all others assert on the wire themselves."""
+    with respx.mock(using="httpcore2", assert_all_called=False) as router:
+        yield router
 
 
 def completion(content: Optional[str] = "Hello!", *, tool_calls: Optional[list[dict]] = None,

@@ -8,15 +8,14 @@ import json
 
 import pytest
 import respx
-from _openai_helpers import KEY, call, chunk, completion, create, sse, stream, wire
+from _openai_helpers import (  # noqa: F401  (httpx2_mock: the fixture)
+    KEY, call, chunk, completion, create, httpx2_mock, sse, stream, wire)
 
 import aisuite_like as ai
 
 URL = "https://api.openai.com/v1/chat/completions"
 CONFIG = {"openai": {"api_key": KEY, "max_retries": 0}}
 USER = [{"role": "user", "content": "Hi"}]
-# Some tests check that NO request was made; every other test asserts on the wire itself.
-pytestmark = pytest.mark.httpx2(assert_all_called=False)
 
 
 @pytest.fixture(params=["sync", "async"])
