@@ -1,0 +1,1127 @@
+"""Gemini API and Vertex AI through google-genai: a pure translator and a thin transport.
+
+Two parts, as every provider module:
+
+- a pure translator (no I/O, importable without ``google-genai``): ``ChatRequest`` -> the
+  ``generateContent`` wire body (camelCase JSON, the shape of the recorded fixtures); raw
+  response JSON -> ``ChatCompletionResponse``; one raw ``streamGenerateContent`` SSE event ->
+  ``ChatCompletionChunk`` objects (``StreamTranslator``); SDK exception -> our ``APIError``
+  subclass (duck-typed, so no SDK import is needed);
+- a thin transport, ``GoogleProvider``, that sends the body through the SDK's own API client
+  (``Client._api_client``: base URL, auth incl. Vertex credentials, headers, retries, error
+  raising) and hands the raw JSON to the translator, so the SDK builds no pydantic models.
+
+Decisions (schemas, ids, signatures, finish reasons, usage) are in ``docs/providers/google.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import os
+import re
+import sys
+import threading
+import time
+import uuid
+from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional
+
+from ..errors import (
+    AisuiteLikeError,
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    ConfigurationError,
+    InternalServerError,
+    InvalidModelError,
+    UnsupportedParameterError,
+    _error_for_status,
+    _parse_retry_after,
+    _redact,
+)
+from ..types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Choice,
+    ChoiceDelta,
+    ChoiceDeltaFunction,
+    ChoiceDeltaToolCall,
+    ChunkChoice,
+    CompletionTokensDetails,
+    Function,
+    Message,
+    PromptTokensDetails,
+    ToolCall,
+    Usage,
+)
+from ._common import loads_arguments, parse_data_url, text_of, unsupported
+from .base import ChatRequest, Provider
+
+__all__ = [
+    "GoogleProvider",
+    "GeminiCall",
+    "build_request",
+    "sanitize_schema",
+    "parse_response",
+    "StreamTranslator",
+    "map_sdk_error",
+]
+
+_NAME = "google"
+
+# --- request: messages -> contents --------------------------------------------------------
+
+
+def _text_parts(content: Any, where: str) -> list[dict[str, Any]]:
+    """System / developer content -> text parts (one per OpenAI text part)."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [{"text": content}]
+    parts = []
+    for p in content:
+        if not isinstance(p, Mapping) or p.get("type") != "text":
+            raise UnsupportedParameterError(
+                f"{where}: system messages may only hold text parts on Gemini, got "
+                f"{p.get('type') if isinstance(p, Mapping) else type(p).__name__!r}",
+                parameter="messages", provider=_NAME)
+        parts.append({"text": p.get("text") or ""})
+    return parts
+
+
+def _file_uri_mime(url: str) -> str:
+    """MIME type of a remote file from its extension; images default to JPEG (Gemini needs a
+    type on ``fileData``)."""
+    path = url.split("?", 1)[0].split("#", 1)[0]
+    mime, _ = mimetypes.guess_type(path)
+    return mime or "image/jpeg"
+
+
+def _image_part(spec: Any, where: str) -> dict[str, Any]:
+    url = spec.get("url") if isinstance(spec, Mapping) else spec
+    if not isinstance(url, str) or not url:
+        raise UnsupportedParameterError(f"{where}: image_url needs a 'url' string",
+                                        parameter="image_url", provider=_NAME)
+    data = parse_data_url(url)
+    if data is not None:
+        return {"inlineData": {"mimeType": data[0], "data": data[1]}}
+    mime = spec.get("mime_type") if isinstance(spec, Mapping) else None
+    return {"fileData": {"mimeType": mime or _file_uri_mime(url), "fileUri": url}}
+
+
+_AUDIO_MIME = {"wav": "audio/wav", "mp3": "audio/mp3", "flac": "audio/flac",
+               "aac": "audio/aac", "ogg": "audio/ogg", "aiff": "audio/aiff"}
+
+
+def _user_part(p: Any, where: str) -> dict[str, Any]:
+    kind = p.get("type") if isinstance(p, Mapping) else None
+    if kind == "text":
+        return {"text": p.get("text") or ""}
+    if kind == "image_url":
+        return _image_part(p.get("image_url"), where)
+    if kind == "input_audio":
+        audio = p.get("input_audio") or {}
+        fmt = str(audio.get("format") or "wav")
+        return {"inlineData": {"mimeType": _AUDIO_MIME.get(fmt, f"audio/{fmt}"),
+                               "data": audio.get("data") or ""}}
+    if kind == "file":
+        file = p.get("file") or {}
+        data = parse_data_url(file.get("file_data") or "")
+        if data is not None:
+            return {"inlineData": {"mimeType": data[0], "data": data[1]}}
+    raise UnsupportedParameterError(
+        f"{where}: content part {kind!r} is not supported on Gemini (supported: text, "
+        "image_url, input_audio, file with a base64 data: URL in file_data)",
+        parameter="messages", provider=_NAME)
+
+
+def _user_parts(content: Any, where: str) -> list[dict[str, Any]]:
+    if content is None or isinstance(content, str):
+        return [{"text": content or ""}]
+    return [_user_part(p, where) for p in content]
+
+
+def _signatures(message: Mapping[str, Any]) -> tuple[Any, Any, dict[str, str]]:
+    """Thought signatures saved on an assistant message -> (text, thought, by call id)."""
+    psf = message.get("provider_specific_fields")
+    entries = psf.get("thought_signatures") if isinstance(psf, Mapping) else None
+    text_sig = thought_sig = None
+    by_call: dict[str, str] = {}
+    for entry in entries or ():
+        kind = entry.get("part")
+        if kind == "function_call":
+            by_call[entry.get("id")] = entry.get("signature")
+        elif kind == "text":
+            text_sig = entry.get("signature")
+        elif kind == "thought":
+            thought_sig = entry.get("signature")
+    return text_sig, thought_sig, by_call
+
+
+def _assistant_parts(m: Mapping[str, Any], calls: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """An assistant message -> model parts, restoring saved thought signatures on the parts
+    they came from. ``calls`` receives (id, name) of each tool call, in order."""
+    text_sig, thought_sig, call_sigs = _signatures(m)
+    parts: list[dict[str, Any]] = []
+    if thought_sig is not None:
+        # The signature came on a thought part: send the reasoning back as that part.
+        parts.append({"text": m.get("reasoning_content") or "", "thought": True,
+                      "thoughtSignature": thought_sig})
+    text = text_of(m.get("content"))
+    tool_calls = m.get("tool_calls") or ()
+    if text or text_sig is not None or not tool_calls:
+        part: dict[str, Any] = {"text": text}
+        if text_sig is not None:
+            part["thoughtSignature"] = text_sig
+        parts.append(part)
+    for tc in tool_calls:
+        fn = tc.get("function") or {}
+        call_id = tc.get("id")
+        name = fn.get("name") or ""
+        call: dict[str, Any] = {"name": name, "args": loads_arguments(fn.get("arguments"))}
+        if call_id:
+            call["id"] = call_id
+        part = {"functionCall": call}
+        signature = call_sigs.get(call_id)
+        if signature is not None:
+            part["thoughtSignature"] = signature
+        parts.append(part)
+        calls.append((call_id, name))
+    return parts
+
+
+def _function_response(m: Mapping[str, Any], where: str,
+                       pending: list[tuple[str, str]]) -> dict[str, Any]:
+    """A ``tool`` message -> a ``functionResponse`` part, matched to its call by id, or (no
+    ``tool_call_id``) by position among the unanswered calls of the last assistant message."""
+    call_id = m.get("tool_call_id")
+    if call_id:
+        match = next((i for i, (cid, _) in enumerate(pending) if cid == call_id), None)
+    else:
+        match = 0 if pending else None
+    name = m.get("name")
+    if match is not None:
+        cid, call_name = pending.pop(match)
+        call_id = call_id or cid
+        name = name or call_name
+    if not name:
+        raise ValueError(
+            f"{where}: tool message with tool_call_id={call_id!r} matches no tool call of the "
+            "preceding assistant message; Gemini needs the function name: add 'name' to the "
+            "tool message or keep the assistant message with its tool_calls before it")
+    content = m.get("content")
+    if isinstance(content, list) and any(
+            not isinstance(p, Mapping) or p.get("type") != "text" for p in content):
+        raise UnsupportedParameterError(
+            f"{where}: tool results may only hold text on Gemini", parameter="messages",
+            provider=_NAME)
+    response: dict[str, Any] = {"name": name, "response": {"output": text_of(content)}}
+    if call_id:
+        response["id"] = call_id
+    return {"functionResponse": response}
+
+
+def _contents(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """OpenAI messages -> (system parts, contents). Consecutive same-role turns are merged
+    (so consecutive tool results form ONE user content)."""
+    system: list[dict[str, Any]] = []
+    contents: list[dict[str, Any]] = []
+    pending: list[tuple[str, str]] = []  # tool calls of the last assistant message, unanswered
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        where = f"messages[{i}]"
+        if role in ("system", "developer"):
+            system.extend(_text_parts(m.get("content"), where))
+            continue
+        if role == "user":
+            wire_role, parts = "user", _user_parts(m.get("content"), where)
+        elif role == "assistant":
+            pending = []
+            wire_role, parts = "model", _assistant_parts(m, pending)
+        elif role == "tool":
+            wire_role, parts = "user", [_function_response(m, where, pending)]
+        else:
+            raise ValueError(f"{where} has unknown role {role!r}; expected system, developer, "
+                             "user, assistant or tool")
+        if contents and contents[-1]["role"] == wire_role:
+            contents[-1]["parts"].extend(parts)  # our own list, never the caller's
+        else:
+            contents.append({"role": wire_role, "parts": parts})
+    return system, contents
+
+
+# --- request: JSON schemas ----------------------------------------------------------------
+
+# Keywords Gemini's JSON-schema fields (parametersJsonSchema / responseJsonSchema) reject or
+# do not know; everything else (including $defs/$ref, anyOf/oneOf, additionalProperties,
+# title, default) is accepted as is, as the recorded exchanges show.
+_DROPPED_KEYWORDS = frozenset({"$schema", "discriminator", "examples", "exclusiveMinimum",
+                               "exclusiveMaximum"})
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_VALUES = frozenset({"items", "additionalProperties", "not", "contains",
+                            "unevaluatedItems", "unevaluatedProperties", "if", "then", "else"})
+
+
+_DROP = object()  # marks a keyword removed by sanitize_schema
+
+
+def _const_type(value: Any) -> Optional[str]:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return None
+
+
+def sanitize_schema(schema: Any) -> Any:
+    """A JSON schema -> one Gemini accepts. Copy-on-write: returns the SAME object when nothing
+    needs changing (the common case), so no schema is rebuilt per call and the caller's schema
+    is never mutated. ``const`` becomes a one-value ``enum``; a string ``format`` moves into the
+    description; keywords of ``_DROPPED_KEYWORDS`` are removed."""
+    if isinstance(schema, list):
+        new_items = [sanitize_schema(s) for s in schema]
+        return schema if all(a is b for a, b in zip(new_items, schema)) else new_items
+    if not isinstance(schema, dict):
+        return schema
+    out: Optional[dict[str, Any]] = None
+    for key, value in schema.items():
+        new = value
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            mapped = {name: sanitize_schema(sub) for name, sub in value.items()}
+            if any(mapped[name] is not value[name] for name in value):
+                new = mapped
+        elif key in _SCHEMA_LISTS or key in _SCHEMA_VALUES:
+            new = sanitize_schema(value)
+        elif (key in _DROPPED_KEYWORDS or key == "const"
+              or (key == "format" and schema.get("type") == "string")):
+            new = _DROP
+        if new is not value and out is None:
+            out = {k: schema[k] for k in list(schema)[:list(schema).index(key)]}
+        if out is not None and new is not _DROP:
+            out[key] = new
+    if out is None:
+        return schema
+    if "const" in schema and "enum" not in out:
+        out["enum"] = [schema["const"]]
+        if "type" not in out and _const_type(schema["const"]):
+            out["type"] = _const_type(schema["const"])
+    if schema.get("type") == "string" and "format" in schema:
+        fmt = schema["format"]
+        desc = out.get("description")
+        out["description"] = f"{desc} (format: {fmt})" if desc else f"Format: {fmt}"
+    return out
+
+
+
+# --- request: tools, tool_choice, generation config ---------------------------------------
+
+
+def _tools(tools: Optional[list[dict[str, Any]]]) -> Optional[list[dict[str, Any]]]:
+    if not tools:
+        return None
+    declarations: list[dict[str, Any]] = []
+    native: list[dict[str, Any]] = []
+    for i, t in enumerate(tools):
+        kind = t.get("type")
+        if kind == "function":
+            fn = t.get("function") or {}
+            decl: dict[str, Any] = {"name": fn.get("name"),
+                                    "description": fn.get("description") or ""}
+            if fn.get("parameters") is not None:
+                decl["parametersJsonSchema"] = sanitize_schema(fn["parameters"])
+            declarations.append(decl)
+        elif kind is None:
+            native.append(t)  # a Gemini tool as is, e.g. {"googleSearch": {}}
+        else:
+            raise UnsupportedParameterError(
+                f"tools[{i}] has type {kind!r}; Gemini takes function tools, or a Gemini "
+                "tool object without 'type' (e.g. {'googleSearch': {}}, {'codeExecution': {}})",
+                parameter="tools", provider=_NAME)
+    out = [{"functionDeclarations": declarations}] if declarations else []
+    return out + native
+
+
+def _tool_config(tool_choice: Any, has_tools: bool) -> Optional[dict[str, Any]]:
+    if tool_choice is None:
+        return None
+    if tool_choice in ("auto", "none"):
+        mode, names = tool_choice.upper(), None
+    elif tool_choice == "required":
+        mode, names = "ANY", None
+    elif (isinstance(tool_choice, Mapping) and tool_choice.get("type") == "function"
+          and isinstance(tool_choice.get("function"), Mapping)
+          and tool_choice["function"].get("name")):
+        mode, names = "ANY", [tool_choice["function"]["name"]]
+    else:
+        raise UnsupportedParameterError(
+            f"tool_choice {tool_choice!r} is not understood; use 'auto', 'none', 'required' "
+            "or {'type': 'function', 'function': {'name': ...}}",
+            parameter="tool_choice", provider=_NAME)
+    if not has_tools:
+        if mode in ("AUTO", "NONE"):
+            return None  # already what happens without tools
+        raise UnsupportedParameterError(
+            f"tool_choice={tool_choice!r} needs tools", parameter="tool_choice", provider=_NAME)
+    config: dict[str, Any] = {"mode": mode}
+    if names:
+        config["allowedFunctionNames"] = names
+    return {"functionCallingConfig": config}
+
+
+def _response_format(fmt: Any, gen: dict[str, Any]) -> None:
+    if fmt is None:
+        return
+    if isinstance(fmt, type) and hasattr(fmt, "model_json_schema"):  # a pydantic model class
+        fmt = {"type": "json_schema", "json_schema": {"name": fmt.__name__,
+                                                      "schema": fmt.model_json_schema()}}
+    kind = fmt.get("type") if isinstance(fmt, Mapping) else None
+    if kind == "text":
+        return
+    if kind == "json_object":
+        gen["responseMimeType"] = "application/json"
+        return
+    if kind == "json_schema":
+        spec = fmt.get("json_schema") or {}
+        schema = spec.get("schema")
+        if not isinstance(schema, Mapping):
+            raise UnsupportedParameterError(
+                "response_format json_schema needs json_schema.schema (a JSON schema object)",
+                parameter="response_format", provider=_NAME)
+        gen["responseMimeType"] = "application/json"
+        gen["responseJsonSchema"] = sanitize_schema(schema)
+        return
+    raise UnsupportedParameterError(
+        f"response_format {fmt!r} is not understood; use {{'type': 'json_object'}} or "
+        "{'type': 'json_schema', 'json_schema': {'name': ..., 'schema': {...}}}",
+        parameter="response_format", provider=_NAME)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+# Provider-native keyword arguments (snake_case or camelCase): where each goes in the body.
+_GENERATION_FIELDS = frozenset(_camel(n) for n in (
+    "temperature", "top_p", "top_k", "candidate_count", "max_output_tokens", "stop_sequences",
+    "response_logprobs", "logprobs", "presence_penalty", "frequency_penalty", "seed",
+    "response_mime_type", "response_schema", "response_json_schema", "routing_config",
+    "model_selection_config", "response_modalities", "media_resolution", "speech_config",
+    "audio_timestamp", "thinking_config", "image_config", "enable_enhanced_civic_answers"))
+_TOP_LEVEL_FIELDS = frozenset(_camel(n) for n in (
+    "safety_settings", "tool_config", "labels", "cached_content", "system_instruction",
+    "service_tier", "store"))
+
+
+def _native_value(value: Any) -> Any:
+    """SDK pydantic objects (e.g. ``types.ThinkingConfig``) -> JSON; the API accepts their
+    snake_case names. Anything else goes untouched."""
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json", exclude_none=True)
+    if isinstance(value, list):
+        return [_native_value(v) for v in value]
+    return value
+
+
+def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _set_once(target: dict[str, Any], key: str, value: Any, native: str) -> None:
+    if key in target:
+        raise UnsupportedParameterError(
+            f"{native!r} sets {key!r}, which a portable argument already set; pass only one "
+            "of them", parameter=native, provider=_NAME)
+    target[key] = value
+
+
+class GeminiCall:
+    """What one model call sends: the wire ``body`` and SDK-native per-request
+    ``http_options`` (a dict or ``HttpOptions``, or None)."""
+
+    __slots__ = ("body", "http_options")
+
+    def __init__(self, body: dict[str, Any], http_options: Any) -> None:
+        self.body = body
+        self.http_options = http_options
+
+
+def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
+    """``ChatRequest`` -> the ``generateContent`` body. Pure: builds new structures only."""
+    if request.user is not None:
+        raise unsupported(provider, "user", "Gemini has no end-user field (on Vertex AI pass "
+                          "labels={'user': ...} instead)")
+    if request.parallel_tool_calls is False:
+        raise unsupported(provider, "parallel_tool_calls",
+                          "Gemini cannot switch parallel function calls off")
+    if request.stream_options and set(request.stream_options) - {"include_usage"}:
+        raise unsupported(provider, "stream_options",
+                          "only include_usage is understood (Gemini always reports usage)")
+    system, contents = _contents(request.messages)
+    body: dict[str, Any] = {"contents": contents}
+    if system:
+        body["systemInstruction"] = {"parts": system}
+    tools = _tools(request.tools)
+    if tools:
+        body["tools"] = tools
+    tool_config = _tool_config(request.tool_choice, bool(tools))
+    if tool_config is not None:
+        body["toolConfig"] = tool_config
+    gen: dict[str, Any] = {}
+    if request.temperature is not None:
+        gen["temperature"] = request.temperature
+    if request.top_p is not None:
+        gen["topP"] = request.top_p
+    if request.max_tokens is not None:
+        gen["maxOutputTokens"] = request.max_tokens
+    if request.stop is not None:
+        gen["stopSequences"] = [request.stop] if isinstance(request.stop, str) else list(request.stop)
+    if request.seed is not None:
+        gen["seed"] = request.seed
+    if request.n is not None:
+        gen["candidateCount"] = request.n
+    _response_format(request.response_format, gen)
+    http_options = None
+    extra_body = None
+    for native, value in request.extra.items():
+        key = _camel(native)
+        if native == "extra_body":
+            extra_body = value
+        elif native == "http_options":
+            http_options = value  # SDK HttpOptions (or its dict), applied by the transport
+        elif key == "generationConfig":
+            for sub, sub_value in _native_value(value).items():
+                _set_once(gen, _camel(sub), sub_value, native)
+        elif key in _GENERATION_FIELDS:
+            _set_once(gen, key, _native_value(value), native)
+        elif key in _TOP_LEVEL_FIELDS:
+            _set_once(body, key, _native_value(value), native)
+        else:
+            raise UnsupportedParameterError(
+                f"{provider} does not understand the argument {native!r}. Gemini-native "
+                "arguments: generation settings (e.g. top_k, thinking_config, "
+                "response_modalities), safety_settings, tool_config, cached_content, labels, "
+                "generation_config, http_options, extra_body",
+                parameter=native, provider=provider)
+    if gen:
+        body["generationConfig"] = gen
+    if extra_body:
+        body = _deep_merge(body, extra_body)
+    return GeminiCall(body, http_options)
+
+
+# --- response ------------------------------------------------------------------------------
+
+_CONTENT_FILTER = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+                             "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION"})
+
+
+def _finish(native: Optional[str], has_calls: bool) -> Optional[str]:
+    """Gemini finishReason -> stop / length / tool_calls / content_filter (anything else, e.g.
+    MALFORMED_FUNCTION_CALL or OTHER, is ``stop``; the native value is kept beside it)."""
+    if native is None:
+        return "tool_calls" if has_calls else None
+    if native == "MAX_TOKENS":
+        return "length"
+    if has_calls:
+        return "tool_calls"
+    if native in _CONTENT_FILTER:
+        return "content_filter"
+    return "stop"
+
+
+def _usage(meta: Optional[Mapping[str, Any]]) -> Optional[Usage]:
+    if not meta:
+        return None
+    prompt = (meta.get("promptTokenCount") or 0) + (meta.get("toolUsePromptTokenCount") or 0)
+    thoughts = meta.get("thoughtsTokenCount")
+    completion = (meta.get("candidatesTokenCount") or 0) + (thoughts or 0)
+    cached = meta.get("cachedContentTokenCount")
+    return Usage.model_construct(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion,
+        prompt_tokens_details=(PromptTokensDetails.model_construct(cached_tokens=cached)
+                               if cached is not None else None),
+        completion_tokens_details=(CompletionTokensDetails.model_construct(
+            reasoning_tokens=thoughts) if thoughts is not None else None))
+
+
+def _dump_args(args: Any) -> str:
+    return json.dumps(args if args is not None else {}, ensure_ascii=False)
+
+
+class _Parts:
+    """What a list of response parts carries (one candidate, or one stream event of it)."""
+
+    __slots__ = ("text", "reasoning", "calls", "signatures", "others")
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: list[tuple[str, str, str]] = []  # (id, name, arguments JSON)
+        self.signatures: list[dict[str, Any]] = []
+        self.others: list[dict[str, Any]] = []
+
+    def read(self, parts: Iterable[Mapping[str, Any]], next_call_id: Any) -> None:
+        for part in parts:
+            signature = part.get("thoughtSignature")
+            call = part.get("functionCall")
+            if call is not None:
+                call_id = call.get("id") or next_call_id()
+                self.calls.append((call_id, call.get("name") or "", _dump_args(call.get("args"))))
+                if signature:
+                    self.signatures.append({"part": "function_call", "id": call_id,
+                                            "signature": signature})
+                continue
+            if part.get("thought"):
+                kind = "thought"
+                self.reasoning.append(part.get("text") or "")
+            elif "text" in part:
+                kind = "text"
+                self.text.append(part["text"])
+            else:  # inline data, executable code, ... kept, not dropped
+                kind = "other"
+                self.others.append(dict(part))
+            if signature:
+                self.signatures.append({"part": kind, "signature": signature})
+
+    def psf(self) -> Optional[dict[str, Any]]:
+        if not self.signatures and not self.others:
+            return None
+        out: dict[str, Any] = {}
+        if self.signatures:
+            out["thought_signatures"] = self.signatures
+        if self.others:
+            out["other_parts"] = self.others
+        return out
+
+
+class _CallIds:
+    """Call ids for function calls Gemini sent without one: ``call_<responseId>_<n>``
+    (``call_<responseId>_<candidate>_<n>`` beyond the first candidate), stable for a reply."""
+
+    __slots__ = ("base", "counts")
+
+    def __init__(self, response_id: Optional[str]) -> None:
+        self.base = response_id or uuid.uuid4().hex[:24]
+        self.counts: dict[int, int] = {}
+
+    def for_candidate(self, index: int) -> Any:
+        def next_id() -> str:
+            n = self.counts.get(index, 0)
+            self.counts[index] = n + 1
+            return f"call_{self.base}_{n}" if index == 0 else f"call_{self.base}_{index}_{n}"
+        return next_id
+
+
+def _blocked(feedback: Optional[Mapping[str, Any]]) -> Optional[tuple[str, str]]:
+    """promptFeedback with a blockReason -> (native reason, refusal text)."""
+    reason = (feedback or {}).get("blockReason")
+    if not reason:
+        return None
+    text = feedback.get("blockReasonMessage") or f"Gemini blocked the prompt ({reason})"  # type: ignore[union-attr]
+    return reason, text
+
+
+def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = "",
+                   created: Optional[int] = None) -> ChatCompletionResponse:
+    """A raw ``generateContent`` response (dict) -> ``ChatCompletionResponse``."""
+    ids = _CallIds(data.get("responseId"))
+    choices = []
+    for position, cand in enumerate(data.get("candidates") or ()):
+        index = cand.get("index", position)
+        parts = _Parts()
+        parts.read((cand.get("content") or {}).get("parts") or (), ids.for_candidate(index))
+        tool_calls = [ToolCall.model_construct(id=cid, type="function",
+                                               function=Function.model_construct(name=n, arguments=a))
+                      for cid, n, a in parts.calls] or None
+        native = cand.get("finishReason")
+        message = Message.model_construct(
+            role="assistant", content="".join(parts.text) or None, tool_calls=tool_calls,
+            reasoning_content="".join(parts.reasoning) or None,
+            provider_specific_fields=parts.psf())
+        choices.append(Choice.model_construct(
+            index=index, message=message, finish_reason=_finish(native, bool(tool_calls)),
+            native_finish_reason=native))
+    if not choices:
+        blocked = _blocked(data.get("promptFeedback"))
+        message = Message.model_construct(role="assistant",
+                                          refusal=blocked[1] if blocked else None)
+        choices.append(Choice.model_construct(
+            index=0, message=message, finish_reason="content_filter" if blocked else None,
+            native_finish_reason=blocked[0] if blocked else None))
+    return ChatCompletionResponse.model_construct(
+        id=data.get("responseId") or ids.base, created=created or int(time.time()),
+        model=data.get("modelVersion") or model, provider=provider, choices=choices,
+        usage=_usage(data.get("usageMetadata")), raw=data)
+
+
+# --- stream --------------------------------------------------------------------------------
+
+
+class StreamTranslator:
+    """Raw ``streamGenerateContent`` events of ONE reply -> ``ChatCompletionChunk`` objects.
+
+    ``translate(event)`` returns the chunk for one event (or None when it carries nothing);
+    a function call arrives whole in one part and goes out as one tool-call delta with id,
+    name and full arguments (indices 0..n per candidate across the stream). ``finish()``
+    returns the last chunk, carrying usage, and raises when the stream ended before the model
+    finished (a connection closed early).
+    """
+
+    __slots__ = ("provider", "model", "created", "_ids", "_id", "_started", "_calls",
+                 "_usage", "_finished")
+
+    def __init__(self, provider: str = _NAME, model: str = "",
+                 created: Optional[int] = None) -> None:
+        self.provider = provider
+        self.model = model
+        self.created = created or int(time.time())
+        self._ids: Optional[_CallIds] = None
+        self._id = ""
+        self._started: set[int] = set()
+        self._calls: dict[int, int] = {}
+        self._usage: Optional[Mapping[str, Any]] = None
+        self._finished = False
+
+    def translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
+        error = event.get("error")
+        if error:
+            raise _error_event(error, self.provider)
+        if self._ids is None:
+            self._ids = _CallIds(event.get("responseId"))
+            self._id = event.get("responseId") or self._ids.base
+        if event.get("modelVersion"):
+            self.model = event["modelVersion"]
+        if event.get("usageMetadata"):
+            self._usage = event["usageMetadata"]
+        choices = []
+        for position, cand in enumerate(event.get("candidates") or ()):
+            choice = self._choice(cand, cand.get("index", position))
+            if choice is not None:
+                choices.append(choice)
+        if not event.get("candidates"):
+            blocked = _blocked(event.get("promptFeedback"))
+            if blocked is not None:
+                self._finished = True
+                choices.append(ChunkChoice.model_construct(
+                    index=0, delta=ChoiceDelta.model_construct(role="assistant",
+                                                               refusal=blocked[1]),
+                    finish_reason="content_filter", native_finish_reason=blocked[0]))
+        if not choices:
+            return None
+        return self._chunk(choices, None)
+
+    def _choice(self, cand: Mapping[str, Any], index: int) -> Optional[ChunkChoice]:
+        parts = _Parts()
+        parts.read((cand.get("content") or {}).get("parts") or (),
+                   self._ids.for_candidate(index))  # type: ignore[union-attr]
+        tool_calls = None
+        if parts.calls:
+            first = self._calls.get(index, 0)
+            self._calls[index] = first + len(parts.calls)
+            tool_calls = [ChoiceDeltaToolCall.model_construct(
+                index=first + n, id=cid, type="function",
+                function=ChoiceDeltaFunction.model_construct(name=name, arguments=args))
+                for n, (cid, name, args) in enumerate(parts.calls)]
+        native = cand.get("finishReason")
+        finish = None
+        if native is not None:
+            self._finished = True
+            finish = _finish(native, index in self._calls)
+        content = "".join(parts.text) or None
+        reasoning = "".join(parts.reasoning) or None
+        psf = parts.psf()
+        role = None
+        if index not in self._started:
+            self._started.add(index)
+            role = "assistant"
+        elif (content is None and reasoning is None and tool_calls is None and psf is None
+              and native is None):
+            return None
+        return ChunkChoice.model_construct(
+            index=index,
+            delta=ChoiceDelta.model_construct(role=role, content=content, tool_calls=tool_calls,
+                                              reasoning_content=reasoning,
+                                              provider_specific_fields=psf),
+            finish_reason=finish, native_finish_reason=native)
+
+    def _chunk(self, choices: list[ChunkChoice], usage: Optional[Usage]) -> ChatCompletionChunk:
+        return ChatCompletionChunk.model_construct(
+            id=self._id, created=self.created, model=self.model, provider=self.provider,
+            choices=choices, usage=usage)
+
+    def finish(self) -> ChatCompletionChunk:
+        if not self._finished:
+            raise APIConnectionError(
+                "the Gemini stream ended before the model finished (no finishReason "
+                "received); the connection was probably closed early", provider=self.provider)
+        return self._chunk([], _usage(self._usage))
+
+
+# --- errors --------------------------------------------------------------------------------
+
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)s\s*$")
+
+
+def _retry_delay(details: Any) -> Optional[float]:
+    """``google.rpc.RetryInfo.retryDelay`` ("37s") from an error body, when present."""
+    error = details.get("error", details) if isinstance(details, Mapping) else None
+    for item in (error or {}).get("details") or ():
+        if isinstance(item, Mapping) and "retryDelay" in item:
+            match = _DURATION.match(str(item["retryDelay"]))
+            if match:
+                return float(match.group(1))
+    return None
+
+
+def _request_id(headers: Any) -> Optional[str]:
+    if headers is None:
+        return None
+    for name in ("x-request-id", "x-goog-request-id", "request-id"):
+        value = headers.get(name)
+        if value:
+            return str(value)
+    return None
+
+
+def _error_event(error: Any, provider: str, secrets: Iterable[Optional[str]] = ()) -> APIError:
+    """An ``{"error": {...}}`` event inside a 200 stream -> typed error."""
+    body = error if isinstance(error, Mapping) else {"message": str(error)}
+    code = body.get("code")
+    status = code if isinstance(code, int) and 400 <= code < 600 else 500
+    message = f"error event in stream: {body.get('status') or ''} {body.get('message') or ''}"
+    return _error_for_status(status, message.strip(), provider=provider,
+                             retry_after=_retry_delay(body), secrets=secrets)
+
+
+def map_sdk_error(exc: BaseException, provider: str = _NAME,
+                  secrets: Iterable[Optional[str]] = ()) -> BaseException:
+    """A google-genai / httpx2 exception -> our typed error (the caller raises it ``from
+    exc``). Anything else is returned unchanged. Duck-typed on the SDK's ``APIError``
+    (``code``, ``status``, ``message``, ``details``, ``response``) so no SDK import is needed."""
+    if isinstance(exc, AisuiteLikeError):
+        return exc
+    secrets = tuple(secrets)
+    genai_errors = sys.modules.get("google.genai.errors")
+    if genai_errors is not None and isinstance(exc, genai_errors.APIError):
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        status = getattr(exc, "status", None)
+        text = getattr(exc, "message", None) or str(exc)
+        retry_after = _parse_retry_after(headers) if headers is not None else None
+        if retry_after is None:
+            retry_after = _retry_delay(getattr(exc, "details", None))
+        return _error_for_status(
+            getattr(exc, "code", None), f"{status}: {text}" if status else str(text),
+            provider=provider, request_id=_request_id(headers), retry_after=retry_after,
+            secrets=secrets)
+    if genai_errors is not None and isinstance(exc, genai_errors.UnknownApiResponseError):
+        return InternalServerError(_redact(f"{provider} sent a malformed response: {exc}"[:500],
+                                           secrets), provider=provider)
+    for module_name in ("httpx2", "httpx"):
+        httpx = sys.modules.get(module_name)
+        if httpx is None:
+            continue
+        if isinstance(exc, httpx.TimeoutException):
+            return APITimeoutError(f"request to {provider} timed out ({type(exc).__name__})",
+                                   provider=provider)
+        if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
+            return APIConnectionError(
+                _redact(f"connection to {provider} failed: {type(exc).__name__}: {exc}", secrets),
+                provider=provider)
+    if isinstance(exc, json.JSONDecodeError):
+        return InternalServerError(f"{provider} sent malformed JSON: {exc.msg}", provider=provider)
+    return exc
+
+
+# --- transport -----------------------------------------------------------------------------
+
+_CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "max_retries", "default_headers",
+                          "http_client", "vertexai", "project", "location", "credentials",
+                          "api_version", "retry_options"})
+_DEFAULT_TIMEOUT = 600.0  # seconds, as the OpenAI and Anthropic SDKs (google-genai: none)
+
+
+def _ms(seconds: float) -> int:
+    return max(1, int(round(float(seconds) * 1000)))
+
+
+class GoogleProvider(Provider):
+    """Gemini API (an API key) or Vertex AI (``vertexai=True`` with ``project`` and
+    ``location``, credentials as google-genai takes them) through google-genai.
+
+    Config: ``api_key`` (else GEMINI_API_KEY, then GOOGLE_API_KEY; on Vertex AI only when
+    given: express mode), ``base_url``, ``timeout`` (seconds, default 600), ``max_retries``
+    (default 2 -> google-genai ``HttpRetryOptions(attempts=max_retries + 1)``),
+    ``default_headers``, ``http_client`` (an ``httpx2.Client`` and/or ``httpx2.AsyncClient``, or
+    a tuple of both), ``vertexai``, ``project``, ``location``, ``credentials``,
+    ``api_version``, ``retry_options`` (other ``HttpRetryOptions`` fields, e.g.
+    ``initial_delay``).
+    """
+
+    def __init__(self, **config: Any) -> None:
+        unknown = sorted(set(config) - _CONFIG_KEYS)
+        if unknown:
+            raise ConfigurationError(
+                f"unknown config key(s) for provider 'google': {', '.join(unknown)}. Known "
+                f"keys: {', '.join(sorted(_CONFIG_KEYS))}")
+        max_retries = config.get("max_retries", 2)
+        if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
+            raise ConfigurationError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        retry_options = dict(config.get("retry_options") or {})
+        if "attempts" in retry_options:
+            raise ConfigurationError("set max_retries, not retry_options['attempts']")
+        self.key = _NAME
+        self._vertex = bool(config.get("vertexai"))
+        api_key = config.get("api_key")
+        if api_key is None and not self._vertex:
+            api_key = os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
+            if api_key is None:
+                raise AuthenticationError(
+                    "no API key for provider 'google': set GEMINI_API_KEY (or GOOGLE_API_KEY) or "
+                    "pass provider_configs={'google': {'api_key': ...}}; for Vertex AI pass "
+                    "vertexai=True, project=... and location=...", provider=_NAME)
+        if not self._vertex and (config.get("project") or config.get("location")):
+            raise ConfigurationError("project/location are Vertex AI settings: add vertexai=True")
+        self._api_key: Optional[str] = api_key
+        self._max_retries = max_retries
+        self._retry_options = retry_options
+        self._config = config
+        self._client: Any = None
+        self._own_async_http: Any = None
+        self._paths: dict[tuple[str, bool], str] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"GoogleProvider(vertexai={self._vertex})"
+
+    # -- the SDK client: created on first use, shared by sync and async calls --
+
+    def _http_clients(self) -> tuple[Any, Any]:
+        """``http_client`` config (one client, or a tuple of a sync and an async one) ->
+        (sync, async)."""
+        import httpx2
+
+        given = self._config.get("http_client")
+        sync_client = async_client = None
+        for item in given if isinstance(given, (tuple, list)) else (given,):
+            if item is None:
+                continue
+            if isinstance(item, httpx2.AsyncClient):
+                async_client = item
+            elif isinstance(item, httpx2.Client):
+                sync_client = item
+            else:
+                raise ConfigurationError(
+                    "http_client must be an httpx2.Client or httpx2.AsyncClient (or a tuple of "
+                    f"both), got {type(item).__name__}")
+        return sync_client, async_client
+
+    def _sdk(self) -> Any:
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._build_client()
+                client = self._client
+        return client
+
+    def _build_client(self) -> Any:
+        from google import genai
+        from google.genai import _api_client as sdk_api_client
+        from google.genai import types as gtypes
+
+        config = self._config
+        sync_http, async_http = self._http_clients()
+        if async_http is None:
+            # google-genai sends async requests through aiohttp whenever aiohttp is installed;
+            # its own per-event-loop httpx2 client keeps every call on the httpx2 stack.
+            cls = getattr(sdk_api_client, "AsyncHttpx2Client", None)
+            if cls is None:
+                import httpx2
+
+                cls = httpx2.AsyncClient
+            async_http = self._own_async_http = cls(follow_redirects=True)
+        options: dict[str, Any] = {
+            "retry_options": gtypes.HttpRetryOptions(attempts=self._max_retries + 1,
+                                                     **self._retry_options),
+            "timeout": _ms(config["timeout"] if config.get("timeout") is not None
+                           else _DEFAULT_TIMEOUT),
+            "httpx_async_client": async_http,
+        }
+        if sync_http is not None:
+            options["httpx_client"] = sync_http
+        if config.get("base_url"):
+            options["base_url"] = config["base_url"]
+        if config.get("default_headers"):
+            options["headers"] = dict(config["default_headers"])
+        if config.get("api_version"):
+            options["api_version"] = config["api_version"]
+        elif not self._vertex:
+            # google-genai 3 defaults the Gemini API to v1, which lacks features this
+            # translator uses (responseJsonSchema, thinking, function-call ids); the recorded
+            # exchanges and Google's docs use v1beta. Vertex AI keeps the SDK's v1beta1.
+            options["api_version"] = "v1beta"
+        kwargs: dict[str, Any] = {"http_options": gtypes.HttpOptions(**options)}
+        if self._vertex:
+            kwargs["vertexai"] = True
+            for name in ("project", "location", "credentials"):
+                if config.get(name) is not None:
+                    kwargs[name] = config[name]
+        if self._api_key is not None:
+            kwargs["api_key"] = self._api_key
+        try:
+            return genai.Client(**kwargs)
+        except ValueError as exc:
+            raise ConfigurationError(_redact(f"google-genai rejected the configuration: {exc}",
+                                             (self._api_key,))) from exc
+
+    def _path(self, client: Any, model: str, stream: bool) -> str:
+        path = self._paths.get((model, stream))
+        if path is None:
+            from google.genai import _transformers
+
+            try:
+                resource = _transformers.t_model(client._api_client, model)
+            except ValueError as exc:
+                raise InvalidModelError(f"invalid Gemini model name {model!r}: {exc}") from exc
+            path = resource + (":streamGenerateContent?alt=sse" if stream else ":generateContent")
+            self._paths[(model, stream)] = path
+        return path
+
+    def _http_options(self, request: ChatRequest, call: GeminiCall) -> Any:
+        """Per-request SDK ``HttpOptions``: the request timeout and a native ``http_options``
+        argument (a dict or an ``HttpOptions``), or None (the client's own)."""
+        native = call.http_options
+        if request.timeout is None and not native:
+            return None
+        from google.genai import types as gtypes
+
+        update = {"timeout": _ms(request.timeout)} if request.timeout is not None else {}
+        if isinstance(native, gtypes.HttpOptions):
+            return native.model_copy(update=update)
+        try:
+            return gtypes.HttpOptions(**{**(native or {}), **update})
+        except Exception as exc:  # pydantic ValidationError: a wrong native http_options key
+            raise UnsupportedParameterError(
+                f"google-genai rejected http_options: {exc}", parameter="http_options",
+                provider=self.key) from exc
+
+    def _error(self, exc: BaseException) -> BaseException:
+        return map_sdk_error(exc, self.key, (self._api_key,))
+
+    def _prepare(self, request: ChatRequest, stream: bool) -> tuple[Any, Any, str, GeminiCall, Any]:
+        call = build_request(request, self.key)
+        client = self._sdk()
+        return (client, client._api_client, self._path(client, request.model, stream), call,
+                self._http_options(request, call))
+
+    # -- calls --
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        _client, api, path, call, http_options = self._prepare(request, False)
+        try:
+            response = api.request("post", path, call.body, http_options)
+            data = json.loads(response.body) if response.body else {}
+        except Exception as exc:
+            mapped = self._error(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        return parse_response(data, self.key, request.model)
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        _client, api, path, call, http_options = self._prepare(request, False)
+        try:
+            response = await api.async_request("post", path, call.body, http_options)
+            data = json.loads(response.body) if response.body else {}
+        except Exception as exc:
+            mapped = self._error(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        return parse_response(data, self.key, request.model)
+
+    # Streams use the API client's request/segments layer directly: its public
+    # request_streamed() re-serialises every event and never closes the sync response on an
+    # early exit. ``client`` stays referenced by the generator frame: a google-genai Client
+    # closes its HTTP client when garbage-collected.
+
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        client, api, path, call, http_options = self._prepare(request, True)
+        translator = StreamTranslator(self.key, request.model)
+        raw = None
+        try:
+            http_request = api._build_request("post", path, call.body, http_options)
+            response = api._request(http_request, http_options, stream=True)
+            raw = response.response_stream
+            for event in response.segments():
+                chunk = translator.translate(event)
+                if chunk is not None:
+                    yield chunk
+            yield translator.finish()
+        except APIError:
+            raise
+        except Exception as exc:
+            mapped = self._error(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        finally:
+            if raw is not None:
+                raw.close()  # releases the connection, also on early exit
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        client, api, path, call, http_options = self._prepare(request, True)
+        translator = StreamTranslator(self.key, request.model)
+        raw = segments = None
+        try:
+            http_request = api._build_request("post", path, call.body, http_options)
+            response = await api._async_request(http_request=http_request,
+                                                http_options=http_options, stream=True)
+            raw = response.response_stream
+            segments = response.async_segments()
+            async for event in segments:
+                chunk = translator.translate(event)
+                if chunk is not None:
+                    yield chunk
+            yield translator.finish()
+        except APIError:
+            raise
+        except Exception as exc:
+            mapped = self._error(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        finally:
+            if segments is not None:
+                await segments.aclose()
+            if raw is not None:
+                await raw.aclose()
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()  # the SDK-owned sync HTTP client (a user's client stays open)
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        own, self._own_async_http = self._own_async_http, None
+        if own is not None:
+            await own.aclose()
+        if client is not None:
+            await client.aio.aclose()
+            client.close()
