@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 import inspect
 import itertools
 import json
@@ -348,12 +349,17 @@ class ScriptedProvider(_OfflineProvider):
                 f"requests={len(self.requests)})")
 
 
+# ChatRequest fields a FunctionProvider's fn receives as keyword arguments when given
+# (computed once; the rest are its positional arguments or handled separately).
+_FN_KWARGS = tuple(f.name for f in dataclasses.fields(ChatRequest)
+                   if f.name not in ("model", "messages", "tools", "stream", "extra"))
+
+
 def _call_kwargs(request: ChatRequest) -> dict[str, Any]:
     """What a FunctionProvider's fn receives besides messages and tools: the model name, the
     portable arguments that were given, and the provider-native ones."""
     kwargs: dict[str, Any] = {"model": request.model, "stream": request.stream}
-    for name in ("tool_choice", "parallel_tool_calls", "response_format", "temperature",
-                 "top_p", "max_tokens", "stop", "seed", "user", "n", "timeout"):
+    for name in _FN_KWARGS:
         value = getattr(request, name)
         if value is not None:
             kwargs[name] = value
