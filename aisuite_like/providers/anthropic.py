@@ -942,7 +942,8 @@ class AnthropicProvider(Provider):
             if kind == "overloaded_error" and status < 500:
                 status = 529
             return _refine(_error_for_status(
-                status, message, provider=provider, request_id=exc.request_id,
+                status, message, provider=provider,
+                request_id=exc.request_id or body.get("request_id"),
                 retry_after=_parse_retry_after(exc.response.headers), secrets=self._secrets))
         if isinstance(exc, (sdk.APITimeoutError, self._httpx2.TimeoutException)):
             return APITimeoutError(_redact(f"{provider} request timed out: {exc}", self._secrets),
