@@ -1,0 +1,500 @@
+"""Benchmarks: aisuite_like against the raw vendor SDKs on a loopback server, with the budget of
+issue 7 printed next to each ratio.
+
+    make bench                                    # = .venv/bin/python benchmarks/run.py
+    python benchmarks/run.py --quick              # tiny sizes, one repeat (the smoke test)
+    python benchmarks/run.py --only streaming,rss --families openai
+
+Every measurement runs in a fresh process (benchmarks/workloads.py); the two sides of one
+comparison alternate, repeat after repeat, against the same server in the same run. Each
+process warms up, then times many iterations and reports their median; the table shows the
+median over repeats with the min-max of the repeats, and the ratio of the medians. Results go to
+benchmarks/results/latest.json. Exit status: 1 if a measurement failed (not for a MISS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+from server import ServerProcess, measure_capacity  # noqa: E402
+
+FAMILIES = ("openai", "anthropic", "google")
+SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss")
+ASYNC_TRANSPORTS = {"openai": ("default", "aiohttp"), "anthropic": ("default", "aiohttp"),
+                    # google-genai picks aiohttp itself when it is installed: one transport
+                    "google": ("default",)}
+IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai")
+VENDOR_MODULES = ("openai", "anthropic", "google.genai")
+
+# Sizes: full run (make bench, < 10 minutes on 2 cores) and --quick (the smoke test).
+FULL = {
+    "import_samples": 10,
+    "sequential": {"repeats": 3, "warmup": 30, "calls": 200},
+    "async": {"repeats": 3, "warmup": 200, "requests": 2000, "concurrency": 100},
+    "streaming": {"repeats": 3, "warmup": 2, "streams": 10, "chunks": 1000},
+    "tool_loop_a": {"repeats": 3, "warmup": 1, "runs": 5, "tools": 4},
+    "tool_loop_b": {"repeats": 3, "warmup": 5, "runs": 40, "tools": 1},
+    "rss": {"repeats": 3},
+}
+QUICK = {
+    "import_samples": 1,
+    "sequential": {"repeats": 1, "warmup": 1, "calls": 3},
+    "async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
+    "streaming": {"repeats": 1, "warmup": 1, "streams": 1, "chunks": 20},
+    "tool_loop_a": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 4},
+    "tool_loop_b": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 1},
+    "rss": {"repeats": 1},
+}
+
+WORKER_TIMEOUT_S = 300
+# Workers import aisuite_like from this checkout, installed or not.
+WORKER_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    p for p in (ROOT, os.environ.get("PYTHONPATH", "")) if p)}
+
+
+# ----------------------------------------------------------------------------- budget ---
+
+@dataclass(frozen=True)
+class Budget:
+    """One line of the issue's budget: ``ours OP limit`` on the ratio (or difference)."""
+
+    text: str
+    check: Callable[[float], bool]
+
+
+RATIO_LE = {x: Budget(f"<= {x:.2f}x", lambda r, x=x: r <= x) for x in (1.05, 1.10, 1.15, 1.3)}
+RATIO_GE_095 = Budget(">= 0.95x", lambda r: r >= 0.95)
+RSS_DIFF = Budget("<= +15 MiB", lambda d: d <= 15.0)
+
+
+@dataclass
+class Row:
+    scenario: str
+    case: str
+    unit: str
+    ours: list[float] = field(default_factory=list)
+    raw: list[float] = field(default_factory=list)
+    ours_label: str = "aisuite_like"
+    raw_label: str = "raw SDK"
+    budget: Optional[Budget] = None
+    compare: str = "ratio"  # "ratio" (ours / raw) or "diff" (ours - raw)
+    errors: list[str] = field(default_factory=list)
+    tracebacks: list[str] = field(default_factory=list)
+    note: str = ""
+
+    def figure(self) -> Optional[float]:
+        if not self.ours or not self.raw:
+            return None
+        a, b = statistics.median(self.ours), statistics.median(self.raw)
+        return a - b if self.compare == "diff" else (a / b if b else None)
+
+    def status(self) -> str:
+        if self.errors:
+            return "ERROR"
+        figure = self.figure()
+        if figure is None:
+            return "n/a"
+        if self.budget is None:
+            return "info"
+        return "PASS" if self.budget.check(figure) else "MISS"
+
+    def to_json(self) -> dict[str, Any]:
+        def stats(values: list[float]) -> Optional[dict[str, float]]:
+            if not values:
+                return None
+            return {"median": statistics.median(values), "min": min(values), "max": max(values),
+                    "n": len(values)}
+
+        return {"scenario": self.scenario, "case": self.case, "unit": self.unit,
+                "ours_label": self.ours_label, "raw_label": self.raw_label,
+                "ours": stats(self.ours), "raw": stats(self.raw), "compare": self.compare,
+                "figure": self.figure(), "budget": self.budget.text if self.budget else None,
+                "status": self.status(), "errors": self.errors, "tracebacks": self.tracebacks,
+                "note": self.note}
+
+
+# ------------------------------------------------------------------------- processes ---
+
+@dataclass
+class Target:
+    """Where one figure of a worker's result goes: a row, its side, the result key, a scale
+    from the worker's unit to the row's."""
+
+    row: Row
+    side: str  # "ours" or "raw"
+    pick: str = "value"
+    scale: float = 1.0
+
+
+@dataclass
+class Job:
+    """One measurement of one side, in one fresh process (or, with --quick, batched)."""
+
+    task: dict[str, Any]
+    targets: list[Target]
+
+    @property
+    def group(self) -> tuple[str, str]:
+        return self.task["family"], self.task["side"].split("_")[0]
+
+
+def _job(task: dict[str, Any], row: Row, side: str, scale: float = 1.0) -> Job:
+    return Job(task, [Target(row, side, scale=scale)])
+
+
+def _run_worker(tasks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    try:
+        proc = subprocess.run([sys.executable, os.path.join(HERE, "workloads.py"),
+                               json.dumps(tasks)], capture_output=True, text=True,
+                              timeout=WORKER_TIMEOUT_S, cwd=ROOT, env=WORKER_ENV)
+    except subprocess.TimeoutExpired:
+        return {t["id"]: {"error": f"worker timed out after {WORKER_TIMEOUT_S}s"} for t in tasks}
+    results = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            result = json.loads(line[7:])
+            results[result.pop("id")] = result
+    for t in tasks:
+        if t["id"] not in results:
+            results[t["id"]] = {"error": f"worker exited {proc.returncode} without a result: "
+                                         f"{proc.stderr.strip()[-1500:]}"}
+    return results
+
+
+def _execute(jobs: list[Job], batched: bool, progress: Callable[[str], None]) -> None:
+    """Run the jobs (one process each, in order; or one process per family and side) and
+    store each result in its row."""
+    for i, job in enumerate(jobs):
+        job.task["id"] = i
+    if batched:
+        groups: dict[tuple[str, str], list[Job]] = {}
+        for job in jobs:
+            groups.setdefault(job.group, []).append(job)
+        batches = list(groups.values())
+    else:
+        batches = [[job] for job in jobs]
+    for batch in batches:
+        first = batch[0].task
+        progress(f"{first['scenario']:<10} {first['family']:<9} {first['side']}"
+                 + (f" (+{len(batch) - 1} more)" if len(batch) > 1 else ""))
+        results = _run_worker([job.task for job in batch])
+        for job in batch:
+            result = results[job.task["id"]]
+            for target in job.targets:
+                if "error" in result:
+                    target.row.errors.append(f"{job.task['side']}: {result['error']}")
+                    target.row.tracebacks.append(result.get("traceback", ""))
+                else:
+                    getattr(target.row, target.side).append(result[target.pick] * target.scale)
+
+
+# ------------------------------------------------------------------------ scenarios ---
+
+def _alternate(repeats: int, sides: list[tuple[str, str]]) -> list[tuple[int, str, str]]:
+    """Repeat order that alternates which side goes first, so drift hits both alike."""
+    order = []
+    for r in range(repeats):
+        for side, row_side in (sides if r % 2 == 0 else list(reversed(sides))):
+            order.append((r, side, row_side))
+    return order
+
+
+def _task(scenario: str, family: str, side: str, base: str, **params: Any) -> dict[str, Any]:
+    return {"scenario": scenario, "family": family, "side": side, "base": base, "params": params}
+
+
+def plan_sequential(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    s = sizes["sequential"]
+    rows, jobs = [], []
+    for family in families:
+        row = Row("sequential", f"{family}: non-streaming call", "ms/call",
+                  budget=RATIO_LE[1.05])
+        rows.append(row)
+        for _, side, row_side in _alternate(s["repeats"], [("ours", "ours"), ("raw", "raw")]):
+            jobs.append(_job(_task("sequential", family, side, base, warmup=s["warmup"],
+                                   calls=s["calls"]), row, row_side, scale=1e3))
+    return rows, jobs
+
+
+def plan_async(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    s = sizes["async"]
+    rows, jobs = [], []
+    params = {k: s[k] for k in ("warmup", "requests", "concurrency")}
+    for family in families:
+        for transport in ASYNC_TRANSPORTS[family]:
+            suffix = "" if transport == "default" else "_" + transport
+            label = transport if family != "google" else "default (aiohttp when installed)"
+            row = Row("async", f"{family}: {s['requests']} req @ {s['concurrency']}, {label}",
+                      "req/s", budget=RATIO_GE_095)
+            rows.append(row)
+            for _, side, row_side in _alternate(
+                    s["repeats"], [("ours" + suffix, "ours"), ("raw" + suffix, "raw")]):
+                jobs.append(_job(_task("async", family, side, base, **params), row, row_side))
+    return rows, jobs
+
+
+def transport_rows(rows: list[Row]) -> list[Row]:
+    """Info rows: the raw SDK's aiohttp transport against its default one (documented choice),
+    and the same for aisuite_like's ``async_transport="aiohttp"``."""
+    out = []
+    by_case = {r.case: r for r in rows if r.scenario == "async"}
+    for family in FAMILIES:
+        default = next((r for c, r in by_case.items()
+                        if c.startswith(family + ":") and c.endswith(", default")), None)
+        aio = next((r for c, r in by_case.items()
+                    if c.startswith(family + ":") and c.endswith(", aiohttp")), None)
+        if default is None or aio is None:
+            continue
+        for who in ("raw", "ours"):
+            out.append(Row("async", f"{family}: aiohttp vs default transport ({who})", "req/s",
+                           ours=list(getattr(aio, who)), raw=list(getattr(default, who)),
+                           ours_label="aiohttp", raw_label="default (httpx2)"))
+    return out
+
+
+def plan_streaming(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    s = sizes["streaming"]
+    rows, jobs = [], []
+    for family in families:
+        row = Row("streaming", f"{family}: {s['chunks']}-chunk reply", "us/chunk",
+                  budget=RATIO_LE[1.10])
+        rows.append(row)
+        for _, side, row_side in _alternate(s["repeats"], [("ours", "ours"), ("raw", "raw")]):
+            jobs.append(_job(_task("streaming", family, side, base, warmup=s["warmup"],
+                                   streams=s["streams"], chunks=s["chunks"]), row, row_side,
+                             scale=1e6))
+    return rows, jobs
+
+
+def plan_tool_loop(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    rows, jobs = [], []
+    for variant, key in (("a", "tool_loop_a"), ("b", "tool_loop_b")):
+        s = sizes[key]
+        for family in families:
+            if variant == "a":
+                row = Row("tool_loop", f"{family}: (a) 2 rounds x {s['tools']} tools of 100 ms",
+                          "ms/run", raw_label="theoretical min", budget=RATIO_LE[1.15],
+                          note="min = 2 raw SDK calls + one 100 ms sleep per round")
+            else:
+                row = Row("tool_loop", f"{family}: (b) 2 rounds x 1 instant tool + answer",
+                          "ms/run", raw_label="hand-written loop", budget=RATIO_LE[1.10])
+            rows.append(row)
+            for _, side, row_side in _alternate(s["repeats"], [("ours", "ours"), ("raw", "raw")]):
+                jobs.append(_job(_task("tool_loop", family, side, base, variant=variant,
+                                       warmup=s["warmup"], runs=s["runs"], tools=s["tools"]),
+                                 row, row_side, scale=1e3))
+    return rows, jobs
+
+
+def plan_rss(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    s = sizes["rss"]
+    rows, jobs = [], []
+    for family in families:
+        after_import = Row("rss", f"{family}: peak RSS after import", "MiB", compare="diff",
+                           note="aisuite_like alone: the vendor SDK is imported on first use")
+        after_call = Row("rss", f"{family}: peak RSS after one call", "MiB", compare="diff",
+                         budget=RSS_DIFF)
+        rows += [after_import, after_call]
+        for _, side, row_side in _alternate(s["repeats"], [("ours", "ours"), ("raw", "raw")]):
+            # one process, two figures: peak RSS after import and after one call
+            jobs.append(Job(_task("rss", family, side, base), [
+                Target(after_call, row_side), Target(after_import, row_side, "after_import")]))
+    return rows, jobs
+
+
+def run_imports(samples: int, progress: Callable[[str], None]) -> tuple[list[Row], dict[str, Any]]:
+    """Cold import in a fresh interpreter, timed inside it (interpreter start-up excluded)."""
+    snippet = ("import time; t = time.perf_counter(); import {m}; t = time.perf_counter() - t; "
+               "import sys, json; print('RESULT ' + json.dumps({{'s': t, 'vendor': sorted("
+               "k for k in {vendor!r} if k in sys.modules)}}))")
+    times: dict[str, list[float]] = {m: [] for m in IMPORT_MODULES}
+    vendor_loaded: set[str] = set()
+    errors: dict[str, str] = {}
+    progress(f"import     {samples} x {', '.join(IMPORT_MODULES)}")
+    for _ in range(samples):
+        for module in IMPORT_MODULES:  # interleaved, so load drift hits every module alike
+            proc = subprocess.run([sys.executable, "-c", snippet.format(
+                m=module, vendor=VENDOR_MODULES)], capture_output=True, text=True, cwd=ROOT,
+                env=WORKER_ENV, timeout=120)
+            line = next((l for l in proc.stdout.splitlines() if l.startswith("RESULT ")), None)
+            if line is None:
+                errors[module] = proc.stderr.strip()[-800:]
+                continue
+            data = json.loads(line[7:])
+            times[module].append(data["s"] * 1e3)
+            if module == "aisuite_like":
+                vendor_loaded.update(data["vendor"])
+    ours = times["aisuite_like"]
+    rows = [Row("import", "import aisuite_like vs import pydantic", "ms", ours=ours,
+                raw=times["pydantic"], raw_label="import pydantic", budget=RATIO_LE[1.3])]
+    for module in VENDOR_MODULES:
+        rows.append(Row("import", f"import aisuite_like vs import {module}", "ms", ours=ours,
+                        raw=times[module], raw_label=f"import {module}"))
+    sdk_row = Row("import", "vendor SDKs loaded by import aisuite_like", "modules",
+                  ours=[float(len(vendor_loaded))], raw=[1.0], compare="diff",
+                  budget=Budget("none", lambda d: d <= -1.0),
+                  note=", ".join(sorted(vendor_loaded)) or "none")
+    rows.append(sdk_row)
+    for module, err in errors.items():
+        target = rows[0] if module in ("aisuite_like", "pydantic") else next(
+            r for r in rows if r.case.endswith(module))
+        target.errors.append(f"import {module}: {err}")
+    return rows, {"samples": samples, "vendor_loaded_by_aisuite_like": sorted(vendor_loaded)}
+
+
+PLANNERS = {"sequential": plan_sequential, "async": plan_async, "streaming": plan_streaming,
+            "tool_loop": plan_tool_loop, "rss": plan_rss}
+
+
+# ----------------------------------------------------------------------------- output ---
+
+def _fmt(values: list[float], unit: str) -> str:
+    if not values:
+        return "-"
+    med = statistics.median(values)
+    digits = 0 if unit in ("req/s",) or med >= 100 else (1 if med >= 10 else 2)
+    if len(values) == 1:
+        return f"{med:.{digits}f}"
+    return f"{med:.{digits}f} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
+
+
+def _fmt_figure(row: Row) -> str:
+    figure = row.figure()
+    if figure is None:
+        return "-"
+    if row.compare == "diff":
+        return f"{figure:+.1f}"
+    return f"{figure:.2f}x"
+
+
+def render_table(rows: list[Row]) -> str:
+    header = ("case", "unit", "aisuite_like / A", "raw SDK / B", "A vs B", "budget", "status")
+    lines = []
+    for row in rows:
+        lines.append((row.case, row.unit,
+                      f"{_fmt(row.ours, row.unit)}" + ("" if row.ours_label == "aisuite_like"
+                                                       else f" ({row.ours_label})"),
+                      f"{_fmt(row.raw, row.unit)} ({row.raw_label})",
+                      _fmt_figure(row), row.budget.text if row.budget else "", row.status()))
+    widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
+    out = []
+    current = None
+    for row, line in zip(rows, lines):
+        if row.scenario != current:
+            current = row.scenario
+            out.append("")
+            out.append(f"== {current} ==")
+            out.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+        out.append("  ".join(str(c).ljust(w) for c, w in zip(line, widths)))
+    return "\n".join(out)
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for dist in ("openai", "anthropic", "google-genai", "pydantic", "httpx2", "aiohttp",
+                 "aisuite-like"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+# ------------------------------------------------------------------------------- main ---
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description="aisuite_like vs the raw SDKs (issue 7)")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes, one repeat, one process per family and side")
+    parser.add_argument("--only", default=",".join(SCENARIOS),
+                        help=f"comma-separated scenarios out of {','.join(SCENARIOS)}")
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--json", default=os.path.join(HERE, "results", "latest.json"),
+                        help="where to write the results ('' for nowhere)")
+    args = parser.parse_args(argv)
+    only = [s.strip() for s in args.only.split(",") if s.strip()]
+    families = [f.strip() for f in args.families.split(",") if f.strip()]
+    unknown = set(only) - set(SCENARIOS) | set(families) - set(FAMILIES)
+    if unknown:
+        parser.error(f"unknown scenario/family: {', '.join(sorted(unknown))}")
+    sizes = QUICK if args.quick else FULL
+    started = time.perf_counter()
+
+    def progress(msg: str) -> None:
+        print(f"[{time.perf_counter() - started:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+    rows: list[Row] = []
+    meta: dict[str, Any] = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(
+        timespec="seconds"), "quick": args.quick, "cpus": os.cpu_count(),
+        "platform": platform.platform(), "versions": _versions(), "sizes": sizes,
+        "scenarios": only, "families": families}
+    server_load: dict[str, Any] = {}
+    if "import" in only:
+        import_rows, meta["import"] = run_imports(sizes["import_samples"], progress)
+        rows += import_rows
+    with ServerProcess("asyncio") as server:
+        progress(f"server on port {server.port}; measuring its capacity")
+        capacity = measure_capacity(server.port, server.stats,
+                                    seconds=0.2 if args.quick else 1.5)
+        meta["server"] = {"impl": "asyncio", **capacity}
+        for scenario in only:
+            if scenario == "import":
+                continue
+            scenario_rows, jobs = PLANNERS[scenario](server.base, families, sizes)
+            before, t0 = server.stats(), time.perf_counter()
+            _execute(jobs, batched=args.quick, progress=progress)
+            after, wall = server.stats(), time.perf_counter() - t0
+            server_load[scenario] = {
+                "requests": after["requests"] - before["requests"],
+                "server_cpu_s": after["cpu_s"] - before["cpu_s"], "wall_s": wall,
+                "server_busy": (after["cpu_s"] - before["cpu_s"]) / wall if wall else 0.0}
+            rows += scenario_rows
+            if scenario == "async":
+                rows += transport_rows(scenario_rows)
+    meta["server_load"] = server_load
+    meta["elapsed_s"] = time.perf_counter() - started
+
+    fastest = max((v for r in rows if r.unit == "req/s" for v in r.ours + r.raw), default=0.0)
+    print(render_table(rows))
+    print()
+    cap = meta["server"]
+    print(f"server: {cap['server_cpu_us_per_request']:.1f} us CPU per request -> capacity "
+          f"{cap['capacity_rps']:.0f} req/s on one core"
+          + (f"; fastest client in this run {fastest:.0f} req/s "
+             f"({cap['capacity_rps'] / fastest:.0f}x headroom)" if fastest else ""))
+    busiest = max(server_load.items(), key=lambda kv: kv[1]["server_busy"], default=None)
+    if busiest:
+        print(f"server busy at most {busiest[1]['server_busy']:.0%} of wall time "
+              f"(scenario {busiest[0]})")
+    statuses = [r.status() for r in rows]
+    print(f"{statuses.count('PASS')} PASS, {statuses.count('MISS')} MISS, "
+          f"{statuses.count('ERROR')} ERROR in {meta['elapsed_s']:.0f}s")
+    for row in rows:
+        if row.errors:
+            print(f"ERROR {row.case}: {row.errors[0][:600]}")
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as fh:
+            json.dump({"meta": meta, "rows": [r.to_json() for r in rows]}, fh, indent=1)
+            fh.write("\n")
+    return 1 if "ERROR" in statuses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

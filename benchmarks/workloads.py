@@ -1,0 +1,444 @@
+"""What runs inside one fresh benchmark process: the same work done through ``aisuite_like``
+("ours") or through the vendor SDK by hand ("raw"), against the loopback server.
+
+    python benchmarks/workloads.py '<JSON list of tasks>'
+
+prints one ``RESULT {json}`` line per task. A task is ``{"scenario", "family", "side", "base",
+"params"}``; ``side`` is ``ours`` / ``raw`` with an optional ``_aiohttp`` suffix (async transport).
+Nothing heavy is imported at module level, so import-time and RSS figures stay honest: each SDK
+(or ``aisuite_like``) is imported only by the task that measures it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import statistics
+import sys
+import time
+import traceback
+from typing import Any, Callable
+
+SYSTEM = "You are a helpful assistant. Answer in one short sentence."
+USER = "What is the capital of France?"
+MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}]
+MAX_TOKENS = 1024  # Anthropic requires it; both sides send the same value
+MODELS = {"openai": "gpt-bench", "anthropic": "claude-bench", "google": "gemini-bench"}
+CITY_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+SLOW_TOOL_S = 0.1
+
+
+# ----------------------------------------------------------------------- the user's tools ---
+
+def get_weather(city: str) -> str:
+    """Current weather in a city."""
+    return f"Sunny, 22 C in {city}"
+
+
+def slow_lookup(city: str) -> str:
+    """Looks a city up in a slow service."""
+    time.sleep(SLOW_TOOL_S)
+    return f"{city}: population 2.1 million"
+
+
+TOOLS = {"get_weather": get_weather, "slow_lookup": slow_lookup}
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+# ---------------------------------------------------------------------- raw SDK drivers ---
+# Each driver is what a competent user writes against the vendor SDK: same messages, same
+# model, same max_tokens, no retries, results read the idiomatic way.
+
+class _RawOpenAI:
+    def __init__(self, base: str) -> None:
+        import openai
+
+        self._sdk = openai
+        self.base = base + "/v1"
+
+    def client(self) -> Any:
+        return self._sdk.OpenAI(api_key="bench-key", base_url=self.base, max_retries=0)
+
+    def async_client(self, transport: str) -> Any:
+        http_client = self._sdk.DefaultAioHttpClient() if transport == "aiohttp" else None
+        return self._sdk.AsyncOpenAI(api_key="bench-key", base_url=self.base, max_retries=0,
+                                     http_client=http_client)
+
+    def call(self, client: Any, model: str) -> Any:
+        return client.chat.completions.create(model=model, messages=MESSAGES) \
+            .choices[0].message.content
+
+    async def acall(self, client: Any, model: str) -> Any:
+        r = await client.chat.completions.create(model=model, messages=MESSAGES)
+        return r.choices[0].message.content
+
+    def stream(self, client: Any, model: str) -> int:
+        n = 0
+        for chunk in client.chat.completions.create(
+                model=model, messages=MESSAGES, stream=True,
+                stream_options={"include_usage": True}):
+            if chunk.choices and chunk.choices[0].delta.content:
+                n += 1
+        return n
+
+    def tool_loop(self, client: Any, model: str, tool: Callable[..., str], max_turns: int,
+                  run_round: Callable[[Callable[..., str], list[dict[str, Any]]], list[str]]
+                  ) -> int:
+        """The hand-written loop; returns the number of tool calls executed."""
+        tools = [{"type": "function", "function": {
+            "name": tool.__name__, "description": tool.__doc__, "parameters": CITY_SCHEMA}}]
+        messages: list[dict[str, Any]] = list(MESSAGES)
+        executed = 0
+        for _ in range(max_turns):
+            msg = client.chat.completions.create(model=model, messages=messages,
+                                                 tools=tools).choices[0].message
+            if not msg.tool_calls:
+                break
+            calls = [{"id": tc.id, "type": "function", "function": {
+                "name": tc.function.name, "arguments": tc.function.arguments}}
+                for tc in msg.tool_calls]
+            messages.append({"role": "assistant", "content": msg.content, "tool_calls": calls})
+            results = run_round(tool, [json.loads(c["function"]["arguments"]) for c in calls])
+            messages += [{"role": "tool", "tool_call_id": c["id"], "content": result}
+                         for c, result in zip(calls, results)]
+            executed += len(calls)
+        return executed
+
+
+class _RawAnthropic:
+    def __init__(self, base: str) -> None:
+        import anthropic
+
+        self._sdk = anthropic
+        self.base = base
+
+    def client(self) -> Any:
+        return self._sdk.Anthropic(api_key="bench-key", base_url=self.base, max_retries=0)
+
+    def async_client(self, transport: str) -> Any:
+        http_client = self._sdk.DefaultAioHttpClient() if transport == "aiohttp" else None
+        return self._sdk.AsyncAnthropic(api_key="bench-key", base_url=self.base,
+                                        max_retries=0, http_client=http_client)
+
+    def call(self, client: Any, model: str) -> Any:
+        return client.messages.create(model=model, max_tokens=MAX_TOKENS, system=SYSTEM,
+                                      messages=MESSAGES[1:]).content[0].text
+
+    async def acall(self, client: Any, model: str) -> Any:
+        r = await client.messages.create(model=model, max_tokens=MAX_TOKENS, system=SYSTEM,
+                                         messages=MESSAGES[1:])
+        return r.content[0].text
+
+    def stream(self, client: Any, model: str) -> int:
+        n = 0
+        for event in client.messages.create(model=model, max_tokens=MAX_TOKENS, system=SYSTEM,
+                                            messages=MESSAGES[1:], stream=True):
+            if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                n += 1
+        return n
+
+    def tool_loop(self, client: Any, model: str, tool: Callable[..., str], max_turns: int,
+                  run_round: Callable[[Callable[..., str], list[dict[str, Any]]], list[str]]
+                  ) -> int:
+        tools = [{"name": tool.__name__, "description": tool.__doc__,
+                  "input_schema": CITY_SCHEMA}]
+        messages: list[Any] = list(MESSAGES[1:])
+        executed = 0
+        for _ in range(max_turns):
+            r = client.messages.create(model=model, max_tokens=MAX_TOKENS, system=SYSTEM,
+                                       messages=messages, tools=tools)
+            uses = [block for block in r.content if block.type == "tool_use"]
+            if not uses:
+                break
+            messages.append({"role": "assistant", "content": r.content})  # the documented way
+            results = run_round(tool, [u.input for u in uses])
+            messages.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": u.id, "content": result}
+                for u, result in zip(uses, results)]})
+            executed += len(uses)
+        return executed
+
+
+class _RawGoogle:
+    def __init__(self, base: str) -> None:
+        from google import genai
+        from google.genai import types
+
+        self._genai, self._types = genai, types
+        self.base = base
+
+    def _options(self) -> Any:
+        # attempts=1: one attempt, as max_retries=0 on the other SDKs.
+        return self._types.HttpOptions(base_url=self.base,
+                                       retry_options=self._types.HttpRetryOptions(attempts=1))
+
+    def client(self) -> Any:
+        return self._genai.Client(api_key="bench-key", http_options=self._options())
+
+    def async_client(self, transport: str) -> Any:
+        return self._genai.Client(api_key="bench-key", http_options=self._options()).aio
+
+    def _config(self, **kwargs: Any) -> Any:
+        return self._types.GenerateContentConfig(system_instruction=SYSTEM, **kwargs)
+
+    def call(self, client: Any, model: str) -> Any:
+        return client.models.generate_content(model=model, contents=USER,
+                                              config=self._config()).text
+
+    async def acall(self, client: Any, model: str) -> Any:
+        r = await client.models.generate_content(model=model, contents=USER,
+                                                 config=self._config())
+        return r.text
+
+    def stream(self, client: Any, model: str) -> int:
+        n = 0
+        for chunk in client.models.generate_content_stream(model=model, contents=USER,
+                                                           config=self._config()):
+            if chunk.text:
+                n += 1
+        return n
+
+    def tool_loop(self, client: Any, model: str, tool: Callable[..., str], max_turns: int,
+                  run_round: Callable[[Callable[..., str], list[dict[str, Any]]], list[str]]
+                  ) -> int:
+        t = self._types
+        config = self._config(
+            tools=[t.Tool(function_declarations=[t.FunctionDeclaration(
+                name=tool.__name__, description=tool.__doc__, parameters_json_schema=CITY_SCHEMA)])],
+            automatic_function_calling=t.AutomaticFunctionCallingConfig(disable=True))
+        contents: list[Any] = [t.Content(role="user", parts=[t.Part(text=USER)])]
+        executed = 0
+        for _ in range(max_turns):
+            r = client.models.generate_content(model=model, contents=contents, config=config)
+            calls = r.function_calls
+            if not calls:
+                break
+            contents.append(r.candidates[0].content)
+            results = run_round(tool, [dict(c.args or {}) for c in calls])
+            contents.append(t.Content(role="user", parts=[
+                t.Part(function_response=t.FunctionResponse(id=c.id, name=c.name,
+                                                            response={"result": result}))
+                for c, result in zip(calls, results)]))
+            executed += len(calls)
+        return executed
+
+
+_RAW = {"openai": _RawOpenAI, "anthropic": _RawAnthropic, "google": _RawGoogle}
+
+
+def _run_each(tool: Callable[..., str], arguments: list[dict[str, Any]]) -> list[str]:
+    """A hand-written loop's tool step: call each tool in turn."""
+    return [tool(**args) for args in arguments]
+
+
+def _run_ideal(tool: Callable[..., str], arguments: list[dict[str, Any]]) -> list[str]:
+    """The theoretical minimum of a round of slow tools that all run in parallel: one sleep."""
+    time.sleep(SLOW_TOOL_S)
+    return [f"{args['city']}: population 2.1 million" for args in arguments]
+
+
+# -------------------------------------------------------------------- aisuite_like driver ---
+
+class _Ours:
+    def __init__(self, family: str, base: str) -> None:
+        import aisuite_like
+
+        self._ai = aisuite_like
+        self.family = family
+        config: dict[str, Any] = {"api_key": "bench-key", "max_retries": 0,
+                                  "base_url": base + "/v1" if family == "openai" else base}
+        self.config = config
+        self.kwargs = {"max_tokens": MAX_TOKENS} if family == "anthropic" else {}
+
+    def client(self) -> Any:
+        return self._ai.Client({self.family: self.config})
+
+    def async_client(self, transport: str) -> Any:
+        config = dict(self.config)
+        if transport == "aiohttp":
+            config["async_transport"] = "aiohttp"
+        return self._ai.AsyncClient({self.family: config})
+
+    def _model(self, model: str) -> str:
+        return f"{self.family}:{model}"
+
+    def call(self, client: Any, model: str) -> Any:
+        return client.chat.completions.create(model=self._model(model), messages=MESSAGES,
+                                              **self.kwargs).choices[0].message.content
+
+    async def acall(self, client: Any, model: str) -> Any:
+        r = await client.chat.completions.create(model=self._model(model), messages=MESSAGES,
+                                                 **self.kwargs)
+        return r.choices[0].message.content
+
+    def stream(self, client: Any, model: str) -> int:
+        n = 0
+        with client.chat.completions.create(model=self._model(model), messages=MESSAGES,
+                                            stream=True, **self.kwargs) as stream:
+            for chunk in stream:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    n += 1
+        return n
+
+    def tool_loop(self, client: Any, model: str, tool: Callable[..., str], max_turns: int,
+                  run_round: Any = None) -> int:
+        r = client.chat.completions.create(model=self._model(model), messages=MESSAGES,
+                                           tools=[tool], max_turns=max_turns, **self.kwargs)
+        return sum(1 for e in r.tool_events if not e.is_error)
+
+
+def _driver(task: dict[str, Any]) -> Any:
+    side = task["side"].split("_")[0]
+    if side == "ours":
+        return _Ours(task["family"], task["base"])
+    return _RAW[task["family"]](task["base"])
+
+
+def _transport(task: dict[str, Any]) -> str:
+    return "aiohttp" if task["side"].endswith("_aiohttp") else "default"
+
+
+def _close(client: Any) -> None:
+    close = getattr(client, "close", None)
+    if callable(close):
+        close()
+
+
+async def _aclose(client: Any) -> None:
+    for name in ("aclose", "close"):
+        method = getattr(client, name, None)
+        if callable(method):
+            result = method()
+            if asyncio.iscoroutine(result):
+                await result
+            return
+
+
+# ----------------------------------------------------------------------------- scenarios ---
+
+def sequential(task: dict[str, Any]) -> dict[str, Any]:
+    p = task["params"]
+    driver = _driver(task)
+    client = driver.client()
+    model = MODELS[task["family"]]
+    expected = "The capital of France is Paris."
+    for _ in range(p["warmup"]):
+        if driver.call(client, model) != expected:
+            raise AssertionError("unexpected reply text")
+    times = []
+    perf = time.perf_counter
+    for _ in range(p["calls"]):
+        t0 = perf()
+        driver.call(client, model)
+        times.append(perf() - t0)
+    _close(client)
+    return {"value": statistics.median(times), "unit": "s/call", "calls": len(times)}
+
+
+def async_throughput(task: dict[str, Any]) -> dict[str, Any]:
+    p = task["params"]
+    driver = _driver(task)
+    model = MODELS[task["family"]]
+
+    async def main() -> float:
+        client = driver.async_client(_transport(task))
+        concurrency = p["concurrency"]
+
+        async def worker(n: int) -> None:
+            for _ in range(n):
+                await driver.acall(client, model)
+
+        try:
+            await asyncio.gather(*(worker(p["warmup"] // concurrency or 1)
+                                   for _ in range(concurrency)))
+            t0 = time.perf_counter()
+            per_worker, extra = divmod(p["requests"], concurrency)
+            await asyncio.gather(*(worker(per_worker + (i < extra)) for i in range(concurrency)))
+            return p["requests"] / (time.perf_counter() - t0)
+        finally:
+            await _aclose(client)
+
+    rps = asyncio.run(main())
+    return {"value": rps, "unit": "req/s", "transport": _transport(task)}
+
+
+def streaming(task: dict[str, Any]) -> dict[str, Any]:
+    p = task["params"]
+    driver = _driver(task)
+    client = driver.client()
+    chunks = p["chunks"]
+    model = f"{MODELS[task['family']]}-chunks{chunks}"
+    for _ in range(p["warmup"]):
+        if driver.stream(client, model) != chunks:
+            raise AssertionError(f"stream did not deliver {chunks} content chunks")
+    per_chunk = []
+    for _ in range(p["streams"]):
+        t0 = time.perf_counter()
+        n = driver.stream(client, model)
+        per_chunk.append((time.perf_counter() - t0) / n)
+    _close(client)
+    return {"value": statistics.median(per_chunk), "unit": "s/chunk"}
+
+
+def tool_loop(task: dict[str, Any]) -> dict[str, Any]:
+    """(a) slow tools: 2 rounds x N slow calls, max_turns=2; the raw side is the theoretical
+    minimum (2 model calls + one 100 ms sleep per round). (b) one instant tool, 2 tool rounds
+    then a text answer (max_turns=3); the raw side is a hand-written loop."""
+    p = task["params"]
+    driver = _driver(task)
+    client = driver.client()
+    slow = p["variant"] == "a"
+    tool = slow_lookup if slow else get_weather
+    max_turns = 2 if slow else 3
+    model = f"{MODELS[task['family']]}-tools{p['tools']}-rounds2"
+    run_round = _run_ideal if slow else _run_each
+    expected = 2 * p["tools"]
+    for _ in range(p["warmup"]):
+        got = driver.tool_loop(client, model, tool, max_turns, run_round)
+        if got != expected:
+            raise AssertionError(f"tool loop executed {got} tool calls, expected {expected}")
+    times = []
+    for _ in range(p["runs"]):
+        t0 = time.perf_counter()
+        driver.tool_loop(client, model, tool, max_turns, run_round)
+        times.append(time.perf_counter() - t0)
+    _close(client)
+    return {"value": statistics.median(times), "unit": "s/run"}
+
+
+def rss(task: dict[str, Any]) -> dict[str, Any]:
+    before = _rss_mib()
+    driver = _driver(task)  # imports aisuite_like, or the vendor SDK
+    after_import = _rss_mib()
+    client = driver.client()
+    driver.call(client, MODELS[task["family"]])
+    after_call = _rss_mib()
+    loaded = sorted(m for m in ("openai", "anthropic", "google.genai") if m in sys.modules)
+    return {"value": after_call, "unit": "MiB", "after_import": after_import,
+            "interpreter": before, "sdks_loaded": loaded}
+
+
+SCENARIOS = {"sequential": sequential, "async": async_throughput, "streaming": streaming,
+             "tool_loop": tool_loop, "rss": rss}
+
+
+def main(argv: list[str]) -> int:
+    tasks = json.loads(argv[1])
+    failed = 0
+    for task in tasks:
+        try:
+            result = SCENARIOS[task["scenario"]](task)
+        except BaseException as exc:  # reported, not raised: the next task still runs
+            failed += 1
+            result = {"error": f"{type(exc).__name__}: {exc}",
+                      "traceback": traceback.format_exc(limit=6)[-3000:]}
+        print("RESULT " + json.dumps({"id": task.get("id"), **result}), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
