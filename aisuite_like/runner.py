@@ -717,15 +717,44 @@ async def _execute_async(call: ToolCallRun) -> None:
     try:
         if tool.is_async:
             value = await _await_with_timeout(tool.fn(*args, **kwargs), tool.timeout)
-        else:  # a sync tool must not block the event loop
+        elif tool.timeout is None:  # a sync tool must not block the event loop
+            value = await asyncio.to_thread(tool.fn, *args, **kwargs)
+        else:
             value = await _await_with_timeout(
-                asyncio.to_thread(tool.fn, *args, **kwargs), tool.timeout)
+                _daemon_thread_future(tool.fn, args, kwargs), tool.timeout)
     except _ToolTimeout:
         call.time_out(tool.timeout or 0.0, time.perf_counter() - start)
     except Exception as exc:
         call.fail(exc, time.perf_counter() - start)
     else:
         call.succeed(value, time.perf_counter() - start)
+
+
+def _daemon_thread_future(fn: Callable[..., Any], args: tuple[Any, ...],
+                          kwargs: dict[str, Any]) -> "asyncio.Future[Any]":
+    """Run a sync tool that has a deadline in its own daemon thread. Not the loop's default
+    executor: a timed-out tool keeps its thread busy, and ``asyncio.run`` waits for the default
+    executor at exit, so an abandoned call would hold the caller's program up."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not future.done():
+            future.set_result(value) if ok else future.set_exception(value)
+
+    def target() -> None:
+        try:
+            outcome = (True, context.run(fn, *args, **kwargs))
+        except BaseException as exc:  # handed to the awaiting task
+            outcome = (False, exc)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the loop is gone: nobody waits for this result any more
+            pass
+
+    threading.Thread(target=target, daemon=True, name="aisuite-like-tool").start()
+    return future
 
 
 async def _run_batch_async(batch: ToolBatch, limit: int) -> None:
