@@ -579,6 +579,23 @@ def test_key_from_env_and_never_in_repr(monkeypatch: pytest.MonkeyPatch,
     assert KEY in headers.get("x-api-key", "") + headers.get("authorization", "")
 
 
+@pytest.mark.parametrize("config_dir", [False, True])
+def test_missing_key_is_an_authentication_error(config_dir: bool, monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Any) -> None:
+    # No key anywhere, and no credential profile on disk (the SDK looks there too): either the
+    # SDK finds nothing at all, or a configured profile directory lacks the profile.
+    for var in ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CONFIG_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    if config_dir:
+        monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path))
+    with respx.mock(using="httpcore2", assert_all_called=False) as router:
+        route = router.post(URL).mock(return_value=ok(reply([text("never")])))
+        with pytest.raises(ai.AuthenticationError, match="ANTHROPIC_API_KEY"):
+            create("sync", {"anthropic": {"max_retries": 0}}, messages=USER)
+    assert route.call_count == 0
+
+
 def test_default_headers_base_url_http_client_and_default_max_tokens(
         httpx2_mock: Any) -> None:
     route = httpx2_mock.post("https://proxy.example/v1/messages").mock(

@@ -26,6 +26,7 @@ from ..errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
+    AuthenticationError,
     BadRequestError,
     ContextWindowExceededError,
     InternalServerError,
@@ -244,7 +245,7 @@ def translate_messages(
 
     system: Any = None
     if len(system_strings) == 1 and system_strings[0] != "\0":
-        system = system_strings[0]
+        system = system_strings[0] or None
     elif system_blocks:
         system = system_blocks
     return system, turns
@@ -888,9 +889,9 @@ class AnthropicProvider(Provider):
         self._aiohttp = async_transport == "aiohttp"
         self._secrets = (self._api_key,)
         self._anthropic = anthropic
-        # SDK failures we translate: API errors, and transport errors raised while a stream's
-        # body is being read (the SDK only wraps those raised while sending).
-        self._sdk_errors: tuple[type[BaseException], ...] = (anthropic.APIError,
+        # SDK failures we translate: the SDK's own errors (API, credentials), and transport
+        # errors raised while a stream's body is read (the SDK wraps only those of sending).
+        self._sdk_errors: tuple[type[BaseException], ...] = (anthropic.AnthropicError,
                                                              httpx2.HTTPError)
         self._httpx2 = httpx2
         self._sync: Any = None
@@ -951,6 +952,15 @@ class AnthropicProvider(Provider):
         if isinstance(exc, (sdk.APIConnectionError, self._httpx2.HTTPError)):
             return APIConnectionError(
                 _redact(f"{provider} connection error: {exc}", self._secrets), provider=provider)
+        if isinstance(exc, TypeError) and "authentication method" in str(exc):
+            return AuthenticationError(
+                f"no {provider} API key: pass provider_configs={{'{provider}': {{'api_key': "
+                "...}}, or set ANTHROPIC_API_KEY", provider=provider)
+        if isinstance(exc, sdk.CredentialsError):
+            return AuthenticationError(
+                _redact(f"{provider} credentials could not be loaded: {exc}. Pass "
+                        f"provider_configs={{'{provider}': {{'api_key': ...}}}} or set "
+                        "ANTHROPIC_API_KEY", self._secrets), provider=provider)
         if isinstance(exc, TypeError):
             # The SDK rejected a keyword argument (only named ones reach it as keywords).
             return UnsupportedParameterError(
