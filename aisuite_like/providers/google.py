@@ -322,29 +322,32 @@ def sanitize_schema(schema: Any) -> Any:
 # --- request: tools, tool_choice, generation config ---------------------------------------
 
 
-def _tools(tools: Optional[list[dict[str, Any]]]) -> Optional[list[dict[str, Any]]]:
-    if not tools:
-        return None
+def _function_declaration(fn: Mapping[str, Any]) -> dict[str, Any]:
+    decl: dict[str, Any] = {"name": fn.get("name"), "description": fn.get("description") or ""}
+    if fn.get("parameters") is not None:
+        decl["parametersJsonSchema"] = sanitize_schema(fn["parameters"])
+    return decl
+
+
+def _tools(tools: Optional[list[dict[str, Any]]], native: Any) -> list[dict[str, Any]]:
+    """OpenAI function tools -> one Gemini tool of ``functionDeclarations``, followed by the
+    Gemini tools of the native ``gemini_tools`` argument (e.g. ``{"googleSearch": {}}``)."""
     declarations: list[dict[str, Any]] = []
-    native: list[dict[str, Any]] = []
-    for i, t in enumerate(tools):
+    for i, t in enumerate(tools or ()):
         kind = t.get("type")
         if kind == "function":
-            fn = t.get("function") or {}
-            decl: dict[str, Any] = {"name": fn.get("name"),
-                                    "description": fn.get("description") or ""}
-            if fn.get("parameters") is not None:
-                decl["parametersJsonSchema"] = sanitize_schema(fn["parameters"])
-            declarations.append(decl)
-        elif kind is None:
-            native.append(t)  # a Gemini tool as is, e.g. {"googleSearch": {}}
+            declarations.append(_function_declaration(t.get("function") or {}))
+        elif kind is None and t.get("name"):  # a bare function schema
+            declarations.append(_function_declaration(t))
         else:
             raise UnsupportedParameterError(
-                f"tools[{i}] has type {kind!r}; Gemini takes function tools, or a Gemini "
-                "tool object without 'type' (e.g. {'googleSearch': {}}, {'codeExecution': {}})",
+                f"tools[{i}] has type {kind!r}; Gemini takes function tools here. Pass Gemini "
+                "tools (e.g. {'googleSearch': {}}, {'codeExecution': {}}) as gemini_tools=[...]",
                 parameter="tools", provider=_NAME)
     out = [{"functionDeclarations": declarations}] if declarations else []
-    return out + native
+    if native:
+        out.extend(_native_value(item) for item in native)
+    return out
 
 
 def _tool_config(tool_choice: Any, has_tools: bool) -> Optional[dict[str, Any]]:
@@ -474,7 +477,7 @@ def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
     body: dict[str, Any] = {"contents": contents}
     if system:
         body["systemInstruction"] = {"parts": system}
-    tools = _tools(request.tools)
+    tools = _tools(request.tools, request.extra.get("gemini_tools"))
     if tools:
         body["tools"] = tools
     tool_config = _tool_config(request.tool_choice, bool(tools))
@@ -498,6 +501,8 @@ def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
     extra_body = None
     for native, value in request.extra.items():
         key = _camel(native)
+        if native == "gemini_tools":
+            continue  # appended to the tools above
         if native == "extra_body":
             extra_body = value
         elif native == "http_options":
@@ -514,7 +519,7 @@ def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
                 f"{provider} does not understand the argument {native!r}. Gemini-native "
                 "arguments: generation settings (e.g. top_k, thinking_config, "
                 "response_modalities), safety_settings, tool_config, cached_content, labels, "
-                "generation_config, http_options, extra_body",
+                "generation_config, gemini_tools, http_options, extra_body",
                 parameter=native, provider=provider)
     if gen:
         body["generationConfig"] = gen
