@@ -226,14 +226,12 @@ def test_portable_parameters_on_the_wire(mode: str, httpx2_mock: respx.Router) -
 def test_named_tool_choice_and_max_completion_tokens_alias(mode: str,
                                                            httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.post(URL).respond(200, json=completion())
+    named = {"type": "function", "function": {"name": "get_weather"}}
     create(mode, CONFIG, model="openai:gpt-4o", messages=USER, tools=[get_weather],
-           tool_choice="get_weather", max_completion_tokens=9)
+           tool_choice=named, max_completion_tokens=9)
     sent = wire(route)
-    assert sent["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+    assert sent["tool_choice"] == named
     assert sent["max_completion_tokens"] == 9 and "max_tokens" not in sent
-    create(mode, CONFIG, model="openai:gpt-4o", messages=USER, tools=[get_weather],
-           tool_choice={"type": "function", "function": {"name": "get_weather"}})
-    assert wire(route)["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
 
 
 def test_native_arguments_pass_through(mode: str, httpx2_mock: respx.Router) -> None:

@@ -154,7 +154,8 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
             return m
         out = {k: v for k, v in m.items() if k not in _EXTENSION_FIELDS}
         reasoning = m.get("reasoning_content")
-        if reasoning and reasoning_field:
+        # Sent even when empty: DeepSeek wants the field on every tool-call turn.
+        if reasoning is not None and reasoning_field:
             out[reasoning_field] = reasoning
         psf = m.get("provider_specific_fields")
         if psf and spec.psf_fields:
@@ -188,14 +189,6 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
     return m
 
 
-def _wire_tool_choice(tool_choice: Any) -> Any:
-    """Portable tool_choice -> OpenAI's: "auto" / "none" / "required" pass; a bare function
-    name becomes the named-function object."""
-    if isinstance(tool_choice, str) and tool_choice not in ("auto", "none", "required"):
-        return {"type": "function", "function": {"name": tool_choice}}
-    return tool_choice
-
-
 def build_create_kwargs(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset[str],
                         reasoning_field: Optional[str] = None) -> dict[str, Any]:
     """``ChatRequest`` -> keyword arguments for ``chat.completions.create``.
@@ -212,7 +205,8 @@ def build_create_kwargs(request: ChatRequest, spec: ServiceSpec, sdk_params: fro
     if request.tools is not None:
         kwargs["tools"] = request.tools
     if request.tool_choice is not None:
-        kwargs["tool_choice"] = _wire_tool_choice(request.tool_choice)
+        # Passed as given: OpenAI's values and services' own ones (Mistral "any").
+        kwargs["tool_choice"] = request.tool_choice
     if request.parallel_tool_calls is not None:
         kwargs["parallel_tool_calls"] = request.parallel_tool_calls
     if request.response_format is not None:
@@ -293,9 +287,9 @@ def _usage(raw: Optional[Mapping[str, Any]]) -> Optional[Usage]:
     total = raw.get("total_tokens")
     ptd = raw.get("prompt_tokens_details") or {}
     cached = ptd.get("cached_tokens")
-    if cached is None:  # DeepSeek / Mistral / HF variants of "cache reads"
-        cached = (raw.get("prompt_cache_hit_tokens") or raw.get("num_cached_tokens")
-                  or raw.get("cached_tokens"))
+    for name in ("prompt_cache_hit_tokens", "num_cached_tokens", "cached_tokens"):
+        if cached is None:  # DeepSeek / Mistral / Hugging Face names for cache reads
+            cached = raw.get(name)
     ctd = raw.get("completion_tokens_details") or {}
     reasoning = ctd.get("reasoning_tokens")
     return Usage.model_construct(
