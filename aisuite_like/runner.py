@@ -312,6 +312,10 @@ class ToolLoop:
             raise UnsupportedParameterError(
                 "n > 1 cannot be combined with max_turns: the tool runner continues one "
                 "conversation", parameter="n")
+        if request.stream and request.stream_options is None:
+            # The finalized response sums usage over every model call: ask for it (OpenAI
+            # sends stream usage only on request; pass stream_options yourself to opt out).
+            request = request.replace(stream_options={"include_usage": True})
         self.request = request
         self.tools = tools
         self.max_turns = max_turns
