@@ -802,6 +802,8 @@ def test_streamed_run_sync() -> None:
     assert final.usage.total_tokens == 11 + 22
     assert [e.result for e in final.tool_events] == ["noted", "noted"]
     assert all(r.stream for r in provider.requests)
+    # usage is summed over the turns, so the runner asks for stream usage unless told otherwise
+    assert all(r.stream_options == {"include_usage": True} for r in provider.requests)
     assert provider.requests[1].messages[3] == {"role": "tool", "tool_call_id": "c1",
                                                 "name": "note", "content": "noted"}
 
@@ -838,6 +840,15 @@ def test_streamed_run_error_raises_while_iterating() -> None:
             pass
     assert info.value.response.tool_events[0].result == "Error: ValueError: boom 1"
     assert len(stream.chunks) > 0  # the first turn's chunks stay available
+
+
+def test_streamed_run_keeps_the_callers_stream_options() -> None:
+    provider = Scripted(["hi"])
+    stream = ai.Client(providers={"s": provider}).chat.completions.create(
+        model="s:m", messages=USER, max_turns=1, stream=True,
+        stream_options={"include_usage": False})
+    assert stream.get_final_response().content == "hi"
+    assert provider.requests[0].stream_options == {"include_usage": False}
 
 
 def test_stream_closed_early_has_no_final_response() -> None:
