@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import inspect
 import json
+import typing
 import weakref
-from typing import Any, Callable, Iterable, Optional, Union, get_args, get_origin
+from typing import Annotated, Any, Callable, Iterable, Optional, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import to_json
 
 __all__ = ["Tool", "Tools", "tool"]
-
-try:  # Python 3.10 has no typing.Annotated at runtime in every form; typing_extensions does.
-    from typing import Annotated
-except ImportError:  # pragma: no cover
-    from typing_extensions import Annotated
 
 
 class Tool:
@@ -180,9 +181,6 @@ def _format_result(value: Any) -> str:
     via ``model_dump_json``, anything else as JSON (objects JSON cannot express via ``str``)."""
     if isinstance(value, str):
         return value
-    from pydantic import BaseModel
-    from pydantic_core import to_json
-
     if isinstance(value, BaseModel):
         return value.model_dump_json()
     return to_json(value, fallback=str).decode()
@@ -248,35 +246,19 @@ def _schema_name(schema: dict[str, Any], index: int) -> str:
 
 
 def _has_field_description(annotation: Any) -> bool:
-    from pydantic.fields import FieldInfo
-
     if get_origin(annotation) is Annotated:
         return any(isinstance(m, FieldInfo) and m.description for m in get_args(annotation)[1:])
     return False
 
 
-def _accepts_none(annotation: Any) -> bool:
-    if annotation is None or annotation is type(None) or annotation is Any:
-        return True
-    origin = get_origin(annotation)
-    if origin is Annotated:
-        return _accepts_none(get_args(annotation)[0])
-    if origin is Union or type(annotation).__name__ == "UnionType":
-        return any(_accepts_none(a) for a in get_args(annotation))
-    return False
-
-
 # BaseModel attributes a field may not be named after; such parameters get an alias.
-_RESERVED = frozenset(name for name in dir(__import__("pydantic").BaseModel)) | {"model_config"}
+_RESERVED = frozenset(dir(BaseModel)) | {"model_config"}
 
 
 def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[str, str]
                      ) -> tuple[Any, dict[str, str], tuple[str, ...], frozenset[str]]:
     """The pydantic model of the function's parameters, its field name -> parameter name map,
     the positional-only names, and the names of parameters that have a default."""
-    from pydantic import ConfigDict, Field, create_model
-    from pydantic.fields import FieldInfo
-
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
@@ -333,8 +315,6 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
 
 
 def _type_hints(fn: Any) -> dict[str, Any]:
-    import typing
-
     target = fn
     if not (inspect.isfunction(target) or inspect.ismethod(target)):
         target = getattr(fn, "func", None) or getattr(type(fn), "__call__", fn)
@@ -349,14 +329,13 @@ def _type_hints(fn: Any) -> dict[str, Any]:
         return dict(hints)
 
 
+class _NoFieldTitles(GenerateJsonSchema):
+    # Per-field titles only repeat the parameter name; they cost tokens on every request.
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
 def _json_schema(model: Any) -> dict[str, Any]:
-    from pydantic.json_schema import GenerateJsonSchema
-
-    class _NoFieldTitles(GenerateJsonSchema):
-        # Per-field titles only repeat the parameter name; they cost tokens on every request.
-        def field_title_should_be_set(self, schema: Any) -> bool:
-            return False
-
     schema = model.model_json_schema(by_alias=True, schema_generator=_NoFieldTitles)
     schema.pop("title", None)
     return schema
