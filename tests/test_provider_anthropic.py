@@ -855,3 +855,46 @@ def test_message_objects_and_dicts_mixed(httpx2_mock: Any) -> None:
     create("sync", messages=[Message(role="system", content="S"),
                              {"role": "user", "content": "u"}])
     assert sent(route)["system"] == "S"
+
+
+# --- streaming through the tool runner ---------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_streamed_two_turn_tool_runner(mode: str, httpx2_mock: Any) -> None:
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return {"Paris": "sunny", "Rome": "rainy"}[city]
+
+    first = reply([thinking("Two cities.", "sig-R=="),
+                   tool_use("toolu_a", "get_weather", {"city": "Paris"}),
+                   tool_use("toolu_b", "get_weather", {"city": "Rome"})], "tool_use")
+    second = reply([text("Paris sunny, Rome rainy.")], msg_id="msg_02")
+    route = httpx2_mock.post(URL).mock(side_effect=[sse_response(stream_events(first)),
+                                                    sse_response(stream_events(second))])
+    kwargs = dict(model=MODEL, messages=USER, tools=[get_weather], max_turns=3, stream=True)
+    if mode == "sync":
+        with ai.Client(config()) as client:
+            s = client.chat.completions.create(**kwargs)
+            chunks = list(s)
+            final = s.get_final_response()
+    else:
+        async def run() -> Any:
+            async with ai.AsyncClient(config()) as client:
+                s = await client.chat.completions.create(**kwargs)
+                chunks = [c async for c in s]
+                return chunks, await s.get_final_response()
+
+        chunks, final = asyncio.run(run())
+
+    assert {c.turn for c in chunks} == {1, 2}
+    assert final.choices[0].message.content == "Paris sunny, Rome rainy."
+    assert final.stop_reason == "completed"
+    assert [e.result for e in final.tool_events] == ["sunny", "rainy"]
+    assert final.usage.completion_tokens == 14  # both turns summed
+    body = sent(route, 1)
+    assert body["stream"] is True
+    assert body["messages"][1] == {"role": "assistant", "content": first["content"]}
+    assert body["messages"][2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "sunny"},
+        {"type": "tool_result", "tool_use_id": "toolu_b", "content": "rainy"}]
