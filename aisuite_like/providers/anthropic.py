@@ -89,8 +89,8 @@ _FALLBACK_SDK_PARAMS = frozenset({
 # an error, so nothing is silently overridden.
 _MERGEABLE_NATIVE = frozenset({"metadata", "output_config", "extra_body"})
 
-# Content block types the Messages API accepts that we pass through untouched when a caller
-# already wrote Anthropic-native parts.
+# OpenAI content part types with no Messages API equivalent: rejected with a clear error. Any
+# other unknown type is taken for an Anthropic-native block and passed through untouched.
 _OPENAI_ONLY_PARTS = frozenset({"input_audio", "audio", "refusal"})
 
 
@@ -291,7 +291,7 @@ def _part_to_block(part: Any, *, provider: str, where: int) -> Optional[dict[str
             raise UnsupportedParameterError(
                 f"messages[{where}] has an image_url part without a url",
                 parameter="messages", provider=provider)
-        return _image_block(url, provider=provider)
+        return _image_block(url)
     if kind == "file":
         return _file_block(part.get("file") or {}, provider=provider, where=where)
     if kind in _OPENAI_ONLY_PARTS or kind is None:
@@ -303,7 +303,7 @@ def _part_to_block(part: Any, *, provider: str, where: int) -> Optional[dict[str
     return part
 
 
-def _image_block(url: str, *, provider: str) -> dict[str, Any]:
+def _image_block(url: str) -> dict[str, Any]:
     data_url = parse_data_url(url)
     if data_url is None:
         return {"type": "image", "source": {"type": "url", "url": url}}
