@@ -1,0 +1,352 @@
+"""An agent run's decisions, layered on the tool runner's engine (``runner.ToolLoop``).
+
+``AgentLoop`` subclasses the sans-IO engine through its extension points (``request_for``,
+``after_response``, ``after_tools``) and post-processes the actions the engine returns; the
+async driver of runner.py performs them. Nothing here does I/O and there is no second loop.
+What it adds to the engine's rules:
+
+- the agent's instructions as the system message, and the session's context strategy, on
+  every request;
+- handoffs: a ``transfer_to_<agent>`` tool switches the agent (model, instructions, tools,
+  policy) and the run continues with the same history;
+- structured output: native ``response_format`` or a forced ``final_result`` tool, validated,
+  with one corrective retry;
+- reflection after the last allowed turn (``reflect_on_tool_use``);
+- ``RunLimits`` bounds on model calls, tool calls and tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+
+from pydantic import BaseModel, ValidationError
+
+from ._agent_events import Handoff
+from .errors import OutputValidationError
+from .policy import _evaluate_policy
+from .providers._common import text_of
+from .providers.base import ChatRequest, Provider
+from .runner import Action, CallModel, Fail, RunTools, ToolBatch, ToolCallRun, ToolLoop
+from .tools import Tool, Tools, _json_schema, _openai_schema, _strict_schema, _validation_summary
+from .types import ChatCompletionResponse, Message, ToolCall
+
+if TYPE_CHECKING:
+    from .agents import Agent, RunLimits
+
+FINAL_RESULT = "final_result"
+HANDOFF_PREFIX = "transfer_to_"
+
+# Provider keys whose translators send response_format json_schema natively (OpenAI and
+# Azure, Anthropic output_config, Gemini responseJsonSchema, the offline test model). A
+# provider object may say otherwise with a ``supports_response_format`` bool attribute.
+_NATIVE_OUTPUT_KEYS = frozenset({"openai", "azure", "anthropic", "google", "gemini", "test"})
+
+_NO_OUTPUT: Any = object()
+
+
+# --- control tools: handoffs and final_result ------------------------------------------------
+
+
+class _ControlTool(Tool):
+    """A tool the agent machinery defines (not a user function): a fixed schema, its own
+    argument check, and a constant result. Runs as an async no-op, so no thread hop."""
+
+    def __init__(self, name: str, description: str, parameters: dict[str, Any], *,
+                 check: Callable[[dict[str, Any]], dict[str, Any]], result: str) -> None:
+        async def accept(**_: Any) -> str:
+            return result
+
+        self.fn = accept
+        self.name = name
+        self.description = description
+        self.strict = False
+        self.sequential = False
+        self.timeout = None
+        self.is_async = True
+        self.model = None
+        self._field_names: dict[str, str] = {}
+        self._positional_only: tuple[str, ...] = ()
+        self._defaulted: frozenset[str] = frozenset()
+        self.parameters = parameters
+        self._schema = _openai_schema(name, description, parameters, False)
+        self._check = check
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self._check(arguments)
+
+
+def _no_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+    return {}  # a handoff takes no arguments; anything a model adds is ignored
+
+
+def handoff_tool(target: "Agent") -> _ControlTool:
+    description = f"Hand the conversation over to the agent {target.name!r}"
+    if target.handoff_description:
+        description += f": {target.handoff_description}"
+    description += ". That agent then continues the conversation."
+    return _ControlTool(
+        HANDOFF_PREFIX + target.name.lower(), description,
+        {"type": "object", "properties": {}, "additionalProperties": False},
+        check=_no_arguments, result=f"Transferred to {target.name}.")
+
+
+class OutputSpec:
+    """Everything ``output_type`` needs, built once per agent: the JSON schema, the native
+    ``response_format``, the ``final_result`` tool, and validation."""
+
+    def __init__(self, output_type: type[BaseModel]) -> None:
+        self.type = output_type
+        self.name = re.sub(r"[^A-Za-z0-9_-]", "_", output_type.__name__)[:64] or "output"
+        schema = _json_schema(output_type)
+        try:  # OpenAI strict mode where the model can express it
+            native_schema, strict = _strict_schema(schema, nullable=frozenset(),
+                                                   tool_name=FINAL_RESULT), True
+        except TypeError:
+            native_schema, strict = schema, False
+        self.response_format = {"type": "json_schema", "json_schema": {
+            "name": self.name, "schema": native_schema, "strict": strict}}
+        self.tool = _ControlTool(
+            FINAL_RESULT, f"Give your final answer as {self.name}. Call this tool once, when "
+            "you have the answer.", schema, check=self._check_arguments,
+            result="Final result received.")
+
+    def _check_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"output": self.type.model_validate(arguments)}
+
+    def parse_text(self, content: Any) -> BaseModel:
+        return self.type.model_validate_json(text_of(content))
+
+
+class _ControlAwarePolicy:
+    """The agent's tool policy for its own tools; handoff and final_result calls are the
+    agent author's configuration, always allowed."""
+
+    __slots__ = ("inner", "control")
+
+    def __init__(self, inner: Any, control: frozenset[str]) -> None:
+        self.inner = inner
+        self.control = control
+
+    def evaluate(self, ctx: Any) -> Any:
+        if ctx.tool_name in self.control:
+            return True
+        return _evaluate_policy(self.inner, ctx)
+
+
+@dataclass
+class AgentSetup:
+    """One agent's part of a run: its provider and base request (model, tools, settings;
+    messages are filled per call), its tools and policy, and how it produces output."""
+
+    agent: "Agent"
+    provider: Provider
+    request: ChatRequest
+    tools: Optional[Tools]
+    policy: Any
+    output: Optional[OutputSpec]
+    forced_output: bool  # output through the final_result tool (no native structured output)
+    forced_choice: Any
+    handoffs: dict[str, "Agent"]
+
+
+def supports_native_output(key: str, provider: Any) -> bool:
+    declared = getattr(provider, "supports_response_format", None)
+    if isinstance(declared, bool):
+        return declared
+    return key in _NATIVE_OUTPUT_KEYS
+
+
+# --- the engine ---------------------------------------------------------------------------------
+
+
+class AgentLoop(ToolLoop):
+    """The tool loop of an agent run. The async driver performs its actions; ``RunHooks``
+    set ``message_id`` before each model call and read ``call_kind`` and ``outbox``."""
+
+    def __init__(self, setup: AgentSetup, messages: list[dict[str, Any]], *, max_turns: int,
+                 limits: "RunLimits", setup_for: Callable[["Agent"], AgentSetup],
+                 context: Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]],
+                 run_id: str) -> None:
+        super().__init__(setup.request.replace(messages=messages), setup.tools,
+                         max_turns=max_turns, tool_policy=setup.policy, on_max_turns="return")
+        self.setup = setup
+        self.agent = setup.agent
+        self.limits = limits
+        self.run_id = run_id
+        self._setup_for = setup_for
+        self._context = context
+        self.message_id = ""
+        self.call_kind = "turn"  # "turn" | "reflection" | "output_retry", read by the hooks
+        self.outbox: list[Any] = []  # events decided here, emitted by the run's hooks
+        self.status: Optional[str] = None
+        self.limit: Optional[str] = None
+        self.output: Any = _NO_OUTPUT
+        self.open_batch: Optional[ToolBatch] = None
+        self.tokens_used = 0
+        self._tool_calls = 0
+        self._output_failures = 0
+        self._reflecting = False
+        self._limit_hit: Optional[str] = None
+
+    # -- the engine's steps, with the run's bounds applied to what they return
+
+    def start(self) -> Action:
+        return self._gate(super().start())
+
+    def model_responded(self, response: ChatCompletionResponse) -> Action:
+        if response.usage is not None:
+            self.tokens_used += response.usage.total_tokens
+        action = super().model_responded(response)
+        if isinstance(action, RunTools):
+            self.open_batch = action.batch
+            self._screen(action.batch)
+        return self._gate(action)
+
+    def tools_done(self, batch: ToolBatch) -> Action:
+        self.open_batch = None
+        return self._gate(super().tools_done(batch))
+
+    # -- extension points
+
+    def request_for(self, turn: int, *, final_answer: bool) -> ChatRequest:
+        messages = self._context(self.history)
+        instructions = self.agent.instructions
+        if instructions:
+            messages = [{"role": "system", "content": instructions}, *messages]
+        if self._reflecting:  # answer from the results: no more tools (or only final_result)
+            choice = self.setup.forced_choice if self.setup.forced_output else "none"
+            return self.setup.request.replace(messages=messages, tool_choice=choice)
+        return self.setup.request.replace(messages=messages)
+
+    def after_response(self, response: ChatCompletionResponse) -> Optional[Action]:
+        message = response.choices[0].message if response.choices else None
+        calls = message.tool_calls if message is not None else None
+        setup = self.setup
+        if calls:
+            if self._reflecting and not setup.forced_output:
+                # The model ignored tool_choice="none": answer its calls, run none of them.
+                self._refuse(calls, "not executed: the run reached max_turns")
+                return self._end("max_turns")
+            return None
+        if setup.output is not None:
+            if setup.forced_output:
+                return self._output_failed(
+                    f"no {FINAL_RESULT} call", message.content if message else None,
+                    f"Give your final answer by calling the {FINAL_RESULT} tool.")
+            content = message.content if message is not None else None
+            try:
+                self.output = setup.output.parse_text(content)
+            except ValidationError as exc:
+                summary = _validation_summary(exc)
+                return self._output_failed(
+                    summary, content,
+                    f"Your answer does not match the required {setup.output.name} schema: "
+                    f"{summary}. Answer again with only a JSON object matching the schema.")
+        return self._end("max_turns") if self._reflecting else None
+
+    def after_tools(self, batch: ToolBatch) -> Optional[Action]:
+        if self._limit_hit is not None:
+            return self._end("limit", self._limit_hit)
+        setup = self.setup
+        if setup.forced_output:
+            final = next((c for c in batch.calls if c.name == FINAL_RESULT), None)
+            if final is not None:
+                if not final.is_error:
+                    self.output = final.kwargs["output"]
+                    return self._end("max_turns" if self._reflecting else "completed")
+                # The error result already tells the model what was wrong.
+                return self._output_failed(final.result, final.raw_arguments, None)
+        handoff = next((c for c in batch.calls if c.name in setup.handoffs and not c.is_error),
+                       None)
+        if handoff is not None:
+            return self._hand_off(handoff)
+        if self._reflecting:  # forced output: the reflection call ran tools, not final_result
+            return self._end("max_turns")
+        if self.turn >= self.max_turns and self.agent.reflect_on_tool_use:
+            self._reflecting = True
+            self.call_kind = "reflection"
+            return self._call_model(self.turn + 1)
+        return None  # the engine's rule: next turn, or finish with "max_turns"
+
+    # -- helpers
+
+    def _screen(self, batch: ToolBatch) -> None:
+        """Before anything runs: one handoff per turn; a final_result call ends the turn's
+        other calls; calls beyond ``max_tool_calls`` are answered, not executed."""
+        setup = self.setup
+        taken: Optional[str] = None
+        for call in batch.calls:
+            if call.name in setup.handoffs:
+                if taken is None:
+                    taken = call.name
+                else:
+                    call.cancel(f"not executed: only one handoff per turn ({taken} was used)")
+        if setup.forced_output and any(c.name == FINAL_RESULT for c in batch.calls):
+            for call in batch.calls:
+                if call.name != FINAL_RESULT:
+                    call.cancel("not executed: the final result was given in the same turn")
+        control = setup.handoffs.keys() | ({FINAL_RESULT} if setup.forced_output else set())
+        pending = [c for c in batch.calls if not c.done and c.name not in control]
+        bound = self.limits.max_tool_calls
+        if bound is not None:
+            room = max(0, bound - self._tool_calls)
+            for call in pending[room:]:
+                call.cancel(f"not executed: the run reached its limit of {bound} tool calls "
+                            "(max_tool_calls)")
+            if len(pending) > room:
+                self._limit_hit = "max_tool_calls"
+            pending = pending[:room]
+        self._tool_calls += len(pending)
+
+    def _gate(self, action: Action) -> Action:
+        """A model call the run's bounds allow goes to the current agent's provider; one they
+        forbid ends the run with status "limit"."""
+        if isinstance(action, CallModel):
+            limits = self.limits
+            if limits.max_model_calls is not None and len(self.responses) >= limits.max_model_calls:
+                return self._end("limit", "max_model_calls")
+            if limits.max_total_tokens is not None and self.tokens_used >= limits.max_total_tokens:
+                return self._end("limit", "max_total_tokens")
+            action.provider = self.setup.provider
+        return action
+
+    def _end(self, status: str, limit: Optional[str] = None) -> Action:
+        self.status = status
+        self.limit = limit
+        return self.finish(self.stop_reason)
+
+    def _output_failed(self, error: str, raw: Any, feedback: Optional[str]) -> Action:
+        """Invalid structured output: feed it back once (``feedback`` as a user message, or the
+        tool's error result already in the history), then give up."""
+        self._output_failures += 1
+        spec = self.setup.output
+        assert spec is not None
+        if self._output_failures >= 2:
+            return Fail(OutputValidationError(
+                f"the model's output failed validation as {spec.name} twice (after one "
+                f"corrective retry); last error: {error}", output=raw))
+        if feedback is not None:
+            self.history.append({"role": "user", "content": feedback})
+            self.produced.append(Message(role="user", content=feedback))
+        self.call_kind = "output_retry"
+        return self._call_model(self.turn + 1)
+
+    def _hand_off(self, call: ToolCallRun) -> Action:
+        target = self.setup.handoffs[call.name]
+        self.outbox.append(Handoff(
+            run_id=self.run_id, agent_name=self.agent.name, message_id=self.message_id,
+            call_id=call.call_id, from_agent=self.agent.name, to_agent=target.name))
+        setup = self._setup_for(target)
+        self.setup, self.agent = setup, target
+        self.tools, self.policy = setup.tools, setup.policy
+        self._reflecting = False
+        self._output_failures = 0
+        if self.turn >= self.max_turns:
+            return self._end("handoff")  # the receiving agent gets no turn in this run
+        return self._call_model(self.turn + 1)
+
+    def _refuse(self, calls: list[ToolCall], reason: str) -> None:
+        runs = [ToolCallRun(call, self.tools, self.turn) for call in calls]
+        self.abandon(ToolBatch(self.turn, runs, None, self._conversation), reason)
