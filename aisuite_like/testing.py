@@ -128,8 +128,8 @@ def _check_reply(reply: Any, where: str) -> None:
         "assistant ai.Message, or an ai.ChatCompletionResponse")
 
 
-def _tokens(text: str) -> int:
-    return -(-len(text) // 4)  # ceil(len / 4)
+def _tokens(chars: int) -> int:
+    return -(-chars // 4)  # ceil(chars / 4)
 
 
 def _message_chars(message: dict[str, Any]) -> int:
@@ -144,9 +144,9 @@ def _message_chars(message: dict[str, Any]) -> int:
 
 
 def _usage(request: ChatRequest, message: Message) -> Usage:
-    prompt = -(-sum(_message_chars(m) for m in request.messages) // 4)
-    completion = _tokens(text_of(message.content)) + sum(
-        _tokens(c.function.name + c.function.arguments) for c in message.tool_calls or ())
+    prompt = _tokens(sum(_message_chars(m) for m in request.messages))
+    completion = _tokens(len(text_of(message.content)) + sum(
+        len(c.function.name) + len(c.function.arguments) for c in message.tool_calls or ()))
     return Usage(prompt_tokens=prompt, completion_tokens=completion,
                  total_tokens=prompt + completion)
 
