@@ -66,6 +66,7 @@ _LAZY = {
     "fit_tokens": "agents", "RunStarted": "agents", "ModelRequest": "agents",
     "TextDelta": "agents", "ToolCallRequestEvent": "agents",
     "ToolCallExecutionEvent": "agents", "Handoff": "agents", "RunCompleted": "agents",
+    "AgentEvent": "agents", "ContextStrategy": "agents",
     # modules
     "testing": None,
 }
