@@ -7,7 +7,7 @@ import threading
 from typing import Any, Iterable, Mapping, Optional
 
 from .errors import InvalidModelError, UnsupportedParameterError
-from .providers import ChatRequest, Provider, canonical_key, create_provider
+from .providers import ChatRequest, Provider, _is_offline_key, canonical_key, create_provider
 from .types import Message
 
 __all__ = ["Client", "AsyncClient"]
@@ -57,6 +57,15 @@ def _normalize_messages(messages: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _refuse_real_request(key: str) -> None:
+    from .testing import RealRequestBlockedError
+
+    raise RealRequestBlockedError(
+        f"provider {key!r} would make a real request inside "
+        "aisuite_like.testing.block_real_requests(); use a testing provider "
+        "(model='test:...', ScriptedProvider or FunctionProvider)")
+
+
 class _Base:
     def __init__(
         self,
@@ -83,6 +92,9 @@ class _Base:
         provider = self._instances.get(key)
         if provider is None:
             canon = canonical_key(key)
+            if _BLOCK_REAL_REQUESTS[0] and canon not in self._instances \
+                    and not _is_offline_key(canon):
+                _refuse_real_request(key)
             with self._lock:
                 provider = self._instances.get(canon)
                 if provider is None:
@@ -94,11 +106,7 @@ class _Base:
                     self._instances[canon] = provider
                 self._instances[key] = provider
         if _BLOCK_REAL_REQUESTS[0] and not getattr(provider, "_offline", False):
-            from .testing import RealRequestBlockedError
-
-            raise RealRequestBlockedError(
-                f"provider {key!r} would make a real request inside "
-                "aisuite_like.testing.block_real_requests(); use a testing provider")
+            _refuse_real_request(key)
         return provider
 
     def _prepare(self, model: str, messages: Any, kwargs: dict[str, Any]) -> tuple[

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+import subprocess
+import sys
 import threading
 from typing import Annotated, Any, Literal, Optional, Union
 
@@ -488,6 +490,22 @@ def test_block_real_requests_blocks_real_and_allows_offline() -> None:
     assert real.calls == 0
     assert client.chat.completions.create(model="real:m", messages=USER).content == "real"
     assert isinstance(RealRequestBlockedError("x"), ai.AisuiteLikeError)
+
+
+def test_block_real_requests_refuses_before_loading_the_sdk() -> None:
+    code = (
+        "import sys, aisuite_like as ai\n"
+        "from aisuite_like.testing import block_real_requests, RealRequestBlockedError\n"
+        "with block_real_requests():\n"
+        "    try:\n"
+        "        ai.Client({'openai': {'api_key': 'k'}}).chat.completions.create(\n"
+        "            model='openai:gpt-4o', messages=[{'role': 'user', 'content': 'x'}])\n"
+        "    except RealRequestBlockedError:\n"
+        "        print('blocked', 'openai' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "blocked False"
 
 
 def test_block_real_requests_nests_and_survives_errors() -> None:

@@ -96,6 +96,16 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
     return provider
 
 
+def _is_offline_key(key: str) -> bool:
+    """Whether ``key`` (canonical) names an offline provider, decided WITHOUT creating it (so
+    ``testing.block_real_requests()`` refuses before a vendor SDK is even imported)."""
+    if key in _USER:
+        target = _USER[key]
+        cls = _load(target) if isinstance(target, str) else target
+        return bool(getattr(cls, "_offline", False))
+    return key == "test"
+
+
 def _find_spec_safe(name: str) -> Any:
     try:
         return importlib.util.find_spec(name)
