@@ -4,7 +4,8 @@
     python benchmarks/workloads.py '<JSON list of tasks>'
 
 prints one ``RESULT {json}`` line per task. A task is ``{"scenario", "family", "side", "base",
-"params"}``; ``side`` is ``ours`` / ``raw`` with an optional ``_aiohttp`` suffix (async transport).
+"params"}``; ``side`` is ``ours`` / ``raw`` with an optional transport suffix for async clients
+(``_aiohttp``; ``_httpx2`` for google-genai, whose own default is aiohttp).
 Nothing heavy is imported at module level, so import-time and RSS figures stay honest: each SDK
 (or ``aisuite_like``) is imported only by the task that measures it.
 """
@@ -180,7 +181,12 @@ class _RawGoogle:
         return self._genai.Client(api_key="bench-key", http_options=self._options())
 
     def async_client(self, transport: str) -> Any:
-        return self._genai.Client(api_key="bench-key", http_options=self._options()).aio
+        options = self._options()
+        if transport == "httpx2":  # google-genai's own default is aiohttp when installed
+            from google.genai import _api_client
+
+            options.httpx_async_client = _api_client.AsyncHttpx2Client(follow_redirects=True)
+        return self._genai.Client(api_key="bench-key", http_options=options).aio
 
     def _config(self, **kwargs: Any) -> Any:
         return self._types.GenerateContentConfig(system_instruction=SYSTEM, **kwargs)
@@ -299,7 +305,8 @@ def _driver(task: dict[str, Any]) -> Any:
 
 
 def _transport(task: dict[str, Any]) -> str:
-    return "aiohttp" if task["side"].endswith("_aiohttp") else "default"
+    """"default", or the transport a side names after "_" ("aiohttp", "httpx2")."""
+    return task["side"].partition("_")[2] or "default"
 
 
 def _close(client: Any) -> None:
