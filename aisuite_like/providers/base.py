@@ -8,12 +8,31 @@ the contract; each family lives in its own module.
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, AsyncIterator, Iterator, Optional
+from typing import Any, AsyncIterator, Callable, Iterator, Optional
 
 from ..types import ChatCompletionChunk, ChatCompletionResponse
 
 __all__ = ["ChatRequest", "Provider"]
+
+
+@contextmanager
+def _mapped_errors(map_error: Callable[[BaseException], BaseException]) -> Iterator[None]:
+    """Re-raise an SDK exception as the error ``map_error`` gives (ours pass through; an
+    exception ``map_error`` returns unchanged is re-raised as is). A plain ``with`` works in
+    sync and async code alike, so every transport method shares this one mapping."""
+    from ..errors import AisuiteLikeError
+
+    try:
+        yield
+    except AisuiteLikeError:
+        raise
+    except Exception as exc:
+        mapped = map_error(exc)
+        if mapped is exc:
+            raise
+        raise mapped from exc
 
 
 @dataclass(slots=True)

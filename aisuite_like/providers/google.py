@@ -56,7 +56,7 @@ from ..types import (
     Usage,
 )
 from ._common import loads_arguments, parse_data_url, text_of, unsupported
-from .base import ChatRequest, Provider
+from .base import ChatRequest, Provider, _mapped_errors
 
 __all__ = [
     "GoogleProvider",
@@ -1039,26 +1039,16 @@ class GoogleProvider(Provider):
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         _client, api, path, call, http_options = self._prepare(request, False)
-        try:
+        with _mapped_errors(self._error):
             response = api.request("post", path, call.body, http_options)
             data = json.loads(response.body) if response.body else {}
-        except Exception as exc:
-            mapped = self._error(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
         return parse_response(data, self.key, request.model)
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         _client, api, path, call, http_options = self._prepare(request, False)
-        try:
+        with _mapped_errors(self._error):
             response = await api.async_request("post", path, call.body, http_options)
             data = json.loads(response.body) if response.body else {}
-        except Exception as exc:
-            mapped = self._error(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
         return parse_response(data, self.key, request.model)
 
     # Streams use the API client's request/segments layer directly: its public
@@ -1071,21 +1061,15 @@ class GoogleProvider(Provider):
         translator = StreamTranslator(self.key, request.model)
         raw = None
         try:
-            http_request = api._build_request("post", path, call.body, http_options)
-            response = api._request(http_request, http_options, stream=True)
-            raw = response.response_stream
-            for event in response.segments():
-                chunk = translator.translate(event)
-                if chunk is not None:
-                    yield chunk
-            yield translator.finish()
-        except APIError:
-            raise
-        except Exception as exc:
-            mapped = self._error(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
+            with _mapped_errors(self._error):
+                http_request = api._build_request("post", path, call.body, http_options)
+                response = api._request(http_request, http_options, stream=True)
+                raw = response.response_stream
+                for event in response.segments():
+                    chunk = translator.translate(event)
+                    if chunk is not None:
+                        yield chunk
+                yield translator.finish()
         finally:
             if raw is not None:
                 raw.close()  # releases the connection, also on early exit
@@ -1095,23 +1079,17 @@ class GoogleProvider(Provider):
         translator = StreamTranslator(self.key, request.model)
         raw = segments = None
         try:
-            http_request = api._build_request("post", path, call.body, http_options)
-            response = await api._async_request(http_request=http_request,
-                                                http_options=http_options, stream=True)
-            raw = response.response_stream
-            segments = response.async_segments()
-            async for event in segments:
-                chunk = translator.translate(event)
-                if chunk is not None:
-                    yield chunk
-            yield translator.finish()
-        except APIError:
-            raise
-        except Exception as exc:
-            mapped = self._error(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
+            with _mapped_errors(self._error):
+                http_request = api._build_request("post", path, call.body, http_options)
+                response = await api._async_request(http_request=http_request,
+                                                    http_options=http_options, stream=True)
+                raw = response.response_stream
+                segments = response.async_segments()
+                async for event in segments:
+                    chunk = translator.translate(event)
+                    if chunk is not None:
+                        yield chunk
+                yield translator.finish()
         finally:
             if segments is not None:
                 await segments.aclose()

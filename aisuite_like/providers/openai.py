@@ -49,7 +49,7 @@ from ..types import (
     ToolCall,
     Usage,
 )
-from .base import ChatRequest, Provider
+from .base import ChatRequest, Provider, _mapped_errors
 
 __all__ = [
     "ServiceSpec",
@@ -772,27 +772,17 @@ class OpenAIProvider(Provider):
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        try:
+        with _mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
             data = raw.http_response.json()
-        except Exception as exc:
-            mapped = self._error(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
         return parse_response(data, self.key)
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        try:
+        with _mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
             data = raw.http_response.json()
-        except Exception as exc:
-            mapped = self._error(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
         return parse_response(data, self.key)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
@@ -803,20 +793,14 @@ class OpenAIProvider(Provider):
         translator = StreamTranslator(self.key)
         sdk_stream = None
         try:
-            raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
-            sdk_stream = raw.parse(to=openai.Stream[object])
-            for event in sdk_stream:
-                chunk = translator.translate(event)
-                if chunk is not None:
-                    yield chunk
-            translator.finish()
-        except APIError:
-            raise
-        except Exception as exc:
-            mapped = self._error(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
+            with _mapped_errors(self._error):
+                raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
+                sdk_stream = raw.parse(to=openai.Stream[object])
+                for event in sdk_stream:
+                    chunk = translator.translate(event)
+                    if chunk is not None:
+                        yield chunk
+                translator.finish()
         finally:
             if sdk_stream is not None:
                 sdk_stream.close()  # releases the connection, also on early exit
@@ -829,20 +813,14 @@ class OpenAIProvider(Provider):
         translator = StreamTranslator(self.key)
         sdk_stream = None
         try:
-            raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
-            sdk_stream = raw.parse(to=openai.AsyncStream[object])
-            async for event in sdk_stream:
-                chunk = translator.translate(event)
-                if chunk is not None:
-                    yield chunk
-            translator.finish()
-        except APIError:
-            raise
-        except Exception as exc:
-            mapped = self._error(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
+            with _mapped_errors(self._error):
+                raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
+                sdk_stream = raw.parse(to=openai.AsyncStream[object])
+                async for event in sdk_stream:
+                    chunk = translator.translate(event)
+                    if chunk is not None:
+                        yield chunk
+                translator.finish()
         finally:
             if sdk_stream is not None:
                 await sdk_stream.close()
