@@ -431,6 +431,14 @@ def render_table(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, cwd=ROOT, timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def _versions() -> dict[str, str]:
     from importlib import metadata
 
@@ -477,7 +485,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     rows: list[Row] = []
     meta: dict[str, Any] = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(
         timespec="seconds"), "quick": args.quick, "cpus": os.cpu_count(),
-        "platform": platform.platform(), "versions": _versions(), "sizes": sizes,
+        "platform": platform.platform(), "commit": _commit(), "versions": _versions(),
+        "sizes": sizes,
         "scenarios": only, "families": families}
     server_load: dict[str, Any] = {}
     if "import" in only:

@@ -174,9 +174,27 @@ class _Call:
     args: dict[str, Any]
 
 
+_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _fake_id(seed: str, length: int) -> str:
+    """A stable id of the real length and alphabet (e.g. ``call_`` + 24 characters)."""
+    import hashlib
+
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(_ID_ALPHABET[b % len(_ID_ALPHABET)] for b in digest[:length])
+
+
+# Real id shapes: OpenAI call_ + 24, Anthropic toolu_01 + 22, Gemini 8 characters.
+_ID_SHAPES = {"call_": 24, "toolu_01": 22, "": 8}
+
+
 def _plan_calls(tools: list[tuple[str, Any]], n: int, round_index: int, prefix: str) -> list[_Call]:
-    return [_Call(f"{prefix}{round_index}{i}x{os.getpid() % 997:03d}", tools[i % len(tools)][0],
-                  _example_args(tools[i % len(tools)][1], i)) for i in range(n)]
+    """``n`` calls for one tool round: round-robin over the offered tools, ids unique per round."""
+    length = _ID_SHAPES[prefix]
+    return [_Call(prefix + _fake_id(f"{prefix}{round_index}/{i}/{os.getpid()}", length),
+                  tools[i % len(tools)][0], _example_args(tools[i % len(tools)][1], i))
+            for i in range(n)]
 
 
 # ------------------------------------------------------------------------------- OpenAI ---
@@ -455,7 +473,7 @@ class MockLLM:
         names = tuple(name for name, _ in tools) if wants_tools else ()
         key = ("gemini", model, header, stream, names, done if wants_tools else -1)
         return opts.latency_s, self._cached(key, lambda: _gemini_reply(
-            model, opts, _plan_calls(tools, opts.tools, done, "fc") if wants_tools else [],
+            model, opts, _plan_calls(tools, opts.tools, done, "") if wants_tools else [],
             stream, 15 + 60 * done))
 
 
