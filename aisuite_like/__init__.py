@@ -5,7 +5,8 @@
     resp = client.chat.completions.create(model="openai:gpt-4o", messages=[...])
 
 Importing this package loads no vendor SDK; each provider's SDK is imported on first use.
-Heavier parts (policies, agents, the testing kit) load on first attribute access.
+Everything heavier than the client and the error tree (the pydantic types, tools, policies,
+agents, the testing kit) loads on first attribute access, so the import stays cheap.
 """
 
 from __future__ import annotations
@@ -35,28 +36,23 @@ from .errors import (
     UnknownProviderError,
     UnsupportedParameterError,
 )
-from .providers import ChatRequest, Provider, provider_keys, register_provider
-from .streaming import AsyncStream, Stream
-from .tools import Tool, Tools, tool
-from .types import (
-    ChatCompletionChunk,
-    ChatCompletionResponse,
-    Choice,
-    ChoiceDelta,
-    ChoiceDeltaToolCall,
-    CompletionTokensDetails,
-    Function,
-    Message,
-    PromptTokensDetails,
-    ToolCall,
-    ToolEvent,
-    Usage,
-)
+from .providers import provider_keys, register_provider
 
 __version__ = "0.1.0"
 
 # name -> module that defines it, imported on first access (PEP 562).
 _LAZY = {
+    # providers/base.py
+    "ChatRequest": "providers.base", "Provider": "providers.base",
+    # streaming.py
+    "Stream": "streaming", "AsyncStream": "streaming",
+    # tools.py
+    "Tool": "tools", "Tools": "tools", "tool": "tools",
+    # types.py (pydantic models: building them is most of the import cost, so on first use)
+    **{name: "types" for name in (
+        "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
+        "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
+        "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage")},
     # policy.py
     "AllowAll": "policy", "DenyAll": "policy", "AllowTools": "policy",
     "RequireApproval": "policy", "ToolPolicyContext": "policy", "ToolPolicyDecision": "policy",

@@ -8,7 +8,6 @@ from typing import Any, Iterable, Mapping, Optional
 
 from .errors import InvalidModelError, UnsupportedParameterError
 from .providers import ChatRequest, Provider, _is_offline_key, canonical_key, create_provider
-from .types import Message
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -42,6 +41,8 @@ def _normalize_messages(messages: Any) -> list[dict[str, Any]]:
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Iterable):
         raise TypeError("messages must be a list of message dicts or aisuite_like.Message "
                         "objects, e.g. [{'role': 'user', 'content': 'Hi'}]")
+    from .types import Message
+
     out: list[dict[str, Any]] = []
     for i, m in enumerate(messages):
         if isinstance(m, dict):

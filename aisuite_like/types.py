@@ -35,6 +35,12 @@ StopReason = Literal["completed", "max_turns"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
+# Defaults are plain values (pydantic copies a mutable default per instance) or plain Python
+# factories, never builtins like ``list``: for a builtin factory pydantic inspects the
+# signature on EVERY model_construct (~60 us per unset field), which was most of our per-call
+# overhead in benchmarks/ (see benchmarks/README.md).
+
+
 class _Model(BaseModel):
     # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
     model_config = ConfigDict(extra="allow", populate_by_name=True)
@@ -81,7 +87,7 @@ class Choice(_Model):
     finish_reason: Optional[FinishReason] = None
     native_finish_reason: Optional[str] = None
     # Runner only: every message the run produced (assistant and tool), in order.
-    intermediate_messages: list[Message] = Field(default_factory=list)
+    intermediate_messages: list[Message] = []
 
 
 class PromptTokensDetails(_Model):
@@ -166,12 +172,12 @@ class ChatCompletionResponse(_Model):
     created: int = 0
     model: str = ""
     provider: str = ""
-    choices: list[Choice] = Field(default_factory=list)
+    choices: list[Choice] = []
     usage: Optional[Usage] = None
-    intermediate_responses: list["ChatCompletionResponse"] = Field(default_factory=list)
+    intermediate_responses: list["ChatCompletionResponse"] = []
     messages: Optional[list[Message]] = None
     stop_reason: Optional[StopReason] = None
-    tool_events: list[ToolEvent] = Field(default_factory=list)
+    tool_events: list[ToolEvent] = []
     raw: Any = Field(default=None, exclude=True, repr=False)
 
     @property
@@ -213,9 +219,13 @@ class ChoiceDelta(_Model):
     provider_specific_fields: Optional[dict[str, Any]] = None
 
 
+def _new_delta() -> ChoiceDelta:
+    return ChoiceDelta()
+
+
 class ChunkChoice(_Model):
     index: int = 0
-    delta: ChoiceDelta = Field(default_factory=ChoiceDelta)
+    delta: ChoiceDelta = Field(default_factory=_new_delta)
     finish_reason: Optional[FinishReason] = None
     native_finish_reason: Optional[str] = None
 
@@ -228,7 +238,7 @@ class ChatCompletionChunk(_Model):
     created: int = 0
     model: str = ""
     provider: str = ""
-    choices: list[ChunkChoice] = Field(default_factory=list)
+    choices: list[ChunkChoice] = []
     usage: Optional[Usage] = None
     # Runner streams: which model call (1-based) this chunk belongs to.
     turn: Optional[int] = None

@@ -7,12 +7,12 @@ the contract; each family lives in its own module.
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, AsyncIterator, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator, Optional
 
-from ..types import ChatCompletionChunk, ChatCompletionResponse
+if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
+    from ..types import ChatCompletionChunk, ChatCompletionResponse
 
 __all__ = ["ChatRequest", "Provider"]
 
@@ -87,6 +87,8 @@ class Provider:
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         # Default for sync-only providers: run in a thread so the event loop is not blocked.
+        import asyncio
+
         return await asyncio.to_thread(self.complete, request)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
