@@ -8,9 +8,8 @@ import pathlib
 
 import pytest
 
+# shared/ sits beside the repository, for developers and for CI's fresh clone alike.
 RECORDED = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "recorded"
-if not RECORDED.exists():  # CI clones next to a copy of shared/
-    RECORDED = pathlib.Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "recorded"
 
 _KEY_VARS = (
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
