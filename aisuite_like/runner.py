@@ -348,9 +348,17 @@ class ToolLoop:
         override = self.after_response(response)
         if override is not None:
             return override
-        if self._final_answer:  # the forced answer after max_turns: never run its tools
-            return self.finish("max_turns")
         calls = message.tool_calls if message is not None else None
+        if self._final_answer:  # the forced answer after max_turns: never run its tools
+            if calls:
+                # The model ignored tool_choice="none". Answer its calls (not executed) so
+                # response.messages stays a valid history: providers reject an assistant
+                # tool call without its result.
+                self.abandon(ToolBatch(self.turn, [ToolCallRun(c, self.tools, self.turn)
+                                                   for c in calls], None, self._conversation),
+                             f"tool call not executed: the run reached max_turns="
+                             f"{self.max_turns}")
+            return self.finish("max_turns")
         if not calls:
             return self.finish("completed")
         runs = [ToolCallRun(call, self.tools, self.turn) for call in calls]
