@@ -707,7 +707,10 @@ def test_final_answer_tool_calls_are_not_executed(mode: str) -> None:
     provider = Scripted([[("c1", "t", {"x": 1})], [("c2", "t", {"x": 2})]])
     resp = run(mode, provider, tools=[t], max_turns=1, on_max_turns="final_answer")
     assert executed == [1] and resp.stop_reason == "max_turns"
-    assert len(resp.tool_events) == 1
+    # c2 is answered (not executed), so resp.messages stays a valid history.
+    assert [e.call_id for e in resp.tool_events] == ["c1", "c2"]
+    assert resp.tool_events[1].is_error and resp.tool_events[1].duration_s == 0.0
+    assert resp.messages[-1].tool_call_id == "c2"
 
 
 @MODES
