@@ -57,7 +57,7 @@ __all__ = [
     "ToolCallRequestEvent", "ToolCallExecutionEvent", "Handoff", "RunCompleted",
 ]
 
-_AGENT_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_AGENT_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _SUMMARY_FIELDS = {"tool_name": "t", "arguments": "{}", "result": "r", "is_error": False}
 # Keys an agent's model_settings may not set: the run owns them.
 _RUN_OWNED = frozenset({"model", "messages", "tools", "stream", "max_turns", "tool_policy",
@@ -106,7 +106,7 @@ class Agent:
         from .client import _parse_model
 
         set_ = object.__setattr__
-        if not isinstance(self.name, str) or not _AGENT_NAME.match(self.name):
+        if not isinstance(self.name, str) or not _AGENT_NAME.fullmatch(self.name):
             raise ValueError(f"agent name must be letters, digits, '_' or '-' (it becomes the "
                              f"tool name transfer_to_<name>), got {self.name!r}")
         if len(self.name) > 64 - len("transfer_to_"):
