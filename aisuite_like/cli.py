@@ -17,7 +17,7 @@ import importlib.util
 import json
 import os
 import sys
-from typing import Any, Callable, Optional, Sequence, TextIO
+from typing import Any, Optional, Sequence, TextIO
 
 __all__ = ["main"]
 
@@ -86,8 +86,8 @@ def _positive_int(text: str) -> int:
 # --- chat ------------------------------------------------------------------------------------
 
 
-def _load_tool(spec: str) -> Callable[..., Any]:
-    """``pkg.module:func`` or ``path/to/file.py:func`` -> the function."""
+def _load_tool(spec: str) -> Any:
+    """``pkg.module:func`` or ``path/to/file.py:func`` -> the ``Tool`` (schema built)."""
     module_part, sep, attr = spec.rpartition(":")
     if not sep or not module_part or not attr:
         raise _UsageError(f"--tool {spec!r}: expected MODULE:FUNC, e.g. mytools:get_weather "
@@ -120,7 +120,14 @@ def _load_tool(spec: str) -> Callable[..., Any]:
         raise _UsageError(f"--tool {spec!r}: {module_part!r} has no attribute {attr!r}") from None
     if not callable(fn):
         raise _UsageError(f"--tool {spec!r}: {attr!r} is a {type(fn).__name__}, not a function")
-    return fn
+    from .tools import Tool
+
+    if isinstance(fn, Tool):
+        return fn
+    try:  # the schema is built now: a function that cannot be a tool is a usage error
+        return Tool(fn)
+    except (TypeError, ValueError) as exc:
+        raise _UsageError(f"--tool {spec!r}: {exc}") from None
 
 
 def _messages(args: argparse.Namespace, stdin: TextIO) -> list[dict[str, str]]:
@@ -147,7 +154,14 @@ def _print_trace(response: Any, err: TextIO) -> None:
 def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
     import aisuite_like as ai
 
-    tools = [_load_tool(spec) for spec in args.tool]
+    tools: Any = [_load_tool(spec) for spec in args.tool]
+    if tools:
+        from .tools import Tools
+
+        try:
+            tools = Tools(tools)
+        except ValueError as exc:  # two tools with one name
+            raise _UsageError(f"--tool: {exc}") from None
     messages = _messages(args, stdin)
     kwargs: dict[str, Any] = {}
     if tools:
