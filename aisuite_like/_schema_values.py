@@ -175,63 +175,96 @@ def _variant(value: Any, n: int) -> Any:
 
 
 def _number(schema: dict[str, Any], *, integer: bool) -> Any:
-    low: Optional[float] = None
-    high: Optional[float] = None
-    step = 1 if integer else 0.5
-    if "minimum" in schema:
-        low = schema["minimum"]
-    if isinstance(schema.get("exclusiveMinimum"), (int, float)):
-        low = schema["exclusiveMinimum"] + step
-    if "maximum" in schema:
-        high = schema["maximum"]
-    if isinstance(schema.get("exclusiveMaximum"), (int, float)):
-        high = schema["exclusiveMaximum"] - step
-    value: float = 1
-    if low is not None and value < low:
-        value = low
-    if high is not None and value > high:
-        value = high
+    """A number within the bounds (inclusive or exclusive) and a ``multipleOf``: 1 when it
+    fits, else the first of a few candidates near the bounds that does."""
+    low, low_open = _bound(schema, "minimum", "exclusiveMinimum", lower=True)
+    high, high_open = _bound(schema, "maximum", "exclusiveMaximum", lower=False)
     multiple = schema.get("multipleOf")
-    if multiple:
-        value = math.ceil(value / multiple) * multiple
-        if high is not None and value > high:
-            value -= multiple
-    if integer:
-        return int(math.ceil(value)) if low is not None and value < low else int(value)
-    return float(value)
+
+    def fits(value: float) -> bool:
+        if low is not None and (value < low or (low_open and value == low)):
+            return False
+        if high is not None and (value > high or (high_open and value == high)):
+            return False
+        return not multiple or abs(value / multiple - round(value / multiple)) < 1e-9
+
+    seeds: list[float] = [1]
+    if low is not None and high is not None:
+        seeds.append((low + high) / 2)
+    if low is not None:
+        seeds += [low, low + 1]
+    if high is not None:
+        seeds += [high, high - 1]
+    candidates: list[float] = []
+    for seed in seeds:
+        values = [math.ceil(seed), math.floor(seed), math.floor(seed) + 1, math.ceil(seed) - 1] \
+            if integer else [seed]
+        if multiple:
+            values = [round(k * multiple, 12) for v in values
+                      for k in (math.ceil(v / multiple), math.floor(v / multiple))]
+        candidates += values
+    value = next((v for v in candidates if fits(v) and (not integer or v == int(v))),
+                 candidates[0])
+    return int(value) if integer else float(value)
+
+
+def _bound(schema: dict[str, Any], inclusive: str, exclusive: str, *, lower: bool
+           ) -> tuple[Optional[float], bool]:
+    """(the tighter of the inclusive and exclusive bound, whether it is exclusive); the
+    draft-4 boolean ``exclusiveMinimum: true`` form is understood too."""
+    bound, is_open = schema.get(inclusive), False
+    other = schema.get(exclusive)
+    if other is True and bound is not None:
+        return bound, True
+    if isinstance(other, (int, float)) and not isinstance(other, bool):
+        tighter = bound is None or (other >= bound if lower else other <= bound)
+        if tighter:
+            bound, is_open = other, True
+    return bound, is_open
 
 
 def _string(schema: dict[str, Any], name: str) -> str:
     pattern = schema.get("pattern")
     fmt = schema.get("format")
+    min_len = schema.get("minLength", 0)
+    max_len = schema.get("maxLength")
     if pattern:
-        text = _shortest_match(pattern)
-        if text is None:
-            text = name or "example"
+        text = _shortest_match(pattern, min_len, max_len)
+        if text is not None:
+            return text
+        text = name or "example"
     elif fmt in _FORMATS:
         text = _FORMATS[fmt]
     else:
         text = name or "example"
-    min_len = schema.get("minLength", 0)
-    if len(text) < min_len and not pattern:
+    if len(text) < min_len:
         text = text + "x" * (min_len - len(text))
-    max_len = schema.get("maxLength")
-    if max_len is not None and len(text) > max_len and not pattern:
+    if max_len is not None and len(text) > max_len:
         text = text[:max_len]
     return text
 
 
-def _shortest_match(pattern: str) -> Optional[str]:
-    """A short string matching ``pattern`` (checked with ``re.search``), or None."""
+def _shortest_match(pattern: str, min_len: int = 0, max_len: Optional[int] = None
+                    ) -> Optional[str]:
+    """A short string matching ``pattern`` (checked with ``re.search``) whose length is within
+    ``min_len`` / ``max_len``, or None. Repeats are pumped one step at a time until the string
+    is long enough."""
     try:
         parsed = _re_parser.parse(pattern)
-        text = _from_parsed(parsed)
+        for extra in range(min_len + 2):
+            text = _from_parsed(parsed, extra)
+            if max_len is not None and len(text) > max_len:
+                return None
+            if len(text) >= min_len and re.search(pattern, text):
+                return text
     except Exception:  # an exotic construct: fall back to the caller's default
         return None
-    return text if re.search(pattern, text) else None
+    return None
 
 
-def _from_parsed(items: Any) -> str:
+def _from_parsed(items: Any, extra: int = 0) -> str:
+    """The string the parsed regex ``items`` spells with every repeat taken ``extra`` times
+    more than its minimum (within its maximum)."""
     out = []
     for op, arg in items:
         name = str(op)
@@ -244,12 +277,12 @@ def _from_parsed(items: Any) -> str:
         elif name == "IN":
             out.append(_from_class(arg))
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            low, _high, sub = arg
-            out.append(_from_parsed(sub) * low)
+            low, high, sub = arg
+            out.append(_from_parsed(sub, extra) * min(low + extra, high))
         elif name in ("SUBPATTERN", "ATOMIC_GROUP"):
-            out.append(_from_parsed(arg[-1]))
+            out.append(_from_parsed(arg[-1], extra))
         elif name == "BRANCH":
-            out.append(_from_parsed(arg[1][0]))
+            out.append(_from_parsed(arg[1][0], extra))
         elif name in ("AT", "ASSERT", "ASSERT_NOT", "GROUPREF_EXISTS"):
             continue
         else:
