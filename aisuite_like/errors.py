@@ -189,6 +189,48 @@ def _redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     return _KEY_PATTERN.sub("[REDACTED]", text)
 
 
+def _redact_value(value: Any, secrets: tuple[str | None, ...]) -> Any:
+    """``_redact`` applied to every string inside ``value`` (dicts, lists, tuples); the same
+    object back when nothing changed."""
+    if isinstance(value, str):
+        return _redact(value, secrets)
+    if isinstance(value, dict):
+        out = {k: _redact_value(v, secrets) for k, v in value.items()}
+        return value if all(out[k] is value[k] for k in value) else out
+    if isinstance(value, (list, tuple)):
+        items = [_redact_value(v, secrets) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return type(value)(items) if isinstance(value, tuple) else items
+    return value
+
+
+def _scrub_exception(exc: BaseException, secrets: Iterable[str | None] = ()) -> None:
+    """Redact secrets from an SDK exception we chain as ``__cause__`` (and from its own causes):
+    a traceback prints its message, and SDKs put the provider's error body there, which may
+    echo the key back. Its ``args``, ``message``, ``body`` and ``details`` are scrubbed in
+    place; the exception keeps its type and every other attribute. Error path only."""
+    secrets = tuple(secrets)
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        try:
+            current.args = _redact_value(current.args, secrets)
+        except Exception:  # an exception type with read-only args: leave it
+            pass
+        for attr in ("message", "body", "details"):
+            value = current.__dict__.get(attr)
+            if value is not None:
+                redacted = _redact_value(value, secrets)
+                if redacted is not value:
+                    try:
+                        setattr(current, attr, redacted)
+                    except Exception:
+                        pass
+        current = current.__cause__ or current.__context__
+
+
 _CONTEXT_MARKERS = (
     "context_length_exceeded",
     "context length",

@@ -34,6 +34,7 @@ from ..errors import (
     _error_for_status,
     _parse_retry_after,
     _redact,
+    _scrub_exception,
 )
 from ..types import (
     ChatCompletionChunk,
@@ -930,7 +931,13 @@ class AnthropicProvider(Provider):
     # -- errors ----------------------------------------------------------------------------
 
     def _error(self, exc: BaseException) -> AisuiteLikeError:
-        """An SDK / transport / argument exception -> our typed error (raise it ``from exc``)."""
+        """An SDK / transport / argument exception -> our typed error (raise it ``from exc``).
+        ``exc`` becomes its ``__cause__``, so it is scrubbed of the key too (tracebacks print
+        it)."""
+        _scrub_exception(exc, self._secrets)
+        return self._map_error(exc)
+
+    def _map_error(self, exc: BaseException) -> AisuiteLikeError:
         sdk = self._anthropic
         provider = self._key()
         if isinstance(exc, sdk.APIStatusError):

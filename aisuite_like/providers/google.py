@@ -39,6 +39,7 @@ from ..errors import (
     _error_for_status,
     _parse_retry_after,
     _redact,
+    _scrub_exception,
 )
 from ..types import (
     ChatCompletionChunk,
@@ -687,12 +688,13 @@ class StreamTranslator:
     finished (a connection closed early).
     """
 
-    __slots__ = ("provider", "model", "created", "_ids", "_id", "_started", "_calls",
-                 "_usage", "_finished")
+    __slots__ = ("provider", "model", "created", "secrets", "_ids", "_id", "_started",
+                 "_calls", "_usage", "_finished")
 
     def __init__(self, provider: str = _NAME, model: str = "",
-                 created: Optional[int] = None) -> None:
+                 created: Optional[int] = None, secrets: Iterable[Optional[str]] = ()) -> None:
         self.provider = provider
+        self.secrets = tuple(secrets)  # scrubbed from error events (a provider may echo them)
         self.model = model
         self.created = created or int(time.time())
         self._ids: Optional[_CallIds] = None
@@ -705,7 +707,7 @@ class StreamTranslator:
     def translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
         error = event.get("error")
         if error:
-            raise _error_event(error, self.provider)
+            raise _error_event(error, self.provider, self.secrets)
         if self._ids is None:
             self._ids = _CallIds(event.get("responseId"))
             self._id = event.get("responseId") or self._ids.base
@@ -1027,7 +1029,10 @@ class GoogleProvider(Provider):
                 provider=self.key) from exc
 
     def _error(self, exc: BaseException) -> BaseException:
-        return map_sdk_error(exc, self.key, (self._api_key,))
+        mapped = map_sdk_error(exc, self.key, (self._api_key,))
+        if mapped is not exc:
+            _scrub_exception(exc, (self._api_key,))  # it becomes __cause__: tracebacks print it
+        return mapped
 
     def _prepare(self, request: ChatRequest, stream: bool) -> tuple[Any, Any, str, GeminiCall, Any]:
         call = build_request(request, self.key)
@@ -1058,7 +1063,7 @@ class GoogleProvider(Provider):
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         client, api, path, call, http_options = self._prepare(request, True)
-        translator = StreamTranslator(self.key, request.model)
+        translator = StreamTranslator(self.key, request.model, secrets=(self._api_key,))
         raw = None
         try:
             with _mapped_errors(self._error):
@@ -1076,7 +1081,7 @@ class GoogleProvider(Provider):
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         client, api, path, call, http_options = self._prepare(request, True)
-        translator = StreamTranslator(self.key, request.model)
+        translator = StreamTranslator(self.key, request.model, secrets=(self._api_key,))
         raw = segments = None
         try:
             with _mapped_errors(self._error):

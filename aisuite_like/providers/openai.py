@@ -33,6 +33,7 @@ from ..errors import (
     _error_for_status,
     _parse_retry_after,
     _redact,
+    _scrub_exception,
 )
 from ..types import (
     ChatCompletionChunk,
@@ -426,16 +427,17 @@ class StreamTranslator:
     connection the server closed cleanly).
     """
 
-    __slots__ = ("provider", "_choices", "saw_finish")
+    __slots__ = ("provider", "secrets", "_choices", "saw_finish")
 
-    def __init__(self, provider: str) -> None:
+    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
         self.provider = provider
+        self.secrets = tuple(secrets)  # scrubbed from error events (a provider may echo them)
         self._choices: dict[int, _ChoiceState] = {}
         self.saw_finish = False
 
     def translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
         if "error" in event and event["error"]:
-            raise _stream_error(event["error"], self.provider)
+            raise _stream_error(event["error"], self.provider, self.secrets)
         out_choices = []
         for position, c in enumerate(event.get("choices") or ()):
             chunk_choice = self._choice(c, position)
@@ -761,13 +763,19 @@ class OpenAIProvider(Provider):
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         return build_create_kwargs(request, self.spec, _sdk_params(), self._reasoning_field)
 
+    def _secrets(self) -> tuple[Optional[str]]:
+        return (self._api_key if isinstance(self._api_key, str) else None,)
+
     def _error(self, exc: BaseException) -> BaseException:
         if isinstance(exc, TypeError):
             return UnsupportedParameterError(
                 f"{self.key} rejected an argument: {exc}. Check the provider-native keyword "
                 "arguments you passed.", provider=self.key)
-        key = self._api_key if isinstance(self._api_key, str) else None
-        return map_sdk_error(exc, self.key, (key,))
+        secrets = self._secrets()
+        mapped = map_sdk_error(exc, self.key, secrets)
+        if mapped is not exc:
+            _scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
+        return mapped
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
@@ -790,7 +798,7 @@ class OpenAIProvider(Provider):
 
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        translator = StreamTranslator(self.key)
+        translator = StreamTranslator(self.key, self._secrets())
         sdk_stream = None
         try:
             with _mapped_errors(self._error):
@@ -810,7 +818,7 @@ class OpenAIProvider(Provider):
 
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        translator = StreamTranslator(self.key)
+        translator = StreamTranslator(self.key, self._secrets())
         sdk_stream = None
         try:
             with _mapped_errors(self._error):

@@ -1,0 +1,138 @@
+"""QA of the public contract (DESIGN.md sections 2, 3, 6, 7) across provider families, as a user
+of the OpenAI SDK would exercise it: through ``import aisuite_like as ai`` and the real vendor
+SDKs, HTTP mocked at the httpcore2 layer, asserting on what was sent and what came back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import traceback
+from typing import Any
+
+import pytest
+import respx
+
+import aisuite_like as ai
+
+SECRET = "my-custom-secret-value-XYZ"  # not key-shaped: only the configured key can catch it
+OPENAI_URL = "https://api.openai.com/v1/chat/completions"
+VLLM_URL = "http://localhost:8000/v1/chat/completions"
+ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
+GOOGLE_BASE = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash"
+GOOGLE_URL = GOOGLE_BASE + ":generateContent"
+GOOGLE_STREAM_URL = GOOGLE_BASE + ":streamGenerateContent"
+MODELS = {"openai": "openai:gpt-4o", "vllm": "vllm:my-model", "anthropic": "anthropic:claude-x",
+          "google": "google:gemini-2.5-flash"}
+USER = [{"role": "user", "content": "hi"}]
+
+
+@pytest.fixture
+def httpx2_mock() -> Any:
+    with respx.mock(using="httpcore2", assert_all_called=False) as router:
+        yield router
+
+
+def _config(key: str = SECRET) -> dict[str, dict[str, Any]]:
+    return {family: {"api_key": key, "max_retries": 0} for family in MODELS}
+
+
+def _sse(events: list[dict[str, Any]], sep: str = "\n\n") -> bytes:
+    return "".join(f"data: {json.dumps(e)}{sep}" for e in events).encode()
+
+
+def _ok_body(family: str) -> dict[str, Any]:
+    if family in ("openai", "vllm"):
+        return {"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+    if family == "anthropic":
+        return {"id": "m1", "type": "message", "role": "assistant", "model": "claude-x",
+                "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+                "usage": {"input_tokens": 1, "output_tokens": 1}}
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1},
+            "responseId": "r1", "modelVersion": "gemini-2.5-flash"}
+
+
+# --- section 6: no API key in any message, repr or trace ------------------------------------
+
+# A 401 whose body echoes the (non key-shaped) key back, per family.
+_ECHO_401 = {
+    "openai": (OPENAI_URL, {"error": {"message": f"Incorrect API key provided: {SECRET}",
+                                      "type": "invalid_request_error",
+                                      "code": "invalid_api_key"}}),
+    "vllm": (VLLM_URL, {"error": {"message": f"bad key {SECRET}", "type": "auth"}}),
+    "anthropic": (ANTHROPIC_URL, {"type": "error", "error": {
+        "type": "authentication_error", "message": f"invalid x-api-key {SECRET}"}}),
+    "google": (GOOGLE_URL, {"error": {"code": 401, "message": f"API key not valid {SECRET}",
+                                      "status": "UNAUTHENTICATED"}}),
+}
+
+
+def _call(family: str, mode: str, **kwargs: Any) -> Any:
+    if mode == "sync":
+        with ai.Client(_config()) as client:
+            return client.chat.completions.create(model=MODELS[family], messages=USER, **kwargs)
+    if mode == "stream":
+        with ai.Client(_config()) as client:
+            with client.chat.completions.create(model=MODELS[family], messages=USER,
+                                                stream=True, **kwargs) as stream:
+                return stream.get_final_response()
+
+    async def run() -> Any:
+        async with ai.AsyncClient(_config()) as client:
+            return await client.chat.completions.create(model=MODELS[family], messages=USER,
+                                                        **kwargs)
+
+    return asyncio.run(run())
+
+
+def _assert_no_secret_anywhere(error: BaseException) -> None:
+    trace = "".join(traceback.format_exception(error))
+    assert SECRET not in trace
+    assert SECRET not in repr(error) and SECRET not in str(error)
+    cause = error.__cause__
+    assert cause is not None  # the SDK exception is still chained, only scrubbed
+    assert SECRET not in repr(cause.args)
+    for attr in ("message", "body", "details"):
+        assert SECRET not in repr(getattr(cause, attr, None))
+
+
+@pytest.mark.parametrize("family", sorted(_ECHO_401))
+@pytest.mark.parametrize("mode", ["sync", "async", "stream"])
+def test_echoed_key_is_scrubbed_from_the_whole_traceback(family: str, mode: str,
+                                                         httpx2_mock: respx.Router) -> None:
+    url, body = _ECHO_401[family]
+    if family == "google" and mode == "stream":
+        httpx2_mock.post(url__startswith=GOOGLE_STREAM_URL).mock(
+            return_value=respx.MockResponse(401, json=body))
+    else:
+        httpx2_mock.post(url).mock(return_value=respx.MockResponse(401, json=body))
+    with pytest.raises(ai.AuthenticationError) as info:
+        _call(family, mode)
+    assert info.value.status_code == 401
+    assert type(info.value.__cause__).__module__.split(".")[0] in ("openai", "anthropic", "google")
+    _assert_no_secret_anywhere(info.value)
+
+
+@pytest.mark.parametrize("family", ["openai", "vllm", "google"])
+def test_error_event_in_a_stream_echoing_the_key_is_scrubbed(family: str,
+                                                           httpx2_mock: respx.Router) -> None:
+    if family == "google":
+        body = _sse([{"error": {"code": 500, "message": f"key {SECRET}", "status": "INTERNAL"}}],
+                    "\r\n\r\n")
+        httpx2_mock.post(url__startswith=GOOGLE_STREAM_URL).mock(
+            return_value=respx.MockResponse(200, content=body,
+                                            headers={"content-type": "text/event-stream"}))
+    else:
+        body = _sse([{"error": {"message": f"bad key {SECRET}", "type": "server_error"}}])
+        httpx2_mock.post(_ECHO_401[family][0]).mock(
+            return_value=respx.MockResponse(200, content=body,
+                                            headers={"content-type": "text/event-stream"}))
+    with pytest.raises(ai.InternalServerError) as info:
+        _call(family, "stream")
+    trace = "".join(traceback.format_exception(info.value))
+    assert SECRET not in trace
+    assert "[REDACTED]" in str(info.value)
