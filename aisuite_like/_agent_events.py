@@ -85,6 +85,18 @@ class ToolCallExecutionEvent(_Event):
     duration_s: float = 0.0
 
 
+def tool_call_events(engine: Any, call: Any) -> tuple[ToolCallRequestEvent,
+                                                     ToolCallExecutionEvent]:
+    """The request and execution events of one tool call (a ``runner.ToolCallRun``) made by
+    the model message ``engine.message_id`` of an agent run."""
+    base = dict(run_id=engine.run_id, agent_name=engine.agent.name,
+                message_id=engine.message_id, call_id=call.call_id, tool_name=call.name)
+    return (ToolCallRequestEvent(**base, arguments=call.raw_arguments or ""),
+            ToolCallExecutionEvent(**base, arguments=call.arguments, result=call.result,
+                                   is_error=call.is_error, allowed=call.allowed,
+                                   reason=call.reason, duration_s=call.duration_s))
+
+
 @dataclass(frozen=True)
 class Handoff(_Event):
     """``from_agent`` handed the conversation to ``to_agent`` (tool call ``call_id``)."""

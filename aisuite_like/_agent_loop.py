@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 from pydantic import BaseModel, ValidationError
 
-from ._agent_events import Handoff
+from ._agent_events import Handoff, tool_call_events
 from .errors import OutputValidationError
 from .policy import _evaluate_policy
 from .providers._common import text_of
@@ -350,3 +350,7 @@ class AgentLoop(ToolLoop):
     def _refuse(self, calls: list[ToolCall], reason: str) -> None:
         runs = [ToolCallRun(call, self.tools, self.turn) for call in calls]
         self.abandon(ToolBatch(self.turn, runs, None, self._conversation), reason)
+        # These calls never reach the driver's tool hooks: report them like any other call.
+        events = [tool_call_events(self, run) for run in runs]
+        self.outbox += [request for request, _ in events]
+        self.outbox += [execution for _, execution in events]

@@ -33,6 +33,7 @@ from ._agent_events import (
     ToolCallExecutionEvent,
     ToolCallRequestEvent,
     render_trace,
+    tool_call_events,
 )
 from ._agent_loop import (
     _NO_OUTPUT,
@@ -333,17 +334,10 @@ class _EventHooks(RunHooks):
 
     async def on_tool_batch(self, engine: Any, batch: Any) -> None:
         for call in batch.calls:
-            await self.run.emit(ToolCallRequestEvent(
-                run_id=engine.run_id, agent_name=engine.agent.name,
-                message_id=engine.message_id, call_id=call.call_id, tool_name=call.name,
-                arguments=call.raw_arguments or ""))
+            await self.run.emit(tool_call_events(engine, call)[0])
 
     async def on_tool_result(self, engine: Any, call: Any) -> None:
-        await self.run.emit(ToolCallExecutionEvent(
-            run_id=engine.run_id, agent_name=engine.agent.name, message_id=engine.message_id,
-            call_id=call.call_id, tool_name=call.name, arguments=call.arguments,
-            result=call.result, is_error=call.is_error, allowed=call.allowed,
-            reason=call.reason, duration_s=call.duration_s))
+        await self.run.emit(tool_call_events(engine, call)[1])
 
 
 class _AgentRun:

@@ -188,3 +188,26 @@ def test_cli_two_tools_with_one_name_is_a_usage_error(tmp_path: pathlib.Path) ->
                cwd=tmp_path)
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr and "'get'" in out.stderr
+
+
+def test_reflection_calls_refused_are_in_the_event_stream() -> None:
+    # The model ignores tool_choice="none" on the reflection call: its calls are answered
+    # (not run) in messages and tool_events, so the events must show them too.
+    provider = ScriptedProvider([tool_call("echo", {"text": "1"}, id="a"),
+                                 tool_call("echo", {"text": "2"}, id="b")])
+    agent = ai.Agent("w", "s:m", tools=[echo])
+    result = ai.Runner.run_sync(agent, "go", client=ai.Client(providers={"s": provider}),
+                                max_turns=1)
+    assert result.status == "max_turns"
+    assert _unanswered_calls(result.messages) == set()
+    assert [e.call_id for e in result.tool_events] == ["a", "b"]
+    types = [e.type for e in result.events]
+    assert types == ["RunStarted", "ModelRequest", "ToolCallRequestEvent",
+                     "ToolCallExecutionEvent", "ModelRequest", "ToolCallRequestEvent",
+                     "ToolCallExecutionEvent", "RunCompleted"]
+    reflection = result.events[4]
+    assert reflection.kind == "reflection"
+    request, execution = result.events[5], result.events[6]
+    assert request.call_id == execution.call_id == "b"
+    assert request.message_id == execution.message_id == reflection.message_id
+    assert execution.is_error and execution.result == result.tool_events[1].result
