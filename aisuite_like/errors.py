@@ -252,8 +252,11 @@ def _error_for_status(
     retry_after: float | None = None,
     body: Any = None,
     secrets: Iterable[str | None] = (),
+    code: Any = None,
 ) -> APIError:
-    """Build the typed error for an HTTP status (the caller sets ``__cause__`` with ``from``)."""
+    """Build the typed error for an HTTP status (the caller sets ``__cause__`` with ``from``).
+    ``code`` is the provider's machine-readable error code, when it gave one (OpenAI's
+    ``context_length_exceeded`` may come with a message that names no context window)."""
     message = _redact(message, secrets)
     kwargs: dict[str, Any] = dict(provider=provider, status_code=status_code,
                                   request_id=request_id, body=None)
@@ -266,7 +269,7 @@ def _error_for_status(
     if status_code == 429:
         return RateLimitError(message, retry_after=retry_after, **kwargs)
     if status_code is not None and 400 <= status_code < 500:
-        lowered = message.lower()
+        lowered = message.lower() if code is None else f"{message} {code}".lower()
         if any(marker in lowered for marker in _CONTEXT_MARKERS):
             return ContextWindowExceededError(message, **kwargs)
         return BadRequestError(message, **kwargs)

@@ -136,3 +136,41 @@ def test_error_event_in_a_stream_echoing_the_key_is_scrubbed(family: str,
     trace = "".join(traceback.format_exception(info.value))
     assert SECRET not in trace
     assert "[REDACTED]" in str(info.value)
+
+
+# --- section 6: error classes ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "stream"])
+def test_openai_context_length_exceeded_code_is_a_context_window_error(
+        mode: str, httpx2_mock: respx.Router) -> None:
+    # The code names it even when the message has none of the usual words.
+    body = {"error": {"message": "Input is too large for this model.", "param": "messages",
+                      "type": "invalid_request_error", "code": "context_length_exceeded"}}
+    httpx2_mock.post(OPENAI_URL).mock(return_value=respx.MockResponse(400, json=body))
+    with pytest.raises(ai.ContextWindowExceededError) as info:
+        _call("openai", mode)
+    assert isinstance(info.value, ai.BadRequestError) and info.value.status_code == 400
+
+
+def test_openai_context_length_exceeded_error_event_in_stream(httpx2_mock: respx.Router) -> None:
+    body = _sse([{"error": {"message": "Input is too large.", "type": "invalid_request_error",
+                            "code": "context_length_exceeded"}}])
+    httpx2_mock.post(OPENAI_URL).mock(return_value=respx.MockResponse(
+        200, content=body, headers={"content-type": "text/event-stream"}))
+    with pytest.raises(ai.ContextWindowExceededError):
+        _call("openai", "stream")
+
+
+# --- section 2: provider-native arguments the SDK rejects --------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "stream"])
+def test_google_native_value_the_sdk_cannot_send_is_unsupported_parameter(
+        mode: str, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(url__startswith=GOOGLE_BASE).mock(
+        return_value=respx.MockResponse(200, json=_ok_body("google")))
+    with pytest.raises(ai.UnsupportedParameterError) as info:
+        _call("google", mode, labels={"team": object()})  # not JSON: the SDK raises TypeError
+    assert "google" in str(info.value)
+    assert not route.calls

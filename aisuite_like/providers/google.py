@@ -1029,6 +1029,12 @@ class GoogleProvider(Provider):
                 provider=self.key) from exc
 
     def _error(self, exc: BaseException) -> BaseException:
+        if isinstance(exc, TypeError):
+            # The SDK could not send a value (e.g. a provider-native argument that is not
+            # JSON): the caller's argument, not a bare TypeError (DESIGN section 2).
+            return UnsupportedParameterError(
+                _redact(f"{self.key} rejected an argument: {exc}. Check the provider-native "
+                        "keyword arguments you passed.", (self._api_key,)), provider=self.key)
         mapped = map_sdk_error(exc, self.key, (self._api_key,))
         if mapped is not exc:
             _scrub_exception(exc, (self._api_key,))  # it becomes __cause__: tracebacks print it

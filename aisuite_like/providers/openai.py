@@ -550,7 +550,8 @@ def map_sdk_error(exc: BaseException, provider: str,
         return _error_for_status(
             exc.status_code, str(exc.message), provider=provider,
             request_id=exc.request_id or response.headers.get("x-request-id"),
-            retry_after=_parse_retry_after(response.headers), secrets=secrets)
+            retry_after=_parse_retry_after(response.headers), secrets=secrets,
+            code=exc.code if isinstance(exc.code, str) else None)
     if isinstance(exc, openai.APITimeoutError):
         return APITimeoutError(_redact(f"request to {provider} timed out", secrets),
                                provider=provider)
