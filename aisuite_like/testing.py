@@ -160,11 +160,15 @@ class _ReplyBuilder:
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
 
-    def build(self, reply: Any, request: ChatRequest, provider_key: str) -> ChatCompletionResponse:
+    def build(self, reply: Any, request: ChatRequest, provider_key: str,
+              number: Optional[int] = None) -> ChatCompletionResponse:
+        """``number``: the reply's number (ids ``<prefix>-<number>``, ``call_<number>_<i>``);
+        None counts the replies this builder saw, a raised one included."""
+        if number is None:
+            with self._lock:
+                number = next(self._counter)
         if isinstance(reply, BaseException):
             raise reply
-        with self._lock:
-            number = next(self._counter)
         provider = provider_key or self._provider
         if isinstance(reply, ChatCompletionResponse):
             return reply.model_copy(deep=True)  # the script stays reusable and untouched
@@ -315,7 +319,8 @@ class ScriptedProvider(_OfflineProvider):
         """The replies not used yet."""
         return self.replies[self._next:]
 
-    def _take(self, request: ChatRequest) -> Any:
+    def _take(self, request: ChatRequest) -> tuple[Any, int]:
+        """The next reply and its number (from 1)."""
         recorded = request.replace(messages=[dict(m) for m in request.messages],
                                    tools=list(request.tools) if request.tools else request.tools,
                                    extra=dict(request.extra))
@@ -329,10 +334,11 @@ class ScriptedProvider(_OfflineProvider):
                     f"{_last_user_text(request)[:60]!r}). Add a reply to the script, or check "
                     "why your code calls the model more often than you expect.")
             self._next += 1
-        return self.replies[index]
+        return self.replies[index], index + 1
 
     def _respond(self, request: ChatRequest) -> ChatCompletionResponse:
-        return self._builder.build(self._take(request), request, self.key)
+        reply, number = self._take(request)
+        return self._builder.build(reply, request, self.key, number)
 
     def assert_all_used(self) -> None:
         """Fail (``AssertionError``) if some replies were never used."""

@@ -211,3 +211,16 @@ def test_reflection_calls_refused_are_in_the_event_stream() -> None:
     assert request.call_id == execution.call_id == "b"
     assert request.message_id == execution.message_id == reflection.message_id
     assert execution.is_error and execution.result == result.tool_events[1].result
+
+
+def test_scripted_auto_ids_follow_the_reply_number() -> None:
+    # Documented: call_<reply number>_<index>. A scripted error is a reply too.
+    provider = ScriptedProvider([ai.RateLimitError("slow down", status_code=429), "retry",
+                                 [tool_call("echo", {"text": "a"}), tool_call("echo")]])
+    client = ai.Client(providers={"s": provider})
+    with pytest.raises(ai.RateLimitError):
+        client.chat.completions.create(model="s:m", messages=USER)
+    assert client.chat.completions.create(model="s:m", messages=USER).id == "scripted-2"
+    resp = client.chat.completions.create(model="s:m", messages=USER)
+    assert [c.id for c in resp.choices[0].message.tool_calls] == ["call_3_0", "call_3_1"]
+    assert resp.id == "scripted-3"
