@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable, Mapping, Optional
 
-from .errors import InvalidModelError, UnsupportedParameterError
+from .errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from .providers import ChatRequest, Provider, _is_offline_key, canonical_key, create_provider
 
 __all__ = ["Client", "AsyncClient"]
@@ -58,6 +58,19 @@ def _normalize_messages(messages: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _check_alias_configs(configs: Mapping[str, Mapping[str, Any]]) -> None:
+    """An alias shares its provider's config (``gemini`` -> ``google``): two different configs
+    for one provider would silently lose one, so they are refused."""
+    by_provider: dict[str, str] = {}
+    for key in configs:
+        canon = canonical_key(key)
+        other = by_provider.setdefault(canon, key)
+        if other != key and configs[other] != configs[key]:
+            raise ConfigurationError(
+                f"provider_configs has different configs under {other!r} and {key!r}, which "
+                f"name the same provider ({canon!r}); give one config, under either key")
+
+
 def _refuse_real_request(key: str) -> None:
     from .testing import RealRequestBlockedError
 
@@ -75,6 +88,7 @@ class _Base:
         providers: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self._configs = {k: dict(v) for k, v in (provider_configs or {}).items()}
+        _check_alias_configs(self._configs)
         self._instances: dict[str, Provider] = {}
         for key, provider in (providers or {}).items():
             if isinstance(provider, type):

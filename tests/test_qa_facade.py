@@ -174,3 +174,47 @@ def test_google_native_value_the_sdk_cannot_send_is_unsupported_parameter(
         _call("google", mode, labels={"team": object()})  # not JSON: the SDK raises TypeError
     assert "google" in str(info.value)
     assert not route.calls
+
+
+# --- section 2: the gemini alias ---------------------------------------------------------------
+
+
+def test_gemini_alias_shares_one_provider_and_config(httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(GOOGLE_URL).mock(
+        return_value=respx.MockResponse(200, json=_ok_body("google")))
+    with ai.Client({"gemini": {"api_key": SECRET, "max_retries": 0}}) as client:
+        a = client.chat.completions.create(model="google:gemini-2.5-flash", messages=USER)
+        b = client.chat.completions.create(model="gemini:gemini-2.5-flash", messages=USER)
+    assert a.provider == b.provider == "google"
+    assert [c.request.headers["x-goog-api-key"] for c in route.calls] == [SECRET, SECRET]
+
+
+def test_different_configs_under_google_and_gemini_raise_instead_of_dropping_one() -> None:
+    with pytest.raises(ai.ConfigurationError, match="gemini.*google|google.*gemini"):
+        ai.Client({"google": {"api_key": "AIza-one"}, "gemini": {"api_key": "AIza-two"}})
+    # The same config under both keys is not a conflict.
+    ai.Client({"google": {"api_key": "k"}, "gemini": {"api_key": "k"}})
+
+
+# --- section 2: bad values of portable arguments are typed errors ------------------------------
+
+
+@pytest.mark.parametrize("family", ["anthropic", "google"])
+@pytest.mark.parametrize("stop", [5, [1, 2], {"a": 1}])
+def test_bad_stop_is_a_typed_error_before_sending(family: str, stop: Any,
+                                                  httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(url__regex=".*").mock(
+        return_value=respx.MockResponse(200, json=_ok_body(family)))
+    with pytest.raises(ai.UnsupportedParameterError, match="stop"):
+        _call(family, "sync", stop=stop)
+    assert not route.calls
+
+
+@pytest.mark.parametrize("n", [0, -1, 1.5, "2"])
+def test_google_bad_n_is_a_typed_error_like_openai(n: Any, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(url__regex=".*").mock(
+        return_value=respx.MockResponse(200, json=_ok_body("google")))
+    for family in ("openai", "google"):
+        with pytest.raises(ai.UnsupportedParameterError, match="n must be"):
+            _call(family, "sync", n=n)
+    assert not route.calls

@@ -49,3 +49,22 @@ def unsupported(provider: str, parameter: str, why: str = "") -> UnsupportedPara
     return UnsupportedParameterError(
         f"{provider} does not support {parameter!r}{': ' + why if why else ''}. Remove it, or "
         "pass a provider-native argument instead.", parameter=parameter, provider=provider)
+
+
+def stop_sequences(provider: str, stop: Any) -> list[str]:
+    """The portable ``stop`` (a string or a list of strings) -> a new list of strings."""
+    if isinstance(stop, str):
+        return [stop]
+    if isinstance(stop, (list, tuple)) and all(isinstance(s, str) for s in stop):
+        return list(stop)
+    raise UnsupportedParameterError(
+        f"stop must be a string or a list of strings, got {stop!r}", parameter="stop",
+        provider=provider)
+
+
+def check_n(provider: str, n: Any) -> int:
+    """The portable ``n`` (how many choices): an int >= 1."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise UnsupportedParameterError(f"n must be an int >= 1, got {n!r}", parameter="n",
+                                        provider=provider)
+    return n

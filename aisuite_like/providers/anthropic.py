@@ -51,7 +51,7 @@ from ..types import (
     ToolCall,
     Usage,
 )
-from ._common import loads_arguments, parse_data_url, unsupported
+from ._common import loads_arguments, parse_data_url, stop_sequences, unsupported
 from .base import ChatRequest, Provider
 
 __all__ = [
@@ -141,7 +141,7 @@ def build_request(
         kwargs["tool_choice"] = tool_choice
 
     if request.stop is not None:
-        stop = [request.stop] if isinstance(request.stop, str) else list(request.stop)
+        stop = stop_sequences(provider, request.stop)
         if stop:
             kwargs["stop_sequences"] = stop
     if request.user is not None:

@@ -56,7 +56,14 @@ from ..types import (
     ToolCall,
     Usage,
 )
-from ._common import loads_arguments, parse_data_url, text_of, unsupported
+from ._common import (
+    check_n,
+    loads_arguments,
+    parse_data_url,
+    stop_sequences,
+    text_of,
+    unsupported,
+)
 from .base import ChatRequest, Provider, _mapped_errors
 
 __all__ = [
@@ -493,11 +500,11 @@ def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
     if request.max_tokens is not None:
         gen["maxOutputTokens"] = request.max_tokens
     if request.stop is not None:
-        gen["stopSequences"] = [request.stop] if isinstance(request.stop, str) else list(request.stop)
+        gen["stopSequences"] = stop_sequences(provider, request.stop)
     if request.seed is not None:
         gen["seed"] = request.seed
     if request.n is not None:
-        gen["candidateCount"] = request.n
+        gen["candidateCount"] = check_n(provider, request.n)
     _response_format(request.response_format, gen)
     http_options = None
     extra_body = None

@@ -50,6 +50,7 @@ from ..types import (
     ToolCall,
     Usage,
 )
+from ._common import check_n
 from .base import ChatRequest, Provider, _mapped_errors
 
 __all__ = [
@@ -225,10 +226,7 @@ def build_create_kwargs(request: ChatRequest, spec: ServiceSpec, sdk_params: fro
     if request.user is not None:
         kwargs["user"] = request.user
     if request.n is not None:
-        if not isinstance(request.n, int) or request.n < 1:
-            raise UnsupportedParameterError(f"n must be an int >= 1, got {request.n!r}",
-                                            parameter="n", provider=spec.key)
-        kwargs["n"] = request.n
+        kwargs["n"] = check_n(spec.key, request.n)
     if request.stream:
         kwargs["stream"] = True
         if request.stream_options is not None:
