@@ -218,3 +218,28 @@ def test_google_bad_n_is_a_typed_error_like_openai(n: Any, httpx2_mock: respx.Ro
         with pytest.raises(ai.UnsupportedParameterError, match="n must be"):
             _call(family, "sync", n=n)
     assert not route.calls
+
+
+# --- section 2: streams ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
+def test_bad_argument_raises_at_create_with_stream_too(family: str,
+                                                       httpx2_mock: respx.Router) -> None:
+    """As in the OpenAI SDK (and as without stream), a bad argument raises at create(), not on
+    the first iteration of the returned stream."""
+    route = httpx2_mock.post(url__regex=".*").mock(return_value=respx.MockResponse(500))
+    bad = {"openai": {"n": 0}, "anthropic": {"seed": 1}, "google": {"user": "u"}}[family]
+    with ai.Client(_config()) as client:
+        with pytest.raises(ai.UnsupportedParameterError):
+            client.chat.completions.create(model=MODELS[family], messages=USER, stream=True,
+                                           **bad)
+
+    async def run() -> None:
+        async with ai.AsyncClient(_config()) as aclient:
+            with pytest.raises(ai.UnsupportedParameterError):
+                await aclient.chat.completions.create(model=MODELS[family], messages=USER,
+                                                      stream=True, **bad)
+
+    asyncio.run(run())
+    assert not route.calls

@@ -1074,9 +1074,18 @@ class GoogleProvider(Provider):
     # early exit. ``client`` stays referenced by the generator frame: a google-genai Client
     # closes its HTTP client when garbage-collected.
 
+    # stream / astream translate at once, so a bad argument raises at create(stream=True) as
+    # it does without stream; the request is sent on the first iteration.
+
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        client, api, path, call, http_options = self._prepare(request, True)
-        translator = StreamTranslator(self.key, request.model, secrets=(self._api_key,))
+        return self._stream(request.model, *self._prepare(request, True))
+
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
+        return self._astream(request.model, *self._prepare(request, True))
+
+    def _stream(self, model: str, client: Any, api: Any, path: str, call: GeminiCall,
+                http_options: Any) -> Iterator[ChatCompletionChunk]:
+        translator = StreamTranslator(self.key, model, secrets=(self._api_key,))
         raw = None
         try:
             with _mapped_errors(self._error):
@@ -1092,9 +1101,9 @@ class GoogleProvider(Provider):
             if raw is not None:
                 raw.close()  # releases the connection, also on early exit
 
-    async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        client, api, path, call, http_options = self._prepare(request, True)
-        translator = StreamTranslator(self.key, request.model, secrets=(self._api_key,))
+    async def _astream(self, model: str, client: Any, api: Any, path: str, call: GeminiCall,
+                       http_options: Any) -> AsyncIterator[ChatCompletionChunk]:
+        translator = StreamTranslator(self.key, model, secrets=(self._api_key,))
         raw = segments = None
         try:
             with _mapped_errors(self._error):

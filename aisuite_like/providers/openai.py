@@ -792,11 +792,22 @@ class OpenAIProvider(Provider):
             data = raw.http_response.json()
         return parse_response(data, self.key)
 
-    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        import openai
+    # stream / astream translate at once, so a bad argument raises at create(stream=True) as
+    # it does without stream; the request is sent on the first iteration.
 
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
+        return self._stream(kwargs)
+
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
+        kwargs = self._kwargs(request)
+        kwargs["stream"] = True
+        return self._astream(kwargs)
+
+    def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
+        import openai
+
         translator = StreamTranslator(self.key, self._secrets())
         sdk_stream = None
         try:
@@ -812,11 +823,9 @@ class OpenAIProvider(Provider):
             if sdk_stream is not None:
                 sdk_stream.close()  # releases the connection, also on early exit
 
-    async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+    async def _astream(self, kwargs: dict[str, Any]) -> AsyncIterator[ChatCompletionChunk]:
         import openai
 
-        kwargs = self._kwargs(request)
-        kwargs["stream"] = True
         translator = StreamTranslator(self.key, self._secrets())
         sdk_stream = None
         try:
