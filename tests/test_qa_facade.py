@@ -243,3 +243,17 @@ def test_bad_argument_raises_at_create_with_stream_too(family: str,
 
     asyncio.run(run())
     assert not route.calls
+
+
+# --- section 2: provider config ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
+def test_unknown_config_key_is_a_configuration_error_on_every_family(
+        family: str, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(url__regex=".*").mock(
+        return_value=respx.MockResponse(200, json=_ok_body(family)))
+    with pytest.raises(ai.ConfigurationError, match="bogus_option"):
+        ai.Client({family: {"api_key": "k", "bogus_option": 1}}).chat.completions.create(
+            model=MODELS[family], messages=USER)
+    assert not route.calls

@@ -28,6 +28,7 @@ from ..errors import (
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
+    ConfigurationError,
     ContextWindowExceededError,
     InternalServerError,
     UnsupportedParameterError,
@@ -868,6 +869,18 @@ class AnthropicProvider(Provider):
         if async_transport not in (None, "httpx", "aiohttp"):
             raise ValueError(f"async_transport must be 'httpx' or 'aiohttp', got "
                              f"{async_transport!r}")
+        import inspect
+
+        # Other options go to the SDK client constructor: check them now, so a typo is a
+        # configuration error here rather than a confusing failure on the first call.
+        accepted = set(inspect.signature(anthropic.Anthropic.__init__).parameters) - {"self"}
+        unknown = sorted(set(client_options) - accepted)
+        if unknown:
+            raise ConfigurationError(
+                f"unknown config key(s) for provider 'anthropic': {', '.join(unknown)}. Known "
+                "keys: api_key, base_url, timeout, max_retries, default_headers, http_client, "
+                "async_transport, default_max_tokens, and the anthropic.Anthropic() options "
+                f"{', '.join(sorted(accepted - {'api_key', 'base_url', 'timeout'}))}")
         self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
         self._default_max_tokens = default_max_tokens
         options: dict[str, Any] = {"max_retries": max_retries, **client_options}
