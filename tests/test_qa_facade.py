@@ -257,3 +257,40 @@ def test_unknown_config_key_is_a_configuration_error_on_every_family(
         ai.Client({family: {"api_key": "k", "bogus_option": 1}}).chat.completions.create(
             model=MODELS[family], messages=USER)
     assert not route.calls
+
+
+@pytest.mark.parametrize("timeout", ["abc", -1, object()])
+def test_google_bad_timeout_is_a_typed_error(timeout: Any, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(url__regex=".*").mock(
+        return_value=respx.MockResponse(200, json=_ok_body("google")))
+    with pytest.raises(ai.UnsupportedParameterError, match="timeout"):
+        _call("google", "sync", timeout=timeout)
+    assert not route.calls
+
+
+# --- section 2: messages -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
+def test_dict_message_holding_tool_call_objects_is_sent_as_openai_shape(
+        family: str, httpx2_mock: respx.Router) -> None:
+    """The OpenAI SDK idiom {"role": "assistant", "tool_calls": message.tool_calls} works on
+    every family (the objects are read as dicts; the caller's message is left alone)."""
+    url = {"openai": OPENAI_URL, "anthropic": ANTHROPIC_URL, "google": GOOGLE_URL}[family]
+    route = httpx2_mock.post(url).mock(return_value=respx.MockResponse(200, json=_ok_body(family)))
+    calls = [ai.ToolCall(id="c1", function=ai.Function(name="f", arguments='{"x": 1}'))]
+    assistant = {"role": "assistant", "content": None, "tool_calls": calls}
+    with ai.Client(_config()) as client:
+        client.chat.completions.create(model=MODELS[family], messages=[
+            *USER, assistant, {"role": "tool", "tool_call_id": "c1", "content": "2"}])
+    sent = json.loads(route.calls[0].request.content)
+    if family == "openai":
+        assert sent["messages"][1]["tool_calls"] == [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}]
+    elif family == "anthropic":
+        assert sent["messages"][1]["content"] == [
+            {"type": "tool_use", "id": "c1", "name": "f", "input": {"x": 1}}]
+    else:
+        assert sent["contents"][1]["parts"] == [
+            {"functionCall": {"name": "f", "args": {"x": 1}, "id": "c1"}}]
+    assert assistant["tool_calls"] is calls and isinstance(calls[0], ai.ToolCall)

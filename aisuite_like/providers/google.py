@@ -1025,7 +1025,13 @@ class GoogleProvider(Provider):
             return None
         from google.genai import types as gtypes
 
-        update = {"timeout": _ms(request.timeout)} if request.timeout is not None else {}
+        timeout = request.timeout
+        if timeout is not None and (isinstance(timeout, bool)
+                                    or not isinstance(timeout, (int, float)) or timeout <= 0):
+            raise UnsupportedParameterError(
+                f"timeout must be a number of seconds > 0 on {self.key}, got {timeout!r}",
+                parameter="timeout", provider=self.key)
+        update = {"timeout": _ms(timeout)} if timeout is not None else {}
         if isinstance(native, gtypes.HttpOptions):
             return native.model_copy(update=update)
         try:
