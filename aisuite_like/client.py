@@ -48,6 +48,13 @@ def _normalize_messages(messages: Any) -> list[dict[str, Any]]:
         if isinstance(m, dict):
             if "role" not in m:
                 raise ValueError(f"messages[{i}] has no 'role' key: {sorted(m)}")
+            tool_calls = m.get("tool_calls")
+            if tool_calls and not all(isinstance(tc, dict) for tc in tool_calls):
+                # {"role": "assistant", "tool_calls": response.message.tool_calls}, the OpenAI
+                # SDK idiom: ToolCall objects become dicts (a new message; the caller's stays).
+                m = {**m, "tool_calls": [
+                    tc if isinstance(tc, dict) else tc.model_dump(exclude_none=True)
+                    for tc in tool_calls]}
             out.append(m)
         elif isinstance(m, Message):
             out.append(m.model_dump(exclude_none=True))
