@@ -183,9 +183,9 @@ class _Completions:
 
             return _tool_runner(provider, request, tools, max_turns=max_turns, **options)
         if request.stream:
-            from .streaming import Stream
+            from .streaming import Stream, _started
 
-            return Stream(provider.stream(request))
+            return Stream(_started(provider.stream(request)))
         return provider.complete(request)
 
     async def acreate(self, model: str, messages: Any, **kwargs: Any) -> Any:
@@ -200,9 +200,9 @@ async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, A
 
         return await _atool_runner(provider, request, tools, max_turns=max_turns, **options)
     if request.stream:
-        from .streaming import AsyncStream
+        from .streaming import AsyncStream, _astarted
 
-        return AsyncStream(provider.astream(request))
+        return AsyncStream(await _astarted(provider.astream(request)))
     return await provider.acomplete(request)
 
 

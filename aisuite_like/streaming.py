@@ -118,6 +118,50 @@ class _ChunkAccumulator:
                                       provider=self.provider, choices=choices, usage=self.usage)
 
 
+_END = object()
+
+
+def _started(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatCompletionChunk]:
+    """Pull the first chunk now, so the request is sent and an HTTP error (401, 429, ...)
+    raises at ``create(stream=True)``, as in the OpenAI SDK, not on the first iteration.
+    The returned generator yields that chunk, then the rest; closing it closes ``chunks``."""
+    first = next(chunks, _END)
+
+    def rest() -> Iterator[ChatCompletionChunk]:
+        try:
+            if first is not _END:
+                yield first  # type: ignore[misc]
+                yield from chunks
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+
+    return rest()
+
+
+async def _astarted(chunks: AsyncIterator[ChatCompletionChunk]
+                    ) -> AsyncIterator[ChatCompletionChunk]:
+    """The async twin of ``_started`` (awaited by ``create``)."""
+    try:
+        first: Any = await chunks.__anext__()
+    except StopAsyncIteration:
+        first = _END
+
+    async def rest() -> AsyncIterator[ChatCompletionChunk]:
+        try:
+            if first is not _END:
+                yield first
+                async for chunk in chunks:
+                    yield chunk
+        finally:
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    return rest()
+
+
 class Stream:
     """A sync stream of ``ChatCompletionChunk``. Iterate it, use it as a context manager, and
     call ``get_final_response()`` for the accumulated response. ``chunks`` keeps what arrived,

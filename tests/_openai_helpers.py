@@ -3,14 +3,13 @@ family's tests (no logic under test lives here)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any, Optional
 
 import pytest
 import respx
 
-import aisuite_like as ai
+from _client_calls import create, stream, wire  # noqa: F401  (re-exported)
 
 KEY = "sk-test-secret-key-1234567890"
 
@@ -61,53 +60,3 @@ def chunk(delta: dict[str, Any], *, finish: Optional[str] = None, index: int = 0
         event["usage"] = usage
     return event
 
-
-def wire(route: Any, i: int = -1) -> dict[str, Any]:
-    """The JSON body the SDK actually sent on call ``i`` of a respx route."""
-    return json.loads(route.calls[i].request.content)
-
-
-def create(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
-    """``chat.completions.create`` on a fresh sync Client or AsyncClient."""
-    if mode == "sync":
-        with ai.Client(config) as client:
-            return client.chat.completions.create(**kwargs)
-
-    async def run() -> Any:
-        async with ai.AsyncClient(config) as client:
-            return await client.chat.completions.create(**kwargs)
-
-    return asyncio.run(run())
-
-
-def stream(mode: str, config: dict[str, Any], **kwargs: Any) -> tuple[list, Any, Optional[BaseException], list]:
-    """Stream to the end. Returns (chunks iterated, final response or None, error raised or
-    None, ``stream.chunks``)."""
-    kwargs["stream"] = True
-    if mode == "sync":
-        client = ai.Client(config)
-        s = client.chat.completions.create(**kwargs)
-        seen: list = []
-        try:
-            with s:
-                for c in s:
-                    seen.append(c)
-                return seen, s.get_final_response(), None, s.chunks
-        except ai.AisuiteLikeError as exc:
-            return seen, None, exc, s.chunks
-        finally:
-            client.close()
-
-    async def run() -> tuple[list, Any, Optional[BaseException], list]:
-        async with ai.AsyncClient(config) as client:
-            s = await client.chat.completions.create(**kwargs)
-            seen: list = []
-            try:
-                async with s:
-                    async for c in s:
-                        seen.append(c)
-                    return seen, await s.get_final_response(), None, s.chunks
-            except ai.AisuiteLikeError as exc:
-                return seen, None, exc, s.chunks
-
-    return asyncio.run(run())

@@ -3,7 +3,6 @@ httpcore2, asserting the wire JSON the SDK sent. Every behaviour is checked sync
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import subprocess
@@ -13,7 +12,9 @@ from typing import Any, Optional
 import pytest
 import respx
 
+import _client_calls as _calls
 import aisuite_like as ai
+from _client_calls import wire
 
 KEY = "AIzaSyTESTKEY-0123456789abcdefghij"
 BASE = "https://generativelanguage.googleapis.com/v1beta/models/"
@@ -75,54 +76,14 @@ def sse(events: list[Any]) -> bytes:
                    for e in events).encode()
 
 
-def wire(route: Any, i: int = -1) -> dict[str, Any]:
-    """The JSON body the SDK actually sent on call ``i`` of a respx route."""
-    return json.loads(route.calls[i].request.content)
-
-
 def create(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
     kwargs.setdefault("model", MODEL)
-    if mode == "sync":
-        with ai.Client(config) as client:
-            return client.chat.completions.create(**kwargs)
-
-    async def run() -> Any:
-        async with ai.AsyncClient(config) as client:
-            return await client.chat.completions.create(**kwargs)
-
-    return asyncio.run(run())
+    return _calls.create(mode, config, **kwargs)
 
 
 def stream(mode: str, config: dict[str, Any], **kwargs: Any) -> tuple[list, Any, Optional[BaseException], list]:
-    """Stream to the end: (chunks iterated, final response or None, error or None,
-    ``stream.chunks``)."""
-    kwargs["stream"] = True
     kwargs.setdefault("model", MODEL)
-    if mode == "sync":
-        with ai.Client(config) as client:
-            s = client.chat.completions.create(**kwargs)
-            seen: list = []
-            try:
-                with s:
-                    for c in s:
-                        seen.append(c)
-                    return seen, s.get_final_response(), None, s.chunks
-            except ai.AisuiteLikeError as exc:
-                return seen, None, exc, s.chunks
-
-    async def run() -> tuple[list, Any, Optional[BaseException], list]:
-        async with ai.AsyncClient(config) as client:
-            s = await client.chat.completions.create(**kwargs)
-            seen: list = []
-            try:
-                async with s:
-                    async for c in s:
-                        seen.append(c)
-                    return seen, await s.get_final_response(), None, s.chunks
-            except ai.AisuiteLikeError as exc:
-                return seen, None, exc, s.chunks
-
-    return asyncio.run(run())
+    return _calls.stream(mode, config, **kwargs)
 
 
 def get_weather(city: str) -> str:

@@ -245,6 +245,25 @@ def test_bad_argument_raises_at_create_with_stream_too(family: str,
     assert not route.calls
 
 
+@pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
+def test_http_error_of_a_stream_raises_at_create(family: str, httpx2_mock: respx.Router) -> None:
+    """As in the OpenAI SDK: `try: stream = create(stream=True)` catches a 401."""
+    httpx2_mock.post(url__regex=".*").mock(return_value=respx.MockResponse(
+        401, json={"error": {"message": "bad key", "type": "authentication_error",
+                             "code": 401, "status": "UNAUTHENTICATED"}}))
+    with ai.Client(_config()) as client:
+        with pytest.raises(ai.AuthenticationError):
+            client.chat.completions.create(model=MODELS[family], messages=USER, stream=True)
+
+    async def run() -> None:
+        async with ai.AsyncClient(_config()) as aclient:
+            with pytest.raises(ai.AuthenticationError):
+                await aclient.chat.completions.create(model=MODELS[family], messages=USER,
+                                                      stream=True)
+
+    asyncio.run(run())
+
+
 # --- section 2: provider config ----------------------------------------------------------------
 
 
