@@ -41,6 +41,21 @@ Role = Literal["system", "developer", "user", "assistant", "tool"]
 # overhead in benchmarks/ (see benchmarks/README.md).
 
 
+_set = object.__setattr__
+
+
+def _built(cls: Any, values: dict[str, Any]) -> Any:
+    """``cls.model_construct(**values)`` for translators that pass EVERY field of ``cls``
+    (our types have no aliases, private attributes or post-init): skips model_construct's
+    per-field loop, which was most of the per-chunk cost of a stream."""
+    m = cls.__new__(cls)
+    _set(m, "__dict__", values)
+    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__pydantic_extra__", {})
+    _set(m, "__pydantic_private__", None)
+    return m
+
+
 class _Model(BaseModel):
     # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
     model_config = ConfigDict(extra="allow", populate_by_name=True)

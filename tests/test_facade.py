@@ -89,3 +89,32 @@ def test_usage_sums() -> None:
 def test_client_repr_hides_keys() -> None:
     client = ai.Client({"openai": {"api_key": "sk-secret-value-123456"}})
     assert "sk-secret" not in repr(client)
+
+
+def test_built_equals_model_construct_and_anthropic_chunks_set_every_field() -> None:
+    """``types._built`` (the per-chunk fast path) must build what ``model_construct`` builds,
+    and its callers must pass every field (a field added to a type later would be missing)."""
+    from aisuite_like.providers.anthropic import StreamState
+    from aisuite_like.types import ChoiceDelta, _built
+
+    values = dict(role="assistant", content="x", tool_calls=None, reasoning_content=None,
+                  refusal=None, provider_specific_fields=None)
+    assert _built(ChoiceDelta, dict(values)) == ChoiceDelta.model_construct(**values)
+
+    state = StreamState(created=1)
+    events = [
+        {"type": "message_start", "message": {"id": "m", "model": "c", "usage": {
+            "input_tokens": 1, "output_tokens": 0}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text",
+                                                                      "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta",
+                                                              "text": "hi"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+         "usage": {"output_tokens": 1}},
+    ]
+    chunks = [c for c in map(state.process, events) if c is not None]
+    assert chunks
+    for chunk in chunks:
+        for obj in (chunk, chunk.choices[0], chunk.choices[0].delta):
+            assert set(obj.__dict__) == set(type(obj).model_fields), type(obj).__name__

@@ -51,6 +51,7 @@ from ..types import (
     PromptTokensDetails,
     ToolCall,
     Usage,
+    _built,
 )
 from ._common import loads_arguments, parse_data_url, stop_sequences, unsupported
 from .base import ChatRequest, Provider
@@ -658,13 +659,24 @@ def _refine(error: APIError) -> APIError:
     return error
 
 
+def _delta(*, role: Optional[str] = None, content: Optional[str] = None,
+           tool_calls: Optional[list[Any]] = None, reasoning_content: Optional[str] = None,
+           provider_specific_fields: Optional[dict[str, Any]] = None) -> ChoiceDelta:
+    return _built(ChoiceDelta, {  # every field: this runs per chunk
+        "role": role, "content": content, "tool_calls": tool_calls,
+        "reasoning_content": reasoning_content, "refusal": None,
+        "provider_specific_fields": provider_specific_fields})
+
+
 def _chunk(state: "StreamState", delta: ChoiceDelta, finish_reason: Optional[str] = None,
            native: Optional[str] = None, usage: Optional[Usage] = None) -> ChatCompletionChunk:
-    return ChatCompletionChunk.model_construct(
-        id=state.id, created=state.created, model=state.model, provider=state.provider,
-        choices=[ChunkChoice.model_construct(index=0, delta=delta, finish_reason=finish_reason,
-                                             native_finish_reason=native)],
-        usage=usage, turn=None)
+    return _built(ChatCompletionChunk, {
+        "id": state.id, "object": "chat.completion.chunk", "created": state.created,
+        "model": state.model, "provider": state.provider,
+        "choices": [_built(ChunkChoice, {"index": 0, "delta": delta,
+                                         "finish_reason": finish_reason,
+                                         "native_finish_reason": native})],
+        "usage": usage, "turn": None})
 
 
 class StreamState:
@@ -712,7 +724,7 @@ class StreamState:
             self.id = message.get("id", "")
             self.model = message.get("model", "")
             self._usage = dict(message.get("usage") or {})
-            return _chunk(self, ChoiceDelta.model_construct(role="assistant"))
+            return _chunk(self, _delta(role="assistant"))
         if kind == "message_delta":
             return self._message_delta(event)
         if kind == "message_stop":
@@ -730,14 +742,14 @@ class StreamState:
         if kind == "text":
             self._blocks[index] = ["text", None, None]
             if block.get("text"):
-                return _chunk(self, ChoiceDelta.model_construct(content=block["text"]))
+                return _chunk(self, _delta(content=block["text"]))
             return None
         if kind == "tool_use":
             tool_index = self._tool_count
             self._tool_count += 1
             self._blocks[index] = ["tool", tool_index, None]
             initial = block.get("input")
-            return _chunk(self, ChoiceDelta.model_construct(tool_calls=[
+            return _chunk(self, _delta(tool_calls=[
                 ChoiceDeltaToolCall.model_construct(
                     index=tool_index, id=block.get("id"), type="function",
                     function=ChoiceDeltaFunction.model_construct(
@@ -748,7 +760,7 @@ class StreamState:
             self._blocks[index] = ["thinking", [text] if text else [],
                                    block.get("signature") or ""]
             if text:
-                return _chunk(self, ChoiceDelta.model_construct(reasoning_content=text))
+                return _chunk(self, _delta(reasoning_content=text))
             return None
         if kind == "redacted_thinking":
             self._blocks[index] = ["redacted", None, block.get("data", "")]
@@ -761,13 +773,13 @@ class StreamState:
         kind = delta.get("type")
         if kind == "text_delta":
             text = delta.get("text")
-            return _chunk(self, ChoiceDelta.model_construct(content=text)) if text else None
+            return _chunk(self, _delta(content=text)) if text else None
         state = self._blocks.get(event.get("index", 0))
         if kind == "input_json_delta":
             fragment = delta.get("partial_json")
             if not fragment or state is None or state[0] != "tool":
                 return None
-            return _chunk(self, ChoiceDelta.model_construct(tool_calls=[
+            return _chunk(self, _delta(tool_calls=[
                 ChoiceDeltaToolCall.model_construct(
                     index=state[1], id=None, type=None,
                     function=ChoiceDeltaFunction.model_construct(name=None,
@@ -778,7 +790,7 @@ class StreamState:
                 return None
             if state is not None and state[0] == "thinking":
                 state[1].append(text)
-            return _chunk(self, ChoiceDelta.model_construct(reasoning_content=text))
+            return _chunk(self, _delta(reasoning_content=text))
         if kind == "signature_delta":
             if state is not None and state[0] == "thinking":
                 state[2] += delta.get("signature", "")
@@ -795,7 +807,7 @@ class StreamState:
             block = {"type": "redacted_thinking", "data": state[2]}
         else:
             return None
-        return _chunk(self, ChoiceDelta.model_construct(
+        return _chunk(self, _delta(
             provider_specific_fields={THINKING_BLOCKS_KEY: [block]}))
 
     def _message_delta(self, event: dict[str, Any]) -> ChatCompletionChunk:
@@ -804,7 +816,7 @@ class StreamState:
             if value is not None:
                 self._usage[key] = value
         stop_reason = (event.get("delta") or {}).get("stop_reason")
-        return _chunk(self, ChoiceDelta.model_construct(),
+        return _chunk(self, _delta(),
                       finish_reason=finish_reason_for(stop_reason, self._tool_count > 0),
                       native=stop_reason, usage=usage_from(self._usage))
 
