@@ -75,12 +75,8 @@ def tools_dir(tmp_path: pathlib.Path) -> pathlib.Path:
     return tmp_path
 
 
-def _needs_runner() -> None:
-    pytest.importorskip("aisuite_like.runner", reason="runner.py not merged yet")
-
 
 def test_tool_from_a_module_path_runs_in_the_loop(tools_dir: pathlib.Path) -> None:
-    _needs_runner()
     out = run_cli("chat", "-m", "test:x", "shout please", "--tool", "mytools:shout",
                   "--max-turns", "3", cwd=tools_dir)
     assert out.returncode == 0, out.stderr
@@ -89,7 +85,6 @@ def test_tool_from_a_module_path_runs_in_the_loop(tools_dir: pathlib.Path) -> No
 
 
 def test_tool_from_a_file_path_with_json(tools_dir: pathlib.Path) -> None:
-    _needs_runner()
     out = run_cli("chat", "-m", "test:x", "go", "--tool", str(tools_dir / "mytools.py") + ":shout",
                   "--json")
     assert out.returncode == 0, out.stderr

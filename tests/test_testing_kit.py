@@ -541,13 +541,9 @@ def test_block_real_requests_is_thread_safe() -> None:
 # --- through the tool runner ----------------------------------------------------------------------
 
 
-def _needs_runner() -> None:
-    pytest.importorskip("aisuite_like.runner", reason="runner.py (issue: tool runner) not merged")
-
 
 def test_user_style_test_with_only_the_public_api() -> None:
     """How a user tests their own agent code: script the model, assert on what was sent."""
-    _needs_runner()
 
     def lookup_order(order_id: str) -> dict:
         """Look an order up."""
@@ -573,7 +569,6 @@ def test_user_style_test_with_only_the_public_api() -> None:
 
 
 def test_test_model_drives_the_runner_to_a_final_answer() -> None:
-    _needs_runner()
     resp = ai.Client().chat.completions.create(model="test:x", messages=USER,
                                                tools=[get_weather, add], max_turns=4)
     assert resp.stop_reason == "completed"
@@ -584,7 +579,6 @@ def test_test_model_drives_the_runner_to_a_final_answer() -> None:
 
 
 def test_scripted_error_reply_through_the_runner() -> None:
-    _needs_runner()
     provider = ScriptedProvider([tool_call("add", {"a": 1, "b": 2}),
                                  ai.RateLimitError("slow", status_code=429)])
     client = ai.Client(providers={"s": provider})
