@@ -29,7 +29,7 @@ from .policy import _evaluate_policy
 from .providers._common import text_of
 from .providers.base import ChatRequest, Provider
 from .runner import Action, CallModel, Fail, RunTools, ToolBatch, ToolCallRun, ToolLoop
-from .tools import Tool, Tools, _json_schema, _openai_schema, _strict_schema, _validation_summary
+from .tools import Tool, Tools, _json_schema, _strict_schema, _validation_summary
 from .types import ChatCompletionResponse, Message, ToolCall
 
 if TYPE_CHECKING:
@@ -58,19 +58,7 @@ class _ControlTool(Tool):
         async def accept(**_: Any) -> str:
             return result
 
-        self.fn = accept
-        self.name = name
-        self.description = description
-        self.strict = False
-        self.sequential = False
-        self.timeout = None
-        self.is_async = True
-        self.model = None
-        self._field_names: dict[str, str] = {}
-        self._positional_only: tuple[str, ...] = ()
-        self._defaulted: frozenset[str] = frozenset()
-        self.parameters = parameters
-        self._schema = _openai_schema(name, description, parameters, False)
+        self._configure(accept, name, description, parameters)
         self._check = check
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:

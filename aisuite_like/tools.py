@@ -51,28 +51,46 @@ class Tool:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(
                 timeout, (int, float)) or timeout <= 0):
             raise ValueError(f"tool timeout must be a positive number of seconds, got {timeout!r}")
-        self.fn = fn
-        self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"tool name must be a non-empty string, got {self.name!r}")
-        self.strict = bool(strict)
-        self.sequential = bool(sequential)
-        self.timeout = float(timeout) if timeout is not None else None
-        self.is_async = _is_async_callable(fn)
+        name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"tool name must be a non-empty string, got {name!r}")
 
         import docstring_parser
 
         doc = docstring_parser.parse(inspect.getdoc(fn) or "")
-        self.description = description if description is not None else "\n\n".join(
-            p for p in (doc.short_description, doc.long_description) if p)
+        if description is None:
+            description = "\n\n".join(
+                p for p in (doc.short_description, doc.long_description) if p)
         param_docs = {p.arg_name: p.description for p in doc.params if p.description}
-        self.model, self._field_names, self._positional_only, self._defaulted = (
-            _arguments_model(fn, self.name, param_docs))
-        schema = _json_schema(self.model)
-        if self.strict:
-            schema = _strict_schema(schema, nullable=self._defaulted, tool_name=self.name)
-        self.parameters: dict[str, Any] = schema
-        self._schema = _openai_schema(self.name, self.description, schema, self.strict)
+        model, field_names, positional_only, defaulted = _arguments_model(fn, name, param_docs)
+        schema = _json_schema(model)
+        if strict:
+            schema = _strict_schema(schema, nullable=defaulted, tool_name=name)
+        self._configure(fn, name, description, schema, strict=strict, sequential=sequential,
+                        timeout=timeout, model=model, field_names=field_names,
+                        positional_only=positional_only, defaulted=defaulted)
+
+    def _configure(self, fn: Callable[..., Any], name: str, description: str,
+                   parameters: dict[str, Any], *, strict: bool = False,
+                   sequential: bool = False, timeout: Optional[float] = None,
+                   model: Any = None, field_names: Optional[dict[str, str]] = None,
+                   positional_only: tuple[str, ...] = (),
+                   defaulted: frozenset[str] = frozenset()) -> None:
+        """Every attribute a Tool has, in one place: ``__init__`` (schema read from a function)
+        and tools with a fixed schema (agents' handoff / final_result tools) both end here."""
+        self.fn = fn
+        self.name = name
+        self.description = description
+        self.strict = bool(strict)
+        self.sequential = bool(sequential)
+        self.timeout = float(timeout) if timeout is not None else None
+        self.is_async = _is_async_callable(fn)
+        self.model = model
+        self._field_names = field_names or {}
+        self._positional_only = positional_only
+        self._defaulted = defaulted
+        self.parameters: dict[str, Any] = parameters
+        self._schema = _openai_schema(name, description, parameters, self.strict)
 
     def __repr__(self) -> str:
         return f"Tool(name={self.name!r})"
