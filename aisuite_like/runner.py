@@ -689,22 +689,13 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
         executor.close()
 
 
-def _tool_runner(
-    provider: Provider,
-    request: ChatRequest,
-    tools: Optional[Tools],
-    *,
-    max_turns: int,
-    tool_policy: Any = None,
-    on_tool_error: str = "return",
-    on_max_turns: str = "return",
-    max_tool_concurrency: Optional[int] = None,
-) -> Union[ChatCompletionResponse, Stream]:
+def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools], *,
+                 max_turns: int, **options: Any) -> Union[ChatCompletionResponse, Stream]:
     """The sync tool runner: the finalized response, or a ``Stream`` of every turn's chunks
-    when ``request.stream`` (its ``get_final_response()`` is the finalized response)."""
-    engine = ToolLoop(request, tools, max_turns=max_turns, tool_policy=tool_policy,
-                      on_tool_error=on_tool_error, on_max_turns=on_max_turns,
-                      max_tool_concurrency=max_tool_concurrency)
+    when ``request.stream`` (its ``get_final_response()`` is the finalized response).
+    ``options`` are ``ToolLoop``'s (tool_policy, on_tool_error, on_max_turns,
+    max_tool_concurrency), validated there."""
+    engine = ToolLoop(request, tools, max_turns=max_turns, **options)
     if request.stream:
         return Stream(_drive_sync(engine, provider), final=engine.final_response)
     for _ in _drive_sync(engine, provider):
@@ -844,21 +835,11 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
             raise action.error
 
 
-async def _atool_runner(
-    provider: Provider,
-    request: ChatRequest,
-    tools: Optional[Tools],
-    *,
-    max_turns: int,
-    tool_policy: Any = None,
-    on_tool_error: str = "return",
-    on_max_turns: str = "return",
-    max_tool_concurrency: Optional[int] = None,
-) -> Union[ChatCompletionResponse, AsyncStream]:
-    """The async tool runner: same engine, same results as ``_tool_runner``."""
-    engine = ToolLoop(request, tools, max_turns=max_turns, tool_policy=tool_policy,
-                      on_tool_error=on_tool_error, on_max_turns=on_max_turns,
-                      max_tool_concurrency=max_tool_concurrency)
+async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools], *,
+                        max_turns: int, **options: Any
+                        ) -> Union[ChatCompletionResponse, AsyncStream]:
+    """The async tool runner: same engine, same options, same results as ``_tool_runner``."""
+    engine = ToolLoop(request, tools, max_turns=max_turns, **options)
     if request.stream:
         return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
     async for _ in _drive_async(engine, provider):
