@@ -191,6 +191,10 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
     return m
 
 
+_SAME_NAME_FIELDS = ("tools", "tool_choice", "parallel_tool_calls", "response_format",
+                     "temperature", "top_p", "stop", "seed", "user")
+
+
 def build_create_kwargs(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset[str],
                         reasoning_field: Optional[str] = None) -> dict[str, Any]:
     """``ChatRequest`` -> keyword arguments for ``chat.completions.create``.
@@ -204,27 +208,14 @@ def build_create_kwargs(request: ChatRequest, spec: ServiceSpec, sdk_params: fro
         "model": request.model,
         "messages": [_wire_message(m, i, spec, field) for i, m in enumerate(request.messages)],
     }
-    if request.tools is not None:
-        kwargs["tools"] = request.tools
-    if request.tool_choice is not None:
-        # Passed as given: OpenAI's values and services' own ones (Mistral "any").
-        kwargs["tool_choice"] = request.tool_choice
-    if request.parallel_tool_calls is not None:
-        kwargs["parallel_tool_calls"] = request.parallel_tool_calls
-    if request.response_format is not None:
-        kwargs["response_format"] = request.response_format
-    if request.temperature is not None:
-        kwargs["temperature"] = request.temperature
-    if request.top_p is not None:
-        kwargs["top_p"] = request.top_p
+    # OpenAI's own vocabulary: these go out under the same name, as given (tool_choice too:
+    # OpenAI's values and services' own ones, e.g. Mistral "any").
+    for name in _SAME_NAME_FIELDS:
+        value = getattr(request, name)
+        if value is not None:
+            kwargs[name] = value
     if request.max_tokens is not None:
         kwargs[spec.max_tokens_field] = request.max_tokens
-    if request.stop is not None:
-        kwargs["stop"] = request.stop
-    if request.seed is not None:
-        kwargs["seed"] = request.seed
-    if request.user is not None:
-        kwargs["user"] = request.user
     if request.n is not None:
         kwargs["n"] = check_n(spec.key, request.n)
     if request.stream:
