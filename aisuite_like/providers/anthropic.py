@@ -571,6 +571,29 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
 # =============================================================================================
 
 
+class _StreamLines:
+    """SSE lines of one streamed reply -> chunks: the decoder and the state machine together,
+    so the sync and async transports only move lines."""
+
+    __slots__ = ("_decoder", "_state")
+
+    def __init__(self, provider: str, request_id: Optional[str],
+                 secrets: Iterable[Optional[str]]) -> None:
+        self._decoder = SSEDecoder(provider=provider)
+        self._state = StreamState(provider=provider, request_id=request_id, secrets=secrets)
+
+    def feed(self, line: str) -> Optional[ChatCompletionChunk]:
+        event = self._decoder.feed(line)
+        return None if event is None else self._state.process(event)
+
+    def flush(self) -> Optional[ChatCompletionChunk]:
+        event = self._decoder.flush()
+        return None if event is None else self._state.process(event)
+
+    def finish(self) -> None:
+        self._state.finish()
+
+
 class SSEDecoder:
     """Server-sent events, one line at a time -> the JSON of each complete event (sans-IO)."""
 
@@ -1041,18 +1064,14 @@ class AnthropicProvider(Provider):
                 **kwargs).__enter__()
         except (*self._sdk_errors, TypeError, ValueError) as exc:
             raise self._error(exc) from exc
-        state = StreamState(provider=self._key(), request_id=resp.request_id,
-                            secrets=self._secrets)
-        decoder = SSEDecoder(provider=self._key())
+        lines = _StreamLines(self._key(), resp.request_id, self._secrets)
         try:
             for line in resp.iter_lines():
-                event = decoder.feed(line)
-                if event is not None and (chunk := state.process(event)) is not None:
+                if (chunk := lines.feed(line)) is not None:
                     yield chunk
-            event = decoder.flush()
-            if event is not None and (chunk := state.process(event)) is not None:
+            if (chunk := lines.flush()) is not None:
                 yield chunk
-            state.finish()
+            lines.finish()
         except self._sdk_errors as exc:  # the connection broke while reading the body
             raise self._error(exc) from exc
         finally:  # also on an early break (GeneratorExit): release the connection
@@ -1064,18 +1083,14 @@ class AnthropicProvider(Provider):
                 **kwargs).__aenter__()
         except (*self._sdk_errors, TypeError, ValueError) as exc:
             raise self._error(exc) from exc
-        state = StreamState(provider=self._key(), request_id=resp.request_id,
-                            secrets=self._secrets)
-        decoder = SSEDecoder(provider=self._key())
+        lines = _StreamLines(self._key(), resp.request_id, self._secrets)
         try:
             async for line in resp.iter_lines():
-                event = decoder.feed(line)
-                if event is not None and (chunk := state.process(event)) is not None:
+                if (chunk := lines.feed(line)) is not None:
                     yield chunk
-            event = decoder.flush()
-            if event is not None and (chunk := state.process(event)) is not None:
+            if (chunk := lines.flush()) is not None:
                 yield chunk
-            state.finish()
+            lines.finish()
         except self._sdk_errors as exc:
             raise self._error(exc) from exc
         finally:
