@@ -61,22 +61,25 @@ class TextDelta(_Event):
 
 
 @dataclass(frozen=True)
-class ToolCallRequestEvent(_Event):
-    """The model asked for a tool call (before the policy and execution)."""
+class _ToolCallEvent(_Event):
+    """What both tool-call events say: which call, of which model message."""
 
     message_id: str = ""
     call_id: str = ""
     tool_name: str = ""
+
+
+@dataclass(frozen=True)
+class ToolCallRequestEvent(_ToolCallEvent):
+    """The model asked for a tool call (before the policy and execution)."""
+
     arguments: str = ""
 
 
 @dataclass(frozen=True)
-class ToolCallExecutionEvent(_Event):
+class ToolCallExecutionEvent(_ToolCallEvent):
     """A tool call's outcome: ``result`` is the exact text sent to the model."""
 
-    message_id: str = ""
-    call_id: str = ""
-    tool_name: str = ""
     arguments: Union[dict[str, Any], str] = ""
     result: str = ""
     is_error: bool = False
