@@ -218,6 +218,16 @@ def _alternate(repeats: int, sides: list[tuple[str, str]]) -> list[tuple[int, st
     return order
 
 
+_OURS_AND_RAW = [("ours", "ours"), ("raw", "raw")]
+
+
+def _paired_jobs(row: Row, repeats: int, scale: float, scenario: str, family: str, base: str,
+                 **params: Any) -> list[Job]:
+    """The jobs of one ours-vs-raw row: both sides, alternating which goes first."""
+    return [_job(_task(scenario, family, side, base, **params), row, row_side, scale=scale)
+            for _, side, row_side in _alternate(repeats, _OURS_AND_RAW)]
+
+
 def _task(scenario: str, family: str, side: str, base: str, **params: Any) -> dict[str, Any]:
     return {"scenario": scenario, "family": family, "side": side, "base": base, "params": params}
 
@@ -229,9 +239,8 @@ def plan_sequential(base: str, families: list[str], sizes: dict[str, Any]) -> tu
         row = Row("sequential", f"{family}: non-streaming call", "ms/call",
                   budget=RATIO_LE[1.05])
         rows.append(row)
-        for _, side, row_side in _alternate(s["repeats"], [("ours", "ours"), ("raw", "raw")]):
-            jobs.append(_job(_task("sequential", family, side, base, warmup=s["warmup"],
-                                   calls=s["calls"]), row, row_side, scale=1e3))
+        jobs += _paired_jobs(row, s["repeats"], 1e3, "sequential", family, base,
+                             warmup=s["warmup"], calls=s["calls"])
     return rows, jobs
 
 
@@ -301,10 +310,8 @@ def plan_streaming(base: str, families: list[str], sizes: dict[str, Any]) -> tup
         row = Row("streaming", f"{family}: {s['chunks']}-chunk reply", "us/chunk",
                   budget=RATIO_LE[1.10])
         rows.append(row)
-        for _, side, row_side in _alternate(s["repeats"], [("ours", "ours"), ("raw", "raw")]):
-            jobs.append(_job(_task("streaming", family, side, base, warmup=s["warmup"],
-                                   streams=s["streams"], chunks=s["chunks"]), row, row_side,
-                             scale=1e6))
+        jobs += _paired_jobs(row, s["repeats"], 1e6, "streaming", family, base,
+                             warmup=s["warmup"], streams=s["streams"], chunks=s["chunks"])
     return rows, jobs
 
 
@@ -321,10 +328,9 @@ def plan_tool_loop(base: str, families: list[str], sizes: dict[str, Any]) -> tup
                 row = Row("tool_loop", f"{family}: (b) 2 rounds x 1 instant tool + answer",
                           "ms/run", raw_label="hand-written loop", budget=RATIO_LE[1.10])
             rows.append(row)
-            for _, side, row_side in _alternate(s["repeats"], [("ours", "ours"), ("raw", "raw")]):
-                jobs.append(_job(_task("tool_loop", family, side, base, variant=variant,
-                                       warmup=s["warmup"], runs=s["runs"], tools=s["tools"]),
-                                 row, row_side, scale=1e3))
+            jobs += _paired_jobs(row, s["repeats"], 1e3, "tool_loop", family, base,
+                                 variant=variant, warmup=s["warmup"], runs=s["runs"],
+                                 tools=s["tools"])
     return rows, jobs
 
 
@@ -337,7 +343,7 @@ def plan_rss(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[lis
         after_call = Row("rss", f"{family}: peak RSS after one call", "MiB", compare="diff",
                          budget=RSS_DIFF)
         rows += [after_import, after_call]
-        for _, side, row_side in _alternate(s["repeats"], [("ours", "ours"), ("raw", "raw")]):
+        for _, side, row_side in _alternate(s["repeats"], _OURS_AND_RAW):
             # one process, two figures: peak RSS after import and after one call
             jobs.append(Job(_task("rss", family, side, base), [
                 Target(after_call, row_side), Target(after_import, row_side, "after_import")]))
