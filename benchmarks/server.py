@@ -23,7 +23,7 @@ tool calls, default 1). E.g. ``gpt-bench-tools4-rounds2``. The ``x-bench-options
 Tool-call mode: a request that offers tools, whose history holds fewer than ``rounds`` assistant
 turns with tool calls and whose ``tool_choice`` is not "none", gets ``tools`` parallel calls
 (round-robin over the offered tools, arguments made from each tool's JSON schema); otherwise
-text. Response shapes are copied from real recorded exchanges (shared/fixtures/recorded):
+text. Response shapes are copied from real recorded exchanges (tests/fixtures/recorded):
 field names, order and the extra fields real services send (``obfuscation``, ``service_tier``,
 ``system_fingerprint``, Anthropic ``ping`` events, Gemini ``usageMetadata`` details).
 

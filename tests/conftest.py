@@ -8,8 +8,8 @@ import pathlib
 
 import pytest
 
-# shared/ sits beside the repository, for developers and for CI's fresh clone alike.
-RECORDED = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "recorded"
+# Real recorded exchanges (pydantic-ai's cassettes, MIT; see fixtures/recorded/README.md).
+RECORDED = pathlib.Path(__file__).resolve().parent / "fixtures" / "recorded"
 
 _KEY_VARS = (
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",

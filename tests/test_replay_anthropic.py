@@ -1,4 +1,4 @@
-"""Replay of the recorded Anthropic Messages API exchanges (../shared/fixtures/recorded/anthropic).
+"""Replay of the recorded Anthropic Messages API exchanges (tests/fixtures/recorded/anthropic).
 
 - Every 200 JSON response parses into the unified types; the expected content, tool calls,
   reasoning, finish reason and usage are computed here from the recorded JSON, independently of

@@ -1,4 +1,4 @@
-"""Replay of the recorded Gemini exchanges (../shared/fixtures/recorded/google) through the real
+"""Replay of the recorded Gemini exchanges (tests/fixtures/recorded/google) through the real
 google-genai SDK with HTTP mocked at httpcore2.
 
 For every generateContent / streamGenerateContent interaction:
