@@ -18,6 +18,7 @@ from .errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
+    APIResponseValidationError,
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
@@ -97,5 +98,6 @@ __all__ = [
     "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
+    "APIResponseValidationError",
     *_LAZY,
 ]

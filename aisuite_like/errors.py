@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from . import _secrets
+
 __all__ = [
     "AisuiteLikeError",
     "APIError",
@@ -23,6 +25,7 @@ __all__ = [
     "APITimeoutError",
     "APIConnectionError",
     "InternalServerError",
+    "APIResponseValidationError",
     "InvalidModelError",
     "UnknownProviderError",
     "MissingDependencyError",
@@ -108,6 +111,39 @@ class InternalServerError(APIError):
     """5xx, or an overloaded / error event inside a 200 stream."""
 
 
+class APIResponseValidationError(APIError):
+    """The provider answered, but not in the shape its API defines (not JSON, a missing or
+    mistyped field, a tool call without a name, a complete stream event that is not JSON).
+
+    ``problem`` says what was wrong and where (e.g. ``choices[0].message is a str, expected
+    an object``); the message adds the provider, HTTP status and request id. The reply itself
+    is never included: it may echo secrets, and it can be large."""
+
+    def __init__(self, problem: str, *, provider: str | None = None,
+                 status_code: int | None = None, request_id: str | None = None) -> None:
+        self.problem = problem
+        super().__init__(self._text(problem, provider, status_code, request_id),
+                         provider=provider, status_code=status_code, request_id=request_id)
+
+    @staticmethod
+    def _text(problem: str, provider: str | None, status_code: int | None,
+              request_id: str | None) -> str:
+        context = ", ".join(part for part in (
+            f"HTTP {status_code}" if status_code is not None else "",
+            f"request id {request_id}" if request_id else "") if part)
+        return (f"{provider or 'the provider'} sent a reply that is not the expected shape"
+                f"{f' ({context})' if context else ''}: {problem}")
+
+    def _add_context(self, status_code: int | None, request_id: str | None) -> None:
+        """Fill in the HTTP status and request id the translator did not know."""
+        if self.status_code is None:
+            self.status_code = status_code
+        if not self.request_id:
+            self.request_id = request_id
+        self.message = self._text(self.problem, self.provider, self.status_code, self.request_id)
+        self.args = (self.message,)
+
+
 # --- configuration errors ----------------------------------------------------------------
 
 
@@ -182,11 +218,12 @@ _KEY_PATTERN = re.compile(
 
 
 def _redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """Remove known secrets and key-shaped strings from ``text``."""
+    """Remove known secrets (``secrets`` and every configured key, in all their forms, see
+    ``_secrets``) and key-shaped strings from ``text``."""
     for secret in secrets:
         if secret and len(secret) >= 4 and secret in text:
             text = text.replace(secret, "[REDACTED]")
-    return _KEY_PATTERN.sub("[REDACTED]", text)
+    return _KEY_PATTERN.sub("[REDACTED]", _secrets.redact(text))
 
 
 def _redact_value(value: Any, secrets: tuple[str | None, ...]) -> Any:

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Callable, Optional, TypeVar
 
-from ..errors import UnsupportedParameterError
+from ..errors import (
+    AisuiteLikeError,
+    APIConnectionError,
+    APIError,
+    APIResponseValidationError,
+    UnsupportedParameterError,
+)
 
 
 def parse_data_url(url: str) -> Optional[tuple[str, str]]:
@@ -68,3 +74,145 @@ def check_n(provider: str, n: Any) -> int:
         raise UnsupportedParameterError(f"n must be an int >= 1, got {n!r}", parameter="n",
                                         provider=provider)
     return n
+
+
+# --- reading replies defensively (DESIGN.md section 9) ------------------------------------
+#
+# Translators check the fields they read with the small helpers below and raise
+# APIResponseValidationError naming the path (``choices[0].message``); the transports add the
+# HTTP status and request id with ``read_reply``, which also turns any stray
+# AttributeError / KeyError / TypeError a shape we did not foresee causes into the same typed
+# error. The checks are isinstance tests on values the translator reads anyway: no schema
+# validation of the whole body, nothing measurable on the happy path.
+
+_SHAPE_ERRORS = (AttributeError, KeyError, TypeError, IndexError, ValueError)
+
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+               int: "a number", float: "a number", type(None): "null"}
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a value's type, for messages (never the value itself)."""
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def bad_shape(provider: str, where: str, expected: str, value: Any = None, *,
+              missing: bool = False) -> APIResponseValidationError:
+    """``<where> is <what it is>, expected <expected>`` as a typed error (the value itself is
+    never shown: it may be large or echo a secret)."""
+    got = "missing" if missing or value is None else json_type(value)
+    return APIResponseValidationError(f"{where} is {got}, expected {expected}",
+                                      provider=provider)
+
+
+def need_object(value: Any, provider: str, where: str) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    raise bad_shape(provider, where, "an object", value)
+
+
+def opt_object(value: Any, provider: str, where: str) -> Optional[dict[str, Any]]:
+    if value is None or isinstance(value, dict):
+        return value
+    raise bad_shape(provider, where, "an object", value)
+
+
+def need_list(value: Any, provider: str, where: str) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    raise bad_shape(provider, where, "an array", value)
+
+
+def opt_list(value: Any, provider: str, where: str) -> Optional[list[Any]]:
+    if value is None or isinstance(value, list):
+        return value
+    raise bad_shape(provider, where, "an array", value)
+
+
+def opt_str(value: Any, provider: str, where: str) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    raise bad_shape(provider, where, "a string", value)
+
+
+def need_name(value: Any, provider: str, where: str) -> str:
+    """A tool call's function name: a non-empty string (a call without one cannot run)."""
+    if isinstance(value, str) and value:
+        return value
+    raise bad_shape(provider, where, "a non-empty string (the tool's name)", value,
+                    missing=value in (None, ""))
+
+
+def opt_count(value: Any, provider: str, where: str) -> int:
+    """A token count: an int, or 0 when absent."""
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise bad_shape(provider, where, "an integer", value)
+
+
+def unreadable(provider: str, exc: BaseException, what: str = "the reply") -> APIResponseValidationError:
+    """A stray exception raised while reading a reply -> the typed error (its type only: its
+    text may quote the reply)."""
+    return APIResponseValidationError(
+        f"{what} could not be read ({type(exc).__name__} while translating it)",
+        provider=provider)
+
+
+def decode_json(body: Any, provider: str, *, status_code: Optional[int] = None,
+                request_id: Optional[str] = None) -> Any:
+    """A reply body (bytes or str) -> its JSON value; a body that is not JSON is an
+    ``APIResponseValidationError`` (an empty body too)."""
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        kind = "empty" if not body else "not JSON"
+        raise APIResponseValidationError(
+            f"the body is {kind} ({len(body) if body else 0} bytes)", provider=provider,
+            status_code=status_code, request_id=request_id) from exc
+
+
+def json_cut_short(exc: Any) -> bool:
+    """Whether a ``json.JSONDecodeError`` says the text is a cut-off prefix of JSON (the
+    parser hit the end of the text, or a string never closed) rather than malformed."""
+    doc, pos, msg = getattr(exc, "doc", None), getattr(exc, "pos", None), getattr(exc, "msg", "")
+    if not isinstance(doc, str) or not isinstance(pos, int):
+        return False
+    return msg.startswith("Unterminated string") or not doc[pos:].strip()
+
+
+def bad_stream_json(exc: Any, provider: str) -> APIError:
+    """A stream event whose JSON does not parse -> the typed error: a cut-off event means the
+    stream was cut mid-event (``APIConnectionError``); anything else is a malformed reply."""
+    if json_cut_short(exc):
+        return APIConnectionError(
+            f"the {provider} stream was cut in the middle of an event (its JSON is "
+            "incomplete); the connection was probably lost", provider=provider)
+    detail = f" ({exc.msg})" if isinstance(getattr(exc, "msg", None), str) else ""
+    return APIResponseValidationError(f"a stream event is not JSON{detail}", provider=provider)
+
+
+T = TypeVar("T")
+
+
+def read_reply(parse: Callable[[], T], provider: str, status_code: Optional[int],
+               request_id: Optional[str]) -> T:
+    """Run a translator's ``parse_response``: its validation errors get the HTTP status and
+    request id; a typed error it raises for an error object in the reply gets the request id;
+    a stray exception becomes an ``APIResponseValidationError``."""
+    try:
+        return parse()
+    except APIResponseValidationError as exc:
+        exc._add_context(status_code, request_id)
+        raise
+    except APIError as exc:  # an error object inside a 200: the mapped error, as is
+        if not exc.request_id:
+            exc.request_id = request_id
+        raise
+    except AisuiteLikeError:
+        raise
+    except _SHAPE_ERRORS as exc:
+        error = unreadable(provider, exc)
+        error._add_context(status_code, request_id)
+        raise error from exc

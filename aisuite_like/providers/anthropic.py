@@ -25,6 +25,7 @@ from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
+    APIResponseValidationError,
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
@@ -53,7 +54,22 @@ from ..types import (
     Usage,
     _built,
 )
-from ._common import loads_arguments, parse_data_url, stop_sequences, unsupported
+from ._common import (
+    bad_shape,
+    bad_stream_json,
+    decode_json,
+    loads_arguments,
+    need_name,
+    need_object,
+    opt_count,
+    opt_object,
+    opt_str,
+    parse_data_url,
+    read_reply,
+    stop_sequences,
+    unreadable,
+    unsupported,
+)
 from .base import ChatRequest, Provider
 
 __all__ = [
@@ -488,14 +504,20 @@ def finish_reason_for(stop_reason: Optional[str], has_tool_calls: bool) -> Optio
     return reason
 
 
-def usage_from(raw: Optional[dict[str, Any]]) -> Optional[Usage]:
+def usage_from(raw: Optional[dict[str, Any]], provider: str = PROVIDER) -> Optional[Usage]:
     """Anthropic usage -> OpenAI meaning: prompt tokens include cache reads and writes."""
     if not raw:
         return None
-    input_tokens = raw.get("input_tokens") or 0
+    if not isinstance(raw, dict):
+        raise bad_shape(provider, "usage", "an object", raw)
+    input_tokens = opt_count(raw.get("input_tokens"), provider, "usage.input_tokens")
     cache_read = raw.get("cache_read_input_tokens")
     cache_write = raw.get("cache_creation_input_tokens")
-    output_tokens = raw.get("output_tokens") or 0
+    if cache_read is not None:
+        cache_read = opt_count(cache_read, provider, "usage.cache_read_input_tokens")
+    if cache_write is not None:
+        cache_write = opt_count(cache_write, provider, "usage.cache_creation_input_tokens")
+    output_tokens = opt_count(raw.get("output_tokens"), provider, "usage.output_tokens")
     prompt = input_tokens + (cache_read or 0) + (cache_write or 0)
     prompt_details = None
     if cache_read is not None or cache_write is not None:
@@ -527,20 +549,40 @@ def _arguments_json(value: Any) -> str:
 def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
                    created: Optional[int] = None) -> ChatCompletionResponse:
     """Raw Messages API response JSON -> ``ChatCompletionResponse`` (built once, unvalidated:
-    every value comes from the JSON we just parsed)."""
+    every value comes from the JSON we just parsed). A reply of another shape raises
+    ``APIResponseValidationError``; an error object (``{"type": "error", ...}``) the mapped
+    error."""
+    data = need_object(data, provider, "the reply")
+    if data.get("type") == "error" or data.get("error"):
+        raise error_from_stream_event(data, provider=provider, where="reply")
+    content = data.get("content")
+    if not isinstance(content, list):
+        raise bad_shape(provider, "content", "an array of content blocks", content)
     texts: list[str] = []
     reasoning: list[str] = []
     thinking_blocks: list[dict[str, Any]] = []
     tool_calls: list[ToolCall] = []
-    for block in data.get("content") or ():
+    for position, block in enumerate(content):
+        if not isinstance(block, dict):
+            raise bad_shape(provider, f"content[{position}]", "an object", block)
         kind = block.get("type")
         if kind == "text":
-            texts.append(block.get("text", ""))
+            text = block.get("text", "")
+            if not isinstance(text, str):
+                raise bad_shape(provider, f"content[{position}].text", "a string", text)
+            texts.append(text)
         elif kind == "tool_use":
+            name = block.get("name")
+            if not isinstance(name, str) or not name:
+                need_name(name, provider, f"content[{position}].name")
+            arguments = block.get("input")
+            if arguments is not None and not isinstance(arguments, dict):
+                raise bad_shape(provider, f"content[{position}].input", "an object", arguments)
             tool_calls.append(ToolCall.model_construct(
-                id=block["id"], type="function",
-                function=Function.model_construct(name=block["name"],
-                                                  arguments=_arguments_json(block.get("input")))))
+                id=opt_str(block.get("id"), provider, f"content[{position}].id") or "",
+                type="function",  # a missing id: the facade assigns one
+                function=Function.model_construct(name=name,
+                                                  arguments=_arguments_json(arguments))))
         elif kind in ("thinking", "redacted_thinking"):
             thinking_blocks.append(_thinking_block(block))
             if kind == "thinking" and block.get("thinking"):
@@ -555,7 +597,7 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
         provider_specific_fields={THINKING_BLOCKS_KEY: thinking_blocks} if thinking_blocks
         else None,
     )
-    stop_reason = data.get("stop_reason")
+    stop_reason = opt_str(data.get("stop_reason"), provider, "stop_reason")
     choice = Choice.model_construct(
         index=0, message=message,
         finish_reason=finish_reason_for(stop_reason, bool(tool_calls)),
@@ -563,7 +605,7 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
     return ChatCompletionResponse.model_construct(
         id=data.get("id", ""), created=int(time.time()) if created is None else created,
         model=data.get("model", ""), provider=provider, choices=[choice],
-        usage=usage_from(data.get("usage")), raw=data)
+        usage=usage_from(data.get("usage"), provider), raw=data)
 
 
 # =============================================================================================
@@ -587,7 +629,8 @@ class _StreamLines:
         return None if event is None else self._state.process(event)
 
     def flush(self) -> Optional[ChatCompletionChunk]:
-        event = self._decoder.flush()
+        """The end of the body (an unterminated last event is processed if complete)."""
+        event = self._decoder.flush(at_end=True)
         return None if event is None else self._state.process(event)
 
     def finish(self) -> None:
@@ -616,8 +659,10 @@ class SSEDecoder:
         # ':' comments, id: and retry: lines carry nothing we use.
         return None
 
-    def flush(self) -> Optional[dict[str, Any]]:
-        """End of the current event (a blank line, or the end of the body)."""
+    def flush(self, *, at_end: bool = False) -> Optional[dict[str, Any]]:
+        """End of the current event: a blank line, or (``at_end``) the end of the body. An
+        event that is not JSON is a malformed reply; one cut by the end of the body means
+        the connection was lost mid-event."""
         if not self._data:
             self._event = None
             return None
@@ -628,13 +673,15 @@ class SSEDecoder:
         try:
             event = json.loads(raw)
         except ValueError as exc:
-            raise InternalServerError(
-                f"{self.provider} sent a malformed stream event ({name or 'no name'}): "
-                f"{_redact(raw[:200])!r}", provider=self.provider) from exc
+            if at_end:
+                raise APIConnectionError(
+                    f"the {self.provider} stream ended in the middle of an event "
+                    f"({name or 'no name'}); the connection was probably lost",
+                    provider=self.provider) from None
+            raise bad_stream_json(exc, self.provider) from None
         if not isinstance(event, dict):
-            raise InternalServerError(
-                f"{self.provider} sent a stream event that is not a JSON object",
-                provider=self.provider)
+            raise bad_shape(self.provider, f"a stream event ({name or 'no name'})",
+                            "an object", event)
         if name and "type" not in event:
             event["type"] = name
         return event
@@ -657,12 +704,15 @@ _ERROR_TYPE_STATUS = {
 
 def error_from_stream_event(event: dict[str, Any], *, provider: str = PROVIDER,
                             request_id: Optional[str] = None,
-                            secrets: Iterable[Optional[str]] = ()) -> APIError:
-    """An ``error`` event inside a 200 stream -> the typed error it stands for
-    (overloaded / api errors are ``InternalServerError``)."""
+                            secrets: Iterable[Optional[str]] = (),
+                            where: str = "stream") -> APIError:
+    """An ``error`` event inside a 200 stream (``where="reply"``: an error object as the
+    body of a 200 reply) -> the typed error it stands for (overloaded / api errors are
+    ``InternalServerError``)."""
     error = event.get("error") if isinstance(event.get("error"), dict) else {}
-    kind = error.get("type") or "api_error"
-    message = f"{provider} stream error ({kind}): {error.get('message') or event}"
+    kind = error.get("type") if isinstance(error.get("type"), str) else "api_error"
+    detail = error.get("message") if isinstance(error.get("message"), str) else None
+    message = f"{provider} {where} error ({kind}): {detail or 'no message'}"
     status = _ERROR_TYPE_STATUS.get(kind, 500)
     if kind == "timeout_error":
         return APITimeoutError(_redact(message, secrets), provider=provider, status_code=status,
@@ -735,6 +785,16 @@ class StreamState:
         return self._done
 
     def process(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
+        """One event -> its chunk (or None); an event of another shape raises
+        ``APIResponseValidationError``."""
+        try:
+            return self._process(event)
+        except AisuiteLikeError:
+            raise
+        except Exception as exc:
+            raise unreadable(self.provider, exc, "a stream event") from exc
+
+    def _process(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
         kind = event.get("type")
         if kind == "content_block_delta":
             return self._block_delta(event)
@@ -743,10 +803,12 @@ class StreamState:
         if kind == "content_block_stop":
             return self._block_stop(event)
         if kind == "message_start":
-            message = event.get("message") or {}
-            self.id = message.get("id", "")
-            self.model = message.get("model", "")
-            self._usage = dict(message.get("usage") or {})
+            message = need_object(event.get("message"), self.provider, "message_start.message")
+            self.id = opt_str(message.get("id"), self.provider, "message_start.message.id") or ""
+            self.model = opt_str(message.get("model"), self.provider,
+                                 "message_start.message.model") or ""
+            self._usage = dict(opt_object(message.get("usage"), self.provider,
+                                          "message_start.message.usage") or {})
             return _chunk(self, _delta(role="assistant"))
         if kind == "message_delta":
             return self._message_delta(event)
@@ -760,7 +822,8 @@ class StreamState:
 
     def _block_start(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
         index = event.get("index", 0)
-        block = event.get("content_block") or {}
+        block = need_object(event.get("content_block"), self.provider,
+                            "content_block_start.content_block")
         kind = block.get("type")
         if kind == "text":
             self._blocks[index] = ["text", None, None]
@@ -768,6 +831,7 @@ class StreamState:
                 return _chunk(self, _delta(content=block["text"]))
             return None
         if kind == "tool_use":
+            need_name(block.get("name"), self.provider, "content_block_start.content_block.name")
             tool_index = self._tool_count
             self._tool_count += 1
             self._blocks[index] = ["tool", tool_index, None]
@@ -792,10 +856,10 @@ class StreamState:
         return None
 
     def _block_delta(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
-        delta = event.get("delta") or {}
+        delta = need_object(event.get("delta"), self.provider, "content_block_delta.delta")
         kind = delta.get("type")
         if kind == "text_delta":
-            text = delta.get("text")
+            text = opt_str(delta.get("text"), self.provider, "content_block_delta.delta.text")
             return _chunk(self, _delta(content=text)) if text else None
         state = self._blocks.get(event.get("index", 0))
         if kind == "input_json_delta":
@@ -835,13 +899,16 @@ class StreamState:
 
     def _message_delta(self, event: dict[str, Any]) -> ChatCompletionChunk:
         # message_delta usage is cumulative: its values replace message_start's.
-        for key, value in (event.get("usage") or {}).items():
+        usage = opt_object(event.get("usage"), self.provider, "message_delta.usage") or {}
+        for key, value in usage.items():
             if value is not None:
                 self._usage[key] = value
-        stop_reason = (event.get("delta") or {}).get("stop_reason")
+        delta = opt_object(event.get("delta"), self.provider, "message_delta.delta") or {}
+        stop_reason = opt_str(delta.get("stop_reason"), self.provider,
+                              "message_delta.delta.stop_reason")
         return _chunk(self, _delta(),
                       finish_reason=finish_reason_for(stop_reason, self._tool_count > 0),
-                      native=stop_reason, usage=usage_from(self._usage))
+                      native=stop_reason, usage=usage_from(self._usage, self.provider))
 
     def finish(self) -> None:
         """Call at the end of the body: a stream cut before ``message_stop`` is an error."""
@@ -1034,19 +1101,25 @@ class AnthropicProvider(Provider):
         kwargs = self._kwargs(request)
         try:
             raw = self._sync_client().messages.with_raw_response.create(**kwargs)
-            data = raw.json()
+            body = raw.http_response.read()
         except (*self._sdk_errors, TypeError, ValueError) as exc:
             raise self._error(exc) from exc
-        return parse_response(data, provider=self._key())
+        return self._parse(raw, body)
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         try:
             raw = await self._async_client().messages.with_raw_response.create(**kwargs)
-            data = await raw.json()
+            body = await raw.http_response.aread()
         except (*self._sdk_errors, TypeError, ValueError) as exc:
             raise self._error(exc) from exc
-        return parse_response(data, provider=self._key())
+        return self._parse(raw, body)
+
+    def _parse(self, raw: Any, body: bytes) -> ChatCompletionResponse:
+        provider, status, request_id = self._key(), raw.http_response.status_code, raw.request_id
+        data = decode_json(body, provider, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_response(data, provider=provider), provider, status,
+                          request_id)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration."""

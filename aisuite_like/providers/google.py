@@ -30,6 +30,7 @@ from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
+    APIResponseValidationError,
     APITimeoutError,
     AuthenticationError,
     ConfigurationError,
@@ -57,8 +58,18 @@ from ..types import (
     Usage,
 )
 from ._common import (
+    bad_shape,
+    bad_stream_json,
     check_n,
+    decode_json,
     loads_arguments,
+    need_name,
+    opt_count,
+    opt_list,
+    opt_object,
+    opt_str,
+    read_reply,
+    unreadable,
     parse_data_url,
     stop_sequences,
     text_of,
@@ -557,13 +568,22 @@ def _finish(native: Optional[str], has_calls: bool) -> Optional[str]:
     return "stop"
 
 
-def _usage(meta: Optional[Mapping[str, Any]]) -> Optional[Usage]:
+def _usage(meta: Optional[Mapping[str, Any]], provider: str = _NAME) -> Optional[Usage]:
     if not meta:
         return None
-    prompt = (meta.get("promptTokenCount") or 0) + (meta.get("toolUsePromptTokenCount") or 0)
+    if not isinstance(meta, dict):
+        raise bad_shape(provider, "usageMetadata", "an object", meta)
+    prompt = (opt_count(meta.get("promptTokenCount"), provider, "usageMetadata.promptTokenCount")
+              + opt_count(meta.get("toolUsePromptTokenCount"), provider,
+                          "usageMetadata.toolUsePromptTokenCount"))
     thoughts = meta.get("thoughtsTokenCount")
-    completion = (meta.get("candidatesTokenCount") or 0) + (thoughts or 0)
+    if thoughts is not None:
+        thoughts = opt_count(thoughts, provider, "usageMetadata.thoughtsTokenCount")
+    completion = opt_count(meta.get("candidatesTokenCount"), provider,
+                           "usageMetadata.candidatesTokenCount") + (thoughts or 0)
     cached = meta.get("cachedContentTokenCount")
+    if cached is not None:
+        cached = opt_count(cached, provider, "usageMetadata.cachedContentTokenCount")
     return Usage.model_construct(
         prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion,
         prompt_tokens_details=(PromptTokensDetails.model_construct(cached_tokens=cached)
@@ -588,13 +608,26 @@ class _Parts:
         self.signatures: list[dict[str, Any]] = []
         self.others: list[dict[str, Any]] = []
 
-    def read(self, parts: Iterable[Mapping[str, Any]], next_call_id: Any) -> None:
+    def read(self, parts: Iterable[Mapping[str, Any]], next_call_id: Any,
+             provider: str = _NAME) -> None:
         for part in parts:
+            if not isinstance(part, dict):
+                raise bad_shape(provider, "candidates[].content.parts[]", "an object", part)
             signature = part.get("thoughtSignature")
             call = part.get("functionCall")
             if call is not None:
+                if not isinstance(call, dict):
+                    raise bad_shape(provider, "candidates[].content.parts[].functionCall",
+                                    "an object", call)
+                name = call.get("name")
+                if not isinstance(name, str) or not name:
+                    need_name(name, provider, "candidates[].content.parts[].functionCall.name")
+                args = call.get("args")
+                if args is not None and not isinstance(args, dict):
+                    raise bad_shape(provider, "candidates[].content.parts[].functionCall.args",
+                                    "an object", args)
                 call_id = call.get("id") or next_call_id()
-                self.calls.append((call_id, call.get("name") or "", _dump_args(call.get("args"))))
+                self.calls.append((call_id, name, _dump_args(args)))
                 if signature:
                     self.signatures.append({"part": "function_call", "id": call_id,
                                             "signature": signature})
@@ -604,7 +637,11 @@ class _Parts:
                 self.reasoning.append(part.get("text") or "")
             elif "text" in part:
                 kind = "text"
-                self.text.append(part["text"])
+                text = part["text"]
+                if not isinstance(text, str):
+                    raise bad_shape(provider, "candidates[].content.parts[].text", "a string",
+                                    text)
+                self.text.append(text)
             else:  # inline data, executable code, ... kept, not dropped
                 kind = "other"
                 self.others.append(dict(part))
@@ -642,26 +679,49 @@ class _CallIds:
 
 def _blocked(feedback: Optional[Mapping[str, Any]]) -> Optional[tuple[str, str]]:
     """promptFeedback with a blockReason -> (native reason, refusal text)."""
-    reason = (feedback or {}).get("blockReason")
-    if not reason:
+    if not isinstance(feedback, dict):
+        return None
+    reason = feedback.get("blockReason")
+    if not reason or not isinstance(reason, str):
         return None
     text = feedback.get("blockReasonMessage") or f"Gemini blocked the prompt ({reason})"  # type: ignore[union-attr]
     return reason, text
 
 
+def _candidate_parts(cand: Any, provider: str) -> Any:
+    """A candidate's parts (an empty tuple when it has no content, e.g. a safety stop)."""
+    if not isinstance(cand, dict):
+        raise bad_shape(provider, "candidates[]", "an object", cand)
+    content = opt_object(cand.get("content"), provider, "candidates[].content")
+    if not content:
+        return ()
+    return opt_list(content.get("parts"), provider, "candidates[].content.parts") or ()
+
+
 def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = "",
                    created: Optional[int] = None) -> ChatCompletionResponse:
-    """A raw ``generateContent`` response (dict) -> ``ChatCompletionResponse``."""
-    ids = _CallIds(data.get("responseId"))
+    """A raw ``generateContent`` response (dict) -> ``ChatCompletionResponse``. A reply of
+    another shape raises ``APIResponseValidationError``; an ``{"error": {...}}`` reply the
+    mapped error."""
+    if not isinstance(data, dict):
+        raise bad_shape(provider, "the reply", "an object", data)
+    if data.get("error"):
+        raise _error_event(data["error"], provider, where="error object in the reply")
+    candidates = opt_list(data.get("candidates"), provider, "candidates")
+    if not candidates and _blocked(data.get("promptFeedback")) is None:
+        raise bad_shape(provider, "candidates", "at least one candidate (or a promptFeedback "
+                        "blockReason)", candidates, missing=candidates is None)
+    ids = _CallIds(opt_str(data.get("responseId"), provider, "responseId"))
     choices = []
-    for position, cand in enumerate(data.get("candidates") or ()):
+    for position, cand in enumerate(candidates or ()):
+        parts_list = _candidate_parts(cand, provider)
         index = cand.get("index", position)
         parts = _Parts()
-        parts.read((cand.get("content") or {}).get("parts") or (), ids.for_candidate(index))
+        parts.read(parts_list, ids.for_candidate(index), provider)
         tool_calls = [ToolCall.model_construct(id=cid, type="function",
                                                function=Function.model_construct(name=n, arguments=a))
                       for cid, n, a in parts.calls] or None
-        native = cand.get("finishReason")
+        native = opt_str(cand.get("finishReason"), provider, "candidates[].finishReason")
         message = Message.model_construct(
             role="assistant", content="".join(parts.text) or None, tool_calls=tool_calls,
             reasoning_content="".join(parts.reasoning) or None,
@@ -679,7 +739,7 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
     return ChatCompletionResponse.model_construct(
         id=data.get("responseId") or ids.base, created=created or int(time.time()),
         model=data.get("modelVersion") or model, provider=provider, choices=choices,
-        usage=_usage(data.get("usageMetadata")), raw=data)
+        usage=_usage(data.get("usageMetadata"), provider), raw=data)
 
 
 # --- stream --------------------------------------------------------------------------------
@@ -712,18 +772,34 @@ class StreamTranslator:
         self._finished = False
 
     def translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
+        """One event -> its chunk (or None); an event of another shape raises
+        ``APIResponseValidationError``."""
+        try:
+            return self._translate(event)
+        except AisuiteLikeError:
+            raise
+        except Exception as exc:
+            raise unreadable(self.provider, exc, "a stream event") from exc
+
+    def _translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
+        if not isinstance(event, dict):
+            raise bad_shape(self.provider, "a stream event", "an object", event)
         error = event.get("error")
         if error:
             raise _error_event(error, self.provider, self.secrets)
         if self._ids is None:
-            self._ids = _CallIds(event.get("responseId"))
-            self._id = event.get("responseId") or self._ids.base
+            rid = opt_str(event.get("responseId"), self.provider, "responseId")
+            self._ids = _CallIds(rid)
+            self._id = rid or self._ids.base
         if event.get("modelVersion"):
-            self.model = event["modelVersion"]
+            self.model = opt_str(event["modelVersion"], self.provider, "modelVersion") or ""
         if event.get("usageMetadata"):
-            self._usage = event["usageMetadata"]
+            self._usage = opt_object(event["usageMetadata"], self.provider, "usageMetadata")
         choices = []
-        for position, cand in enumerate(event.get("candidates") or ()):
+        for position, cand in enumerate(opt_list(event.get("candidates"), self.provider,
+                                                 "candidates") or ()):
+            if not isinstance(cand, dict):
+                raise bad_shape(self.provider, "candidates[]", "an object", cand)
             choice = self._choice(cand, cand.get("index", position))
             if choice is not None:
                 choices.append(choice)
@@ -741,8 +817,8 @@ class StreamTranslator:
 
     def _choice(self, cand: Mapping[str, Any], index: int) -> Optional[ChunkChoice]:
         parts = _Parts()
-        parts.read((cand.get("content") or {}).get("parts") or (),
-                   self._ids.for_candidate(index))  # type: ignore[union-attr]
+        parts.read(_candidate_parts(cand, self.provider),
+                   self._ids.for_candidate(index), self.provider)  # type: ignore[union-attr]
         tool_calls = None
         if parts.calls:
             first = self._calls.get(index, 0)
@@ -751,7 +827,7 @@ class StreamTranslator:
                 index=first + n, id=cid, type="function",
                 function=ChoiceDeltaFunction.model_construct(name=name, arguments=args))
                 for n, (cid, name, args) in enumerate(parts.calls)]
-        native = cand.get("finishReason")
+        native = opt_str(cand.get("finishReason"), self.provider, "candidates[].finishReason")
         finish = None
         if native is not None:
             self._finished = True
@@ -783,7 +859,7 @@ class StreamTranslator:
             raise APIConnectionError(
                 "the Gemini stream ended before the model finished (no finishReason "
                 "received); the connection was probably closed early", provider=self.provider)
-        return self._chunk([], _usage(self._usage))
+        return self._chunk([], _usage(self._usage, self.provider))
 
 
 # --- errors --------------------------------------------------------------------------------
@@ -812,12 +888,13 @@ def _request_id(headers: Any) -> Optional[str]:
     return None
 
 
-def _error_event(error: Any, provider: str, secrets: Iterable[Optional[str]] = ()) -> APIError:
-    """An ``{"error": {...}}`` event inside a 200 stream -> typed error."""
+def _error_event(error: Any, provider: str, secrets: Iterable[Optional[str]] = (), *,
+                 where: str = "error event in stream") -> APIError:
+    """An ``{"error": {...}}`` event inside a 200 stream (or a 200 reply) -> typed error."""
     body = error if isinstance(error, Mapping) else {"message": str(error)}
     code = body.get("code")
     status = code if isinstance(code, int) and 400 <= code < 600 else 500
-    message = f"error event in stream: {body.get('status') or ''} {body.get('message') or ''}"
+    message = f"{where}: {body.get('status') or ''} {body.get('message') or ''}"
     return _error_for_status(status, message.strip(), provider=provider,
                              retry_after=_retry_delay(body), secrets=secrets)
 
@@ -844,8 +921,8 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
             provider=provider, request_id=_request_id(headers), retry_after=retry_after,
             secrets=secrets)
     if genai_errors is not None and isinstance(exc, genai_errors.UnknownApiResponseError):
-        return InternalServerError(_redact(f"{provider} sent a malformed response: {exc}"[:500],
-                                           secrets), provider=provider)
+        # A stream event that is not JSON (its message quotes the event: never shown).
+        return bad_stream_json(exc.__cause__, provider)
     for module_name in ("httpx2", "httpx"):
         httpx = sys.modules.get(module_name)
         if httpx is None:
@@ -858,7 +935,7 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
                 _redact(f"connection to {provider} failed: {type(exc).__name__}: {exc}", secrets),
                 provider=provider)
     if isinstance(exc, json.JSONDecodeError):
-        return InternalServerError(f"{provider} sent malformed JSON: {exc.msg}", provider=provider)
+        return APIResponseValidationError(f"the body is not JSON ({exc.msg})", provider=provider)
     return exc
 
 
@@ -1065,15 +1142,20 @@ class GoogleProvider(Provider):
         _client, api, path, call, http_options = self._prepare(request, False)
         with _mapped_errors(self._error):
             response = api.request("post", path, call.body, http_options)
-            data = json.loads(response.body) if response.body else {}
-        return parse_response(data, self.key, request.model)
+        return self._parse(response, request.model)
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         _client, api, path, call, http_options = self._prepare(request, False)
         with _mapped_errors(self._error):
             response = await api.async_request("post", path, call.body, http_options)
-            data = json.loads(response.body) if response.body else {}
-        return parse_response(data, self.key, request.model)
+        return self._parse(response, request.model)
+
+    def _parse(self, response: Any, model: str) -> ChatCompletionResponse:
+        """The SDK's ``HttpResponse`` (a 2xx: errors were raised) -> our response."""
+        status, request_id = 200, _request_id(getattr(response, "headers", None))
+        data = decode_json(response.body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_response(data, self.key, model), self.key, status,
+                          request_id)
 
     # Streams use the API client's request/segments layer directly: its public
     # request_streamed() re-serialises every event and never closes the sync response on an

@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional
 
 from ..errors import (
+    AisuiteLikeError,
     APIConnectionError,
     APIError,
+    APIResponseValidationError,
     APITimeoutError,
     AuthenticationError,
     ConfigurationError,
-    InternalServerError,
     UnsupportedParameterError,
     _error_for_status,
     _parse_retry_after,
@@ -50,7 +51,20 @@ from ..types import (
     ToolCall,
     Usage,
 )
-from ._common import check_n
+from ._common import (
+    bad_shape,
+    bad_stream_json,
+    check_n,
+    decode_json,
+    need_list,
+    need_name,
+    need_object,
+    opt_count,
+    opt_list,
+    opt_object,
+    read_reply,
+    unreadable,
+)
 from .base import ChatRequest, Provider, _mapped_errors
 
 __all__ = [
@@ -268,13 +282,17 @@ def _finish(native: Optional[str], has_tool_calls: bool) -> Optional[str]:
     return reason
 
 
-def _usage(raw: Optional[Mapping[str, Any]]) -> Optional[Usage]:
+def _usage(raw: Optional[Mapping[str, Any]], provider: str = "openai") -> Optional[Usage]:
     """Usage dict (OpenAI shape, with the compatible services' variants) -> ``Usage``."""
     if not raw:
         return None
-    prompt = raw.get("prompt_tokens") or 0
-    completion = raw.get("completion_tokens") or 0
+    if not isinstance(raw, dict):
+        raise bad_shape(provider, "usage", "an object", raw)
+    prompt = opt_count(raw.get("prompt_tokens"), provider, "usage.prompt_tokens")
+    completion = opt_count(raw.get("completion_tokens"), provider, "usage.completion_tokens")
     total = raw.get("total_tokens")
+    if total is not None:
+        total = opt_count(total, provider, "usage.total_tokens")
     ptd = raw.get("prompt_tokens_details") or {}
     cached = ptd.get("cached_tokens")
     for name in ("prompt_cache_hit_tokens", "num_cached_tokens", "cached_tokens"):
@@ -327,16 +345,29 @@ def _arguments(arguments: Any) -> str:
     return json.dumps(arguments)  # some local servers send an object
 
 
-def _tool_calls(raw: Optional[list[Any]], choice_index: int) -> Optional[list[ToolCall]]:
+def _tool_calls(raw: Optional[list[Any]], choice_index: int,
+                provider: str = "openai") -> Optional[list[ToolCall]]:
     if not raw:
         return None
+    if not isinstance(raw, list):
+        raise bad_shape(provider, f"choices[{choice_index}].message.tool_calls", "an array", raw)
     calls = []
     for position, tc in enumerate(raw):
-        fn = tc.get("function") or {}
+        if not isinstance(tc, dict):
+            raise bad_shape(provider, f"choices[{choice_index}].message.tool_calls[{position}]",
+                            "an object", tc)
+        fn = tc.get("function")
+        if not isinstance(fn, dict):
+            raise bad_shape(provider, f"choices[{choice_index}].message.tool_calls[{position}]"
+                            ".function", "an object", fn)
+        name = fn.get("name")
+        if not isinstance(name, str) or not name:
+            need_name(name, provider,
+                      f"choices[{choice_index}].message.tool_calls[{position}].function.name")
         calls.append(ToolCall.model_construct(
             id=tc.get("id") or _fallback_call_id(choice_index, tc.get("index", position)),
             type="function",
-            function=Function.model_construct(name=fn.get("name") or "",
+            function=Function.model_construct(name=name,
                                               arguments=_arguments(fn.get("arguments")) or "{}"),
         ))
     return calls
@@ -354,14 +385,31 @@ def _psf(msg: Mapping[str, Any]) -> Optional[dict[str, Any]]:
 
 def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResponse:
     """A raw ``chat.completion`` JSON object -> ``ChatCompletionResponse`` (built once, no
-    re-validation; ``raw`` keeps the dict)."""
+    re-validation; ``raw`` keeps the dict). A reply of another shape raises
+    ``APIResponseValidationError``; an ``{"error": {...}}`` reply raises the mapped error."""
+    data = need_object(data, provider, "the reply")
+    if data.get("error"):
+        raise _stream_error(data["error"], provider, where="error object in the reply")
+    raw_choices = need_list(data.get("choices"), provider, "choices")
+    if not raw_choices:
+        raise bad_shape(provider, "choices", "at least one choice", [])
     choices = []
-    for position, c in enumerate(data.get("choices") or ()):
+    for position, c in enumerate(raw_choices):
+        if not isinstance(c, dict):
+            raise bad_shape(provider, f"choices[{position}]", "an object", c)
         index = c.get("index", position)
-        msg = c.get("message") or {}
-        text, part_reasoning = _split_content(msg.get("content"))
-        tool_calls = _tool_calls(msg.get("tool_calls"), index)
+        msg = c.get("message")
+        if not isinstance(msg, dict):
+            raise bad_shape(provider, f"choices[{position}].message", "an object", msg)
+        content = msg.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise bad_shape(provider, f"choices[{position}].message.content",
+                            "a string or an array", content)
+        text, part_reasoning = _split_content(content)
+        tool_calls = _tool_calls(msg.get("tool_calls"), index, provider)
         native = c.get("native_finish_reason") or c.get("finish_reason")
+        if native is not None and not isinstance(native, str):
+            raise bad_shape(provider, f"choices[{position}].finish_reason", "a string", native)
         message = Message.model_construct(
             role="assistant",
             content=text,
@@ -377,7 +425,7 @@ def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResp
     return ChatCompletionResponse.model_construct(
         id=data.get("id") or "", created=data.get("created") or 0,
         model=data.get("model") or "", provider=provider, choices=choices,
-        usage=_usage(data.get("usage")), raw=data)
+        usage=_usage(data.get("usage"), provider), raw=data)
 
 
 # --- stream translation -------------------------------------------------------------------
@@ -425,14 +473,28 @@ class StreamTranslator:
         self.saw_finish = False
 
     def translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
-        if "error" in event and event["error"]:
+        """One event -> its chunk (or None); an event of another shape raises
+        ``APIResponseValidationError``."""
+        try:
+            return self._translate(event)
+        except (AisuiteLikeError, MemoryError):
+            raise
+        except Exception as exc:
+            raise unreadable(self.provider, exc, "a stream event") from exc
+
+    def _translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
+        if not isinstance(event, dict):
+            raise bad_shape(self.provider, "a stream event", "an object", event)
+        if event.get("error"):
             raise _stream_error(event["error"], self.provider, self.secrets)
         out_choices = []
-        for position, c in enumerate(event.get("choices") or ()):
-            chunk_choice = self._choice(c, position)
-            if chunk_choice is not None:
-                out_choices.append(chunk_choice)
-        usage = _usage(event.get("usage"))
+        raw_choices = event.get("choices")
+        if raw_choices:
+            for position, c in enumerate(need_list(raw_choices, self.provider, "choices")):
+                chunk_choice = self._choice(need_object(c, self.provider, "choices[]"), position)
+                if chunk_choice is not None:
+                    out_choices.append(chunk_choice)
+        usage = _usage(event.get("usage"), self.provider)
         if not out_choices and usage is None:
             return None
         return ChatCompletionChunk.model_construct(
@@ -445,7 +507,7 @@ class StreamTranslator:
         state = self._choices.get(index)
         if state is None:
             state = self._choices[index] = _ChoiceState()
-        delta = c.get("delta") or {}
+        delta = opt_object(c.get("delta"), self.provider, "choices[].delta") or {}
         content, part_reasoning = _split_content(delta.get("content"))
         reasoning = _reasoning_of(delta) or part_reasoning
         refusal = delta.get("refusal") or None
@@ -453,14 +515,19 @@ class StreamTranslator:
         raw_calls = delta.get("tool_calls")
         if raw_calls:
             tool_calls = []
-            for position_in_delta, tc in enumerate(raw_calls):
+            for position_in_delta, tc in enumerate(
+                    need_list(raw_calls, self.provider, "choices[].delta.tool_calls")):
+                tc = need_object(tc, self.provider, "choices[].delta.tool_calls[]")
                 call_index = tc.get("index", position_in_delta)
-                fn = tc.get("function") or {}
+                fn = opt_object(tc.get("function"), self.provider,
+                                "choices[].delta.tool_calls[].function") or {}
                 # id, type and name go out on a call's first fragment only (some servers
                 # repeat them on every fragment).
                 first = call_index not in state.call_ids
                 call_id = None
                 if first:
+                    need_name(fn.get("name"), self.provider,  # on a call's first fragment
+                              "choices[].delta.tool_calls[].function.name")
                     call_id = tc.get("id") or _fallback_call_id(index, call_index)
                     state.call_ids[call_index] = call_id
                 arguments = _arguments(fn.get("arguments")) or None
@@ -480,6 +547,8 @@ class StreamTranslator:
         finish = None
         psf = None
         if native is not None:
+            if not isinstance(native, str):
+                raise bad_shape(self.provider, "choices[].finish_reason", "a string", native)
             state.finished = self.saw_finish = True
             finish = _finish(native, bool(state.call_ids))
             if state.details:
@@ -509,19 +578,29 @@ class StreamTranslator:
                 "the connection was probably closed early", provider=self.provider)
 
 
-def _stream_error(error: Any, provider: str, secrets: Iterable[Optional[str]] = ()) -> APIError:
-    """An ``{"error": {...}}`` event inside a 200 stream -> typed error: a status-like code
-    keeps its meaning, an invalid request stays a BadRequestError, anything else is a
-    server-side failure (InternalServerError)."""
+# Error ``type`` values of OpenAI and the compatible services -> the HTTP status they mean.
+_ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+    "not_found_error": 404, "rate_limit_error": 429, "rate_limit_exceeded": 429,
+    "insufficient_quota": 429,
+}
+
+
+def _stream_error(error: Any, provider: str, secrets: Iterable[Optional[str]] = (), *,
+                  where: str = "error event in stream") -> APIError:
+    """An ``{"error": {...}}`` event inside a 200 stream (or a 200 reply) -> typed error: a
+    status-like code keeps its meaning, a known error type its status (an invalid request
+    stays a BadRequestError), anything else is a server-side failure (InternalServerError)."""
     body = error if isinstance(error, Mapping) else {"message": str(error)}
     message = str(body.get("message") or "the provider reported an error inside the stream")
     code = body.get("code")
     status: Optional[int] = code if isinstance(code, int) and 400 <= code < 600 else None
     if status is None:
-        status = 400 if body.get("type") == "invalid_request_error" else 500
+        kind = body.get("type")
+        status = _ERROR_TYPE_STATUS.get(kind, 500) if isinstance(kind, str) else 500
     detail = f"{message} (code: {code})" if code is not None and not isinstance(code, int) else message
-    return _error_for_status(status, f"error event in stream: {detail}", provider=provider,
-                             secrets=secrets)
+    return _error_for_status(status, f"{where}: {detail}", provider=provider,
+                             secrets=secrets, code=code if isinstance(code, str) else None)
 
 
 # --- SDK errors ---------------------------------------------------------------------------
@@ -552,9 +631,8 @@ def map_sdk_error(exc: BaseException, provider: str,
     if isinstance(exc, openai.APIError):  # an error event inside a 200 stream
         return _stream_error(exc.body if exc.body is not None else {"message": exc.message},
                              provider, secrets)
-    if isinstance(exc, json.JSONDecodeError):
-        return InternalServerError(f"{provider} sent a malformed stream event: {exc.msg}",
-                                   provider=provider)
+    if isinstance(exc, json.JSONDecodeError):  # a complete stream event that is not JSON
+        return bad_stream_json(exc, provider)
     return exc
 
 
@@ -772,16 +850,21 @@ class OpenAIProvider(Provider):
         kwargs.pop("stream", None)
         with _mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
-            data = raw.http_response.json()
-        return parse_response(data, self.key)
+            body = raw.http_response.content
+        return self._parse(raw.http_response, body)
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
         with _mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
-            data = raw.http_response.json()
-        return parse_response(data, self.key)
+            body = raw.http_response.content
+        return self._parse(raw.http_response, body)
+
+    def _parse(self, http_response: Any, body: bytes) -> ChatCompletionResponse:
+        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
+        data = decode_json(body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_response(data, self.key), self.key, status, request_id)
 
     # stream / astream translate at once, so a bad argument raises at create(stream=True) as
     # it does without stream; the request is sent on the first iteration.
