@@ -6,8 +6,16 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable, Mapping, Optional
 
+from . import _request_checks, _secrets
 from .errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
-from .providers import ChatRequest, Provider, _is_offline_key, canonical_key, create_provider
+from .providers import (
+    ChatRequest,
+    Provider,
+    _is_offline_key,
+    canonical_key,
+    create_provider,
+    provider_keys,
+)
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -96,6 +104,11 @@ class _Base:
     ) -> None:
         self._configs = {k: dict(v) for k, v in (provider_configs or {}).items()}
         _check_alias_configs(self._configs)
+        _request_checks.check_config_keys(self._configs, {*provider_keys(), *(providers or {})})
+        for key, config in self._configs.items():  # our copies: the caller's dicts stay as given
+            _request_checks.check_config_timeout(key, config)
+            if "api_key" in config:
+                config["api_key"] = _secrets.clean_api_key(config["api_key"], key)
         self._instances: dict[str, Provider] = {}
         for key, provider in (providers or {}).items():
             if isinstance(provider, type):
@@ -125,6 +138,7 @@ class _Base:
                         config = next((v for k, v in self._configs.items()
                                        if canonical_key(k) == canon), {})
                     provider = create_provider(canon, config)
+                    _secrets.protect_logs()  # the SDK's and HTTP stack's loggers redact keys
                     self._instances[canon] = provider
                 self._instances[key] = provider
         if _BLOCK_REAL_REQUESTS[0] and not getattr(provider, "_offline", False):
@@ -134,6 +148,7 @@ class _Base:
     def _prepare(self, model: str, messages: Any, kwargs: dict[str, Any]) -> tuple[
             Provider, ChatRequest, Any, Optional[int], dict[str, Any]]:
         key, name = _parse_model(model)
+        _request_checks.check_arguments(kwargs)
         provider = self._provider(key)
         stream = bool(kwargs.pop("stream", False))
         max_turns = kwargs.pop("max_turns", None)
@@ -153,9 +168,11 @@ class _Base:
             kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
         portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
         extra = kwargs  # what is left is provider-native, passed through untouched
+        if extra:
+            _request_checks.check_unknown_keywords(extra)
         request = ChatRequest(
             model=name,
-            messages=_normalize_messages(messages),
+            messages=_request_checks.check_messages(_normalize_messages(messages)),
             tools=tools.schemas if tools is not None and tools.schemas else None,
             stream=stream,
             extra=extra,
@@ -178,6 +195,7 @@ class _Completions:
         ``stream=True`` a ``Stream`` is returned."""
         provider, request, tools, max_turns, options = self._client._prepare(
             model, messages, kwargs)
+        _request_checks.check_not_empty(request.messages)
         if max_turns is not None:
             from .runner import _tool_runner
 
@@ -195,6 +213,7 @@ class _Completions:
 
 async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, Any]) -> Any:
     provider, request, tools, max_turns, options = client._prepare(model, messages, kwargs)
+    _request_checks.check_not_empty(request.messages)
     if max_turns is not None:
         from .runner import _atool_runner
 

@@ -346,7 +346,6 @@ def test_consecutive_same_role_messages_merged(mode: str, httpx2_mock: Any) -> N
     route = httpx2_mock.post(URL).mock(return_value=ok(reply([text("ok")])))
     create(mode, messages=[{"role": "user", "content": "a"}, {"role": "user", "content": "b"},
                            {"role": "assistant", "content": "c"},
-                           {"role": "assistant", "content": ""},  # empty: nothing to send
                            {"role": "assistant", "content": "d"},
                            {"role": "user", "content": "e"}])
     assert sent(route)["messages"] == [

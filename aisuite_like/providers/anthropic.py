@@ -21,6 +21,7 @@ import threading
 import time
 from typing import Any, AsyncIterator, Iterable, Iterator, Optional
 
+from .._secrets import clean_api_key
 from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -255,8 +256,11 @@ def translate_messages(
             raise UnsupportedParameterError(
                 f"messages[{i}] has role {role!r}; {provider} accepts system, developer, user, "
                 "assistant and tool messages", parameter="messages", provider=provider)
-        if not blocks:
-            continue  # nothing to send (e.g. content ""): the API rejects empty turns
+        if not blocks:  # the API rejects empty turns; dropping one would change the dialogue
+            from .._request_checks import empty_message
+
+            raise empty_message(i, role, provider, "content or tool_calls" if role == "assistant"
+                                else "content")
         if turns and turns[-1]["role"] == api_role:
             turns[-1]["content"].extend(blocks)
         else:
@@ -978,12 +982,12 @@ class AnthropicProvider(Provider):
         accepted = set(inspect.signature(anthropic.Anthropic.__init__).parameters) - {"self"}
         unknown = sorted(set(client_options) - accepted)
         if unknown:
-            raise ConfigurationError(
-                f"unknown config key(s) for provider 'anthropic': {', '.join(unknown)}. Known "
-                "keys: api_key, base_url, timeout, max_retries, default_headers, http_client, "
-                "async_transport, default_max_tokens, and the anthropic.Anthropic() options "
-                f"{', '.join(sorted(accepted - {'api_key', 'base_url', 'timeout'}))}")
-        self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+            from .._request_checks import unknown_config_keys_message
+
+            raise ConfigurationError(unknown_config_keys_message(
+                "anthropic", unknown, accepted | {"async_transport", "default_max_tokens"}))
+        self._api_key = clean_api_key(api_key or os.environ.get("ANTHROPIC_API_KEY") or None,
+                                      "anthropic")
         self._default_max_tokens = default_max_tokens
         options: dict[str, Any] = {"max_retries": max_retries, **client_options}
         if self._api_key is not None:

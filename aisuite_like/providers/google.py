@@ -26,6 +26,7 @@ import time
 import uuid
 from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional
 
+from .._secrets import clean_api_key
 from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -967,9 +968,9 @@ class GoogleProvider(Provider):
     def __init__(self, **config: Any) -> None:
         unknown = sorted(set(config) - _CONFIG_KEYS)
         if unknown:
-            raise ConfigurationError(
-                f"unknown config key(s) for provider 'google': {', '.join(unknown)}. Known "
-                f"keys: {', '.join(sorted(_CONFIG_KEYS))}")
+            from .._request_checks import unknown_config_keys_message
+
+            raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
         max_retries = config.get("max_retries", 2)
         if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
             raise ConfigurationError(f"max_retries must be an int >= 0, got {max_retries!r}")
@@ -988,7 +989,7 @@ class GoogleProvider(Provider):
                     "vertexai=True, project=... and location=...", provider=_NAME)
         if not self._vertex and (config.get("project") or config.get("location")):
             raise ConfigurationError("project/location are Vertex AI settings: add vertexai=True")
-        self._api_key: Optional[str] = api_key
+        self._api_key: Optional[str] = clean_api_key(api_key, _NAME)
         self._max_retries = max_retries
         self._retry_options = retry_options
         self._config = config

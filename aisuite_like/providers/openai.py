@@ -22,6 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional
 
+from .._secrets import clean_api_key
 from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -166,6 +167,11 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
         raise ValueError(f"messages[{index}] has role {role!r}; expected one of "
                          f"{sorted(_ROLES)}")
     if role == "assistant":
+        if m.get("content") is None and not (m.get("tool_calls") or m.get("function_call")
+                                             or m.get("refusal")):
+            from .._request_checks import empty_message  # the API requires one of them
+
+            raise empty_message(index, role, spec.key, "content or tool_calls")
         if not any(k in m for k in _EXTENSION_FIELDS):
             return m
         out = {k: v for k, v in m.items() if k not in _EXTENSION_FIELDS}
@@ -673,9 +679,9 @@ class OpenAIProvider(Provider):
         allowed = _COMMON_CONFIG | (_AZURE_CONFIG if service == "azure" else frozenset())
         unknown = sorted(set(config) - allowed)
         if unknown:
-            raise ConfigurationError(
-                f"unknown config key(s) for provider {service!r}: {', '.join(unknown)}. "
-                f"Known keys: {', '.join(sorted(allowed))}")
+            from .._request_checks import unknown_config_keys_message
+
+            raise ConfigurationError(unknown_config_keys_message(service, unknown, allowed))
         if service not in ("openai", "azure"):
             for name in ("organization", "project"):
                 if name in config:
@@ -710,7 +716,7 @@ class OpenAIProvider(Provider):
         if key is None and spec.key_env:
             key = os.environ.get(spec.key_env) or None
         if key is not None:
-            return key
+            return clean_api_key(key, spec.key)
         if spec.key == "azure" and (config.get("azure_ad_token")
                                     or config.get("azure_ad_token_provider")
                                     or os.environ.get("AZURE_OPENAI_AD_TOKEN")):
