@@ -45,6 +45,7 @@ def _forms(key: str) -> set[str]:
             continue
         out.add(base)
         out.add(json.dumps(base)[1:-1])
+        out.add(json.dumps(base)[1:-1].replace("/", "\\/"))  # JSON may escape "/" too
         out.add(repr(base)[1:-1])
         out.add(repr(base.encode("utf-8", "backslashreplace"))[2:-1])
         out.add(quote(base, safe=""))

@@ -245,8 +245,9 @@ def _redact_value(value: Any, secrets: tuple[str | None, ...]) -> Any:
 def _scrub_exception(exc: BaseException, secrets: Iterable[str | None] = ()) -> None:
     """Redact secrets from an SDK exception we chain as ``__cause__`` (and from its own causes):
     a traceback prints its message, and SDKs put the provider's error body there, which may
-    echo the key back. Its ``args``, ``message``, ``body`` and ``details`` are scrubbed in
-    place; the exception keeps its type and every other attribute. Error path only."""
+    echo the key back. Its ``args`` and every text or JSON-like attribute (``message``,
+    ``body``, ``details``, ...) are scrubbed in place; the exception keeps its type and every
+    other attribute. Error path only."""
     secrets = tuple(secrets)
     seen: set[int] = set()
     current: BaseException | None = exc
@@ -256,9 +257,10 @@ def _scrub_exception(exc: BaseException, secrets: Iterable[str | None] = ()) -> 
             current.args = _redact_value(current.args, secrets)
         except Exception:  # an exception type with read-only args: leave it
             pass
-        for attr in ("message", "body", "details"):
-            value = current.__dict__.get(attr)
-            if value is not None:
+        for attr, value in list(getattr(current, "__dict__", {}).items()):
+            # message, body, details, and e.g. anthropic's api_message: every text or
+            # JSON-like value (objects such as the HTTP request stay as they are)
+            if isinstance(value, (str, dict, list, tuple)):
                 redacted = _redact_value(value, secrets)
                 if redacted is not value:
                     try:
