@@ -152,7 +152,8 @@ def opt_count(value: Any, provider: str, where: str) -> int:
     raise bad_shape(provider, where, "an integer", value)
 
 
-def unreadable(provider: str, exc: BaseException, what: str = "the reply") -> APIResponseValidationError:
+def unreadable(provider: str, exc: BaseException,
+               what: str = "the reply") -> APIResponseValidationError:
     """A stray exception raised while reading a reply -> the typed error (its type only: its
     text may quote the reply)."""
     return APIResponseValidationError(

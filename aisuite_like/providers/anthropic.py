@@ -578,7 +578,7 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
         elif kind == "tool_use":
             name = block.get("name")
             if not isinstance(name, str) or not name:
-                need_name(name, provider, f"content[{position}].name")
+                name = need_name(name, provider, f"content[{position}].name")
             arguments = block.get("input")
             if arguments is not None and not isinstance(arguments, dict):
                 raise bad_shape(provider, f"content[{position}].input", "an object", arguments)

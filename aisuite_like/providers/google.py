@@ -622,7 +622,8 @@ class _Parts:
                                     "an object", call)
                 name = call.get("name")
                 if not isinstance(name, str) or not name:
-                    need_name(name, provider, "candidates[].content.parts[].functionCall.name")
+                    name = need_name(name, provider,
+                                     "candidates[].content.parts[].functionCall.name")
                 args = call.get("args")
                 if args is not None and not isinstance(args, dict):
                     raise bad_shape(provider, "candidates[].content.parts[].functionCall.args",

@@ -368,8 +368,8 @@ def _tool_calls(raw: Optional[list[Any]], choice_index: int,
                             ".function", "an object", fn)
         name = fn.get("name")
         if not isinstance(name, str) or not name:
-            need_name(name, provider,
-                      f"choices[{choice_index}].message.tool_calls[{position}].function.name")
+            name = need_name(name, provider, f"choices[{choice_index}].message.tool_calls"
+                                             f"[{position}].function.name")
         calls.append(ToolCall.model_construct(
             id=tc.get("id") or _fallback_call_id(choice_index, tc.get("index", position)),
             type="function",
