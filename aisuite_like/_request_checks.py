@@ -114,41 +114,68 @@ def check_timeout(value: Any, where: str = "timeout") -> None:
         raise _bad(where, problem, value)
 
 
+def _bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise _bad(name, "True or False", value)
+
+
+def _positive_int(name: str, value: Any) -> None:
+    if not (_is_int(value) and value >= 1):
+        raise _bad(name, "an int >= 1", value)
+
+
+def _int(name: str, value: Any) -> None:
+    if not _is_int(value):
+        raise _bad(name, "an int", value)
+
+
+def _non_negative(name: str, value: Any) -> None:
+    if not (_is_number(value) and math.isfinite(value) and value >= 0):
+        raise _bad(name, "a number >= 0", value)
+
+
+def _top_p(name: str, value: Any) -> None:
+    _non_negative(name, value)
+    if value > 1:
+        raise _bad(name, "a number between 0 and 1", value)
+
+
+def _stop(name: str, value: Any) -> None:
+    if not (isinstance(value, str) or (isinstance(value, (list, tuple))
+                                       and all(isinstance(s, str) for s in value))):
+        raise _bad(name, "a string or a list of strings", value)
+
+
+def _str(name: str, value: Any) -> None:
+    if not isinstance(value, str):
+        raise _bad(name, "a string", value)
+
+
+def _stream_options(name: str, value: Any) -> None:
+    if not isinstance(value, dict):
+        raise _bad(name, "a dict such as {'include_usage': True}", value)
+
+
+def _timeout(name: str, value: Any) -> None:
+    check_timeout(value, name)
+
+
+# Portable argument -> its check (run only for the arguments actually given).
+_CHECKS = {
+    "stream": _bool, "parallel_tool_calls": _bool, "max_tokens": _positive_int,
+    "max_completion_tokens": _positive_int, "n": _positive_int, "seed": _int,
+    "temperature": _non_negative, "top_p": _top_p, "stop": _stop, "user": _str,
+    "stream_options": _stream_options, "timeout": _timeout,
+}
+
+
 def check_arguments(kwargs: Mapping[str, Any]) -> None:
     """Types and values of the portable arguments given (``None`` means not given)."""
-    get = kwargs.get
-    for name in ("stream", "parallel_tool_calls"):
-        value = get(name)
-        if value is not None and not isinstance(value, bool):
-            raise _bad(name, "True or False", value)
-    for name in ("max_tokens", "max_completion_tokens", "n"):
-        value = get(name)
-        if value is not None and not (_is_int(value) and value >= 1):
-            raise _bad(name, "an int >= 1", value)
-    value = get("seed")
-    if value is not None and not _is_int(value):
-        raise _bad("seed", "an int", value)
-    for name in ("temperature", "top_p"):
-        value = get(name)
-        if value is not None and not (_is_number(value) and math.isfinite(value)
-                                      and value >= 0):
-            raise _bad(name, "a number >= 0", value)
-    value = get("top_p")
-    if value is not None and value > 1:
-        raise _bad("top_p", "a number between 0 and 1", value)
-    value = get("stop")
-    if value is not None and not (isinstance(value, str) or (
-            isinstance(value, (list, tuple)) and all(isinstance(s, str) for s in value))):
-        raise _bad("stop", "a string or a list of strings", value)
-    value = get("user")
-    if value is not None and not isinstance(value, str):
-        raise _bad("user", "a string", value)
-    value = get("stream_options")
-    if value is not None and not isinstance(value, dict):
-        raise _bad("stream_options", "a dict such as {'include_usage': True}", value)
-    value = get("timeout")
-    if value is not None:
-        check_timeout(value)
+    for name, value in kwargs.items():
+        if value is not None:
+            check = _CHECKS.get(name)
+            if check is not None:
+                check(name, value)
 
 
 # --- messages ------------------------------------------------------------------------------

@@ -629,13 +629,25 @@ class _StreamLines:
         self._state = StreamState(provider=provider, request_id=request_id, secrets=secrets)
 
     def feed(self, line: str) -> Optional[ChatCompletionChunk]:
-        event = self._decoder.feed(line)
-        return None if event is None else self._state.process(event)
+        """One line -> the chunk of the event it completes, if any. An event of a shape the
+        translator did not foresee raises ``APIResponseValidationError``, not a bare error."""
+        try:
+            event = self._decoder.feed(line)
+            return None if event is None else self._state.process(event)
+        except AisuiteLikeError:
+            raise
+        except Exception as exc:
+            raise unreadable(self._state.provider, exc, "a stream event") from exc
 
     def flush(self) -> Optional[ChatCompletionChunk]:
         """The end of the body (an unterminated last event is processed if complete)."""
-        event = self._decoder.flush(at_end=True)
-        return None if event is None else self._state.process(event)
+        try:
+            event = self._decoder.flush(at_end=True)
+            return None if event is None else self._state.process(event)
+        except AisuiteLikeError:
+            raise
+        except Exception as exc:
+            raise unreadable(self._state.provider, exc, "a stream event") from exc
 
     def finish(self) -> None:
         self._state.finish()
@@ -789,16 +801,6 @@ class StreamState:
         return self._done
 
     def process(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
-        """One event -> its chunk (or None); an event of another shape raises
-        ``APIResponseValidationError``."""
-        try:
-            return self._process(event)
-        except AisuiteLikeError:
-            raise
-        except Exception as exc:
-            raise unreadable(self.provider, exc, "a stream event") from exc
-
-    def _process(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
         kind = event.get("type")
         if kind == "content_block_delta":
             return self._block_delta(event)
