@@ -191,8 +191,14 @@ def items_to_messages(items: Iterable[Any]) -> list[dict[str, Any]]:
             continue
         out.append(dict(item.raw_item))
         current_source = current = None
-    return [m for m in out if not (m.get("role") == "assistant" and m.get("content") is None
-                                   and not m.get("tool_calls"))]
+    kept = []
+    for m in out:
+        if m.get("role") == "assistant" and m.get("content") is None:
+            if not m.get("tool_calls"):
+                continue  # nothing of this reply survived
+            del m["content"]
+        kept.append(m)
+    return kept
 
 
 # --- helpers and events ------------------------------------------------------------------

@@ -311,8 +311,6 @@ class AgentLoop(ToolLoop):
     def model_responded(self, response: ChatCompletionResponse) -> Action:
         if response.usage is not None:
             self.tokens_used += response.usage.total_tokens
-        if self.run_context is not None:
-            self.run_context.usage.add_response_usage(response.usage)
         self._turn_start = len(self.produced)
         agent = self.agent
         action = super().model_responded(response)

@@ -445,6 +445,7 @@ class _EventHooks(_DriverHooks):
             if text:
                 await run.emit(TextDelta(run_id=engine.run_id, agent_name=engine.agent.name,
                                          message_id=engine.message_id, text=text))
+        run.context.usage.add_response_usage(response.usage)
         await run.call_hooks(engine.agent, "on_llm_end", "on_llm_end", response)
         if run.sdk_stream and response.choices:
             for item in message_items(response.choices[0].message, engine.agent):
@@ -792,8 +793,9 @@ class _AgentRun:
             if self.sdk_stream:
                 for item in interruptions:
                     await self.emit_sdk(item_event(item))
-        elif self.session is not None:
-            self.session._history.extend(dict(m) for m in loop.history[history_count:])
+        elif self.session is not None:  # input and produced, whatever a handoff filter sent
+            self.session._history.extend(dict(m) for m in loop.request.messages[history_count:])
+            self.session._history.extend(m.model_dump(exclude_none=True) for m in produced)
         usage = _sum_usage(loop.responses)
         result = RunResult(
             final_output=final_output, status=status, limit=limit, last_agent=loop.agent,
