@@ -242,6 +242,11 @@ class Agent:
             set_(self, "_output", spec)
             set_(self, "_tools_with_output", Tools([*tools, *control, spec.tool]))
 
+    def __class_getitem__(cls, context_type: Any) -> type["Agent"]:
+        """``Agent[MyContext](...)``, as in the Agents SDK (the context type is for your type
+        checker; any context works at run time)."""
+        return cls
+
     def clone(self, **changes: Any) -> "Agent":
         """A new agent with some fields changed (validated again)."""
         return replace(self, **changes)
@@ -862,34 +867,34 @@ class Runner:
     Agents SDK's)."""
 
     @staticmethod
-    async def run(agent: Agent, input: Any, *, context: Any = None, client: Any = None,
+    async def run(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
                   session: Optional[Session] = None, max_turns: Optional[int] = None,
                   limits: Optional[RunLimits] = None, hooks: Any = None) -> RunResult:
-        """Run ``agent`` on ``input`` (a prompt, a message, a list of messages, or a
+        """Run ``starting_agent`` on ``input`` (a prompt, a message, a list of messages, or a
         ``RunState`` to resume). ``context``: any object, given to tools, instructions,
         guardrails and hooks in their ``RunContextWrapper`` (never sent to the model);
         ``hooks``: ``RunHooks``. ``client`` None: a ``Client()`` from the environment;
         ``max_turns`` None: the agent's. Cancelling the task ends the run with
         ``status="cancelled"`` (returned, not raised)."""
-        run = _AgentRun(agent, input, client=client, session=session, max_turns=max_turns,
+        run = _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
                         limits=limits, streamed=False, context=context, hooks=hooks)
         return await run.execute()
 
     @staticmethod
-    def run_sync(agent: Agent, input: Any, *, context: Any = None, client: Any = None,
+    def run_sync(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
                  session: Optional[Session] = None, max_turns: Optional[int] = None,
                  limits: Optional[RunLimits] = None, hooks: Any = None) -> RunResult:
         """``run`` from sync code, also inside a running event loop (the run executes on a
         background event-loop thread; the calling thread waits for it)."""
-        _AgentRun(agent, input, client=client, session=session, max_turns=max_turns,
+        _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
                   limits=limits, streamed=False, context=context,
                   hooks=hooks)  # bad arguments raise here, in the caller
-        return _run_sync(Runner.run(agent, input, context=context, client=client,
+        return _run_sync(Runner.run(starting_agent, input, context=context, client=client,
                                     session=session, max_turns=max_turns, limits=limits,
                                     hooks=hooks))
 
     @staticmethod
-    def run_streamed(agent: Agent, input: Any, *, context: Any = None, client: Any = None,
+    def run_streamed(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
                      session: Optional[Session] = None, max_turns: Optional[int] = None,
                      limits: Optional[RunLimits] = None, hooks: Any = None,
                      buffer_size: int = _DEFAULT_BUFFER) -> "RunResultStreaming":
@@ -900,10 +905,10 @@ class Runner:
         (backpressure). Leaving the loop early cancels the run."""
         if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or buffer_size < 1:
             raise ValueError(f"buffer_size must be an int >= 1, got {buffer_size!r}")
-        _AgentRun(agent, input, client=client, session=session, max_turns=max_turns,
+        _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
                   limits=limits, streamed=True, context=context,
                   hooks=hooks)  # validate now, not at the first iteration
-        return RunResultStreaming(dict(agent=agent, input=input, client=client,
+        return RunResultStreaming(dict(agent=starting_agent, input=input, client=client,
                                        session=session, max_turns=max_turns, limits=limits,
                                        context=context, hooks=hooks), buffer_size)
 
