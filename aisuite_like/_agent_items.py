@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Optional, Sequence, Union
 
 from .providers._common import text_of
-from .types import Message, ToolCall
+from .types import ToolCall
 
 if TYPE_CHECKING:
     from .agents import Agent
@@ -150,7 +150,7 @@ def message_items(message: Any, agent: "Agent") -> list[Any]:
     if role == "tool":
         raw = message if isinstance(message, dict) else message.model_dump(exclude_none=True)
         name = raw.get("name")
-        if name in handoffs:
+        if isinstance(name, str) and name in handoffs:
             return [HandoffOutputItem(agent, raw, message, source_agent=agent,
                                       target_agent=handoffs[name])]
         return [ToolCallOutputItem(agent, raw, message, output=text_of(content))]

@@ -131,7 +131,7 @@ class InputGuardrail(Generic[TContext]):
     run_in_parallel: bool = True
 
     def get_name(self) -> str:
-        return self.name or getattr(self.guardrail_function, "__name__", "input_guardrail")
+        return str(self.name or getattr(self.guardrail_function, "__name__", "input_guardrail"))
 
     async def run(self, agent: "Agent", input: Any, context: RunContextWrapper[Any]
                   ) -> InputGuardrailResult:
@@ -149,7 +149,7 @@ class OutputGuardrail(Generic[TContext]):
     name: Optional[str] = None
 
     def get_name(self) -> str:
-        return self.name or getattr(self.guardrail_function, "__name__", "output_guardrail")
+        return str(self.name or getattr(self.guardrail_function, "__name__", "output_guardrail"))
 
     async def run(self, context: RunContextWrapper[Any], agent: "Agent", agent_output: Any
                   ) -> OutputGuardrailResult:

@@ -47,9 +47,7 @@ from ._agent_events import (
 from ._agent_items import (
     AgentUpdatedStreamEvent,
     HandoffInputData,
-    ItemHelpers,
     RawResponsesStreamEvent,
-    RunItemStreamEvent,
     StreamEvent,
     ToolApprovalItem,
     item_event,
@@ -238,9 +236,9 @@ class Agent:
             if FINAL_RESULT in built.by_name:
                 raise ValueError(f"a tool is named {FINAL_RESULT!r}, which output_type uses; "
                                  "rename the tool")
-            spec = OutputSpec(self.output_type)
-            set_(self, "_output", spec)
-            set_(self, "_tools_with_output", Tools([*tools, *control, spec.tool]))
+            output_spec = OutputSpec(self.output_type)
+            set_(self, "_output", output_spec)
+            set_(self, "_tools_with_output", Tools([*tools, *control, output_spec.tool]))
 
     def __class_getitem__(cls, context_type: Any) -> type["Agent"]:
         """``Agent[MyContext](...)``, as in the Agents SDK (the context type is for your type
@@ -485,7 +483,7 @@ class _AgentRun:
 
     def __init__(self, agent: Agent, input: Any, *, client: Any, session: Optional[Session],
                  max_turns: Optional[int], limits: Optional[RunLimits], streamed: bool,
-                 queue: Optional[asyncio.Queue] = None, context: Any = None,
+                 queue: Optional["asyncio.Queue[Any]"] = None, context: Any = None,
                  hooks: Any = None) -> None:
         from ._agent_state import RunState
 
@@ -961,7 +959,8 @@ class RunResultStreaming:
         if self._iterator is None:
             self._events(sdk=False)
         assert self._iterator is not None
-        return await self._iterator.__anext__()
+        event: AgentEvent = await self._iterator.__anext__()
+        return event
 
     async def aclose(self) -> None:
         """Stop reading: cancels the run if it is still going."""
@@ -983,7 +982,7 @@ class RunResultStreaming:
         return getattr(result, name)
 
     async def _produce(self, sdk: bool) -> AsyncIterator[Any]:
-        queue: asyncio.Queue = asyncio.Queue(self._buffer_size)
+        queue: asyncio.Queue[Any] = asyncio.Queue(self._buffer_size)
         run = _AgentRun(**self._arguments, streamed=True, queue=queue)
         run.sdk_stream = sdk
 
