@@ -12,7 +12,11 @@ What it adds to the engine's rules:
 - structured output: native ``response_format`` or a forced ``final_result`` tool, validated,
   with one corrective retry;
 - reflection after the last allowed turn (``reflect_on_tool_use``);
-- ``RunLimits`` bounds on model calls, tool calls and tokens.
+- ``RunLimits`` bounds on model calls, tool calls and tokens;
+- approvals: a call the policy defers to a person pauses the run (``paused``); a resumed run
+  starts with that batch (``resume_batch``, built by _agent_state.py);
+- what the async layer needs for the Agents SDK's API: the agent of each produced message
+  (``owners``, for run items), the pending handoff input filter, the run context.
 """
 
 from __future__ import annotations

@@ -8,6 +8,11 @@ concurrent runs.
     result = ai.Runner.run_sync(agent, "Weather in Paris?")
     print(result.final_output)
 
+The OpenAI Agents SDK's names work on these (``context=``, guardrails, ``RunHooks`` /
+``AgentHooks``, ``handoff()``, ``new_items``, ``stream_events()``, approvals and ``RunState``);
+their building blocks live in _agent_sdk.py, _agent_items.py and _agent_state.py, and the run
+below calls them at the SDK's points.
+
 See docs/agents.md for the semantics and the decisions behind them.
 """
 
