@@ -312,3 +312,34 @@ async def test_resume_on_the_openai_wire(httpx2_mock: Any) -> None:
         {"role": "tool", "tool_call_id": "call_a", "content": "sunny in Oslo"},
         {"role": "tool", "tool_call_id": "call_b", "content": "deleted /w"}]
     assert resumed.usage.total_tokens == 10
+
+
+async def test_resume_on_the_anthropic_wire(httpx2_mock: Any) -> None:
+    def reply(text: Any = None, calls: Any = None) -> httpx.Response:
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        content += [{"type": "tool_use", "id": cid, "name": name, "input": args}
+                    for cid, name, args in calls or ()]
+        return httpx.Response(200, json={
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": content, "stop_reason": "tool_use" if calls else "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 4, "output_tokens": 2}})
+
+    route = httpx2_mock.post("https://api.anthropic.com/v1/messages").mock(side_effect=[
+        reply("Checking.", calls=[("toolu_a", "delete_file", {"path": "/1"}),
+                                  ("toolu_b", "get_weather", {"city": "Bergen"})]),
+        reply("Rain in Bergen; /1 kept.")])
+    agent = ai.Agent("Claude files", "anthropic:claude-sonnet-4-6",
+                     tools=[get_weather, delete_file])
+    client = ai.Client({"anthropic": {"api_key": "sk-ant-wire", "max_retries": 0}})
+    result = await ai.Runner.run(agent, "go", client=client)
+    state = ai.RunState.from_string(agent, result.to_state().to_string())
+    state.reject(state.get_interruptions()[0], rejection_message="Keep /1.")
+    resumed = await ai.Runner.run(agent, state, client=client)
+    assert resumed.final_output == "Rain in Bergen; /1 kept." and DELETED == []
+    body = json.loads(route.calls[1].request.content)
+    assert body["messages"][1]["content"][0] == {"type": "text", "text": "Checking."}
+    results = body["messages"][2]["content"]
+    assert [(b["type"], b["tool_use_id"]) for b in results] == [
+        ("tool_result", "toolu_a"), ("tool_result", "toolu_b")]
+    assert json.dumps(results[0]).count("Error: Keep /1.") == 1
+    assert json.dumps(results[1]).count("sunny in Bergen") == 1
