@@ -63,6 +63,8 @@ _LAZY = {
     "TextDelta": "agents", "ToolCallRequestEvent": "agents",
     "ToolCallExecutionEvent": "agents", "Handoff": "agents", "RunCompleted": "agents",
     "AgentEvent": "agents", "ContextStrategy": "agents",
+    # _observe.py (OpenTelemetry: opentelemetry itself is imported by instrument())
+    "instrument": "_observe", "uninstrument": "_observe",
     # modules
     "testing": None,
 }

@@ -22,6 +22,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, AsyncIterator, Mapping, Optional, Sequence, TextIO
 
+from . import _observe
 from ._agent_context import ContextStrategy, Session, fit_tokens, keep_last
 from ._agent_events import (
     AgentEvent,
@@ -480,6 +481,8 @@ class _AgentRun:
         return await self._result(loop, status, limit, history)
 
     async def _drive(self, loop: AgentLoop, first: AgentSetup) -> None:
+        if _observe.ACTIVE is not None:  # instrument(): an invoke_agent span around the run
+            return await _observe.ACTIVE.agent_run(loop, first.provider, _EventHooks(self))  # type: ignore[no-any-return]
         async for _ in _drive_async(loop, first.provider, _EventHooks(self)):
             pass
 
