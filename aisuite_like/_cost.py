@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Optional
 if TYPE_CHECKING:
     from .types import ChatCompletionResponse, Usage
 
-__all__ = ["attach_price_ref", "cost_of", "combine_parts", "genai_prices_provider", "price_known"]
+__all__ = ["attach_price_ref", "cost_of", "combine_parts", "genai_prices_provider", "price_known",
+           "check_priced_agents"]
 
 # Keys in ``Usage.__dict__`` that are not pydantic fields: model_dump ignores them and pydantic
 # equality compares fields only, so they are invisible except to ``cost``.
@@ -118,3 +119,30 @@ def price_known(key: str, model: str) -> bool:
     except (LookupError, ValueError):
         return False
     return True
+
+
+def check_priced_agents(agent: Any) -> None:
+    """Before a run with ``RunLimits(max_cost=...)``: every agent it may reach (the agent and,
+    transitively, its handoffs) must have a known price, or the bound could not be kept."""
+    try:
+        import genai_prices  # noqa: F401
+    except ImportError:
+        from .errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "RunLimits(max_cost=...) needs model prices: "
+            "pip install \"aisuite-like[prices]\"") from None
+    seen: set[int] = set()
+    pending = [agent]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        key, _, model = str(current.model).partition(":")
+        if not price_known(key, model):
+            raise ValueError(
+                f"RunLimits(max_cost=...) needs the price of agent {current.name!r}'s model "
+                f"{current.model!r}, which genai-prices does not know; drop max_cost, or bound "
+                "the run with max_total_tokens / max_model_calls")
+        pending.extend(getattr(current, "_handoff_map", {}).values())

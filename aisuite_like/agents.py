@@ -202,13 +202,16 @@ class RunLimits:
     ``max_model_calls``: model calls, counting reflection and output retries;
     ``max_tool_calls``: executions of the agents' tools (calls beyond it are answered with an
     error result, not run); ``max_total_tokens``: no model call starts once the run has used
-    this many tokens; ``timeout_s``: wall-clock seconds for the whole run.
+    this many tokens; ``timeout_s``: wall-clock seconds for the whole run; ``max_cost``: no
+    model call starts once the run has cost this many USD (``usage.cost``, from genai-prices:
+    every agent the run may reach must have a known price, checked before the run starts).
     """
 
     max_model_calls: Optional[int] = None
     max_tool_calls: Optional[int] = None
     max_total_tokens: Optional[int] = None
     timeout_s: Optional[float] = None
+    max_cost: Optional[float] = None
 
     def __post_init__(self) -> None:
         for name in ("max_model_calls", "max_tool_calls", "max_total_tokens"):
@@ -219,6 +222,10 @@ class RunLimits:
         t = self.timeout_s
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0):
             raise ValueError(f"RunLimits.timeout_s must be None or seconds > 0, got {t!r}")
+        c = self.max_cost
+        if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float))
+                              or not c > 0 or c == float("inf")):
+            raise ValueError(f"RunLimits.max_cost must be None or USD > 0, got {c!r}")
 
 
 _NO_LIMITS = RunLimits()
@@ -366,6 +373,10 @@ class _AgentRun:
         self.session = session
         self.max_turns = max_turns
         self.limits = limits or _NO_LIMITS
+        if self.limits.max_cost is not None:
+            from ._cost import check_priced_agents
+
+            check_priced_agents(agent)
         self.streamed = streamed
         self.queue = queue
         self.detached = False  # the stream's consumer is gone: keep events, stop queueing
