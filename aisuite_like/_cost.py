@@ -43,10 +43,11 @@ def genai_prices_provider(key: str) -> Optional[str]:
 
 def attach_price_ref(response: "ChatCompletionResponse", fallback_model: str = "") -> None:
     """Mark ``response.usage`` with the provider and model that produced it (cheap: no
-    lookup). ``fallback_model`` is the requested model, used when the reply names none."""
+    lookup). ``fallback_model`` is the requested model, priced when the model the reply names
+    is unknown to genai-prices (or missing)."""
     usage = response.usage
     if usage is not None and _REF not in usage.__dict__:
-        usage.__dict__[_REF] = (response.provider, response.model or fallback_model)
+        usage.__dict__[_REF] = (response.provider, response.model, fallback_model)
 
 
 def combine_parts(total: "Usage", a: "Usage", b: "Usage") -> None:
@@ -84,8 +85,8 @@ def cost_of(usage: "Usage") -> Optional[float]:
 def _price(usage: "Usage", ref: Any) -> Optional[float]:
     if ref is None:
         return None
-    key, model = ref
-    if not model or key in _UNPRICED:
+    key, model, requested = ref
+    if key in _UNPRICED or not (model or requested):
         return None
     try:
         import genai_prices
@@ -98,12 +99,14 @@ def _price(usage: "Usage", ref: Any) -> Optional[float]:
         values["cache_read_tokens"] = details.cached_tokens
     if details is not None and details.cache_creation_tokens:
         values["cache_write_tokens"] = details.cache_creation_tokens
-    try:
-        calc = genai_prices.calc_price(genai_prices.Usage(**values), model,
-                                       provider_id=_PROVIDER_IDS.get(key))
-    except (LookupError, ValueError):  # an unknown model or provider: no price
-        return None
-    return float(calc.total_price)
+    for name in dict.fromkeys(m for m in (model, requested) if m):
+        try:
+            calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
+                                           provider_id=_PROVIDER_IDS.get(key))
+        except (LookupError, ValueError):  # an unknown model or provider: no price
+            continue
+        return float(calc.total_price)
+    return None
 
 
 def price_known(key: str, model: str) -> bool:
