@@ -101,7 +101,7 @@ class Instrumentation:
 
     def _start_chat(self, provider: "Provider", request: "ChatRequest") -> "_ChatCall":
         key = getattr(provider, "key", "") or type(provider).__name__
-        base = {"gen_ai.operation.name": "chat",
+        base: dict[str, Any] = {"gen_ai.operation.name": "chat",
                 "gen_ai.provider.name": _provider_name(provider, key),
                 "gen_ai.request.model": request.model}
         host, port = self._endpoint(provider, key)
@@ -270,6 +270,22 @@ class Instrumentation:
                                    else error_type))
         span.end()
 
+    def tools_not_run(self, batch: Any) -> None:
+        """A span for each call of ``batch`` that will not execute (unknown tool, arguments
+        that are not JSON or fail validation, a policy denial, a call the run cancelled),
+        ended at once with ``error.type`` saying why."""
+        for call in batch.calls:
+            if not call.done:
+                continue
+            span = self._start_tool(call)
+            if self.capture_content:
+                span.set_attribute("gen_ai.tool.call.result", call.result)
+            error_type = _not_run_reason(call)
+            span.set_attribute("error.type", error_type)
+            span.set_status(Status(StatusCode.ERROR, call.result if self.capture_content
+                                   else error_type))
+            span.end()
+
     def execute_tool_sync(self, call: "ToolCallRun") -> None:
         """The runner's ``_execute_sync`` inside an ``execute_tool`` span."""
         from .runner import _execute_sync
@@ -380,7 +396,8 @@ class Instrumentation:
         token = otel_context.attach(trace.set_span_in_context(root))
         error: Optional[BaseException] = None
         try:
-            async for _ in _drive_async(engine, provider, _HandoffHooks(hooks, agents)):
+            hooks_with_handoffs: Any = _HandoffHooks(hooks, agents)  # duck-typed RunHooks
+            async for _ in _drive_async(engine, provider, hooks_with_handoffs):
                 pass
         except BaseException as exc:
             error = exc
@@ -679,6 +696,20 @@ def _request_settings(request: "ChatRequest", attributes: dict[str, Any]) -> Non
         attributes["gen_ai.output.type"] = "text" if fmt["type"] == "text" else "json"
     elif isinstance(fmt, type):  # a pydantic model (parse)
         attributes["gen_ai.output.type"] = "json"
+
+
+def _not_run_reason(call: Any) -> str:
+    """Why a tool call was answered without running (the runner's own error texts)."""
+    result = call.result
+    if isinstance(call.arguments, str):
+        return "invalid_arguments"  # not JSON, or not a JSON object
+    if call.tool is None:
+        return "tool_not_found"
+    if result.startswith("Error: tool call denied"):
+        return "denied"
+    if result.startswith("Error: invalid arguments"):
+        return "invalid_arguments"
+    return "not_executed"
 
 
 def _error_type(exc: BaseException) -> str:

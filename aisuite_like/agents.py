@@ -492,8 +492,10 @@ class _AgentRun:
         return await self._result(loop, status, limit, history)
 
     async def _drive(self, loop: AgentLoop, first: AgentSetup) -> None:
-        if _observe.ACTIVE is not None:  # instrument(): an invoke_agent span around the run
-            return await _observe.ACTIVE.agent_run(loop, first.provider, _EventHooks(self))  # type: ignore[no-any-return]
+        instrumentation = _observe.ACTIVE
+        if instrumentation is not None:  # instrument(): an invoke_agent span around the run
+            await instrumentation.agent_run(loop, first.provider, _EventHooks(self))
+            return
         async for _ in _drive_async(loop, first.provider, _EventHooks(self)):
             pass
 

@@ -622,7 +622,10 @@ class _SyncToolExecutor:
             if inspect.isawaitable(value):
                 value = _run_coro_sync(value)
             call.decide(value)
-        execute = _execute_sync if _observe.ACTIVE is None else _observe.ACTIVE.execute_tool_sync
+        execute = _execute_sync
+        if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+            _observe.ACTIVE.tools_not_run(batch)
+            execute = _observe.ACTIVE.execute_tool_sync
         for group in batch.groups():
             if len(group) == 1:
                 execute(group[0])
@@ -774,7 +777,10 @@ async def _run_batch_async(batch: ToolBatch, limit: int) -> None:
             value = await value
         call.decide(value)
     semaphore = asyncio.Semaphore(limit)
-    execute = _execute_async if _observe.ACTIVE is None else _observe.ACTIVE.execute_tool_async
+    execute = _execute_async
+    if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+        _observe.ACTIVE.tools_not_run(batch)
+        execute = _observe.ACTIVE.execute_tool_async
 
     async def bounded(call: ToolCallRun) -> None:
         async with semaphore:
@@ -847,8 +853,9 @@ async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optiona
                         ) -> Union[ChatCompletionResponse, AsyncStream]:
     """The async tool runner: same engine, same options, same results as ``_tool_runner``."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
-    if _observe.ACTIVE is not None:
-        return await _observe.ACTIVE.tool_run_async(engine, provider)  # type: ignore[no-any-return]
+    instrumentation = _observe.ACTIVE
+    if instrumentation is not None:  # instrument(): the run is a span around its calls
+        return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]
     if request.stream:
         return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
     async for _ in _drive_async(engine, provider):

@@ -392,7 +392,8 @@ def run_imports(samples: int, progress: Callable[[str], None]) -> tuple[list[Row
     return rows, {"samples": samples, "vendor_loaded_by_aisuite_like": sorted(vendor_loaded)}
 
 
-def plan_otel(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+def plan_otel(base: str, families: list[str],
+              sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
     """aisuite_like with ``ai.instrument()`` (the OpenTelemetry SDK, spans to a batch processor
     whose exporter drops them, metrics aggregated in memory) against aisuite_like as shipped:
     what a span per call and the per-chunk bookkeeping of a stream cost."""

@@ -456,6 +456,30 @@ def test_tool_loop_error_marks_the_run(mode: str, otel: Telemetry,
     assert failed_chat.parent is not None and failed_chat.parent.span_id == run.context.span_id
 
 
+def test_tool_calls_that_never_run_have_a_span_saying_why(mode: str, otel: Telemetry) -> None:
+    provider = ScriptedProvider([
+        [tool_call("get_weather", {"city": "Paris"}, id="ok"),
+         tool_call("get_weather", {"town": "Paris"}, id="bad-args"),
+         tool_call("get_weather", "{not json", id="not-json"),
+         tool_call("no_such_tool", {}, id="unknown"),
+         tool_call("broken_tool", {"city": "Oslo"}, id="denied")],
+        "done"])
+    create(mode, config=None, providers={"scripted": provider}, model="scripted:m",
+           messages=USER, tools=[get_weather, broken_tool], max_turns=2,
+           tool_policy=lambda ctx: ctx.tool_name != "broken_tool")
+    by_id = {(s.attributes or {})["gen_ai.tool.call.id"]: s for s in otel.spans()
+             if s.name.startswith("execute_tool")}
+    assert sorted(by_id) == ["bad-args", "denied", "not-json", "ok", "unknown"]
+    errors = {i: (s.attributes or {}).get("error.type") for i, s in by_id.items()}
+    assert errors == {"ok": None, "bad-args": "invalid_arguments",
+                      "not-json": "invalid_arguments", "unknown": "tool_not_found",
+                      "denied": "denied"}
+    assert by_id["unknown"].name == "execute_tool no_such_tool"
+    run = otel.one("invoke_agent")
+    assert all(s.parent is not None and s.parent.span_id == run.context.span_id
+               for s in by_id.values())
+
+
 def test_model_call_inside_a_tool_nests_under_the_tool_span(mode: str, otel: Telemetry) -> None:
     inner = ai.Client()
 
