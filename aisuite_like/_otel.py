@@ -124,28 +124,30 @@ class Instrumentation:
                      response: Optional["ChatCompletionResponse"]) -> None:
         span = call.span
         metric = call.metric_attributes
+        attributes: dict[str, Any] = {}  # set at once: each set_attribute takes a lock
         if response_id:
-            span.set_attribute("gen_ai.response.id", response_id)
+            attributes["gen_ai.response.id"] = response_id
         if model:
-            span.set_attribute("gen_ai.response.model", model)
+            attributes["gen_ai.response.model"] = model
             metric["gen_ai.response.model"] = model
         if finish_reasons:
-            span.set_attribute("gen_ai.response.finish_reasons", finish_reasons)
+            attributes["gen_ai.response.finish_reasons"] = finish_reasons
         if usage is not None:
-            span.set_attribute("gen_ai.usage.input_tokens", usage.prompt_tokens)
-            span.set_attribute("gen_ai.usage.output_tokens", usage.completion_tokens)
+            attributes["gen_ai.usage.input_tokens"] = usage.prompt_tokens
+            attributes["gen_ai.usage.output_tokens"] = usage.completion_tokens
             details = usage.prompt_tokens_details
             if details is not None and details.cached_tokens is not None:
-                span.set_attribute("gen_ai.usage.cache_read.input_tokens", details.cached_tokens)
+                attributes["gen_ai.usage.cache_read.input_tokens"] = details.cached_tokens
             if details is not None and details.cache_creation_tokens is not None:
-                span.set_attribute("gen_ai.usage.cache_creation.input_tokens",
-                                   details.cache_creation_tokens)
+                attributes["gen_ai.usage.cache_creation.input_tokens"] = \
+                    details.cache_creation_tokens
             self.token_usage.record(usage.prompt_tokens,
                                     {**metric, "gen_ai.token.type": "input"})
             self.token_usage.record(usage.completion_tokens,
                                     {**metric, "gen_ai.token.type": "output"})
         if self.capture_content and response is not None:
-            span.set_attribute("gen_ai.output.messages", _json(_output_messages(response)))
+            attributes["gen_ai.output.messages"] = _json(_output_messages(response))
+        span.set_attributes(attributes)
         self.duration.record(time.perf_counter() - call.start, metric)
         span.end()
 
@@ -561,6 +563,12 @@ class _AsyncSpanIterator:
                 await aclose()
         finally:
             self._end(None)
+
+    def __del__(self) -> None:  # a stream abandoned unclosed: its span must still end
+        try:
+            self._end(None)
+        except Exception:
+            pass
 
     def _end(self, exc: Optional[BaseException]) -> None:
         if self._open:
