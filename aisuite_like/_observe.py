@@ -17,14 +17,14 @@ ACTIVE: Optional[Any] = None
 
 
 def instrument(tracer_provider: Any = None, meter_provider: Any = None,
-               capture_content: Optional[bool] = None) -> None:
+               capture_content: bool = False) -> None:
     """Emit OpenTelemetry spans and metrics for every model call, tool execution, tool-runner
     run and agent run, after the OpenTelemetry GenAI semantic conventions (docs/observability.md).
 
     ``tracer_provider`` / ``meter_provider``: None means the global ones
     (``opentelemetry.trace.set_tracer_provider``...). ``capture_content``: record message
-    contents and tool arguments/results on the spans; None reads the environment variable
-    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (``true`` to capture), default off.
+    contents and tool arguments/results on the spans; also turned on by the environment
+    variable ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``. Off by default.
     API keys are never recorded. Needs ``pip install "aisuite-like[otel]"``. Calling it again
     replaces the previous settings."""
     global ACTIVE
@@ -36,8 +36,8 @@ def instrument(tracer_provider: Any = None, meter_provider: Any = None,
         raise MissingDependencyError(
             "instrument() needs the OpenTelemetry API: pip install \"aisuite-like[otel]\" "
             "(and an SDK or distro to export the spans, e.g. opentelemetry-sdk)") from None
-    if capture_content is not None and not isinstance(capture_content, bool):
-        raise TypeError(f"capture_content must be a bool or None, got "
+    if not isinstance(capture_content, bool):
+        raise TypeError(f"capture_content must be a bool, got "
                         f"{type(capture_content).__name__}")
     from ._otel import Instrumentation
 

@@ -70,7 +70,7 @@ class Instrumentation:
     """The state of ``instrument()``: tracer, instruments and settings."""
 
     def __init__(self, tracer_provider: Any, meter_provider: Any,
-                 capture_content: Optional[bool]) -> None:
+                 capture_content: bool) -> None:
         from . import __version__
 
         self.tracer = trace.get_tracer("aisuite_like", __version__,
@@ -85,9 +85,8 @@ class Instrumentation:
             "gen_ai.client.operation.duration", unit="s",
             description="GenAI operation duration",
             explicit_bucket_boundaries_advisory=_DURATION_BUCKETS)
-        if capture_content is None:
-            capture_content = os.environ.get(CAPTURE_ENV, "").strip().lower() == "true"
-        self.capture_content = capture_content
+        self.capture_content = capture_content or \
+            os.environ.get(CAPTURE_ENV, "").strip().lower() == "true"
         self._endpoints: "weakref.WeakKeyDictionary[Any, tuple[Optional[str], Optional[int]]]" \
             = weakref.WeakKeyDictionary()
 

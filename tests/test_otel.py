@@ -630,7 +630,7 @@ def test_not_instrumented_imports_no_opentelemetry() -> None:
         "s = ai.Client().chat.completions.create(model='test:m', stream=True, "
         "messages=[{'role': 'user', 'content': 'hi'}])\n"
         "list(s)\n"
-        "assert r.content, r\n"
+        "assert r.content and r.usage.cost is None, r\n"  # unpriced: genai_prices not loaded
         "bad = sorted(m for m in sys.modules if m.startswith(('opentelemetry', 'genai_prices')))\n"
         "print(bad)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
