@@ -521,7 +521,7 @@ def _stream_error(error: Any, provider: str, secrets: Iterable[Optional[str]] = 
         status = 400 if body.get("type") == "invalid_request_error" else 500
     detail = f"{message} (code: {code})" if code is not None and not isinstance(code, int) else message
     return _error_for_status(status, f"error event in stream: {detail}", provider=provider,
-                             secrets=secrets)
+                             secrets=secrets, body=dict(body))
 
 
 # --- SDK errors ---------------------------------------------------------------------------
@@ -540,7 +540,8 @@ def map_sdk_error(exc: BaseException, provider: str,
             exc.status_code, str(exc.message), provider=provider,
             request_id=exc.request_id or response.headers.get("x-request-id"),
             retry_after=_parse_retry_after(response.headers), secrets=secrets,
-            code=exc.code if isinstance(exc.code, str) else None)
+            code=exc.code if isinstance(exc.code, str) else None, body=exc.body,
+            response=response)
     if isinstance(exc, openai.APITimeoutError):
         return APITimeoutError(_redact(f"request to {provider} timed out", secrets),
                                provider=provider)
