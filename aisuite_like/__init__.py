@@ -64,6 +64,9 @@ _LAZY = {
     "TextDelta": "agents", "ToolCallRequestEvent": "agents",
     "ToolCallExecutionEvent": "agents", "Handoff": "agents", "RunCompleted": "agents",
     "AgentEvent": "agents", "ContextStrategy": "agents",
+    # _structured.py (chat.completions.parse)
+    "ParsedMessage": "_structured", "LengthFinishReasonError": "_structured",
+    "ContentFilterFinishReasonError": "_structured",
     # modules
     "testing": None,
 }
