@@ -65,7 +65,7 @@ _LAZY = {
     "ToolCallExecutionEvent": "agents", "Handoff": "agents", "RunCompleted": "agents",
     "AgentEvent": "agents", "ContextStrategy": "agents",
     # _structured.py (chat.completions.parse)
-    "ParsedMessage": "_structured", "LengthFinishReasonError": "_structured",
+    "LengthFinishReasonError": "_structured",
     "ContentFilterFinishReasonError": "_structured",
     # modules
     "testing": None,

@@ -15,20 +15,10 @@ import inspect
 import json
 from typing import Any, Callable, Optional
 
-from pydantic import Field
-
 from .errors import AisuiteLikeError
-from .types import ChatCompletionResponse, Message
+from .types import ChatCompletionResponse
 
-__all__ = ["ParsedMessage", "LengthFinishReasonError", "ContentFilterFinishReasonError"]
-
-
-class ParsedMessage(Message):
-    """An assistant message of ``chat.completions.parse()``: ``parsed`` is the reply validated
-    into the ``response_format`` class (None for a refusal, an empty reply, or a dict
-    ``response_format``). ``parsed`` is never sent back when the message is reused as input."""
-
-    parsed: Any = Field(default=None)
+__all__ = ["LengthFinishReasonError", "ContentFilterFinishReasonError"]
 
 
 class LengthFinishReasonError(AisuiteLikeError):
@@ -150,7 +140,7 @@ def _resolve_ref(root: dict[str, Any], ref: str) -> dict[str, Any]:
 
 def parse_completion(response: ChatCompletionResponse, response_format: Any
                      ) -> ChatCompletionResponse:
-    """A copy of ``response`` whose choices carry ``ParsedMessage`` objects, as the OpenAI
+    """A copy of ``response`` whose messages carry ``parsed``, as the OpenAI
     SDK's ``parse_chat_completion``: a ``length`` or ``content_filter`` finish raises (unless
     the message is a refusal), a refusal (``message.refusal``, or Anthropic's ``refusal``
     stop) leaves ``parsed`` None, content is validated into the class (pydantic's
@@ -170,11 +160,13 @@ def parse_completion(response: ChatCompletionResponse, response_format: Any
         parsed = None
         if rich and message.content and refusal is None:
             parsed = _validate(response_format, message.content)
+        # ``parsed`` is an extra field of the message: dumped by to_dict() (as the SDK's),
+        # never sent back when the message is reused as input (client._NOT_SENT).
         values = {**message.__dict__, **(message.__pydantic_extra__ or {}),
                   "refusal": refusal, "parsed": parsed}
-        out = ParsedMessage.model_construct(**values)
+        out = type(message).model_construct(**values)
         object.__setattr__(out, "__pydantic_fields_set__",
-                           set(message.model_fields_set) | {"parsed"}
+                           set(message.model_fields_set) | {"parsed", "tool_calls"}
                            | ({"refusal"} if refusal is not None else set()))
         choices.append(choice.model_copy(update={"message": out}))
     return response.model_copy(update={"choices": choices})

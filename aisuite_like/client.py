@@ -20,7 +20,7 @@ _PORTABLE = frozenset({
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
                 "tool_policy_context")
 
-# Message fields that are ours only (``ParsedMessage.parsed``), dropped when a message is input.
+# Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
 _NOT_SENT = frozenset({"parsed"})
 
 # Offline guard of aisuite_like.testing.block_real_requests(): a depth counter, so nested and
