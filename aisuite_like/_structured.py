@@ -127,11 +127,12 @@ def _ensure_strict(node: Any, *, root: dict[str, Any]) -> dict[str, Any]:
 def _resolve_ref(root: dict[str, Any], ref: str) -> dict[str, Any]:
     if not ref.startswith("#/"):
         raise ValueError(f"unexpected $ref format {ref!r}; it does not start with #/")
-    resolved: Any = root
+    resolved: dict[str, Any] = root
     for key in ref[2:].split("/"):
-        resolved = resolved[key]
-        if not isinstance(resolved, dict):
+        value = resolved[key]
+        if not isinstance(value, dict):
             raise ValueError(f"$ref {ref!r} does not resolve to a JSON schema object")
+        resolved = value
     return resolved
 
 

@@ -21,7 +21,7 @@ _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concur
                 "tool_policy_context")
 
 # Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
-_NOT_SENT = frozenset({"parsed"})
+_NOT_SENT: set[str] = {"parsed"}
 
 # Offline guard of aisuite_like.testing.block_real_requests(): a depth counter, so nested and
 # threaded uses work; read once per call.

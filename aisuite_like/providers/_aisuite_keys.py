@@ -33,8 +33,8 @@ def _renamed(key: str, config: dict[str, Any], old: str, new: str) -> None:
 
 
 def _server_root(url: Any) -> str:
-    url = str(url).rstrip("/")
-    return url if url.endswith("/v1") else url + "/v1"
+    root = str(url).rstrip("/")
+    return root if root.endswith("/v1") else root + "/v1"
 
 
 def aisuite_config(key: str, config: dict[str, Any]) -> dict[str, Any]:
@@ -76,7 +76,7 @@ def _service_account(path: Any) -> Any:
             'application_credentials needs google-auth: pip install "aisuite-like[google]"'
         ) from exc
     try:
-        return service_account.Credentials.from_service_account_file(
+        return service_account.Credentials.from_service_account_file(  # type: ignore[no-untyped-call]
             str(path), scopes=list(_VERTEX_SCOPES))
     except (OSError, ValueError) as exc:
         raise ConfigurationError(
