@@ -322,6 +322,18 @@ def _mark_sent(model: Any, names: set[str] | frozenset[str]) -> None:
     object.__setattr__(model, "__pydantic_fields_set__", set(names))
 
 
+def _make(cls: Any, values: dict[str, Any], extra: dict[str, Any], sent: set[str]) -> Any:
+    """``cls.model_construct`` for the per-chunk path, where ``values`` holds EVERY field of
+    ``cls`` (our types have no aliases, private attributes or post-init): no per-field loop."""
+    model = cls.__new__(cls)
+    _set = object.__setattr__
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", sent)
+    _set(model, "__pydantic_extra__", extra)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
 def _extras(raw: Mapping[str, Any], fields: frozenset[str]) -> dict[str, Any]:
     """The keys of ``raw`` our type does not model: kept as extra fields (passthrough)."""
     return {k: v for k, v in raw.items() if k not in fields}
@@ -406,34 +418,32 @@ def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResp
         native = c.get("native_finish_reason") or c.get("finish_reason")
         reasoning = _reasoning_of(msg) or part_reasoning
         psf = _psf(msg)
-        message = Message.model_construct(
-            role="assistant",
-            content=text,
-            tool_calls=tool_calls,
-            reasoning_content=reasoning,
-            refusal=msg.get("refusal") or None,
-            provider_specific_fields=psf,
-            **({k: v for k, v in msg.items() if k not in _MESSAGE_FIELDS
-                and k not in _MESSAGE_READ} if message_extras else {}),
-        )
-        sent = (set(msg) & _MESSAGE_FIELDS) | {"role"}
+        sent = set(_MESSAGE_FIELDS.intersection(msg))
+        sent.add("role")
         if reasoning is not None:
             sent.add("reasoning_content")
         if psf is not None:
             sent.add("provider_specific_fields")
-        _mark_sent(message, sent)
-        choice = Choice.model_construct(
-            index=index, message=message,
-            finish_reason=_finish(c.get("finish_reason"), tool_calls is not None),
-            native_finish_reason=native, **_extras(c, _CHOICE_FIELDS))
-        _mark_sent(choice, (set(c) & _CHOICE_FIELDS) | {"index", "message"})
-        choices.append(choice)
-    response = ChatCompletionResponse.model_construct(
-        id=data.get("id") or "", created=data.get("created") or 0,
-        model=data.get("model") or "", provider=provider, choices=choices,
-        usage=_usage(data.get("usage")), raw=data, **_extras(data, _RESPONSE_FIELDS))
-    _mark_sent(response, set(data) & _RESPONSE_WIRE)
-    return response
+        message = _make(Message, {
+            "role": "assistant", "content": text, "tool_calls": tool_calls,
+            "tool_call_id": None, "name": None, "reasoning_content": reasoning,
+            "refusal": msg.get("refusal") or None, "provider_specific_fields": psf,
+        }, {k: v for k, v in msg.items() if k not in _MESSAGE_FIELDS and k not in _MESSAGE_READ}
+            if message_extras else {}, sent)
+        choice_sent = set(_CHOICE_FIELDS.intersection(c))
+        choice_sent.update(("index", "message"))
+        choices.append(_make(Choice, {
+            "index": index, "message": message,
+            "finish_reason": _finish(c.get("finish_reason"), tool_calls is not None),
+            "native_finish_reason": native, "intermediate_messages": [],
+        }, _extras(c, _CHOICE_FIELDS), choice_sent))
+    return _make(ChatCompletionResponse, {
+        "id": data.get("id") or "", "object": "chat.completion",
+        "created": data.get("created") or 0, "model": data.get("model") or "",
+        "provider": provider, "choices": choices, "usage": _usage(data.get("usage")),
+        "intermediate_responses": [], "messages": None, "stop_reason": None,
+        "tool_events": [], "raw": data,
+    }, _extras(data, _RESPONSE_FIELDS), set(_RESPONSE_WIRE.intersection(data)))
 
 
 # --- stream translation -------------------------------------------------------------------
@@ -491,12 +501,11 @@ class StreamTranslator:
         usage = _usage(event.get("usage"))
         if not out_choices and usage is None:
             return None
-        chunk = ChatCompletionChunk.model_construct(
-            id=event.get("id") or "", created=event.get("created") or 0,
-            model=event.get("model") or "", provider=self.provider, choices=out_choices,
-            usage=usage, **_extras(event, _CHUNK_FIELDS))
-        _mark_sent(chunk, set(event) & _RESPONSE_WIRE)
-        return chunk
+        return _make(ChatCompletionChunk, {
+            "id": event.get("id") or "", "object": "chat.completion.chunk",
+            "created": event.get("created") or 0, "model": event.get("model") or "",
+            "provider": self.provider, "choices": out_choices, "usage": usage, "turn": None,
+        }, _extras(event, _CHUNK_FIELDS), set(_RESPONSE_WIRE.intersection(event)))
 
     def _choice(self, c: Mapping[str, Any], position: int) -> Optional[ChunkChoice]:
         index = c.get("index", position)
@@ -562,23 +571,23 @@ class StreamTranslator:
         elif (content is None and reasoning is None and refusal is None and tool_calls is None
               and native is None):
             return None
-        out_delta = ChoiceDelta.model_construct(
-            role=role, content=content, tool_calls=tool_calls, reasoning_content=reasoning,
-            refusal=refusal, provider_specific_fields=psf)
-        sent = set(delta) & _DELTA_FIELDS
+        sent = set(_DELTA_FIELDS.intersection(delta))
         if role is not None:
             sent.add("role")
         if reasoning is not None:
             sent.add("reasoning_content")
         if psf is not None:
             sent.add("provider_specific_fields")
-        _mark_sent(out_delta, sent)
-        out = ChunkChoice.model_construct(
-            index=index, delta=out_delta, finish_reason=finish,
-            native_finish_reason=(c.get("native_finish_reason") or native) if native else None,
-            **_extras(c, _CHUNK_CHOICE_FIELDS))
-        _mark_sent(out, (set(c) & _CHUNK_CHOICE_FIELDS) | {"index", "delta"})
-        return out
+        out_delta = _make(ChoiceDelta, {
+            "role": role, "content": content, "tool_calls": tool_calls,
+            "reasoning_content": reasoning, "refusal": refusal, "provider_specific_fields": psf,
+        }, {}, sent)
+        choice_sent = set(_CHUNK_CHOICE_FIELDS.intersection(c))
+        choice_sent.update(("index", "delta"))
+        return _make(ChunkChoice, {
+            "index": index, "delta": out_delta, "finish_reason": finish,
+            "native_finish_reason": (c.get("native_finish_reason") or native) if native else None,
+        }, _extras(c, _CHUNK_CHOICE_FIELDS), choice_sent)
 
     def finish(self) -> None:
         if not self.saw_finish:
