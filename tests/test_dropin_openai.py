@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Optional
+from decimal import Decimal
+from enum import IntEnum
+from typing import Any, Literal, Optional, Union
 
 import openai
 import pytest
 import respx
 from _openai_helpers import KEY, call, chunk, completion, httpx2_mock, sse, wire  # noqa: F401
 from conftest import load_recorded
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 import aisuite_like as ai
 
@@ -344,6 +346,90 @@ def test_recorded_google_native_output(httpx2_mock: respx.Router, name: str) -> 
                                              response_format=CityLocation)
         recorded = interaction["response"]["body"]["candidates"][0]["content"]["parts"][0]["text"]
         assert resp.choices[0].message.parsed == CityLocation.model_validate_json(recorded)
+
+
+class Payment(BaseModel):
+    amount: Decimal
+
+
+class Cat(BaseModel):
+    pet_type: Literal["cat"] = "cat"
+    meow_volume: int
+
+
+class Dog(BaseModel):
+    pet_type: Literal["dog"] = "dog"
+    bark_volume: int
+
+
+class Owner(BaseModel):
+    pet: Union[Cat, Dog] = Field(discriminator="pet_type")
+
+
+class Priority(IntEnum):
+    HIGH = 1
+    MEDIUM = 2
+    LOW = 3
+
+
+class Task(BaseModel):
+    name: str
+    priority: Priority
+
+
+class TreeNode(BaseModel):
+    value: str
+    children: list["TreeNode"] = []
+
+
+class ConfigResponse(BaseModel):
+    name: str
+    metadata: dict[str, str]
+
+
+@pytest.mark.parametrize("name, fmt, expected", [
+    ("test_google__test_google_decimal_native_output.json", Payment,
+     Payment(amount=Decimal("12.34"))),
+    ("test_google__test_google_discriminated_union_native_output.json", Owner,
+     Owner(pet=Cat(meow_volume=5))),
+    ("test_google__test_google_integer_enum_native_output_gemini_2_0.json", Task,
+     Task(name="Fix bug", priority=Priority.HIGH)),
+    ("test_google__test_google_recursive_schema_native_output.json", TreeNode,
+     TreeNode(value="A", children=[TreeNode(value="B"), TreeNode(value="C")])),
+    ("test_google__test_google_dict_with_additional_properties_native_output.json",
+     ConfigResponse, ConfigResponse(name="api-config",
+                                    metadata={"author": "Alice", "version": "1.0"})),
+])
+def test_recorded_google_native_output_shapes(httpx2_mock: respx.Router, name: str,
+                                              fmt: type[BaseModel], expected: BaseModel) -> None:
+    fixture = load_recorded(f"google/{name}")
+    (interaction,) = fixture["interactions"]
+    url = interaction["request"]["url"].split("?")[0]
+    route = httpx2_mock.post(url).respond(200, json=interaction["response"]["body"])
+    text = interaction["request"]["body"]["contents"][0]["parts"][0]["text"]
+    resp = ai.Client({"google": {"api_key": "AIza-test", "max_retries": 0}}).chat.completions\
+        .parse(model="google:" + url.rsplit("/", 1)[1].split(":")[0],
+               messages=[{"role": "user", "content": text}], response_format=fmt)
+    assert resp.choices[0].message.parsed == expected
+    assert wire(route)["generationConfig"]["responseMimeType"] == "application/json"
+
+
+def test_recorded_google_native_output_with_function_tools(httpx2_mock: respx.Router) -> None:
+    fixture = load_recorded(
+        "google/google__test_structured_output__test_native_output_with_function_tools.json")
+    url = fixture["interactions"][0]["request"]["url"].split("?")[0]
+    route = _serve(httpx2_mock, url, fixture)
+
+    def get_user_country() -> str:
+        return "Mexico"
+
+    first = fixture["interactions"][0]["request"]["body"]["contents"][0]["parts"][0]["text"]
+    resp = ai.Client({"google": {"api_key": "AIza-test", "max_retries": 0}}).chat.completions\
+        .parse(model="google:" + url.rsplit("/", 1)[1].split(":")[0],
+               messages=[{"role": "user", "content": first}], response_format=City,
+               tools=[get_user_country], max_turns=3)
+    assert resp.choices[0].message.parsed == City(city="Mexico City", country="Mexico")
+    assert route.call_count == 2 and resp.stop_reason == "completed"
 
 
 # --- streaming ----------------------------------------------------------------------------
