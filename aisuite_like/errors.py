@@ -285,7 +285,8 @@ def _error_for_status(
     kwargs: dict[str, Any] = dict(provider=provider, status_code=status_code,
                                   request_id=request_id,
                                   body=_redact_value(body, secrets) if body is not None else None,
-                                  response=response)
+                                  response=(_scrubbed_response(response, secrets)
+                                            if response is not None else None))
     if status_code == 401:
         return AuthenticationError(message, **kwargs)
     if status_code == 403:
@@ -303,6 +304,34 @@ def _error_for_status(
         return InternalServerError(message, **kwargs)
     kwargs.pop("response")
     return APIError(message, **kwargs)
+
+
+# Request headers that carry credentials; never kept on an error's ``response.request``.
+_AUTH_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key",
+                           "x-goog-api-key", "cookie"})
+
+
+def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
+    """A copy of an httpx2 response for ``APIStatusError.response`` that holds no key: its
+    request's credential headers are replaced and key-shaped strings are removed from the
+    request URL and the response body. None when the response is not an httpx-like one or
+    its body was never read. Error path only."""
+    secrets = tuple(secrets)
+    try:
+        request = response.request
+        headers = [(k, "[REDACTED]" if k.lower() in _AUTH_HEADERS else _redact(v, secrets))
+                   for k, v in request.headers.items()]
+        clean_request = type(request)(request.method, _redact(str(request.url), secrets),
+                                      headers=headers)
+        text = response.text
+        clean_text = _redact(text, secrets)
+        content = response.content if clean_text == text else clean_text.encode()
+        response_headers = [(k, v) for k, v in response.headers.items()
+                            if k.lower() != "content-length" or content is response.content]
+        return type(response)(response.status_code, headers=response_headers, content=content,
+                              request=clean_request)
+    except Exception:  # not an httpx2.Response, or a body that was never read
+        return None
 
 
 def _parse_retry_after(headers: Any) -> float | None:

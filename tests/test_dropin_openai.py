@@ -542,6 +542,11 @@ def test_error_body_is_scrubbed_of_the_key(httpx2_mock: respx.Router) -> None:
         ai.Client(CONFIG).chat.completions.create(model="openai:gpt-4o", messages=USER)
     assert KEY not in json.dumps(info.value.body) and KEY not in str(info.value)
     assert info.value.code == "invalid_api_key"
+    response = info.value.response  # the SDK's would carry the key in its request headers
+    assert response.status_code == 401
+    assert response.request.headers["authorization"] == "[REDACTED]"
+    assert KEY not in response.text and response.json()["error"]["code"] == "invalid_api_key"
+    assert response.request.url == URL
 
 
 def test_status_errors_of_other_families_and_stream_events(httpx2_mock: respx.Router) -> None:
