@@ -67,6 +67,11 @@ _LAZY = {
     # _structured.py (chat.completions.parse)
     "LengthFinishReasonError": "_structured",
     "ContentFilterFinishReasonError": "_structured",
+    # _stream_events.py (chat.completions.stream)
+    **{name: "_stream_events" for name in (
+        "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
+        "ContentDoneEvent", "RefusalDeltaEvent", "RefusalDoneEvent",
+        "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent")},
     # modules
     "testing": None,
 }

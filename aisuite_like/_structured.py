@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from .errors import AisuiteLikeError
 from .types import ChatCompletionResponse
@@ -180,12 +180,3 @@ def _validate(response_format: Any, content: Any) -> Any:
     if issubclass(response_format, BaseModel):
         return response_format.model_validate_json(text)
     return TypeAdapter(response_format).validate_json(text)
-
-
-def parse_finisher(response_format: Any) -> Callable[[ChatCompletionResponse],
-                                                       ChatCompletionResponse]:
-    """What a stream's ``get_final_completion()`` applies to the accumulated response."""
-    def finish(response: ChatCompletionResponse) -> ChatCompletionResponse:
-        return parse_completion(response, response_format)
-
-    return finish

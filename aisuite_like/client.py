@@ -245,16 +245,18 @@ class _Completions:
 
     def stream(self, model: str, messages: Any, *, response_format: Any = None,
                **kwargs: Any) -> Any:
-        """The OpenAI SDK's ``stream``: a ``Stream`` (use it as a context manager) of chunks;
-        ``get_final_completion()`` is the accumulated response, parsed when
+        """The OpenAI SDK's ``stream``: ``with client.chat.completions.stream(...) as s``;
+        iterating ``s`` yields the SDK's events (``content.delta``, ...), and
+        ``s.get_final_completion()`` is the accumulated response, parsed when
         ``response_format`` is a pydantic class."""
-        from ._structured import parse_finisher, response_format_param
+        from ._stream_events import ChatCompletionStream, completion_finisher
+        from ._structured import response_format_param
 
         _refuse_stream(kwargs, "stream")
         stream = self.create(model, messages, stream=True,
                              response_format=response_format_param(response_format), **kwargs)
-        stream._completion = parse_finisher(response_format)
-        return stream
+        return ChatCompletionStream(stream, response_format,
+                                    completion_finisher(response_format))
 
 
 def _refuse_stream(kwargs: dict[str, Any], method: str) -> None:
@@ -285,13 +287,15 @@ class _AsyncStreamManager:
         self._stream: Any = None
 
     async def __aenter__(self) -> Any:
-        from ._structured import parse_finisher, response_format_param
+        from ._stream_events import AsyncChatCompletionStream, completion_finisher
+        from ._structured import response_format_param
 
         client, model, messages, kwargs = self._start
         kwargs["stream"] = True
         kwargs["response_format"] = response_format_param(self._response_format)
-        self._stream = await _acreate(client, model, messages, kwargs)
-        self._stream._completion = parse_finisher(self._response_format)
+        self._stream = AsyncChatCompletionStream(
+            await _acreate(client, model, messages, kwargs), self._response_format,
+            completion_finisher(self._response_format))
         return self._stream
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -360,7 +364,8 @@ class _AsyncCompletions:
     def stream(self, model: str, messages: Any, *, response_format: Any = None,
                **kwargs: Any) -> _AsyncStreamManager:
         """The OpenAI SDK's ``stream``: ``async with aclient.chat.completions.stream(...) as
-        s``; ``await s.get_final_completion()`` is the accumulated (parsed) response."""
+        s``; ``async for event in s``; ``await s.get_final_completion()`` is the accumulated
+        (parsed) response."""
         _refuse_stream(kwargs, "stream")
         return _AsyncStreamManager(self._client, model, messages, kwargs, response_format)
 

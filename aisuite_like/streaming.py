@@ -206,15 +206,6 @@ class Stream:
             return self._final()
         return self._acc.build()
 
-    # Set by chat.completions.stream(): parses the final response (response_format class).
-    _completion: Optional[Callable[[ChatCompletionResponse], ChatCompletionResponse]] = None
-
-    def get_final_completion(self) -> ChatCompletionResponse:
-        """The OpenAI SDK's name for ``get_final_response()``; from
-        ``chat.completions.stream(response_format=Model)`` its messages carry ``parsed``."""
-        response = self.get_final_response()
-        return self._completion(response) if self._completion is not None else response
-
     def close(self) -> None:
         """Stop the stream and release its connection."""
         self._done = True
@@ -277,13 +268,6 @@ class AsyncStream:
         if self._final is not None:
             return self._final()
         return self._acc.build()
-
-    _completion: Optional[Callable[[ChatCompletionResponse], ChatCompletionResponse]] = None
-
-    async def get_final_completion(self) -> ChatCompletionResponse:
-        """The OpenAI SDK's name for ``get_final_response()`` (parsed, see ``Stream``)."""
-        response = await self.get_final_response()
-        return self._completion(response) if self._completion is not None else response
 
     async def close(self) -> None:
         self._done = True

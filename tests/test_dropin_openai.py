@@ -457,14 +457,45 @@ def test_stream_chunks_match_the_sdk(httpx2_mock: respx.Router) -> None:
     assert [c.to_dict() for c in ours] == [c.to_dict() for c in theirs]
 
 
-def test_stream_helper_gives_the_parsed_final_completion(httpx2_mock: respx.Router) -> None:
-    httpx2_mock.post(URL).respond(200, content=_text_stream(),
+def _event_view(event: Any) -> tuple:
+    """What a user reads from one event of the SDK's stream helper."""
+    kind = event.type
+    if kind == "chunk":
+        return kind, event.chunk.to_dict()
+    if kind == "content.delta":
+        return kind, event.delta, event.snapshot, event.parsed
+    if kind == "content.done":
+        return kind, event.content, event.parsed
+    if kind == "refusal.delta":
+        return kind, event.delta, event.snapshot
+    if kind == "refusal.done":
+        return kind, event.refusal
+    if kind == "tool_calls.function.arguments.delta":
+        return kind, event.name, event.index, event.arguments, event.arguments_delta
+    if kind == "tool_calls.function.arguments.done":
+        return kind, event.name, event.index, event.arguments
+    raise AssertionError(f"unexpected event {kind}")
+
+
+def _sse_reply(httpx2_mock: respx.Router, events: list[dict[str, Any]]) -> None:
+    httpx2_mock.post(URL).respond(200, content=sse(events),
                                   headers={"content-type": "text/event-stream"})
+
+
+def test_stream_helper_events_match_the_sdk(httpx2_mock: respx.Router) -> None:
+    _sse_reply(httpx2_mock, [json.loads(line[6:]) for line in _text_stream().decode().split(
+        "\n\n") if line.startswith("data: {")])
+    with sdk().chat.completions.stream(model="gpt-4o", messages=USER,
+                                       response_format=CalendarEvent) as stream:
+        theirs = [_event_view(e) for e in stream]
+        their_final = stream.get_final_completion()
     with ai.Client(CONFIG).chat.completions.stream(
             model="openai:gpt-4o", messages=USER, response_format=CalendarEvent) as stream:
-        text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+        ours = [_event_view(e) for e in stream]
         final = stream.get_final_completion()
-    assert text == EVENT_JSON
+    assert ours == theirs
+    assert [v[0] for v in ours].count("content.done") == 1
+    assert final.choices[0].message.parsed == their_final.choices[0].message.parsed
     assert final.choices[0].message.parsed.name == "Science Fair"
 
     async def run() -> Any:
@@ -472,9 +503,44 @@ def test_stream_helper_gives_the_parsed_final_completion(httpx2_mock: respx.Rout
             async with aclient.chat.completions.stream(
                     model="openai:gpt-4o", messages=USER,
                     response_format=CalendarEvent) as astream:
-                return await astream.get_final_completion()
+                events = [_event_view(e) async for e in astream]
+                return events, await astream.get_final_completion()
 
-    assert asyncio.run(run()).choices[0].message.parsed == final.choices[0].message.parsed
+    events, afinal = asyncio.run(run())
+    assert events == ours and afinal.choices[0].message.parsed == final.choices[0].message.parsed
+
+
+def test_stream_helper_tool_call_and_refusal_events_match_the_sdk(
+        httpx2_mock: respx.Router) -> None:
+    tool = {"type": "function", "function": {
+        "name": "get_weather", "strict": True, "parameters": {
+            "type": "object", "properties": {"city": {"type": "string"}},
+            "required": ["city"], "additionalProperties": False}}}
+    fragments = [
+        chunk({"role": "assistant", "content": None, "tool_calls": [{
+            "index": 0, "id": "call_1", "type": "function",
+            "function": {"name": "get_weather", "arguments": ""}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": '}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]}),
+        chunk({"tool_calls": [{"index": 1, "id": "call_2", "type": "function",
+                               "function": {"name": "get_weather", "arguments": '{"city"'}}]}),
+        chunk({"tool_calls": [{"index": 1, "function": {"arguments": ': "Oslo"}'}}]}),
+        chunk({}, finish="tool_calls")]
+    refusal = [chunk({"role": "assistant", "content": None, "refusal": ""}),
+               chunk({"refusal": "I can't "}), chunk({"refusal": "help."}),
+               chunk({}, finish="stop")]
+    for events, kwargs in ((fragments, {"tools": [tool]}),
+                           (refusal, {"response_format": CalendarEvent})):
+        _sse_reply(httpx2_mock, events)
+        with sdk().chat.completions.stream(model="gpt-4o", messages=USER, **kwargs) as stream:
+            theirs = [_event_view(e) for e in stream if e.type != "chunk"]
+        with ai.Client(CONFIG).chat.completions.stream(model="openai:gpt-4o", messages=USER,
+                                                       **kwargs) as stream:
+            ours = [_event_view(e) for e in stream if e.type != "chunk"]
+            final = stream.get_final_completion()
+        assert ours == theirs
+    assert final.choices[0].message.refusal == "I can't help."
+    assert final.choices[0].message.parsed is None
 
 
 # --- passthrough fields -------------------------------------------------------------------

@@ -518,6 +518,8 @@ class StreamTranslator:
             content = ""  # the first delta as sent (role, content=""), as the OpenAI SDK
         reasoning = _reasoning_of(delta) or part_reasoning
         refusal = delta.get("refusal") or None
+        if not state.started and delta.get("refusal") == "":
+            refusal = ""  # as sent, like content
         tool_calls = None
         raw_calls = delta.get("tool_calls")
         if raw_calls:
