@@ -309,3 +309,64 @@ def test_message_dict_access_matches_its_dump() -> None:
     with pytest.raises(KeyError):
         message["nope"]
     assert dict(message) == {"role": "assistant", "tool_calls": message.tool_calls}
+
+
+# --- aisuite's own client tests (tests/client/test_client.py), run against aisuite_like ------
+
+
+def test_aisuite_provider_config_copy_semantics() -> None:
+    client_a, client_b = ai.Client(), ai.Client()
+    client_a.configure({"openai": {"api_key": "client-a-key"}})
+    assert client_a.provider_configs == {"openai": {"api_key": "client-a-key"}}
+    assert client_b.provider_configs == {}
+
+    for configure in (False, True):
+        provider_configs = {"openai": {"api_key": "original"}}
+        openai_config = provider_configs["openai"]
+        client = ai.Client()
+        if configure:
+            client.configure(provider_configs)
+        else:
+            client = ai.Client(provider_configs)
+        assert client.provider_configs["openai"] is not openai_config
+        provider_configs["openai"]["api_key"] = "mutated"
+        provider_configs["anthropic"] = {"api_key": "new"}
+        assert client.provider_configs == {"openai": {"api_key": "original"}}
+
+
+def test_aisuite_tool_loop_counts() -> None:
+    def get_weather(location: str) -> dict:
+        """Get the weather for a location."""
+        return {"location": location, "condition": "sunny"}
+
+    def echo(value: str) -> str:
+        """Echo a value."""
+        return value
+
+    weather_call = completion(None, tool_calls=[call("call_1", "get_weather",
+                                                     '{"location": "San Francisco"}')],
+                              finish="tool_calls")
+    with ChatServer([weather_call, completion("It is sunny in San Francisco.")]) as server:
+        response = ai.Client({"ollama": {"api_url": server.url}}).chat.completions.create(
+            model="ollama:llama3.1", messages=[{"role": "user", "content": "Weather?"}],
+            tools=[get_weather], max_turns=2)
+    assert response.choices[0].message.content == "It is sunny in San Francisco."
+    assert len(response.intermediate_responses) == 1
+    assert len(response.choices[0].intermediate_messages) == 3
+    tool_message = server.requests[1]["body"]["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_1"
+    # aisuite sends json.dumps(result); we send compact JSON (and a str as is).
+    assert json.loads(tool_message["content"]) == {"location": "San Francisco",
+                                                   "condition": "sunny"}
+
+    echo_call = completion(None, tool_calls=[call("call_1", "echo", '{"value": "hello"}')],
+                           finish="tool_calls")
+    with ChatServer([echo_call]) as server:
+        response = ai.Client({"ollama": {"api_url": server.url}}).chat.completions.create(
+            model="ollama:llama3.1", messages=[{"role": "user", "content": "Echo forever"}],
+            tools=[echo], max_turns=1)
+    assert len(server.requests) == 1
+    assert response.choices[0].message.tool_calls[0].function.name == "echo"
+    assert response.intermediate_responses == []
+    assert len(response.choices[0].intermediate_messages) == 2
+    assert response.stop_reason == "max_turns"
