@@ -297,8 +297,7 @@ def _usage(raw: Optional[Mapping[str, Any]]) -> Optional[Usage]:
                                    if reasoning is not None or ctd else None),
         **{k: v for k, v in raw.items() if k not in _USAGE_FIELDS},
     )
-    _mark_sent(usage, (set(raw) & _USAGE_FIELDS) | _USAGE_ALWAYS
-               | ({"prompt_tokens_details"} if ptd_model is not None else set()))
+    _mark_sent(usage, (set(raw) & _USAGE_FIELDS) | _USAGE_ALWAYS)
     return usage
 
 
