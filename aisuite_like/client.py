@@ -127,12 +127,12 @@ class _Base:
         if provider_configs is None:
             return
         new = {k: dict(v) for k, v in provider_configs.items()}
-        merged = {**self._configs, **new}
-        _check_alias_configs(merged)
-        with self._lock:
+        _check_alias_configs(new)
+        changed = {canonical_key(k) for k in new}
+        with self._lock:  # a new config replaces the old one under either alias
+            kept = {k: v for k, v in self._configs.items() if canonical_key(k) not in changed}
             self._configs.clear()
-            self._configs.update(merged)
-            changed = {canonical_key(k) for k in new}
+            self._configs.update({**kept, **new})
             for key in list(self._instances):
                 if key not in self._installed and canonical_key(key) in changed:
                     del self._instances[key]

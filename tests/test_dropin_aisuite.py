@@ -370,3 +370,12 @@ def test_aisuite_tool_loop_counts() -> None:
     assert response.intermediate_responses == []
     assert len(response.choices[0].intermediate_messages) == 2
     assert response.stop_reason == "max_turns"
+
+
+def test_configure_under_an_alias_replaces_the_providers_config() -> None:
+    client = ai.Client({"google": {"api_key": "AIza-one"}})
+    client.configure({"gemini": {"api_key": "AIza-two"}})
+    assert client.provider_configs == {"gemini": {"api_key": "AIza-two"}}
+    with pytest.raises(ai.ConfigurationError, match="same provider"):
+        client.configure({"google": {"api_key": "a"}, "gemini": {"api_key": "b"}})
+
