@@ -311,6 +311,9 @@ _AUTH_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x
                            "x-goog-api-key", "cookie"})
 
 
+_WIRE_ENCODING_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
 def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
     """A copy of an httpx2 response for ``APIStatusError.response`` that holds no key: its
     request's credential headers are replaced and key-shaped strings are removed from the
@@ -326,8 +329,9 @@ def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
         text = response.text
         clean_text = _redact(text, secrets)
         content = response.content if clean_text == text else clean_text.encode()
+        # The copy holds the decoded body: the headers describing the wire encoding go.
         response_headers = [(k, v) for k, v in response.headers.items()
-                            if k.lower() != "content-length" or content is response.content]
+                            if k.lower() not in _WIRE_ENCODING_HEADERS]
         return type(response)(response.status_code, headers=response_headers, content=content,
                               request=clean_request)
     except Exception:  # not an httpx2.Response, or a body that was never read

@@ -615,6 +615,21 @@ def test_error_body_is_scrubbed_of_the_key(httpx2_mock: respx.Router) -> None:
     assert response.request.url == URL
 
 
+def test_error_response_of_a_compressed_reply(httpx2_mock: respx.Router) -> None:
+    import gzip
+
+    body = {"error": {"message": "Rate limit reached", "type": "requests", "param": None,
+                      "code": "rate_limit_exceeded"}}
+    httpx2_mock.post(URL).respond(429, content=gzip.compress(json.dumps(body).encode()),
+                                  headers={"content-encoding": "gzip",
+                                           "content-type": "application/json",
+                                           "retry-after": "7"})
+    with pytest.raises(ai.RateLimitError) as info:
+        ai.Client(CONFIG).chat.completions.create(model="openai:gpt-4o", messages=USER)
+    assert info.value.response.json() == body and info.value.retry_after == 7.0
+    assert info.value.response.headers["retry-after"] == "7"
+
+
 def test_status_errors_of_other_families_and_stream_events(httpx2_mock: respx.Router) -> None:
     httpx2_mock.post(ANTHROPIC_URL).respond(
         400, json={"type": "error", "error": {"type": "invalid_request_error",
