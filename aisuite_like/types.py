@@ -140,6 +140,9 @@ class Message(_ItemAccess, _Model):
     reasoning_content: Optional[str] = None
     refusal: Optional[str] = None
     provider_specific_fields: Optional[dict[str, Any]] = None
+    # OpenAI's own message fields, as sent (None elsewhere), so SDK code reading them runs.
+    annotations: Optional[list[Any]] = None
+    audio: Optional[dict[str, Any]] = None
 
 
 class Choice(_Model):
@@ -152,6 +155,7 @@ class Choice(_Model):
     native_finish_reason: Optional[str] = None
     # Runner only: every message the run produced (assistant and tool), in order.
     intermediate_messages: list[Message] = []
+    logprobs: Optional[dict[str, Any]] = None  # as the provider sent it
 
 
 class PromptTokensDetails(_Model):
@@ -243,6 +247,9 @@ class ChatCompletionResponse(_Model):
     stop_reason: Optional[StopReason] = None
     tool_events: list[ToolEvent] = []
     raw: Any = Field(default=None, exclude=True, repr=False)
+    # OpenAI's fields, as sent (None elsewhere), so SDK code reading them runs.
+    system_fingerprint: Optional[str] = None
+    service_tier: Optional[str] = None
 
     @property
     def message(self) -> Message:

@@ -567,6 +567,16 @@ def test_fields_the_provider_sends_pass_through(httpx2_mock: respx.Router) -> No
     assert ours.usage.prompt_tokens_details.cached_tokens == 0
 
 
+def test_openai_only_fields_read_none_on_other_providers(httpx2_mock: respx.Router) -> None:
+    httpx2_mock.post(ANTHROPIC_URL).respond(200, json=anthropic_reply("hi"))
+    resp = ai.Client({"anthropic": {"api_key": "sk-ant-x", "max_retries": 0}}).chat\
+        .completions.create(model="anthropic:claude-sonnet-4-6", messages=USER, max_tokens=5)
+    assert resp.system_fingerprint is None and resp.service_tier is None
+    assert resp.choices[0].logprobs is None
+    assert resp.choices[0].message.audio is None and resp.choices[0].message.annotations is None
+    assert "audio" not in resp.choices[0].message.model_dump(exclude_none=True)
+
+
 # --- errors: ai.APIStatusError as openai.APIStatusError -----------------------------------
 
 

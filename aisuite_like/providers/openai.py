@@ -308,6 +308,9 @@ _USAGE_ALWAYS = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"}
 _PTD_FIELDS = frozenset(PromptTokensDetails.model_fields)
 _RESPONSE_FIELDS = frozenset(ChatCompletionResponse.model_fields)
 _RESPONSE_WIRE = frozenset({"id", "object", "created", "model", "choices", "usage"})
+_RESPONSE_SENT = _RESPONSE_WIRE | {"system_fingerprint", "service_tier"}
+# Message fields only OpenAI and Azure send (and accept back); other services' are not kept.
+_OPENAI_MESSAGE_ONLY = frozenset({"annotations", "audio"})
 _CHOICE_FIELDS = frozenset(Choice.model_fields)
 _MESSAGE_FIELDS = frozenset(Message.model_fields)
 _MESSAGE_READ = frozenset({"role", "content", "tool_calls", "refusal", "reasoning_content",
@@ -427,22 +430,26 @@ def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResp
             "role": "assistant", "content": text, "tool_calls": tool_calls,
             "tool_call_id": None, "name": None, "reasoning_content": reasoning,
             "refusal": msg.get("refusal") or None, "provider_specific_fields": psf,
+            "annotations": msg.get("annotations") if message_extras else None,
+            "audio": msg.get("audio") if message_extras else None,
         }, {k: v for k, v in msg.items() if k not in _MESSAGE_FIELDS and k not in _MESSAGE_READ}
-            if message_extras else {}, sent)
+            if message_extras else {}, sent if message_extras else sent - _OPENAI_MESSAGE_ONLY)
         choice_sent = set(_CHOICE_FIELDS.intersection(c))
         choice_sent.update(("index", "message"))
         choices.append(_make(Choice, {
             "index": index, "message": message,
             "finish_reason": _finish(c.get("finish_reason"), tool_calls is not None),
             "native_finish_reason": native, "intermediate_messages": [],
+            "logprobs": c.get("logprobs"),
         }, _extras(c, _CHOICE_FIELDS), choice_sent))
     return _make(ChatCompletionResponse, {
         "id": data.get("id") or "", "object": "chat.completion",
         "created": data.get("created") or 0, "model": data.get("model") or "",
         "provider": provider, "choices": choices, "usage": _usage(data.get("usage")),
         "intermediate_responses": [], "messages": None, "stop_reason": None,
-        "tool_events": [], "raw": data,
-    }, _extras(data, _RESPONSE_FIELDS), set(_RESPONSE_WIRE.intersection(data)))
+        "tool_events": [], "raw": data, "system_fingerprint": data.get("system_fingerprint"),
+        "service_tier": data.get("service_tier"),
+    }, _extras(data, _RESPONSE_FIELDS), set(_RESPONSE_SENT.intersection(data)))
 
 
 # --- stream translation -------------------------------------------------------------------
