@@ -20,7 +20,7 @@ import json
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional
+from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from ..errors import (
     APIConnectionError,
@@ -324,7 +324,10 @@ def _mark_sent(model: Any, names: set[str] | frozenset[str]) -> None:
     object.__setattr__(model, "__pydantic_fields_set__", set(names))
 
 
-def _make(cls: Any, values: dict[str, Any], extra: dict[str, Any], sent: set[str]) -> Any:
+_M = TypeVar("_M")
+
+
+def _make(cls: type[_M], values: dict[str, Any], extra: dict[str, Any], sent: set[str]) -> _M:
     """``cls.model_construct`` for the per-chunk path, where ``values`` holds EVERY field of
     ``cls`` (our types have no aliases, private attributes or post-init): no per-field loop."""
     model = cls.__new__(cls)
