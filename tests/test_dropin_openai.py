@@ -16,6 +16,7 @@ from enum import IntEnum
 from typing import Any, Literal, Optional, Union
 
 import openai
+import pydantic
 import pytest
 import respx
 from _openai_helpers import KEY, call, chunk, completion, httpx2_mock, sse, wire  # noqa: F401
@@ -46,6 +47,13 @@ class MathReasoning(BaseModel):  # nested models ($defs / $ref) as in the SDK's 
     final_answer: Optional[str] = None
 
 
+@pydantic.dataclasses.dataclass
+class EventRecord:  # a pydantic dataclass works as response_format too
+    name: str
+    date: str
+    participants: list[str]
+
+
 EVENT_JSON = '{"name":"Science Fair","date":"Friday","participants":["Alice","Bob"]}'
 
 
@@ -74,10 +82,10 @@ def openai_reply(**overrides: Any) -> dict[str, Any]:
 # --- parse(): side by side with the SDK ---------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", [CalendarEvent, MathReasoning])
+@pytest.mark.parametrize("fmt", [CalendarEvent, MathReasoning, EventRecord])
 def test_parse_sends_what_the_sdk_sends_and_parses_alike(httpx2_mock: respx.Router,
-                                                         fmt: type[BaseModel]) -> None:
-    content = EVENT_JSON if fmt is CalendarEvent else json.dumps(
+                                                         fmt: type) -> None:
+    content = EVENT_JSON if fmt is not MathReasoning else json.dumps(
         {"steps": [{"explanation": "8x = -23", "output": "x = -23/8"}], "final_answer": None})
     body = openai_reply()
     body["choices"][0]["message"]["content"] = content
