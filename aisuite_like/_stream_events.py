@@ -111,8 +111,13 @@ class _EventState:
         self.rich = is_output_class(response_format)
         self.acc = _ChunkAccumulator()
         self.choices: dict[int, _ChoiceState] = {}
+        self.turn: Optional[int] = None
 
     def events(self, chunk: ChatCompletionChunk) -> list[StreamEvent]:
+        if chunk.turn != self.turn:  # a tool-runner stream: each model call is a new reply
+            self.turn = chunk.turn
+            self.acc = _ChunkAccumulator()
+            self.choices = {}
         self.acc.add(chunk)
         out: list[StreamEvent] = [ChunkEvent(chunk=chunk, snapshot=self.acc.build())]
         for choice in chunk.choices:

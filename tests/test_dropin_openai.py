@@ -551,6 +551,34 @@ def test_stream_helper_tool_call_and_refusal_events_match_the_sdk(
     assert final.choices[0].message.parsed is None
 
 
+def test_stream_helper_with_max_turns_gives_each_turns_events(httpx2_mock: respx.Router
+                                                              ) -> None:
+    def get_date(event: str) -> str:
+        """The date of an event."""
+        return "Friday"
+
+    turn_1 = [chunk({"role": "assistant", "content": None, "tool_calls": [{
+                  "index": 0, "id": "call_1", "type": "function",
+                  "function": {"name": "get_date", "arguments": '{"event": "fair"}'}}]}),
+              chunk({}, finish="tool_calls")]
+    turn_2 = [chunk({"role": "assistant", "content": ""}), chunk({"content": EVENT_JSON}),
+              chunk({}, finish="stop")]
+    httpx2_mock.post(URL).mock(side_effect=[
+        respx.MockResponse(200, content=sse(t), headers={"content-type": "text/event-stream"})
+        for t in (turn_1, turn_2)])
+    with ai.Client(CONFIG).chat.completions.stream(
+            model="openai:gpt-4o", messages=USER, response_format=CalendarEvent,
+            tools=[get_date], max_turns=3) as stream:
+        kinds = [(e.type, getattr(e, "arguments", None)) for e in stream if e.type != "chunk"]
+        final = stream.get_final_completion()
+    assert kinds == [("tool_calls.function.arguments.delta", '{"event": "fair"}'),
+                     ("tool_calls.function.arguments.done", '{"event": "fair"}'),
+                     ("content.delta", None), ("content.delta", None), ("content.done", None)]
+    assert final.choices[0].message.parsed.date == "Friday"
+    assert [m.role for m in final.choices[0].intermediate_messages] == [
+        "assistant", "tool", "assistant"]
+
+
 # --- passthrough fields -------------------------------------------------------------------
 
 
