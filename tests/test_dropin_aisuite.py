@@ -379,3 +379,36 @@ def test_configure_under_an_alias_replaces_the_providers_config() -> None:
     with pytest.raises(ai.ConfigurationError, match="same provider"):
         client.configure({"google": {"api_key": "a"}, "gemini": {"api_key": "b"}})
 
+
+
+def test_recorded_groq_tool_loop_as_aisuite_code(httpx2_mock: respx.Router) -> None:
+    from conftest import load_recorded
+
+    fixture = load_recorded("groq/test_tool_choice_matrix__test_tool_choice_matrix__auto-groq.json")
+    route = httpx2_mock.post("https://api.groq.com/openai/v1/chat/completions").mock(
+        side_effect=[respx.MockResponse(200, json=i["response"]["body"])
+                     for i in fixture["interactions"]])
+
+    def get_weather(city: str) -> str:
+        """Get the current weather for a city."""
+        return f"Sunny, 22C in {city}"
+
+    client = ai.Client()
+    client.configure({"groq": {"api_key": "gsk_test_key_123456"}})
+    first = fixture["interactions"][0]["request"]["body"]
+    response = client.chat.completions.create(
+        model="groq:" + first["model"], messages=first["messages"], tools=[get_weather],
+        max_turns=3)
+    ims = response.choices[0].intermediate_messages
+    assert ims[1]["content"] == "Sunny, 22C in Paris"
+    assert ims[0].get("tool_calls")[0]["id"] == "48f5r72yf"
+    assert response.choices[0].message.content == (
+        "The weather in Paris is sunny with a temperature of 22C.")
+    recorded = fixture["interactions"][1]["request"]["body"]["messages"]
+    assert wire(route, 1)["messages"] == recorded  # the history went back as recorded
+    # Groq's own usage fields pass through on each response (the run's summed usage keeps
+    # OpenAI's counters only).
+    first_usage = response.intermediate_responses[0].to_dict()["usage"]
+    assert first_usage["completion_time"] == (
+        fixture["interactions"][0]["response"]["body"]["usage"]["completion_time"])
+    assert response.to_dict()["system_fingerprint"] == "fp_f08cd12a81"
