@@ -18,6 +18,7 @@ from .errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
+    APIStatusError,
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
@@ -79,6 +80,14 @@ _LAZY = {
     "RunState": "_agent_state",
     # _observe.py (OpenTelemetry: opentelemetry itself is imported by instrument())
     "instrument": "_observe", "uninstrument": "_observe",
+    # _structured.py (chat.completions.parse)
+    "LengthFinishReasonError": "_structured",
+    "ContentFilterFinishReasonError": "_structured",
+    # _stream_events.py (chat.completions.stream)
+    **{name: "_stream_events" for name in (
+        "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
+        "ContentDoneEvent", "RefusalDeltaEvent", "RefusalDoneEvent",
+        "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent")},
     # modules
     "testing": None, "handoff_filters": None,
 }
@@ -108,7 +117,7 @@ __all__ = [
     "ChatCompletionResponse", "ChatCompletionChunk", "Choice", "ChoiceDelta",
     "ChoiceDeltaToolCall", "Message", "ToolCall", "Function", "Usage", "PromptTokensDetails",
     "CompletionTokensDetails", "ToolEvent",
-    "AisuiteLikeError", "APIError", "AuthenticationError", "PermissionDeniedError",
+    "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "BadRequestError", "ContextWindowExceededError", "RateLimitError",
     "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",

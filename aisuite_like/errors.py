@@ -14,6 +14,7 @@ from typing import Any, Iterable
 __all__ = [
     "AisuiteLikeError",
     "APIError",
+    "APIStatusError",
     "AuthenticationError",
     "PermissionDeniedError",
     "NotFoundError",
@@ -70,19 +71,40 @@ class APIError(AisuiteLikeError):
         )
 
 
-class AuthenticationError(APIError):
+class APIStatusError(APIError):
+    """The provider answered with an error status (4xx / 5xx), as the OpenAI SDK's
+    ``APIStatusError``: ``status_code``, ``response`` (the ``httpx2.Response`` when there was
+    one, else None: e.g. an error event inside a 200 stream), ``body`` (the provider's error
+    object, secrets scrubbed), ``code``, ``type``, ``param`` (read from ``body``) and
+    ``request_id``."""
+
+    def __init__(self, message: str, *, response: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.response = response
+        inner = self.body.get("error", self.body) if isinstance(self.body, dict) else None
+        if not isinstance(inner, dict):
+            inner = self.body if isinstance(self.body, dict) else {}
+        code = inner.get("code")
+        self.code: str | None = str(code) if code is not None else None
+        param = inner.get("param")
+        self.param: str | None = param if isinstance(param, str) else None
+        kind = inner.get("type") or inner.get("status")
+        self.type: str | None = kind if isinstance(kind, str) else None
+
+
+class AuthenticationError(APIStatusError):
     """401: the API key is missing or wrong."""
 
 
-class PermissionDeniedError(APIError):
+class PermissionDeniedError(APIStatusError):
     """403: the key is valid but not allowed to do this."""
 
 
-class NotFoundError(APIError):
+class NotFoundError(APIStatusError):
     """404: unknown model or endpoint."""
 
 
-class BadRequestError(APIError):
+class BadRequestError(APIStatusError):
     """400, 413, 422 and other 4xx: the request itself is wrong."""
 
 
@@ -90,7 +112,7 @@ class ContextWindowExceededError(BadRequestError):
     """The prompt does not fit the model's context window."""
 
 
-class RateLimitError(APIError):
+class RateLimitError(APIStatusError):
     """429: slow down. ``retry_after`` is the server's hint in seconds, when it gave one."""
 
     def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
@@ -106,7 +128,7 @@ class APIConnectionError(APIError):
     """The provider could not be reached, or the connection broke mid-way."""
 
 
-class InternalServerError(APIError):
+class InternalServerError(APIStatusError):
     """5xx, or an overloaded / error event inside a 200 stream."""
 
 
@@ -274,13 +296,18 @@ def _error_for_status(
     body: Any = None,
     secrets: Iterable[str | None] = (),
     code: Any = None,
+    response: Any = None,
 ) -> APIError:
     """Build the typed error for an HTTP status (the caller sets ``__cause__`` with ``from``).
     ``code`` is the provider's machine-readable error code, when it gave one (OpenAI's
     ``context_length_exceeded`` may come with a message that names no context window)."""
+    secrets = tuple(secrets)
     message = _redact(message, secrets)
     kwargs: dict[str, Any] = dict(provider=provider, status_code=status_code,
-                                  request_id=request_id, body=None)
+                                  request_id=request_id,
+                                  body=_redact_value(body, secrets) if body is not None else None,
+                                  response=(_scrubbed_response(response, secrets)
+                                            if response is not None else None))
     if status_code == 401:
         return AuthenticationError(message, **kwargs)
     if status_code == 403:
@@ -296,7 +323,40 @@ def _error_for_status(
         return BadRequestError(message, **kwargs)
     if status_code is not None and status_code >= 500:
         return InternalServerError(message, **kwargs)
+    kwargs.pop("response")
     return APIError(message, **kwargs)
+
+
+# Request headers that carry credentials; never kept on an error's ``response.request``.
+_AUTH_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key",
+                           "x-goog-api-key", "cookie"})
+
+
+_WIRE_ENCODING_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
+    """A copy of an httpx2 response for ``APIStatusError.response`` that holds no key: its
+    request's credential headers are replaced and key-shaped strings are removed from the
+    request URL and the response body. None when the response is not an httpx-like one or
+    its body was never read. Error path only."""
+    secrets = tuple(secrets)
+    try:
+        request = response.request
+        headers = [(k, "[REDACTED]" if k.lower() in _AUTH_HEADERS else _redact(v, secrets))
+                   for k, v in request.headers.items()]
+        clean_request = type(request)(request.method, _redact(str(request.url), secrets),
+                                      headers=headers)
+        text = response.text
+        clean_text = _redact(text, secrets)
+        content = response.content if clean_text == text else clean_text.encode()
+        # The copy holds the decoded body: the headers describing the wire encoding go.
+        response_headers = [(k, v) for k, v in response.headers.items()
+                            if k.lower() not in _WIRE_ENCODING_HEADERS]
+        return type(response)(response.status_code, headers=response_headers, content=content,
+                              request=clean_request)
+    except Exception:  # not an httpx2.Response, or a body that was never read
+        return None
 
 
 def _parse_retry_after(headers: Any) -> float | None:

@@ -168,7 +168,8 @@ class Tools:
     Two tools with one name raise ``ValueError`` here, before anything is sent.
     """
 
-    def __init__(self, tools: Iterable[Any]) -> None:
+    def __init__(self, tools: Optional[Iterable[Any]] = None) -> None:
+        tools = () if tools is None else tools
         self.schemas: list[dict[str, Any]] = []
         self.by_name: dict[str, Tool] = {}
         #: names of tools given only as schema dicts (no callable to run)
@@ -194,6 +195,38 @@ class Tools:
 
     def __len__(self) -> int:
         return len(self.schemas)
+
+    # aisuite's Tools API (behaviour in _aisuite_tools.py).
+
+    def tools(self, format: str = "openai") -> list[dict[str, Any]]:
+        """aisuite's ``tools()``: the schemas in OpenAI's format (``{"type": "function",
+        "function": {...}}``); any other ``format`` gives the bare function specs."""
+        if format == "openai":
+            return list(self.schemas)
+        return [s.get("function", s) for s in self.schemas]
+
+    def execute_tool(self, tool_calls: Any, tool_policy: Any = None,
+                     tool_policy_context: Optional[dict[str, Any]] = None
+                     ) -> tuple[list[Any], list[dict[str, Any]]]:
+        """aisuite's ``execute_tool``: run the tool calls (objects or dicts, one or a list) in
+        order -> ``(results, tool_messages)``. Unknown tools and invalid arguments raise
+        ``ValueError``; a tool's own exception propagates; a denied call's result is
+        ``{"error": "Tool call denied by policy", "reason": ...}``."""
+        from ._aisuite_tools import execute_tool
+
+        return execute_tool(self, tool_calls, tool_policy, tool_policy_context)
+
+    async def aexecute_tool(self, tool_calls: Any, tool_policy: Any = None,
+                            tool_policy_context: Optional[dict[str, Any]] = None
+                            ) -> tuple[list[Any], list[dict[str, Any]]]:
+        """Async ``execute_tool``: async tools awaited, sync ones in a worker thread."""
+        from ._aisuite_tools import aexecute_tool
+
+        return await aexecute_tool(self, tool_calls, tool_policy, tool_policy_context)
+
+    def execute(self, tool_calls: Any) -> list[Any]:
+        """aisuite's ``execute``: the results of ``execute_tool`` only."""
+        return self.execute_tool(tool_calls)[0]
 
     def __repr__(self) -> str:
         return f"Tools({[*self.by_name, *self.schema_only]!r})"

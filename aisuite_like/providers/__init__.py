@@ -83,7 +83,9 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
                 f"provider {key!r} needs the {sdk!r} package, which is not installed. "
                 f'Install it with: pip install "aisuite-like[{extra}]"'
             )
-        provider = _load(target)(**fixed, **config)
+        from ._aisuite_keys import aisuite_config
+
+        provider = _load(target)(**fixed, **aisuite_config(key, config))
     else:
         raise UnknownProviderError(
             f"unknown provider {key!r}. Known providers: {', '.join(provider_keys())}. "

@@ -669,7 +669,7 @@ def error_from_stream_event(event: dict[str, Any], *, provider: str = PROVIDER,
                                request_id=request_id)
     return _refine(_error_for_status(status, message, provider=provider,
                                      request_id=request_id or event.get("request_id"),
-                                     secrets=secrets))
+                                     secrets=secrets, body=event))
 
 
 def _refine(error: APIError) -> APIError:
@@ -678,7 +678,8 @@ def _refine(error: APIError) -> APIError:
     if (type(error) is BadRequestError and "exceed context limit" in error.message):
         return ContextWindowExceededError(error.message, provider=error.provider,
                                           status_code=error.status_code,
-                                          request_id=error.request_id)
+                                          request_id=error.request_id, body=error.body,
+                                          response=getattr(error, "response", None))
     return error
 
 
@@ -1000,7 +1001,8 @@ class AnthropicProvider(Provider):
             return _refine(_error_for_status(
                 status, message, provider=provider,
                 request_id=exc.request_id or body.get("request_id"),
-                retry_after=_parse_retry_after(exc.response.headers), secrets=self._secrets))
+                retry_after=_parse_retry_after(exc.response.headers), secrets=self._secrets,
+                body=exc.body, response=exc.response))
         if isinstance(exc, (sdk.APITimeoutError, self._httpx2.TimeoutException)):
             return APITimeoutError(_redact(f"{provider} request timed out: {exc}", self._secrets),
                                    provider=provider)

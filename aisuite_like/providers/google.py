@@ -819,7 +819,7 @@ def _error_event(error: Any, provider: str, secrets: Iterable[Optional[str]] = (
     status = code if isinstance(code, int) and 400 <= code < 600 else 500
     message = f"error event in stream: {body.get('status') or ''} {body.get('message') or ''}"
     return _error_for_status(status, message.strip(), provider=provider,
-                             retry_after=_retry_delay(body), secrets=secrets)
+                             retry_after=_retry_delay(body), secrets=secrets, body=dict(body))
 
 
 def map_sdk_error(exc: BaseException, provider: str = _NAME,
@@ -842,7 +842,7 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
         return _error_for_status(
             getattr(exc, "code", None), f"{status}: {text}" if status else str(text),
             provider=provider, request_id=_request_id(headers), retry_after=retry_after,
-            secrets=secrets)
+            secrets=secrets, body=getattr(exc, "details", None), response=response)
     if genai_errors is not None and isinstance(exc, genai_errors.UnknownApiResponseError):
         return InternalServerError(_redact(f"{provider} sent a malformed response: {exc}"[:500],
                                            secrets), provider=provider)
