@@ -186,7 +186,8 @@ def test_parsed_message_appended_back_is_sent_without_parsed(httpx2_mock: respx.
     client.chat.completions.parse(model="openai:gpt-4o", messages=history,
                                   response_format=CalendarEvent)
     sent = wire(route)["messages"][2]
-    assert sent == {"role": "assistant", "content": EVENT_JSON, "annotations": []}
+    # ``annotations`` is reply-only: the request's assistant message has no such field
+    assert sent == {"role": "assistant", "content": EVENT_JSON}
 
 
 def test_pydantic_class_in_plain_create_is_the_parse_request(httpx2_mock: respx.Router) -> None:

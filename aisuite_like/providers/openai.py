@@ -140,7 +140,10 @@ _AZURE_CONFIG = frozenset({
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 # Our own extension fields, never sent as such: they are renamed or dropped per service.
-_EXTENSION_FIELDS = ("reasoning_content", "provider_specific_fields", "refusal")
+# ``annotations`` and ``audio`` are reply-only fields of OpenAI's assistant message: the
+# request's assistant message has no ``annotations`` and takes ``audio`` as ``{"id": ...}``.
+_EXTENSION_FIELDS = ("reasoning_content", "provider_specific_fields", "refusal", "annotations",
+                     "audio")
 
 
 def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
@@ -166,6 +169,9 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
                     out[field] = psf[field]
         if m.get("refusal") is not None and spec.openai_native:
             out["refusal"] = m["refusal"]
+        audio = m.get("audio")
+        if isinstance(audio, Mapping) and audio.get("id") and spec.openai_native:
+            out["audio"] = {"id": audio["id"]}
         return out
     if role == "tool":
         # The Chat Completions tool message has no ``name`` (the call id links it); strict
