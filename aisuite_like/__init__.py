@@ -27,6 +27,7 @@ from .errors import (
     InternalServerError,
     InvalidModelError,
     MaxTurnsExceeded,
+    MCPError,
     MissingDependencyError,
     NotFoundError,
     OutputValidationError,
@@ -97,5 +98,6 @@ __all__ = [
     "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
+    "MCPError",
     *_LAZY,
 ]

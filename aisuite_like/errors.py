@@ -32,6 +32,7 @@ __all__ = [
     "MaxTurnsExceeded",
     "OutputValidationError",
     "ConcurrentRunError",
+    "MCPError",
 ]
 
 
@@ -169,6 +170,11 @@ class OutputValidationError(AisuiteLikeError):
 
 class ConcurrentRunError(AisuiteLikeError, RuntimeError):
     """A ``Session`` is already in use by another run."""
+
+
+class MCPError(AisuiteLikeError):
+    """An MCP server failed: it did not start (the message names the command and ends with
+    the tail of its stderr), closed the connection, or did not answer in time."""
 
 
 # --- helpers shared by the providers -----------------------------------------------------
