@@ -104,6 +104,15 @@ def check_agent_handoff(lines: list[str]) -> None:
     assert "issue_refund: refunded 42.50 EUR on order A17" in lines[-1]
 
 
+def check_mcp_tools(lines: list[str]) -> None:
+    assert lines[0] == "Server tools: get_forecast, word_count"
+    calls = _trace(lines, model_calls=2, tools=["get_forecast", "word_count"])
+    assert json.loads(calls[0].group(4)) == {"city": "Paris", "temperature_c": 22,
+                                             "sky": "sunny"}
+    assert calls[1].group(4) == "4"
+    assert lines[-1] == "Manual call: word_count -> 3 (is_error=False)"
+
+
 CHECKS: dict[str, Callable[[list[str]], None]] = {
     "quickstart.py": check_quickstart,
     "manual_tools.py": check_manual_tools,
@@ -112,11 +121,15 @@ CHECKS: dict[str, Callable[[list[str]], None]] = {
     "async_fanout.py": check_async_fanout,
     "structured_output.py": check_structured_output,
     "agent_handoff.py": check_agent_handoff,
+    "mcp_tools.py": check_mcp_tools,
 }
+# Not examples of their own: files an example starts.
+HELPERS = {"mcp_server.py"}
 
 
 def test_every_example_is_checked() -> None:
-    present = {p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("_")}
+    present = {p.name for p in EXAMPLES.glob("*.py")
+               if not p.name.startswith("_") and p.name not in HELPERS}
     assert present == set(CHECKS), f"examples without a test: {present - set(CHECKS)}"
 
 

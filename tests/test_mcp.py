@@ -295,9 +295,9 @@ def test_server_killed_mid_run_gives_an_error_result_and_the_run_goes_on(toolbox
 
 
 def test_slow_tool_hits_the_timeout_and_the_connection_stays(pid_file):
-    server = MCPServerStdio(sys.executable, [TOOLBOX], env={"TOOLBOX_PID_FILE": str(pid_file)},
-                            timeout=1)
+    server = MCPServerStdio(sys.executable, [TOOLBOX], env={"TOOLBOX_PID_FILE": str(pid_file)})
     server.connect()
+    server.timeout = 1  # after the start-up, which may take longer on a busy machine
     client, _ = _scripted(tool_call("slow", {"seconds": 5}), tool_call("add", {"a": 3, "b": 4}),
                           "done")
     try:
