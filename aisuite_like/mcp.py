@@ -112,6 +112,12 @@ def _b64_size(data: str) -> int:
     return len(data) * 3 // 4 - data[-2:].count("=") if data else 0
 
 
+def _tool_text(result: MCPToolResult) -> str:
+    if result.is_error:
+        raise MCPToolError(result.content or "the tool reported an error")
+    return result.content
+
+
 def _to_result(raw: Any) -> MCPToolResult:
     return MCPToolResult(content=_result_text(raw), is_error=bool(raw.is_error),
                          structured_content=raw.structured_content, raw=raw)
@@ -486,10 +492,10 @@ class MCPServer:
     async def _run_tool(self, remote: str, arguments: dict[str, Any]) -> str:
         """A ``Tool``'s function: the text for the model, or raise so the runner records an
         error result (``MCPToolError`` for ``isError``, ``MCPError`` for a failed call)."""
-        result = await self.acall_tool(self._exposed(remote), arguments)
-        if result.is_error:
-            raise MCPToolError(result.content or "the tool reported an error")
-        return result.content
+        return _tool_text(await self.acall_tool(self._exposed(remote), arguments))
+
+    def _run_tool_sync(self, remote: str, arguments: dict[str, Any]) -> str:
+        return _tool_text(self.call_tool(self._exposed(remote), arguments))
 
     def _call_target(self, name: str, arguments: Optional[Mapping[str, Any]]
                      ) -> tuple[str, dict[str, Any]]:
@@ -637,20 +643,43 @@ class MCPServerHTTP(MCPServer):
             yield streams
 
 
+def _in_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 class _MCPTool(Tool):
     """One MCP tool as a ``Tool``: the server's schema, executed by ``tools/call``. Arguments
-    are checked by the server (its error comes back as the call's error result)."""
+    are checked by the server (its error comes back as the call's error result).
+
+    The call is async inside an event loop and blocking outside one (``is_async`` answers
+    for the calling thread), so the sync runner waits on the connection's future directly
+    instead of starting an event loop per call, and the async runner awaits it without a
+    thread."""
 
     def __init__(self, server: MCPServer, spec: Any) -> None:
         remote = spec.name
 
-        async def call(**arguments: Any) -> str:
-            return await server._run_tool(remote, arguments)
+        def call(**arguments: Any) -> Any:
+            if _in_event_loop():
+                return server._run_tool(remote, arguments)  # a coroutine, awaited by the caller
+            return server._run_tool_sync(remote, arguments)
 
         schema = dict(spec.input_schema or {}) or {"type": "object", "properties": {}}
         self._configure(call, server._exposed(remote), spec.description or "", schema)
         self.server = server
         self.remote_name = remote
+
+    @property  # type: ignore[override]
+    def is_async(self) -> bool:
+        return _in_event_loop()
+
+    @is_async.setter
+    def is_async(self, value: bool) -> None:
+        pass  # decided per call by the calling thread, not fixed at construction
 
     def __repr__(self) -> str:
         return f"Tool(name={self.name!r}, mcp_server={self.server.name!r})"

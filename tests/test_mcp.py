@@ -426,7 +426,7 @@ def test_interpreter_exit_closes_open_servers_without_warnings(tmp_path):
         "'hi'}], tools=[s], max_turns=2)\n"
         "print(len(r.tool_events))\n"
     )
-    out = subprocess.run([sys.executable, "-X", "dev", "-W", "error", "-c", script],
+    out = subprocess.run([sys.executable, "-W", "error", "-c", script],
                          capture_output=True, text=True, timeout=120, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr
