@@ -673,7 +673,7 @@ class _MCPTool(Tool):
         self.server = server
         self.remote_name = remote
 
-    @property  # type: ignore[override]
+    @property
     def is_async(self) -> bool:
         return _in_event_loop()
 

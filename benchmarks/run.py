@@ -48,7 +48,7 @@ FULL = {
     "tool_loop_b": {"repeats": 3, "warmup": 5, "runs": 20, "tools": 1},
     "rss": {"repeats": 2},
     "mcp_per_call": {"repeats": 3, "warmup": 20, "runs": 200},
-    "mcp_ten_calls": {"repeats": 2, "runs": 3},
+    "mcp_ten_calls": {"repeats": 2, "runs": 2},
 }
 QUICK = {
     "import_samples": 1,
