@@ -294,6 +294,7 @@ class MCPServer:
     """
 
     _aisuite_tool_source = True  # tools.py expands it into its tools
+    _start_failed = "failed to start"
 
     def __init__(self, *, name: str, allowed_tools: Optional[Iterable[str]],
                  tool_prefix: Optional[str], timeout: float) -> None:
@@ -534,7 +535,7 @@ class MCPServer:
             reason = "the connection closed before the MCP handshake finished"
         else:
             reason = f"{type(exc).__name__}: {exc}"
-        return MCPError(f"MCP server {self.name!r} failed to start ({self._describe()}): "
+        return MCPError(f"MCP server {self.name!r} {self._start_failed} ({self._describe()}): "
                         f"{reason}{self._stderr_note(conn)}")
 
     def _call_error(self, conn: _Connection, what: str, exc: BaseException) -> MCPError:
@@ -624,6 +625,8 @@ class MCPServerHTTP(MCPServer):
             name = urlsplit(url).hostname or "mcp"
         super().__init__(name=name, allowed_tools=allowed_tools, tool_prefix=tool_prefix,
                          timeout=timeout)
+
+    _start_failed = "could not be reached"
 
     def __repr__(self) -> str:
         return f"MCPServerHTTP(name={self.name!r}, url={self.url!r})"

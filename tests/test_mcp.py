@@ -411,6 +411,36 @@ async def test_http_server_async(http_url):
     assert not server.is_connected
 
 
+def test_http_server_gone_mid_run_gives_an_error_result(tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, TOOLBOX, "http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.1)
+        server = MCPServerHTTP(f"http://127.0.0.1:{port}/mcp", name="web", timeout=5)
+        assert server.call_tool("add", {"a": 1, "b": 1}).content == "2"
+        assert "add" in [t.name for t in server.list_tools()]  # listed: a run needs no I/O
+    finally:
+        proc.kill()
+        proc.wait(10)
+    client, _ = _scripted(tool_call("add", {"a": 1, "b": 2}), "gone")
+    resp = client.chat.completions.create(model="scripted:x", messages=USER, tools=[server],
+                                          max_turns=2)
+    event = resp.tool_events[0]
+    assert event.is_error and event.result.startswith("Error: MCPError: MCP server 'web'")
+    assert resp.choices[0].message.content == "gone"
+    with pytest.raises(ai.MCPError, match="could not be reached"):
+        server.call_tool("add", {"a": 1, "b": 2})
+    server.close()
+
+
 # --- process hygiene ----------------------------------------------------------------------
 
 
