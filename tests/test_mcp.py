@@ -471,3 +471,14 @@ def test_importing_the_package_imports_no_mcp():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_without_the_sdk_first_use_names_the_extra():
+    code = ("import sys; sys.modules['mcp'] = None\n"
+            "from aisuite_like.mcp import MCPServerStdio\n"
+            "s = MCPServerStdio('python', ['server.py'])\n"
+            "try:\n    s.list_tools()\nexcept ImportError as e:\n    print(type(e).__name__, e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, timeout=60)
+    assert out.stdout.startswith("MissingDependencyError"), out.stderr
+    assert 'pip install "aisuite-like[mcp]"' in out.stdout
