@@ -210,20 +210,20 @@ class _Connection:
             return failed
 
     async def list_tools(self) -> list[Any]:
+        import anyio
+        import mcp_types as types
+
         session = self._live_session()
         tools: list[Any] = []
         cursor = None
-        while True:
-            if cursor is None:
-                page = await session.list_tools()
-            else:
-                import mcp_types as types
-
-                page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                return tools
+        with anyio.fail_after(self.server.timeout):
+            while True:
+                params = None if cursor is None else types.PaginatedRequestParams(cursor=cursor)
+                page = await session.list_tools(params=params)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    return tools
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         return await self._live_session().call_tool(
@@ -549,7 +549,7 @@ class MCPServer:
         if isinstance(exc, SDKError) and exc.code != CONNECTION_CLOSED:
             return MCPError(f"MCP server {self.name!r} answered {what!r} with an error: "
                             f"{exc.message}")
-        if isinstance(exc, concurrent.futures.TimeoutError):
+        if isinstance(exc, (TimeoutError, concurrent.futures.TimeoutError)):
             return MCPError(f"{what!r} on MCP server {self.name!r} did not answer within "
                             f"{self.timeout:g} seconds")
         conn.broken = True  # reconnect on next use
