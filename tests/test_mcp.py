@@ -128,6 +128,11 @@ def test_is_error_becomes_an_error_result_in_the_runner(toolbox):
     event = resp.tool_events[0]
     assert event.is_error and event.result.startswith("Error: MCPToolError: ")
     assert resp.stop_reason == "completed"
+    client, _ = _scripted(tool_call("divide", {"a": 1, "b": 0}), "never used")
+    with pytest.raises(ai.ToolExecutionError) as info:
+        client.chat.completions.create(model="scripted:x", messages=USER, tools=[toolbox],
+                                       max_turns=2, on_tool_error="raise")
+    assert info.value.tool_name == "divide"
 
 
 # --- the runner: sync, async, streamed, agents ---------------------------------------------
