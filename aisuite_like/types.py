@@ -75,6 +75,19 @@ class ToolCall(_Model):
     type: Literal["function"] = "function"
     function: Function
 
+    # Read like the Agents SDK's function call (``item.raw_item.name`` in its examples).
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+    @property
+    def arguments(self) -> str:
+        return self.function.arguments
+
+    @property
+    def call_id(self) -> str:
+        return self.id
+
 
 class Message(_Model):
     """A chat message. ``model_dump(exclude_none=True)`` is valid input again.
