@@ -164,6 +164,46 @@ async def test_async_runner_and_acall_tool(toolbox, pid_file):
     assert len(_pids(pid_file)) == 1
 
 
+async def _largest_loop_stall(coro: Any) -> tuple[Any, float]:
+    """Run ``coro`` while a ticker measures the longest time the event loop was blocked."""
+    gaps = [0.0]
+
+    async def tick() -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            gaps[0] = max(gaps[0], now - last)
+            last = now
+
+    ticker = asyncio.ensure_future(tick())
+    await asyncio.sleep(0.05)  # the ticker is running before the work starts
+    try:
+        result = await coro
+    finally:
+        ticker.cancel()
+    return result, gaps[0]
+
+
+async def test_async_first_use_starts_the_server_without_blocking_the_loop(pid_file):
+    server = MCPServerStdio(sys.executable, [TOOLBOX], env={"TOOLBOX_PID_FILE": str(pid_file)})
+    provider = ScriptedProvider([tool_call("add", {"a": 1, "b": 1}), "two",
+                                 tool_call("echo", {"text": "agent"}), "done"])
+    aclient = ai.AsyncClient(providers={"scripted": provider})
+    resp, stall = await _largest_loop_stall(aclient.chat.completions.create(
+        model="scripted:x", messages=USER, tools=[server], max_turns=2))
+    assert resp.tool_events[0].result == "2"
+    assert stall < 0.5  # the start-up (about a second or more) happened off the loop
+    await aclient.aclose()
+    assert not server.is_connected
+
+    client = ai.Client(providers={"scripted": provider})
+    agent = ai.Agent(name="helper", model="scripted:x", tools=[server])
+    result, stall = await _largest_loop_stall(ai.Runner.run(agent, "go", client=client))
+    assert result.final_output == "done" and stall < 0.5
+    server.close()
+
+
 def test_one_server_serves_several_event_loops(toolbox, pid_file):
     async def one(text: str) -> str:
         return (await toolbox.acall_tool("echo", {"text": text})).content
