@@ -41,7 +41,8 @@ _STDERR_TAIL_CHARS = 2000
 #: Extra seconds a caller waits past ``timeout`` for the connection thread to answer at all.
 _GRACE_S = 10.0
 _INLINE_KEYS = frozenset({"type", "name", "command", "args", "env", "cwd", "server_url",
-                          "headers", "allowed_tools", "use_tool_prefix", "timeout"})
+                          "headers", "allowed_tools", "use_tool_prefix", "timeout",
+                          "startup_timeout"})
 
 
 class MCPToolError(AisuiteLikeError):
@@ -178,7 +179,7 @@ class _Connection:
                 read, write = await stack.enter_async_context(self.server._transport(self))
                 session = await stack.enter_async_context(
                     ClientSession(read, write, message_handler=self._on_message))
-                with anyio.fail_after(self.server.timeout):
+                with anyio.fail_after(self.server.startup_timeout):
                     await session.initialize()
                 self.session = session
                 self.ready.set_result(None)
@@ -290,14 +291,15 @@ class MCPServer:
     - ``allowed_tools``: names (as the server gives them) to expose; others are hidden.
     - ``tool_prefix``: expose each tool as ``<prefix>__<name>`` (aisuite's
       ``use_tool_prefix`` naming), so servers with clashing tool names can be used together.
-    - ``timeout``: seconds for the start-up handshake and for each tool call.
+    - ``timeout``: seconds for each tool call (and tool listing).
+    - ``startup_timeout``: seconds for the server to start and finish the MCP handshake.
     """
 
     _aisuite_tool_source = True  # tools.py expands it into its tools
     _start_failed = "failed to start"
 
     def __init__(self, *, name: str, allowed_tools: Optional[Iterable[str]],
-                 tool_prefix: Optional[str], timeout: float) -> None:
+                 tool_prefix: Optional[str], timeout: float, startup_timeout: float) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"MCP server name must be a non-empty string, got {name!r}")
         if allowed_tools is not None:
@@ -310,12 +312,14 @@ class MCPServer:
         if tool_prefix is not None and (not isinstance(tool_prefix, str) or not tool_prefix):
             raise ValueError(f"tool_prefix must be a non-empty string or None, got "
                              f"{tool_prefix!r}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        for label, value in (("timeout", timeout), ("startup_timeout", startup_timeout)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"{label} must be a positive number of seconds, got {value!r}")
         self.name = name
         self.allowed_tools: Optional[frozenset[str]] = allowed_tools
         self.tool_prefix = tool_prefix
         self.timeout = float(timeout)
+        self.startup_timeout = float(startup_timeout)
         self._lock = threading.Lock()
         self._conn: Optional[_Connection] = None
         self._entered = 0
@@ -361,14 +365,14 @@ class MCPServer:
     def _open(self) -> _Connection:
         conn = self._connection()
         try:
-            conn.ready.result(self.timeout + _GRACE_S)
+            conn.ready.result(self.startup_timeout + _GRACE_S)
         except MCPError:
             self._forget(conn)
             raise
         except concurrent.futures.TimeoutError:
             self._forget(conn)
             raise MCPError(f"MCP server {self.name!r} ({self._describe()}) did not start within "
-                           f"{self.timeout:g} seconds") from None
+                           f"{self.startup_timeout:g} seconds") from None
         return conn
 
     async def _aopen(self) -> _Connection:
@@ -376,14 +380,14 @@ class MCPServer:
         try:
             # shield: a cancelled caller must not cancel the start other callers wait for
             await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(conn.ready)),
-                                   self.timeout + _GRACE_S)
+                                   self.startup_timeout + _GRACE_S)
         except MCPError:
             await asyncio.to_thread(self._forget, conn)
             raise
         except asyncio.TimeoutError:
             await asyncio.to_thread(self._forget, conn)
             raise MCPError(f"MCP server {self.name!r} ({self._describe()}) did not start within "
-                           f"{self.timeout:g} seconds") from None
+                           f"{self.startup_timeout:g} seconds") from None
         return conn
 
     @property
@@ -530,7 +534,7 @@ class MCPServer:
         from mcp_types import CONNECTION_CLOSED
 
         if isinstance(exc, TimeoutError):
-            reason = f"no answer to the MCP handshake within {self.timeout:g} seconds"
+            reason = f"no answer to the MCP handshake within {self.startup_timeout:g} seconds"
         elif isinstance(exc, SDKError) and exc.code == CONNECTION_CLOSED:
             reason = "the connection closed before the MCP handshake finished"
         else:
@@ -570,7 +574,8 @@ class MCPServerStdio(MCPServer):
     def __init__(self, command: str, args: Sequence[str] = (), env: Optional[Mapping[str, str]]
                  = None, cwd: Optional[str | os.PathLike[str]] = None, *,
                  name: Optional[str] = None, allowed_tools: Optional[Iterable[str]] = None,
-                 tool_prefix: Optional[str] = None, timeout: float = 30) -> None:
+                 tool_prefix: Optional[str] = None, timeout: float = 30,
+                 startup_timeout: float = 30) -> None:
         if not isinstance(command, str) or not command:
             raise ValueError(f"command must be a non-empty string, got {command!r}")
         if isinstance(args, (str, bytes)) or not all(isinstance(a, str) for a in args):
@@ -587,7 +592,7 @@ class MCPServerStdio(MCPServer):
             base = self.args[-1] if self.args else command
             name = os.path.splitext(os.path.basename(base))[0] or command
         super().__init__(name=name, allowed_tools=allowed_tools, tool_prefix=tool_prefix,
-                         timeout=timeout)
+                         timeout=timeout, startup_timeout=startup_timeout)
 
     def __repr__(self) -> str:
         return f"MCPServerStdio(name={self.name!r}, command={self._describe()!r})"
@@ -611,7 +616,8 @@ class MCPServerHTTP(MCPServer):
 
     def __init__(self, url: str, headers: Optional[Mapping[str, str]] = None, *,
                  name: Optional[str] = None, allowed_tools: Optional[Iterable[str]] = None,
-                 tool_prefix: Optional[str] = None, timeout: float = 30) -> None:
+                 tool_prefix: Optional[str] = None, timeout: float = 30,
+                 startup_timeout: float = 30) -> None:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"url must be an http:// or https:// URL, got {url!r}")
         if headers is not None and not (isinstance(headers, Mapping) and all(
@@ -624,7 +630,7 @@ class MCPServerHTTP(MCPServer):
 
             name = urlsplit(url).hostname or "mcp"
         super().__init__(name=name, allowed_tools=allowed_tools, tool_prefix=tool_prefix,
-                         timeout=timeout)
+                         timeout=timeout, startup_timeout=startup_timeout)
 
     _start_failed = "could not be reached"
 
@@ -719,7 +725,8 @@ def _from_inline(spec: Mapping[str, Any]) -> MCPServer:
         if server is None:
             options: dict[str, Any] = dict(
                 name=name, allowed_tools=spec.get("allowed_tools"),
-                tool_prefix=name if use_prefix else None, timeout=spec.get("timeout", 30))
+                tool_prefix=name if use_prefix else None, timeout=spec.get("timeout", 30),
+                startup_timeout=spec.get("startup_timeout", 30))
             if "command" in spec:
                 server = MCPServerStdio(spec["command"], spec.get("args") or (),
                                         spec.get("env"), spec.get("cwd"), **options)

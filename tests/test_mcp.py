@@ -340,9 +340,9 @@ def test_server_killed_mid_run_gives_an_error_result_and_the_run_goes_on(toolbox
 
 
 def test_slow_tool_hits_the_timeout_and_the_connection_stays(pid_file):
-    server = MCPServerStdio(sys.executable, [TOOLBOX], env={"TOOLBOX_PID_FILE": str(pid_file)})
-    server.connect()
-    server.timeout = 1  # after the start-up, which may take longer on a busy machine
+    server = MCPServerStdio(sys.executable, [TOOLBOX], env={"TOOLBOX_PID_FILE": str(pid_file)},
+                            timeout=1)
+    server.connect()  # the start-up has its own bound (startup_timeout, 30 s)
     client, _ = _scripted(tool_call("slow", {"seconds": 5}), tool_call("add", {"a": 3, "b": 4}),
                           "done")
     try:
@@ -390,6 +390,13 @@ def test_a_server_that_fails_to_start_raises_mcp_error_with_its_stderr(tmp_path)
     missing = MCPServerStdio(str(tmp_path / "no-such-server"), name="missing")
     with pytest.raises(ai.MCPError, match="failed to start.*no-such-server"):
         missing.connect()
+    pid_file = tmp_path / "silent.pid"
+    silent = MCPServerStdio(sys.executable, ["-c", "import os, time; open(os.environ['P'], 'w')"
+                                             ".write(str(os.getpid())); time.sleep(60)"],
+                            env={"P": str(pid_file)}, name="silent", startup_timeout=1)
+    with pytest.raises(ai.MCPError, match="no answer to the MCP handshake within 1 seconds"):
+        silent.connect()
+    assert _wait_dead(int(pid_file.read_text()))  # not left running
 
 
 def test_bad_configuration_is_refused_before_anything_starts():
