@@ -78,6 +78,8 @@ _LAZY = {
         "RawResponsesStreamEvent", "RunItemStreamEvent", "AgentUpdatedStreamEvent",
         "StreamEvent", "HandoffInputData")},
     "RunState": "_agent_state",
+    # _observe.py (OpenTelemetry: opentelemetry itself is imported by instrument())
+    "instrument": "_observe", "uninstrument": "_observe",
     # modules
     "testing": None, "handoff_filters": None,
 }

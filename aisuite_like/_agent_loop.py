@@ -298,6 +298,8 @@ class AgentLoop(ToolLoop):
         self.session_count = 0  # leading messages of the history that came from a Session
         self._turn_start = 0
         self.tokens_used = 0
+        self.cost_used = 0.0  # USD, counted only with RunLimits(max_cost=...)
+        self.cost_unknown = False
         self._tool_calls = 0
         self._output_failures = 0
         self._reflecting = False
@@ -317,8 +319,14 @@ class AgentLoop(ToolLoop):
             self.tokens_used += response.usage.total_tokens
         self._turn_start = len(self.produced)
         agent = self.agent
-        action = super().model_responded(response)
+        action = super().model_responded(response)  # (prices the response's usage)
         self._own(agent)
+        if self.limits.max_cost is not None:
+            cost = response.usage.cost if response.usage is not None else None
+            if cost is None:
+                self.cost_unknown = True  # cannot tell what the run spent: stop
+            else:
+                self.cost_used += cost
         if isinstance(action, RunTools):
             self.open_batch = action.batch
             for call in action.batch.calls:
@@ -446,6 +454,9 @@ class AgentLoop(ToolLoop):
                 return self._end("limit", "max_model_calls")
             if limits.max_total_tokens is not None and self.tokens_used >= limits.max_total_tokens:
                 return self._end("limit", "max_total_tokens")
+            if limits.max_cost is not None and (self.cost_unknown
+                                                or self.cost_used >= limits.max_cost):
+                return self._end("limit", "max_cost")
             action.provider = self.setup.provider
         return action
 

@@ -36,6 +36,7 @@ from typing import (
     TypeVar,
 )
 
+from . import _observe
 from ._agent_context import ContextStrategy, Session, fit_tokens, keep_last
 from ._agent_events import (
     AgentEvent,
@@ -278,13 +279,16 @@ class RunLimits:
     ``max_model_calls``: model calls, counting reflection and output retries;
     ``max_tool_calls``: executions of the agents' tools (calls beyond it are answered with an
     error result, not run); ``max_total_tokens``: no model call starts once the run has used
-    this many tokens; ``timeout_s``: wall-clock seconds for the whole run.
+    this many tokens; ``timeout_s``: wall-clock seconds for the whole run; ``max_cost``: no
+    model call starts once the run has cost this many USD (``usage.cost``, from genai-prices:
+    every agent the run may reach must have a known price, checked before the run starts).
     """
 
     max_model_calls: Optional[int] = None
     max_tool_calls: Optional[int] = None
     max_total_tokens: Optional[int] = None
     timeout_s: Optional[float] = None
+    max_cost: Optional[float] = None
 
     def __post_init__(self) -> None:
         for name in ("max_model_calls", "max_tool_calls", "max_total_tokens"):
@@ -295,6 +299,10 @@ class RunLimits:
         t = self.timeout_s
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0):
             raise ValueError(f"RunLimits.timeout_s must be None or seconds > 0, got {t!r}")
+        c = self.max_cost
+        if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float))
+                              or not c > 0 or c == float("inf")):
+            raise ValueError(f"RunLimits.max_cost must be None or USD > 0, got {c!r}")
 
 
 _NO_LIMITS = RunLimits()
@@ -527,6 +535,10 @@ class _AgentRun:
         self.session = session
         self.max_turns = max_turns
         self.limits = limits or _NO_LIMITS
+        if self.limits.max_cost is not None:
+            from ._cost import check_priced_agents
+
+            check_priced_agents(agent)
         self.streamed = streamed
         self.queue = queue
         self.hooks = hooks
@@ -773,6 +785,10 @@ class _AgentRun:
         return await self._result(loop, status, limit, history_count)
 
     async def _drive(self, loop: AgentLoop) -> None:
+        instrumentation = _observe.ACTIVE
+        if instrumentation is not None:  # instrument(): an invoke_agent span around the run
+            await instrumentation.agent_run(loop, loop.setup.provider, _EventHooks(self))
+            return
         async for _ in _drive_async(loop, loop.setup.provider, _EventHooks(self)):
             pass
 

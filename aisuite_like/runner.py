@@ -25,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterator, Optional, Sequence, Union
 
+from . import _observe
+from ._cost import attach_price_ref
 from .errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
 from .policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
 from .providers.base import ChatRequest, Provider
@@ -357,6 +359,7 @@ class ToolLoop:
         return self._call_model(1)
 
     def model_responded(self, response: ChatCompletionResponse) -> Action:
+        attach_price_ref(response, self.request.model)  # usage.cost, priced on first read
         self.responses.append(response)
         message = response.choices[0].message if response.choices else None
         if message is not None:
@@ -653,13 +656,17 @@ class _SyncToolExecutor:
             if inspect.isawaitable(value):
                 value = _run_coro_sync(value)
             call.decide(value)
+        execute = _execute_sync
+        if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+            _observe.ACTIVE.tools_not_run(batch)
+            execute = _observe.ACTIVE.execute_tool_sync
         for group in batch.groups():
             if len(group) == 1:
-                _execute_sync(group[0], engine, hooks)
+                execute(group[0], engine, hooks)
                 continue
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.limit, thread_name_prefix="aisuite-like-tools")
-            futures = [self._pool.submit(contextvars.copy_context().run, _execute_sync, call,
+            futures = [self._pool.submit(contextvars.copy_context().run, execute, call,
                                          engine, hooks)
                        for call in group]
             for future in futures:
@@ -731,6 +738,8 @@ def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools
     ``options`` are ``ToolLoop``'s (tool_policy, on_tool_error, on_max_turns,
     max_tool_concurrency), validated there."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
+    if _observe.ACTIVE is not None:  # instrument(): the run is a span around its calls
+        return _observe.ACTIVE.tool_run_sync(engine, provider)  # type: ignore[no-any-return]
     if request.stream:
         return Stream(_drive_sync(engine, provider), final=engine.final_response)
     for _ in _drive_sync(engine, provider):
@@ -813,14 +822,18 @@ async def _run_batch_async(batch: ToolBatch, limit: int, engine: Optional[ToolLo
             value = await value
         call.decide(value)
     semaphore = asyncio.Semaphore(limit)
+    execute = _execute_async
+    if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+        _observe.ACTIVE.tools_not_run(batch)
+        execute = _observe.ACTIVE.execute_tool_async
 
     async def bounded(call: ToolCallRun) -> None:
         async with semaphore:
-            await _execute_async(call, engine, hooks)
+            await execute(call, engine, hooks)
 
     for group in batch.groups():
         if len(group) == 1:
-            await _execute_async(group[0], engine, hooks)
+            await execute(group[0], engine, hooks)
         else:
             await asyncio.gather(*(bounded(call) for call in group))
 
@@ -885,6 +898,9 @@ async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optiona
                         ) -> Union[ChatCompletionResponse, AsyncStream]:
     """The async tool runner: same engine, same options, same results as ``_tool_runner``."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
+    instrumentation = _observe.ACTIVE
+    if instrumentation is not None:  # instrument(): the run is a span around its calls
+        return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]
     if request.stream:
         return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
     async for _ in _drive_async(engine, provider):
