@@ -30,6 +30,7 @@ from .errors import (
     InternalServerError,
     InvalidModelError,
     MaxTurnsExceeded,
+    MCPError,
     MissingDependencyError,
     NotFoundError,
     OutputValidationError,
@@ -123,5 +124,6 @@ __all__ = [
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
     "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",
+    "MCPError",
     *_LAZY,
 ]

@@ -191,7 +191,7 @@ class Agent:
 
         tools = (self.tools,) if callable(self.tools) else tuple(self.tools or ())
         for i, item in enumerate(tools):
-            if isinstance(item, dict):
+            if isinstance(item, dict) and item.get("type") != "mcp":
                 raise ValueError(f"tools[{i}] is a JSON schema dict; an agent runs its tools, "
                                  "so pass the function (or an aisuite_like.Tool)")
         handoffs = tuple(self.handoffs or ())
@@ -723,6 +723,10 @@ class _AgentRun:
 
     async def _execute(self, client: Any) -> RunResult:
         session = self.session
+        if self.agent._tools is not None and self.agent._tools.sources:
+            from .tools import _aopen_tool_sources
+
+            await _aopen_tool_sources(self.agent._tools, client)  # MCP servers start off-loop
         setup_for = self._setup_for(client, {})
         context = session._context if session is not None else list
         if self.state is not None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any, Iterable, Mapping, Optional
 
@@ -178,7 +179,7 @@ class _Base:
         tools_arg = kwargs.pop("tools", None)
         from .tools import _prepare_tools
 
-        tools = _prepare_tools(tools_arg)
+        tools = _prepare_tools(tools_arg, owner=self)
         if "max_completion_tokens" in kwargs:
             if kwargs.get("max_tokens") is not None:
                 raise UnsupportedParameterError(
@@ -202,9 +203,13 @@ class _Base:
         return provider, request, tools, max_turns, runner_options
 
     def close(self) -> None:
-        """Release the providers' HTTP resources."""
+        """Release the providers' HTTP resources and close the MCP servers this client
+        opened on first use."""
         for provider in {id(p): p for p in self._instances.values()}.values():
             provider.close()
+        mcp = sys.modules.get("aisuite_like.mcp")
+        if mcp is not None:
+            mcp._close_opened_by(self)
 
 
 class _Completions:
@@ -310,6 +315,10 @@ class _AsyncStreamManager:
 
 
 async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, Any]) -> Any:
+    if kwargs.get("tools") is not None:
+        from .tools import _aopen_tool_sources
+
+        await _aopen_tool_sources(kwargs["tools"], client)  # MCP servers start off the loop
     provider, request, tools, max_turns, options = client._prepare(model, messages, kwargs)
     if max_turns is not None:
         from .runner import _atool_runner
@@ -390,6 +399,9 @@ class AsyncClient(_Base):
     async def aclose(self) -> None:
         for provider in {id(p): p for p in self._instances.values()}.values():
             await provider.aclose()
+        mcp = sys.modules.get("aisuite_like.mcp")
+        if mcp is not None:
+            await mcp._aclose_opened_by(self)
 
     async def __aenter__(self) -> "AsyncClient":
         return self

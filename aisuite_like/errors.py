@@ -35,6 +35,7 @@ __all__ = [
     "ConcurrentRunError",
     "InputGuardrailTripwireTriggered",
     "OutputGuardrailTripwireTriggered",
+    "MCPError",
 ]
 
 
@@ -212,6 +213,11 @@ class OutputGuardrailTripwireTriggered(AisuiteLikeError):
         self.guardrail_result = guardrail_result
         name = guardrail_result.guardrail.get_name()
         super().__init__(f"output guardrail {name!r} triggered its tripwire")
+
+
+class MCPError(AisuiteLikeError):
+    """An MCP server failed: it did not start (the message names the command and ends with
+    the tail of its stderr), closed the connection, or did not answer in time."""
 
 
 # --- helpers shared by the providers -----------------------------------------------------

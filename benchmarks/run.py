@@ -34,7 +34,7 @@ sys.path.insert(0, HERE)
 from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google")
-SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel")
+SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai")
 VENDOR_MODULES = ("openai", "anthropic", "google.genai")
 
@@ -48,6 +48,8 @@ FULL = {
     "tool_loop_b": {"repeats": 3, "warmup": 5, "runs": 20, "tools": 1},
     "rss": {"repeats": 2},
     "otel": {"repeats": 3, "warmup": 30, "calls": 200, "streams": 6, "chunks": 1000},
+    "mcp_per_call": {"repeats": 3, "warmup": 20, "runs": 200},
+    "mcp_ten_calls": {"repeats": 2, "runs": 2},
 }
 QUICK = {
     "import_samples": 1,
@@ -58,6 +60,8 @@ QUICK = {
     "tool_loop_b": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 1},
     "rss": {"repeats": 1},
     "otel": {"repeats": 1, "warmup": 1, "calls": 3, "streams": 1, "chunks": 20},
+    "mcp_per_call": {"repeats": 1, "warmup": 1, "runs": 2},
+    "mcp_ten_calls": {"repeats": 1, "runs": 1},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -352,6 +356,22 @@ def plan_rss(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[lis
     return rows, jobs
 
 
+def plan_mcp(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """MCP tools (no LLM server involved: a scripted model). Informational rows."""
+    per_call, ten = sizes["mcp_per_call"], sizes["mcp_ten_calls"]
+    rows = [Row("mcp", "MCP stdio tool call vs in-process tool (1-call run)", "ms/run",
+                ours_label="MCP stdio, kept connection", raw_label="in-process function",
+                note="runner + scripted model; the difference is the MCP round trip"),
+            Row("mcp", "10-call run: one kept connection vs a process per call", "ms/run",
+                ours_label="one connection (start + 10 calls + close)",
+                raw_label="a server process per call (aisuite's way)")]
+    jobs = (_paired_jobs(rows[0], per_call["repeats"], 1e3, "mcp", "mcp", base,
+                         variant="per_call", warmup=per_call["warmup"], runs=per_call["runs"])
+            + _paired_jobs(rows[1], ten["repeats"], 1e3, "mcp", "mcp", base,
+                           variant="ten_calls", runs=ten["runs"]))
+    return rows, jobs
+
+
 def run_imports(samples: int, progress: Callable[[str], None]) -> tuple[list[Row], dict[str, Any]]:
     """Cold import in a fresh interpreter, timed inside it (interpreter start-up excluded)."""
     snippet = ("import time; t = time.perf_counter(); import {m}; t = time.perf_counter() - t; "
@@ -417,7 +437,8 @@ def plan_otel(base: str, families: list[str],
 
 
 PLANNERS = {"sequential": plan_sequential, "async": plan_async, "streaming": plan_streaming,
-            "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel}
+            "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
+            "mcp": plan_mcp}
 
 
 # ----------------------------------------------------------------------------- output ---

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import resource
 import statistics
 import sys
@@ -452,8 +453,90 @@ def rss(task: dict[str, Any]) -> dict[str, Any]:
             "interpreter": before, "sdks_loaded": loaded}
 
 
+# ------------------------------------------------------------------------------ MCP ---
+# The MCP server is the project's own test server (tests/mcp_servers/toolbox.py, a stdio
+# subprocess); the model is a scripted provider, so the figures are the tools' cost alone.
+
+TOOLBOX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
+                       "mcp_servers", "toolbox.py")
+
+
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+def _scripted_client(calls: int, name: str) -> Any:
+    import aisuite_like as ai
+    from aisuite_like.testing import ScriptedProvider, tool_call
+
+    replies = [tool_call(name, {"text": f"call {i}"}) for i in range(calls)] + ["done"]
+    return ai.Client(providers={"scripted": ScriptedProvider(replies)})
+
+
+def _mcp_run(server_or_fn: Any, calls: int, name: str) -> float:
+    client = _scripted_client(calls, name)
+    t0 = time.perf_counter()
+    resp = client.chat.completions.create(model="scripted:x", messages=MESSAGES,
+                                          tools=[server_or_fn], max_turns=calls + 1)
+    elapsed = time.perf_counter() - t0
+    if len(resp.tool_events) != calls or any(e.is_error for e in resp.tool_events):
+        raise AssertionError(f"expected {calls} successful tool calls: {resp.tool_events}")
+    return elapsed
+
+
+def _echo_in_a_fresh_process(text: str) -> str:
+    """aisuite's way: start the server, handshake, call, stop, for every call."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def once() -> str:
+        params = StdioServerParameters(command=sys.executable, args=[TOOLBOX])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            result = await s.call_tool("echo", {"text": text})
+            return result.content[0].text
+
+    return asyncio.run(once())
+
+
+def mcp(task: dict[str, Any]) -> dict[str, Any]:
+    """``per_call``: one tool call per run (median over runs): MCP stdio over a kept
+    connection (ours) vs the same function in process (raw). ``ten_calls``: a run of 10
+    sequential tool calls, the server started once and closed at the end (ours) vs a server
+    process started for every call (raw)."""
+    from aisuite_like.mcp import MCPServerStdio
+
+    p = task["params"]
+    ours = task["side"] == "ours"
+    if p["variant"] == "per_call":
+        server = MCPServerStdio(sys.executable, [TOOLBOX], allowed_tools=["echo"]) if ours \
+            else None
+        target = server if ours else echo
+        for _ in range(p["warmup"]):
+            _mcp_run(target, 1, "echo")
+        times = [_mcp_run(target, 1, "echo") for _ in range(p["runs"])]
+        if server is not None:
+            server.close()
+        return {"value": statistics.median(times), "unit": "s/run"}
+    times = []
+    for _ in range(p["runs"]):
+        if ours:
+            t0 = time.perf_counter()
+            server = MCPServerStdio(sys.executable, [TOOLBOX], allowed_tools=["echo"])
+            _mcp_run(server, 10, "echo")
+            server.close()
+            times.append(time.perf_counter() - t0)
+        else:
+            import aisuite_like as ai
+
+            fresh = ai.Tool(_echo_in_a_fresh_process, name="echo")
+            times.append(_mcp_run(fresh, 10, "echo"))
+    return {"value": statistics.median(times), "unit": "s/run"}
+
+
 SCENARIOS = {"sequential": sequential, "async": async_throughput, "streaming": streaming,
-             "tool_loop": tool_loop, "rss": rss}
+             "tool_loop": tool_loop, "rss": rss, "mcp": mcp}
 
 
 def main(argv: list[str]) -> int:
