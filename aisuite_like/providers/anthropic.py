@@ -15,6 +15,7 @@ Decisions (defaults, what raises) are documented in docs/providers/anthropic.md.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -953,6 +954,7 @@ class AnthropicProvider(Provider):
         self._httpx2 = httpx2
         self._sync: Any = None
         self._async: Any = None
+        self._async_loop: Any = None  # the event loop _async was made on
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:  # never the key
@@ -968,6 +970,11 @@ class AnthropicProvider(Provider):
         return self._sync
 
     def _async_client(self) -> Any:
+        if self._async is not None and self._async_loop is not asyncio.get_running_loop() \
+                and self._async_loop.is_closed() and "http_client" not in self._async_options:
+            # A sync client's acreate called from a new event loop (asyncio.run again): the
+            # old client's connections died with their loop; start a new one.
+            self._async = None
         if self._async is None:
             with self._lock:
                 if self._async is None:
@@ -975,6 +982,7 @@ class AnthropicProvider(Provider):
                     if self._aiohttp:
                         options = {**options, "http_client": self._anthropic.DefaultAioHttpClient()}
                     self._async = self._anthropic.AsyncAnthropic(**options)
+                    self._async_loop = asyncio.get_running_loop()
         return self._async
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:

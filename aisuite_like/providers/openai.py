@@ -16,6 +16,7 @@ max-tokens field and which reasoning field their API accepts). Decisions are doc
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -626,6 +627,7 @@ class OpenAIProvider(Provider):
         self._config = config
         self._client: Any = None
         self._async_client: Any = None
+        self._async_loop: Any = None  # the event loop _async_client was made on
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:  # never shows the key
@@ -737,6 +739,11 @@ class OpenAIProvider(Provider):
 
     def _async(self) -> Any:
         client = self._async_client
+        if client is not None and self._async_loop is not asyncio.get_running_loop() \
+                and self._async_loop.is_closed() and self._user_http_client(True) is None:
+            # A sync client's acreate called from a new event loop (asyncio.run again): the
+            # old client's connections died with their loop; start a new one.
+            client = self._async_client = None
         if client is None:
             with self._lock:
                 if self._async_client is None:
@@ -755,6 +762,7 @@ class OpenAIProvider(Provider):
                     cls = (openai.AsyncAzureOpenAI if self._azure is not None
                            else openai.AsyncOpenAI)
                     self._async_client = cls(**self._client_kwargs(http_client))
+                    self._async_loop = asyncio.get_running_loop()
                 client = self._async_client
         return client
 
