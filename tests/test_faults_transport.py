@@ -590,7 +590,9 @@ def fallback_client(family: str, server: FaultServer, clock: FakeClock,
                          ids=["429", "503", "reset"])
 def test_fallback_to_the_next_model(family: str, fault: Any, server: FaultServer) -> None:
     other = _other(family)
-    server.queue(*[fault] * 3)
+    # the first model's own retries happen first (none for a 429 asking too long a wait)
+    first_attempts = 1 if isinstance(fault, Reply) and fault.status == 429 else 3
+    server.queue(*[fault] * first_attempts)
     clock = FakeClock()
     with fallback_client(family, server, clock) as client:
         resp = client.chat.completions.create(model=MODELS[family], messages=USER,
@@ -600,8 +602,6 @@ def test_fallback_to_the_next_model(family: str, fault: Any, server: FaultServer
     assert [e.model for e in skipped] == [MODELS[family]]
     assert skipped[0].error_type in ("RateLimitError", "InternalServerError",
                                      "APIConnectionError")
-    # the first model's own retries happened first (none for a 429 asking too long)
-    first_attempts = 1 if isinstance(fault, Reply) and fault.status == 429 else 3
     assert server.attempts == first_attempts + 1
     assert server.requests[-1].format == {"openai": "openai", "anthropic": "anthropic",
                                           "google": "gemini"}[other]
@@ -621,7 +621,7 @@ def test_fallback_not_used_for_a_bad_request(family: str, server: FaultServer) -
 
 def test_fallback_async_and_stream(family: str, server: FaultServer) -> None:
     other = _other(family)
-    server.queue(*[Reply(503)] * 3, *[Stream(cut_after=0, then="close")] * 3)
+    server.queue(*[Reply(503)] * 3, Reply(), *[Stream(cut_after=0, then="close")] * 3)
 
     async def run() -> tuple[Any, Any]:
         async with fallback_client(family, server, FakeClock(), async_=True) as client:
