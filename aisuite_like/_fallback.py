@@ -103,13 +103,13 @@ class FallbackProvider(Provider):
             yield from chunks
             return
 
-    def astream(self, request: ChatRequest) -> AsyncIterator[Any]:  # type: ignore[override]
+    def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
         return self._astream(request, self._chain[0][0].astream(request))
 
     async def _astream(self, request: ChatRequest, first: AsyncIterator[Any]) -> AsyncIterator[Any]:
         skipped: list[Any] = []
         for provider, req, label, last in self._requests(request):
-            chunks = first if req is request else provider.astream(req)
+            chunks: Any = first if req is request else provider.astream(req)
             try:
                 head = await chunks.__anext__()
             except StopAsyncIteration:
@@ -125,7 +125,7 @@ class FallbackProvider(Provider):
                 async for chunk in chunks:
                     yield chunk
             finally:
-                await chunks.aclose()  # type: ignore[attr-defined]
+                await chunks.aclose()
             return
 
     def close(self) -> None:

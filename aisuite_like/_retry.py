@@ -293,9 +293,67 @@ def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[Any]],
         attempts += 1
 
 
-async def astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[Any]],
-                  arg: T) -> AsyncIterator[Any]:
+def astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[Any]],
+            arg: T) -> AsyncIterator[Any]:
     """Async twin of :func:`stream`."""
+    if policy.limit is None:
+        return _RetriedAsyncStream(policy, open_stream, arg)
+    return _limited_astream(policy, open_stream, arg)
+
+
+class _RetriedAsyncStream:
+    """:func:`astream` without a concurrency limit. Once the first chunk arrived,
+    ``__anext__`` hands out the provider stream's own awaitable: no extra coroutine or
+    generator frame per chunk."""
+
+    __slots__ = ("_policy", "_open", "_arg", "_chunks", "_next")
+
+    def __init__(self, policy: CallPolicy, open_stream: Callable[[Any], AsyncIterator[Any]],
+                 arg: Any) -> None:
+        self._policy = policy
+        self._open = open_stream
+        self._arg = arg
+        self._chunks: Any = None
+        self._next: Callable[[], Awaitable[Any]] = self._first
+
+    def __aiter__(self) -> "_RetriedAsyncStream":
+        return self
+
+    def __anext__(self) -> Awaitable[Any]:
+        return self._next()
+
+    async def _first(self) -> Any:
+        policy = self._policy
+        attempts = 1
+        self._next = self._ended  # whatever happens below, never send again
+        while True:
+            chunks: Any = self._open(self._arg)
+            try:
+                first = await chunks.__anext__()
+            except APIError as error:
+                await chunks.aclose()
+                wait = policy.wait(attempts, error)
+                if wait is None:
+                    raise
+            else:
+                self._chunks = chunks
+                self._next = chunks.__anext__
+                return first
+            await policy.clock.asleep(wait)
+            attempts += 1
+
+    async def _ended(self) -> Any:
+        raise StopAsyncIteration
+
+    async def aclose(self) -> None:
+        self._next = self._ended
+        chunks, self._chunks = self._chunks, None
+        if chunks is not None:
+            await chunks.aclose()
+
+
+async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[Any]],
+                           arg: T) -> AsyncIterator[Any]:
     limit = policy.limit
     attempts = 1
     while True:

@@ -453,7 +453,7 @@ def test_cancellation_mid_request(family: str, stream: bool, server: FaultServer
 def test_500_concurrent_async_requests(family: str, limit: Optional[int],
                                        server: FaultServer) -> None:
     n = 500
-    server.queue(*[Delay(0.02)] * n)
+    server.queue(*[Delay(0.005)] * n)
     cfg = {"max_concurrency": limit} if limit else {}
 
     async def run() -> list[Any]:
@@ -605,8 +605,9 @@ def test_fallback_to_the_next_model(family: str, fault: Any, server: FaultServer
     assert server.attempts == first_attempts + 1
     assert server.requests[-1].format == {"openai": "openai", "anthropic": "anthropic",
                                           "google": "gemini"}[other]
-    record(f"fallbacks: first model fails ({type(fault).__name__} "
-           f"{getattr(fault, 'status', '')})".replace(" )", ")"), family,
+    what = (f"answers {fault.status}" + (" asking 120 s" if fault.status == 429 else "")
+            if isinstance(fault, Reply) else "resets the connection")
+    record(f"fallbacks=[other model]: first model {what} every time", family,
            f"served by the fallback ({other}); fallback_errors lists the skipped model")
 
 
@@ -663,3 +664,18 @@ def test_fallback_in_the_tool_runner(family: str, server: FaultServer) -> None:
                                               fallbacks=[MODELS[other]])
     assert resp.provider == other and resp.content == "hello world"
     assert [e.model for e in resp.fallback_errors] == [MODELS[family]]
+
+
+def test_agent_falls_back_through_model_settings(family: str, server: FaultServer) -> None:
+    other = _other(family)
+    server.queue(*[Reply(429, {"retry-after": "300"})])
+    agent = ai.Agent(name="helper", model=MODELS[family], instructions="Be brief.",
+                     model_settings={"fallbacks": [MODELS[other]]})
+    with fallback_client(family, server, FakeClock()) as client:
+        result = ai.Runner.run_sync(agent, "hi", client=client)
+    assert result.final_output == "hello world"
+    assert [r.format for r in server.requests] == [
+        {"openai": "openai", "anthropic": "anthropic", "google": "gemini"}[f]
+        for f in (family, other)]
+    record("agent: first model rate-limited, fallbacks in model_settings", family,
+           f"the run continues on the fallback ({other})")

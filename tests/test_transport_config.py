@@ -245,3 +245,25 @@ def test_google_timeout_as_httpx_timeout(server: FaultServer) -> None:
     with pytest.raises(ai.APITimeoutError):
         client.chat.completions.create(model="google:gemini-x", messages=USER)
     assert "x-server-timeout" not in server.requests[0].headers
+
+
+def test_retry_after_as_an_http_date(server: FaultServer) -> None:
+    import email.utils
+    import time
+
+    when = email.utils.formatdate(time.time() + 3, usegmt=True)
+    server.queue(Reply(503, {"retry-after": when}))
+    clock = FakeClock()
+    client = ai.Client({"openai": {"base_url": server.url + "/v1", "api_key": KEY,
+                                   "retry_clock": clock}})
+    assert client.chat.completions.create(model="openai:m", messages=USER).content
+    assert len(clock.waits) == 1 and 1.0 <= clock.waits[0] <= 3.0
+
+
+def test_unreadable_retry_after_falls_back_to_backoff(server: FaultServer) -> None:
+    server.queue(Reply(429, {"retry-after": "soon"}))
+    clock = FakeClock()
+    client = ai.Client({"anthropic": {"base_url": server.url, "api_key": KEY,
+                                      "retry_clock": clock}})
+    assert client.chat.completions.create(model="anthropic:m", messages=USER).content
+    assert clock.waits == [0.5]

@@ -970,7 +970,7 @@ class AnthropicProvider(Provider):
         return self._sync
 
     def _async_client(self) -> Any:
-        if self._async is not None and self._async_loop is not asyncio.get_running_loop() \
+        if self._async is not None and self._async_loop is not None \
                 and self._async_loop.is_closed() and "http_client" not in self._async_options:
             # A sync client's acreate called from a new event loop (asyncio.run again): the
             # old client's connections died with their loop; start a new one.
@@ -982,7 +982,7 @@ class AnthropicProvider(Provider):
                     if self._aiohttp:
                         options = {**options, "http_client": self._anthropic.DefaultAioHttpClient()}
                     self._async = self._anthropic.AsyncAnthropic(**options)
-                    self._async_loop = asyncio.get_running_loop()
+                    self._async_loop = asyncio._get_running_loop()  # None outside a loop
         return self._async
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:

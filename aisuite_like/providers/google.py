@@ -947,6 +947,7 @@ _CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "default_headers", "
 # (google-genai has none), with their 5 s to connect. Sent as no header.
 _DEFAULT_TIMEOUT = 600.0
 _DEFAULT_CONNECT_TIMEOUT = 5.0
+_DEFAULT_HTTPX_TIMEOUT: Any = None
 
 
 class _Prepared:
@@ -968,12 +969,16 @@ class _Prepared:
 def _attempt_timeout(timeout: Any, aiohttp: bool) -> Any:
     """The configured timeout (seconds or an ``httpx2.Timeout``; None: the default) in the
     form the transport takes: aiohttp wants one number of seconds."""
+    global _DEFAULT_HTTPX_TIMEOUT
     if timeout is None:
         if aiohttp:
             return _DEFAULT_TIMEOUT
-        import httpx2
+        if _DEFAULT_HTTPX_TIMEOUT is None:  # built once: this runs on every call
+            import httpx2
 
-        return httpx2.Timeout(_DEFAULT_TIMEOUT, connect=_DEFAULT_CONNECT_TIMEOUT)
+            _DEFAULT_HTTPX_TIMEOUT = httpx2.Timeout(_DEFAULT_TIMEOUT,
+                                                    connect=_DEFAULT_CONNECT_TIMEOUT)
+        return _DEFAULT_HTTPX_TIMEOUT
     if aiohttp and not isinstance(timeout, (int, float)):
         values = [v for v in (getattr(timeout, name, None) for name in
                               ("read", "connect", "write", "pool")) if v is not None]

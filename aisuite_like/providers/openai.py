@@ -739,7 +739,7 @@ class OpenAIProvider(Provider):
 
     def _async(self) -> Any:
         client = self._async_client
-        if client is not None and self._async_loop is not asyncio.get_running_loop() \
+        if client is not None and self._async_loop is not None \
                 and self._async_loop.is_closed() and self._user_http_client(True) is None:
             # A sync client's acreate called from a new event loop (asyncio.run again): the
             # old client's connections died with their loop; start a new one.
@@ -762,7 +762,7 @@ class OpenAIProvider(Provider):
                     cls = (openai.AsyncAzureOpenAI if self._azure is not None
                            else openai.AsyncOpenAI)
                     self._async_client = cls(**self._client_kwargs(http_client))
-                    self._async_loop = asyncio.get_running_loop()
+                    self._async_loop = asyncio._get_running_loop()  # None outside a loop
                 client = self._async_client
         return client
 
