@@ -44,7 +44,7 @@ def render(outcomes: list[dict[str, str]]) -> str:
     lines = ["| fault | " + " | ".join(FAMILIES) + " |",
              "|---|" + "---|" * len(FAMILIES)]
     for fault, cells in faults.items():
-        row = [("; ".join(cells[f]) or "not run").replace("|", "\\|") for f in FAMILIES]
+        row = [("; ".join(cells[f]) or "n/a").replace("|", "\\|") for f in FAMILIES]
         lines.append(f"| {fault} | " + " | ".join(row) + " |")
     return "\n".join(lines)
 

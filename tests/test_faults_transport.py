@@ -446,6 +446,72 @@ def test_cancellation_mid_request(family: str, stream: bool, server: FaultServer
            "CancelledError, connection closed, no retry")
 
 
+def _tool_call_body(family: str) -> dict[str, Any]:
+    """A reply asking for one call of ``add(a=2, b=3)``, in ``family``'s wire format."""
+    if family == "openai":
+        return {"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": None, "tool_calls": [{
+                        "id": "call_1", "type": "function",
+                        "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}]}}]}
+    if family == "anthropic":
+        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "add",
+                             "input": {"a": 2, "b": 3}}], "stop_reason": "tool_use",
+                "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2}}
+    return {"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "add", "args": {"a": 2, "b": 3}}}]},
+        "finishReason": "STOP", "index": 0}], "responseId": "r1", "modelVersion": "m"}
+
+
+def test_cancellation_mid_run(family: str, server: FaultServer) -> None:
+    """The tool ran, the second model call hangs: cancelling the task stops the run there."""
+    server.queue(Reply(body=_tool_call_body(family)), Stall())
+    ran: list[int] = []
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        ran.append(a + b)
+        return a + b
+
+    async def run() -> None:
+        async with ai.AsyncClient(config(family, server, FakeClock())) as client:
+            task = asyncio.ensure_future(client.chat.completions.create(
+                model=MODELS[family], messages=USER, tools=[add], max_turns=3))
+            for _ in range(300):
+                await asyncio.sleep(0.01)
+                if server.attempts == 2:
+                    break
+            await asyncio.sleep(0.05)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(run())
+    assert ran == [5] and server.attempts == 2
+    second = server.requests[1].body
+    assert "5" in json.dumps(second)  # the tool result went out with the second call
+    for _ in range(100):
+        if server.in_flight == 0:
+            break
+        time.sleep(0.02)
+    assert server.in_flight == 0
+    record("task cancelled mid-run (tool ran, next model call hangs)", family,
+           "CancelledError, connection closed, no retry")
+
+
+def test_google_retry_info_is_honoured(server: FaultServer) -> None:
+    body = {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED",
+                      "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo",
+                                   "retryDelay": "2s"}]}}
+    server.queue(Reply(429, body=body))
+    clock = FakeClock()
+    assert create("google", server, clock).content == "hello world"
+    assert clock.waits == [2.0] and server.attempts == 2
+    record("429 with Gemini RetryInfo retryDelay 2s (no header)", "google",
+           "retried after 2 s; success on attempt 2")
+
+
 # --- concurrency ---------------------------------------------------------------------------
 
 
