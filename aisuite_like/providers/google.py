@@ -966,6 +966,17 @@ class _Prepared:
         self.timeout = timeout
 
 
+def _valid_timeout(timeout: Any) -> bool:
+    """Seconds > 0, or an ``httpx2.Timeout``."""
+    if isinstance(timeout, bool):
+        return False
+    if isinstance(timeout, (int, float)):
+        return timeout > 0
+    import httpx2
+
+    return isinstance(timeout, httpx2.Timeout)
+
+
 def _attempt_timeout(timeout: Any, aiohttp: bool) -> Any:
     """The configured timeout (seconds or an ``httpx2.Timeout``; None: the default) in the
     form the transport takes: aiohttp wants one number of seconds."""
@@ -1027,6 +1038,10 @@ class GoogleProvider(Provider):
                 raise MissingDependencyError("async_transport='aiohttp' needs aiohttp: "
                                              'pip install "aisuite-like[aiohttp]"')
         self._aiohttp = transport == "aiohttp"
+        if config.get("timeout") is not None and not _valid_timeout(config["timeout"]):
+            raise ConfigurationError(
+                "timeout must be a number of seconds > 0 (or an httpx2.Timeout) for provider "
+                f"'google', got {config['timeout']!r}")
         self.key = _NAME
         self._vertex = bool(config.get("vertexai"))
         api_key = config.get("api_key")
@@ -1152,9 +1167,7 @@ class GoogleProvider(Provider):
         ``HttpOptions``, or None. The attempt timeout is applied by ``_build``."""
         native = call.http_options
         timeout = request.timeout
-        if timeout is not None and (isinstance(timeout, bool) or (
-                isinstance(timeout, (int, float)) and timeout <= 0) or not isinstance(
-                timeout, (int, float)) and type(timeout).__name__ != "Timeout"):
+        if timeout is not None and not _valid_timeout(timeout):
             raise UnsupportedParameterError(
                 f"timeout must be a number of seconds > 0 (or an httpx2.Timeout) on "
                 f"{self.key}, got {timeout!r}", parameter="timeout", provider=self.key)
