@@ -57,6 +57,7 @@ _LAZY = {
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
         "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage")},
+    "SkippedModel": "types",
     # policy.py
     "AllowAll": "policy", "DenyAll": "policy", "AllowTools": "policy",
     "RequireApproval": "policy", "ToolPolicyContext": "policy", "ToolPolicyDecision": "policy",

@@ -170,6 +170,9 @@ class _Base:
         provider = self._provider(key)
         if _observe.ACTIVE is not None:  # instrument(): a span around each model call
             provider = _observe.ACTIVE.traced(provider)
+        fallbacks = kwargs.pop("fallbacks", None)
+        if fallbacks is not None:
+            provider = self._with_fallbacks(provider, model, name, fallbacks)
         stream = bool(kwargs.pop("stream", False))
         max_turns = kwargs.pop("max_turns", None)
         runner_options = {k: kwargs.pop(k) for k in _RUNNER_ONLY if k in kwargs}
@@ -201,6 +204,26 @@ class _Base:
             **portable,
         )
         return provider, request, tools, max_turns, runner_options
+
+    def _with_fallbacks(self, provider: Provider, model: str, name: str,
+                        fallbacks: Any) -> Provider:
+        """``provider`` for ``model``, falling back on the ``fallbacks`` models in order."""
+        if isinstance(fallbacks, str) or not isinstance(fallbacks, (list, tuple)) or not all(
+                isinstance(f, str) for f in fallbacks):
+            raise TypeError("fallbacks must be a list of 'provider:model' strings, e.g. "
+                            "fallbacks=['anthropic:claude-sonnet-4-5']")
+        if not fallbacks:
+            return provider
+        from ._fallback import FallbackProvider
+
+        chain = [(provider, name, model)]
+        for fallback in fallbacks:
+            key, fallback_name = _parse_model(fallback)
+            fallback_provider = self._provider(key)
+            if _observe.ACTIVE is not None:  # each model tried gets its own span
+                fallback_provider = _observe.ACTIVE.traced(fallback_provider)
+            chain.append((fallback_provider, fallback_name, fallback))
+        return FallbackProvider(chain)
 
     def close(self) -> None:
         """Release the providers' HTTP resources and close the MCP servers this client

@@ -47,7 +47,10 @@ class AisuiteLikeError(Exception):
 
 
 class APIError(AisuiteLikeError):
-    """A provider call failed. ``__cause__`` is the SDK's own exception."""
+    """A provider call failed. ``__cause__`` is the SDK's own exception. ``retry_after`` is
+    the wait in seconds the server asked for (``Retry-After``), on any status, when given."""
+
+    retry_after: float | None = None
 
     def __init__(
         self,
@@ -326,11 +329,14 @@ def _error_for_status(
         lowered = message.lower() if code is None else f"{message} {code}".lower()
         if any(marker in lowered for marker in _CONTEXT_MARKERS):
             return ContextWindowExceededError(message, **kwargs)
-        return BadRequestError(message, **kwargs)
-    if status_code is not None and status_code >= 500:
-        return InternalServerError(message, **kwargs)
-    kwargs.pop("response")
-    return APIError(message, **kwargs)
+        error: APIError = BadRequestError(message, **kwargs)
+    elif status_code is not None and status_code >= 500:
+        error = InternalServerError(message, **kwargs)
+    else:
+        kwargs.pop("response")
+        error = APIError(message, **kwargs)
+    error.retry_after = retry_after  # a 408, 409 or 503 may ask for a wait too
+    return error
 
 
 # Request headers that carry credentials; never kept on an error's ``response.request``.
@@ -366,16 +372,28 @@ def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
 
 
 def _parse_retry_after(headers: Any) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``retry-after`` headers, when present and numeric."""
+    """Seconds from ``retry-after-ms`` / ``retry-after`` headers (a number of seconds or an
+    HTTP date), when present and readable."""
     if headers is None:
         return None
     try:
         ms = headers.get("retry-after-ms")
         if ms is not None:
-            return float(ms) / 1000.0
-        value = headers.get("retry-after")
-        if value is not None:
-            return float(value)
+            return max(0.0, float(ms) / 1000.0)
     except (TypeError, ValueError):
+        pass
+    value = headers.get("retry-after")
+    if value is None:
         return None
-    return None
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        pass
+    try:  # an HTTP date
+        import email.utils
+        import time
+
+        when = email.utils.parsedate_to_datetime(str(value))
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None

@@ -20,6 +20,7 @@ __all__ = [
     "CompletionTokensDetails",
     "Usage",
     "ToolEvent",
+    "SkippedModel",
     "ChatCompletionResponse",
     "ChoiceDeltaFunction",
     "ChoiceDeltaToolCall",
@@ -257,6 +258,17 @@ class ToolEvent(_Model):
     turn: Optional[int] = None
 
 
+class SkippedModel(_Model):
+    """A model of a ``fallbacks=[...]`` chain that failed, so the next one was tried.
+    ``model`` is ``"provider:model"``; the error is described, not kept (it may hold a
+    connection's resources)."""
+
+    model: str
+    error_type: str
+    message: str
+    status_code: Optional[int] = None
+
+
 class ChatCompletionResponse(_Model):
     """The unified response. The runner's fields (``intermediate_responses``, ``messages``,
     ``stop_reason``, ``tool_events``) are empty / None on a plain call. ``raw`` may hold the
@@ -273,6 +285,8 @@ class ChatCompletionResponse(_Model):
     messages: Optional[list[Message]] = None
     stop_reason: Optional[StopReason] = None
     tool_events: list[ToolEvent] = []
+    #: The models of ``fallbacks=[...]`` tried before the one that served, with their errors.
+    fallback_errors: list[SkippedModel] = []
     raw: Any = Field(default=None, exclude=True, repr=False)
     # OpenAI's fields, as sent (None elsewhere), so SDK code reading them runs.
     system_fingerprint: Optional[str] = None

@@ -253,14 +253,15 @@ def plan_sequential(base: str, families: list[str], sizes: dict[str, Any]) -> tu
 # Async cases: (family, label, our side, raw side, budgeted). A side is "ours"/"raw" plus the
 # transport ("_aiohttp", "_httpx2"); none means the client's default. google-genai's own
 # default is aiohttp (when installed) while aisuite_like's google provider sends through
-# httpx2, so the budgeted google case compares both on httpx2 and an info case shows the
-# defaults against each other.
+# httpx2 unless async_transport="aiohttp", so the budgeted google cases compare like with like
+# and an info case shows the defaults against each other.
 ASYNC_CASES = (
     ("openai", "httpx2 (default)", "ours", "raw", True),
     ("openai", "aiohttp", "ours_aiohttp", "raw_aiohttp", True),
     ("anthropic", "httpx2 (default)", "ours", "raw", True),
     ("anthropic", "aiohttp", "ours_aiohttp", "raw_aiohttp", True),
     ("google", "httpx2", "ours", "raw_httpx2", True),
+    ("google", "aiohttp", "ours_aiohttp", "raw", True),
     ("google", "defaults: ours httpx2, SDK aiohttp", "ours", "raw", False),
 )
 

@@ -16,6 +16,7 @@ max-tokens field and which reasoning field their API accepts). Decisions are doc
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -50,7 +51,8 @@ from ..types import (
     ToolCall,
     Usage,
 )
-from ._common import check_n
+from .. import _retry
+from ._common import check_n, host_of
 from .base import ChatRequest, Provider, _mapped_errors
 
 __all__ = [
@@ -130,7 +132,7 @@ SERVICES: dict[str, ServiceSpec] = dict([
 _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
-})
+}) | _retry.CONFIG_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
     "azure_ad_token_provider",
@@ -647,13 +649,17 @@ def map_sdk_error(exc: BaseException, provider: str,
             code=exc.code if isinstance(exc.code, str) else None, body=exc.body,
             response=response)
     if isinstance(exc, openai.APITimeoutError):
-        return APITimeoutError(_redact(f"request to {provider} timed out", secrets),
-                               provider=provider)
+        host = host_of(exc)
+        return APITimeoutError(
+            _redact(f"request to {provider}{f' at {host}' if host else ''} timed out", secrets),
+            provider=provider)
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__
         detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+        host = host_of(exc)
         return APIConnectionError(
-            _redact(f"connection to {provider} failed{detail}", secrets), provider=provider)
+            _redact(f"connection to {provider}{f' at {host}' if host else ''} failed{detail}",
+                    secrets), provider=provider)
     if isinstance(exc, openai.APIError):  # an error event inside a 200 stream
         return _stream_error(exc.body if exc.body is not None else {"message": exc.message},
                              provider, secrets)
@@ -683,8 +689,9 @@ def _sdk_params() -> frozenset[str]:
 class OpenAIProvider(Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
-    Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2, the SDK's own
-    retries), ``default_headers``, ``http_client`` (an ``httpx2.Client`` or
+    Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2), ``max_retry_wait``,
+    ``max_concurrency``, ``retry_clock`` (see ``aisuite_like._retry``; the SDK's own retries
+    are off), ``default_headers``, ``http_client`` (an ``httpx2.Client`` or
     ``httpx2.AsyncClient``; used for the matching client), ``async_http_client``,
     ``async_transport`` (``"httpx"`` default, or ``"aiohttp"``: the SDK's
     ``DefaultAioHttpClient``, needs ``openai[aiohttp]``), ``reasoning_field`` (override the
@@ -719,11 +726,13 @@ class OpenAIProvider(Provider):
         self.spec = spec
         self._transport = transport
         self._reasoning_field = config.pop("reasoning_field", None)
+        self._calls = _retry.CallPolicy.from_config(config, service)
         self._api_key = self._resolve_key(spec, config)
         self._azure = self._resolve_azure(config) if service == "azure" else None
         self._config = config
         self._client: Any = None
         self._async_client: Any = None
+        self._async_loop: Any = None  # the event loop _async_client was made on
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:  # never shows the key
@@ -782,7 +791,8 @@ class OpenAIProvider(Provider):
         import openai
 
         config = self._config
-        kwargs: dict[str, Any] = {"max_retries": config.get("max_retries", 2)}
+        # Retries are ours (aisuite_like._retry), the same on every family: the SDK's are off.
+        kwargs: dict[str, Any] = {"max_retries": 0}
         if self._api_key is not None:
             kwargs["api_key"] = self._api_key
         if config.get("timeout") is not None:
@@ -798,7 +808,9 @@ class OpenAIProvider(Provider):
             kwargs["base_url"] = config.get("base_url") or self.spec.base_url
             headers.setdefault("OpenAI-Organization", openai.Omit())
             headers.setdefault("OpenAI-Project", openai.Omit())
-        if self.key == "openai" and config.get("base_url") is not None:
+        if config.get("base_url") is not None:
+            # The configured endpoint, whatever key the provider was registered under: a key
+            # configured for one host is never sent to another.
             kwargs["base_url"] = config["base_url"]
         if headers:
             kwargs["default_headers"] = headers
@@ -832,6 +844,11 @@ class OpenAIProvider(Provider):
 
     def _async(self) -> Any:
         client = self._async_client
+        if client is not None and self._async_loop is not None \
+                and self._async_loop.is_closed() and self._user_http_client(True) is None:
+            # A sync client's acreate called from a new event loop (asyncio.run again): the
+            # old client's connections died with their loop; start a new one.
+            client = self._async_client = None
         if client is None:
             with self._lock:
                 if self._async_client is None:
@@ -850,6 +867,7 @@ class OpenAIProvider(Provider):
                     cls = (openai.AsyncAzureOpenAI if self._azure is not None
                            else openai.AsyncOpenAI)
                     self._async_client = cls(**self._client_kwargs(http_client))
+                    self._async_loop = asyncio._get_running_loop()  # None outside a loop
                 client = self._async_client
         return client
 
@@ -859,7 +877,10 @@ class OpenAIProvider(Provider):
         return build_create_kwargs(request, self.spec, _sdk_params(), self._reasoning_field)
 
     def _secrets(self) -> tuple[Optional[str]]:
-        return (self._api_key if isinstance(self._api_key, str) else None,)
+        key = self._api_key
+        if not isinstance(key, str) or key == self.spec.placeholder_key:
+            return (None,)  # a local server's placeholder ("ollama") is no secret
+        return (key,)
 
     def _error(self, exc: BaseException) -> BaseException:
         if isinstance(exc, TypeError):
@@ -875,14 +896,20 @@ class OpenAIProvider(Provider):
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
+        return _retry.call(self._calls, self._complete_once, kwargs)  # type: ignore[no-any-return]
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        kwargs = self._kwargs(request)
+        kwargs.pop("stream", None)
+        return await _retry.acall(self._calls, self._acomplete_once, kwargs)  # type: ignore[no-any-return]
+
+    def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
             data = raw.http_response.json()
         return parse_response(data, self.key)
 
-    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        kwargs = self._kwargs(request)
-        kwargs.pop("stream", None)
+    async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
             data = raw.http_response.json()
@@ -894,12 +921,12 @@ class OpenAIProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        return self._stream(kwargs)
+        return _retry.stream(self._calls, self._stream, kwargs)
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        return self._astream(kwargs)
+        return _retry.astream(self._calls, self._astream, kwargs)
 
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
         import openai
