@@ -458,7 +458,8 @@ def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResp
         "created": data.get("created") or 0, "model": data.get("model") or "",
         "provider": provider, "choices": choices, "usage": _usage(data.get("usage")),
         "intermediate_responses": [], "messages": None, "stop_reason": None,
-        "tool_events": [], "raw": data, "system_fingerprint": data.get("system_fingerprint"),
+        "tool_events": [], "fallback_errors": [], "raw": data,
+        "system_fingerprint": data.get("system_fingerprint"),
         "service_tier": data.get("service_tier"),
     }, _extras(data, _RESPONSE_FIELDS), set(_RESPONSE_SENT.intersection(data)))
 
