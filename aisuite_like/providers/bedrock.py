@@ -24,7 +24,7 @@ import json
 import os
 import threading
 import time
-from typing import Any, AsyncIterator, Iterable, Iterator, Optional
+from typing import Any, AsyncIterator, Generator, Iterable, Iterator, Optional
 
 from ..errors import (
     AisuiteLikeError,
@@ -32,10 +32,8 @@ from ..errors import (
     APIError,
     APITimeoutError,
     AuthenticationError,
-    BadRequestError,
     ConfigurationError,
     ContextWindowExceededError,
-    InternalServerError,
     UnsupportedParameterError,
     _error_for_status,
     _parse_retry_after,
@@ -370,7 +368,7 @@ def _file_block(file: dict[str, Any], *, provider: str, where: int) -> dict[str,
 
 def _reasoning_blocks_for_request(blocks: Iterable[Any]) -> list[dict[str, Any]]:
     """Stored reasoning blocks -> request blocks (redacted content back to bytes)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for block in blocks:
         if not isinstance(block, dict):
             continue
@@ -643,10 +641,11 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
 def _delta(*, role: Optional[str] = None, content: Optional[str] = None,
            tool_calls: Optional[list[Any]] = None, reasoning_content: Optional[str] = None,
            provider_specific_fields: Optional[dict[str, Any]] = None) -> ChoiceDelta:
-    return _built(ChoiceDelta, {  # every field: this runs per chunk
+    delta: ChoiceDelta = _built(ChoiceDelta, {  # every field: this runs per chunk
         "role": role, "content": content, "tool_calls": tool_calls,
         "reasoning_content": reasoning_content, "refusal": None,
         "provider_specific_fields": provider_specific_fields})
+    return delta
 
 
 class StreamState:
@@ -680,13 +679,14 @@ class StreamState:
     def _chunk(self, delta: Optional[ChoiceDelta], finish_reason: Optional[str] = None,
                native: Optional[str] = None,
                usage: Optional[Usage] = None) -> ChatCompletionChunk:
-        return _built(ChatCompletionChunk, {
+        chunk: ChatCompletionChunk = _built(ChatCompletionChunk, {
             "id": self.id, "object": "chat.completion.chunk", "created": self.created,
             "model": self.model, "provider": self.provider,
             "choices": [_built(ChunkChoice, {"index": 0, "delta": delta or _delta(),
                                              "finish_reason": finish_reason,
                                              "native_finish_reason": native})],
             "usage": usage, "turn": None})
+        return chunk
 
     def process(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
         body = event.get("contentBlockDelta")
@@ -896,9 +896,9 @@ class BedrockProvider(Provider):
                                             or max_concurrency < 1):
             raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
         self._timeout = _check_timeout(timeout) if timeout is not None else DEFAULT_TIMEOUT
-        import botocore.config
-        import botocore.exceptions
-        import botocore.session
+        import botocore.config  # type: ignore[import-untyped]
+        import botocore.exceptions  # type: ignore[import-untyped]
+        import botocore.session  # type: ignore[import-untyped]
         import urllib3.exceptions
 
         self._botocore_config = botocore.config
@@ -1022,7 +1022,7 @@ class BedrockProvider(Provider):
                             request.timeout)
 
     def _stream(self, kwargs: dict[str, Any], model: str, timeout: Optional[float],
-                opened: Optional[list[Any]] = None) -> Iterator[ChatCompletionChunk]:
+                opened: Optional[list[Any]] = None) -> Generator[ChatCompletionChunk, None, None]:
         errors = self._sdk_errors()
         try:  # the request is sent here, on first iteration; status errors surface now
             response = self._converse_stream(kwargs, timeout)
@@ -1071,7 +1071,7 @@ class BedrockProvider(Provider):
             raise self._error(exc) from exc
         return parse_response(data, model=request.model, provider=self._key())
 
-    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: the sync stream runs on a pool thread and hands its
         chunks to the event loop (translate now, send on first iteration)."""
         opened: list[Any] = []
@@ -1079,7 +1079,7 @@ class BedrockProvider(Provider):
                               request.timeout, opened)
         return self._astream(chunks, opened)
 
-    async def _astream(self, chunks: Iterator[ChatCompletionChunk],
+    async def _astream(self, chunks: Generator[ChatCompletionChunk, None, None],
                        opened: list[Any]) -> AsyncIterator[ChatCompletionChunk]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -1099,7 +1099,7 @@ class BedrockProvider(Provider):
                 if not stopped.is_set():
                     loop.call_soon_threadsafe(queue.put_nowait, exc)
             finally:
-                chunks.close()  # type: ignore[attr-defined]  (a generator: releases the body)
+                chunks.close()  # releases the HTTP body
 
         loop.run_in_executor(self._pool(), pump)
         try:
