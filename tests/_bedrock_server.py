@@ -77,8 +77,8 @@ class Json:
 
 @dataclass
 class Stream:
-    """An event-stream reply. ``cut`` sends a Content-Length larger than the body and closes
-    the connection after it (a stream dropped mid-way)."""
+    """An event-stream reply, chunked. ``cut`` closes the connection after the frames,
+    without the terminating chunk (a stream dropped mid-way)."""
 
     frames: list[bytes]
     cut: bool = False
@@ -207,19 +207,21 @@ class BedrockServer:
             handler.wfile.write(body)
             return
         assert isinstance(reply, Stream), reply
-        body = b"".join(reply.frames)
+        # Chunked, one event-stream message per HTTP chunk, as Bedrock sends it.
         handler.send_response(200)
         handler.send_header("Content-Type", "application/vnd.amazon.eventstream")
         handler.send_header("x-amzn-RequestId", request_id)
-        handler.send_header("Content-Length", str(len(body) + (1000 if reply.cut else 0)))
+        handler.send_header("Transfer-Encoding", "chunked")
         handler.end_headers()
         for frame in reply.frames:
-            handler.wfile.write(frame)
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
             handler.wfile.flush()
             if reply.delay_s:
                 time.sleep(reply.delay_s)
-        if reply.cut:
+        if reply.cut:  # no terminating chunk: the connection drops mid-body
             handler.close_connection = True
+        else:
+            handler.wfile.write(b"0\r\n\r\n")
 
 
 # ------------------------------------------------------------ Converse reply builders ---

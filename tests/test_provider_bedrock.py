@@ -737,3 +737,71 @@ def test_botocore_retries_are_off(server: BedrockServer) -> None:
     with pytest.raises(ai.InternalServerError):
         create("sync", server.config())
     assert len(server.requests) == 1 and server.unused == 1
+
+
+# ------------------------------------------------------------- the event-stream decoder ---
+
+def _mixed_frames() -> list[bytes]:
+    return [*stream_tools(("tu_1", "get_weather", ['{"city":', ' "Paris"}']), text="Hm.").frames,
+            event("contentBlockDelta", {"delta": {"reasoningContent": {"signature": "s=="}},
+                                        "contentBlockIndex": 9})]
+
+
+def test_decoder_agrees_with_botocore(server: BedrockServer) -> None:
+    """Our decoder and botocore's own event-stream parser read the same bytes alike (this also
+    checks the loopback server's encoding against botocore)."""
+    import botocore.session
+
+    frames = _mixed_frames()
+    server.reply(Stream(frames))
+    client = botocore.session.get_session().create_client(
+        "bedrock-runtime", endpoint_url=server.url, region_name=REGION,
+        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY)
+    theirs = list(client.converse_stream(modelId="m", messages=[
+        {"role": "user", "content": [{"text": "Hi"}]}])["stream"])
+    from aisuite_like.providers.bedrock import EventStreamDecoder
+
+    ours = EventStreamDecoder().feed(b"".join(frames))
+    assert ours == theirs and len(ours) == len(frames)
+
+
+def test_decoder_takes_bytes_in_any_split() -> None:
+    from aisuite_like.providers.bedrock import EventStreamDecoder
+
+    data = b"".join(_mixed_frames())
+    whole = EventStreamDecoder().feed(data)
+    decoder = EventStreamDecoder()
+    pieces = [e for i in range(0, len(data), 7) for e in decoder.feed(data[i:i + 7])]
+    assert pieces == whole and decoder.pending == 0
+
+
+def test_decoder_skips_typed_headers_and_rejects_corruption() -> None:
+    import struct
+
+    from _bedrock_server import encode_message
+
+    from aisuite_like.providers.bedrock import EventStreamDecoder
+
+    frame = encode_message({":event-type": "messageStart", ":message-type": "event"},
+                           b'{"role": "assistant"}')
+    # an int32 header (type 4) and a uuid header (type 9) before the string ones
+    extra = b"\x03num\x04" + struct.pack(">i", 7) + b"\x02id\x09" + bytes(16)
+    import zlib
+
+    body = frame[12:-4]
+    headers_length = struct.unpack(">I", frame[4:8])[0] + len(extra)
+    prelude = struct.pack(">II", len(frame) + len(extra), headers_length)
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + extra + body
+    message += struct.pack(">I", zlib.crc32(message))
+    assert EventStreamDecoder().feed(message) == [{"messageStart": {"role": "assistant"}}]
+    broken = bytearray(frame)
+    broken[-6] ^= 0xFF
+    with pytest.raises(ai.APIError, match="CRC"):
+        EventStreamDecoder().feed(bytes(broken))
+
+
+def test_stream_ending_inside_a_message_is_a_connection_error(server: BedrockServer) -> None:
+    frames = stream_text("a").frames
+    server.reply(Stream([*frames[:2], frames[2][:10]]))
+    with pytest.raises(ai.APIConnectionError, match="inside a message"):
+        stream_all("sync", server.config())

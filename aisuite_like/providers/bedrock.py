@@ -22,8 +22,10 @@ import base64
 import binascii
 import json
 import os
+import struct
 import threading
 import time
+import zlib
 from typing import Any, AsyncIterator, Generator, Iterable, Iterator, Optional
 
 from ..errors import (
@@ -65,6 +67,7 @@ __all__ = [
     "build_request",
     "parse_response",
     "StreamState",
+    "EventStreamDecoder",
     "error_from_client_error",
 ]
 
@@ -105,6 +108,9 @@ _DOCUMENT_FORMATS = {
     "text/html": "html", "text/plain": "txt", "text/markdown": "md",
 }
 # Keys of a Converse-native content block: such a block is passed through untouched.
+_PRELUDE = struct.Struct(">II")
+_UINT32 = struct.Struct(">I")
+_UINT16 = struct.Struct(">H")
 _NATIVE_BLOCK_KEYS = frozenset({"text", "image", "document", "video", "audio", "toolUse",
                                 "toolResult", "guardContent", "cachePoint", "reasoningContent",
                                 "citationsContent", "searchResult"})
@@ -566,9 +572,10 @@ def _stored_reasoning(block: dict[str, Any]) -> Optional[dict[str, Any]]:
             kept["signature"] = text["signature"]
         return {"reasoningText": kept}
     redacted = block.get("redactedContent")
-    if redacted is not None:
-        raw = redacted if isinstance(redacted, bytes) else str(redacted).encode()
-        return {"redactedContent": base64.b64encode(raw).decode("ascii")}
+    if isinstance(redacted, (bytes, bytearray)):  # botocore decoded the blob
+        return {"redactedContent": base64.b64encode(redacted).decode("ascii")}
+    if isinstance(redacted, str):  # the wire's own base64 text
+        return {"redactedContent": redacted}
     return None
 
 
@@ -778,6 +785,110 @@ class StreamState:
         if self._stop_reason is not None:
             return self._final(None)
         return None
+
+
+# Fixed sizes of the non-string header value types of the event-stream format (0/1: booleans
+# with no value bytes; 6 and 7, byte arrays and strings, carry a 2-byte length).
+_HEADER_VALUE_SIZES = {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
+_MAX_MESSAGE = 24 * 1024 * 1024  # the format's own bound (16 MiB payload + headers)
+
+
+class EventStreamDecoder:
+    """ConverseStream's binary ``application/vnd.amazon.eventstream`` body -> the event dicts
+    botocore would give (``{"contentBlockDelta": {...}}``), sans-IO: ``feed(bytes)`` returns the
+    events of every message completed by those bytes. Each message is a prelude (total
+    length, headers length, CRC32), typed headers, a JSON payload and a CRC32 of the whole.
+    An ``exception`` / ``error`` message raises the mapped error. Parsing the frames here
+    (rather than through botocore's shape-driven parser) halves the cost per streamed chunk.
+    """
+
+    __slots__ = ("provider", "request_id", "secrets", "_buffer")
+
+    def __init__(self, *, provider: str = PROVIDER, request_id: Optional[str] = None,
+                 secrets: Iterable[Optional[str]] = ()) -> None:
+        self.provider = provider
+        self.request_id = request_id
+        self.secrets = tuple(secrets)
+        self._buffer = b""
+
+    @property
+    def pending(self) -> int:
+        """Bytes of an incomplete message still buffered."""
+        return len(self._buffer)
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        buffer = self._buffer + data if self._buffer else data
+        events: list[dict[str, Any]] = []
+        offset = 0
+        size = len(buffer)
+        while size - offset >= 12:
+            total, headers_length = _PRELUDE.unpack_from(buffer, offset)
+            if total > _MAX_MESSAGE or headers_length > total - 16 or \
+                    zlib.crc32(buffer[offset:offset + 8]) != _UINT32.unpack_from(
+                        buffer, offset + 8)[0]:
+                raise self._corrupt("a message prelude failed its checks")
+            if size - offset < total:
+                break
+            end = offset + total
+            if zlib.crc32(buffer[offset:end - 4]) != _UINT32.unpack_from(buffer, end - 4)[0]:
+                raise self._corrupt("a message failed its CRC check")
+            headers = self._headers(buffer, offset + 12, offset + 12 + headers_length)
+            payload = buffer[offset + 12 + headers_length:end - 4]
+            offset = end
+            kind = headers.get(":message-type", "event")
+            if kind == "event":
+                event_type = headers.get(":event-type")
+                if event_type:
+                    try:
+                        events.append({event_type: json.loads(payload) if payload else {}})
+                    except ValueError:
+                        raise self._corrupt(f"the {event_type} event is not JSON") from None
+                continue
+            raise self._error(kind, headers, payload)
+        self._buffer = buffer[offset:]
+        return events
+
+    def _headers(self, buffer: bytes, start: int, end: int) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        i = start
+        try:
+            while i < end:
+                name_length = buffer[i]
+                name = buffer[i + 1:i + 1 + name_length].decode()
+                i += 1 + name_length
+                kind = buffer[i]
+                i += 1
+                if kind in (6, 7):
+                    (length,) = _UINT16.unpack_from(buffer, i)
+                    if kind == 7:
+                        headers[name] = buffer[i + 2:i + 2 + length].decode()
+                    i += 2 + length
+                else:
+                    i += _HEADER_VALUE_SIZES[kind]
+        except (IndexError, KeyError, UnicodeDecodeError, struct.error):
+            raise self._corrupt("a message has malformed headers") from None
+        return headers
+
+    def _error(self, kind: str, headers: dict[str, str], payload: bytes) -> APIError:
+        if kind == "exception":
+            code = headers.get(":exception-type", "")
+            try:
+                body = json.loads(payload) if payload else {}
+            except ValueError:
+                body = {}
+            message = body.get("message") or body.get("Message") if isinstance(body, dict) \
+                else None
+        else:  # "error"
+            code, message = headers.get(":error-code", ""), headers.get(":error-message")
+        error = error_from_client_error(
+            {"Error": {"Code": code, "Message": message or payload[:200].decode(errors="replace")},
+             "ResponseMetadata": {"RequestId": self.request_id}},
+            provider=self.provider, secrets=self.secrets)
+        return error
+
+    def _corrupt(self, what: str) -> APIError:
+        return APIError(f"{self.provider} sent a malformed ConverseStream body: {what}",
+                        provider=self.provider, status_code=200, request_id=self.request_id)
 
 
 # =============================================================================================
@@ -1033,11 +1144,27 @@ class BedrockProvider(Provider):
             opened.append(events)  # so the async bridge can close it from the loop thread
         request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
         state = StreamState(model=model, provider=self._key(), request_id=request_id)
+        # The HTTP body botocore would parse: decoded by our EventStreamDecoder, at half the
+        # cost per event of botocore's parser. Iterating ``events`` is the fallback.
+        body = getattr(events, "_raw_stream", None)
         try:
-            for event in events:
-                chunk = state.process(event)
-                if chunk is not None:
-                    yield chunk
+            if body is not None and hasattr(body, "stream"):
+                decoder = EventStreamDecoder(provider=self._key(), request_id=request_id,
+                                             secrets=self._secrets)
+                for data in body.stream():
+                    for event in decoder.feed(data):
+                        chunk = state.process(event)
+                        if chunk is not None:
+                            yield chunk
+                if decoder.pending:
+                    raise APIConnectionError(
+                        f"the {self._key()} stream ended inside a message (connection "
+                        "dropped?)", provider=self._key(), request_id=request_id)
+            else:
+                for event in events:
+                    chunk = state.process(event)
+                    if chunk is not None:
+                        yield chunk
             last = state.finish()
             if last is not None:
                 yield last
