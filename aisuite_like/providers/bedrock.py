@@ -962,7 +962,7 @@ _CONFIG_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token
                 "max_concurrency")
 
 _END = object()  # end of an async-bridged stream
-_STREAM_BUFFER = 256  # chunks an async stream reads ahead of its consumer, at most
+_STREAM_BUFFER = 64  # body reads an async stream decodes ahead of its consumer, at most
 
 
 class BedrockProvider(Provider):
@@ -1132,8 +1132,20 @@ class BedrockProvider(Provider):
         return self._stream(build_request(request, provider=self._key()), request.model,
                             request.timeout)
 
-    def _stream(self, kwargs: dict[str, Any], model: str, timeout: Optional[float],
-                opened: Optional[list[Any]] = None) -> Generator[ChatCompletionChunk, None, None]:
+    def _stream(self, kwargs: dict[str, Any], model: str,
+                timeout: Optional[float]) -> Generator[ChatCompletionChunk, None, None]:
+        batches = self._stream_batches(kwargs, model, timeout)
+        try:
+            for batch in batches:
+                yield from batch
+        finally:
+            batches.close()
+
+    def _stream_batches(self, kwargs: dict[str, Any], model: str, timeout: Optional[float],
+                        opened: Optional[list[Any]] = None
+                        ) -> Generator[list[ChatCompletionChunk], None, None]:
+        """The chunks of one streamed reply, a list per read of the HTTP body (so the async
+        bridge hands them to the event loop a read at a time, not a chunk at a time)."""
         errors = self._sdk_errors()
         try:  # the request is sent here, on first iteration; status errors surface now
             response = self._converse_stream(kwargs, timeout)
@@ -1144,30 +1156,30 @@ class BedrockProvider(Provider):
             opened.append(events)  # so the async bridge can close it from the loop thread
         request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
         state = StreamState(model=model, provider=self._key(), request_id=request_id)
-        # The HTTP body botocore would parse: decoded by our EventStreamDecoder, at half the
-        # cost per event of botocore's parser. Iterating ``events`` is the fallback.
+        process = state.process
+        # The HTTP body botocore would parse: decoded by our EventStreamDecoder, at a fraction
+        # of the cost per event of botocore's parser. Iterating ``events`` is the fallback.
         body = getattr(events, "_raw_stream", None)
         try:
             if body is not None and hasattr(body, "stream"):
                 decoder = EventStreamDecoder(provider=self._key(), request_id=request_id,
                                              secrets=self._secrets)
                 for data in body.stream():
-                    for event in decoder.feed(data):
-                        chunk = state.process(event)
-                        if chunk is not None:
-                            yield chunk
+                    batch = [c for c in map(process, decoder.feed(data)) if c is not None]
+                    if batch:
+                        yield batch
                 if decoder.pending:
                     raise APIConnectionError(
                         f"the {self._key()} stream ended inside a message (connection "
                         "dropped?)", provider=self._key(), request_id=request_id)
             else:
                 for event in events:
-                    chunk = state.process(event)
+                    chunk = process(event)
                     if chunk is not None:
-                        yield chunk
+                        yield [chunk]
             last = state.finish()
             if last is not None:
-                yield last
+                yield [last]
         except errors as exc:  # an exception event, or the connection broke mid-body
             mapped = self._error(exc)
             if isinstance(mapped, APIError) and mapped.request_id is None:
@@ -1202,31 +1214,31 @@ class BedrockProvider(Provider):
         """Async twin of ``stream``: the sync stream runs on a pool thread and hands its
         chunks to the event loop (translate now, send on first iteration)."""
         opened: list[Any] = []
-        chunks = self._stream(build_request(request, provider=self._key()), request.model,
-                              request.timeout, opened)
-        return self._astream(chunks, opened)
+        batches = self._stream_batches(build_request(request, provider=self._key()),
+                                       request.model, request.timeout, opened)
+        return self._astream(batches, opened)
 
-    async def _astream(self, chunks: Generator[ChatCompletionChunk, None, None],
+    async def _astream(self, batches: Generator[list[ChatCompletionChunk], None, None],
                        opened: list[Any]) -> AsyncIterator[ChatCompletionChunk]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        room = threading.Semaphore(_STREAM_BUFFER)  # chunks read ahead of the consumer
+        room = threading.Semaphore(_STREAM_BUFFER)  # batches read ahead of the consumer
         stopped = threading.Event()
 
         def pump() -> None:
             try:
-                for chunk in chunks:
+                for batch in batches:
                     room.acquire()
                     if stopped.is_set():
                         break
-                    loop.call_soon_threadsafe(queue.put_nowait, chunk)
+                    loop.call_soon_threadsafe(queue.put_nowait, batch)
                 else:
                     loop.call_soon_threadsafe(queue.put_nowait, _END)
             except BaseException as exc:  # delivered to the consumer, raised there
                 if not stopped.is_set():
                     loop.call_soon_threadsafe(queue.put_nowait, exc)
             finally:
-                chunks.close()  # releases the HTTP body
+                batches.close()  # releases the HTTP body
 
         loop.run_in_executor(self._pool(), pump)
         try:
@@ -1237,7 +1249,8 @@ class BedrockProvider(Provider):
                 if isinstance(item, BaseException):
                     raise item
                 room.release()
-                yield item
+                for chunk in item:
+                    yield chunk
         finally:
             if not stopped.is_set():
                 stopped.set()
