@@ -606,6 +606,8 @@ def test_missing_region_and_unknown_keys_are_configuration_errors() -> None:
         create("sync", {"aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY})
     with pytest.raises(ai.ConfigurationError, match="AWS_BEARER_TOKEN_BEDROCK"):
         create("sync", {"region_name": REGION, "api_key": "x"})
+    with pytest.raises(ai.ConfigurationError, match="'no-such-profile'"):
+        create("sync", {"profile_name": "no-such-profile"})
 
 
 def test_secrets_never_leak(server: BedrockServer, caplog: pytest.LogCaptureFixture) -> None:
@@ -627,6 +629,25 @@ def test_secrets_never_leak(server: BedrockServer, caplog: pytest.LogCaptureFixt
     provider = client._provider("bedrock")
     assert SECRET_KEY not in repr(provider) and SESSION_TOKEN not in repr(provider)
     assert SECRET_KEY not in caplog.text and SESSION_TOKEN not in caplog.text
+
+
+def test_chain_credentials_never_leak_into_logs(server: BedrockServer,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """botocore logs the signed request's headers at DEBUG, session token included; the
+    provider scrubs the secrets it was given and the ones the AWS chain resolved."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "env-secret-key-abcdefghijklmnopqrstuv")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "env-session-token-0123456789abcdefghij")
+    server.reply(converse_text("ok"), converse_text("ok"))
+    with caplog.at_level(logging.DEBUG):
+        create("sync", {"endpoint_url": server.url, "region_name": REGION})
+        create("sync", server.config(aws_session_token=SESSION_TOKEN))
+    assert server.requests[0].headers["x-amz-security-token"].startswith("env-session-token")
+    assert "x-amz-security-token" in caplog.text.lower()  # botocore did log the header
+    for secret in ("env-secret-key-abcdefghijklmnopqrstuv",
+                   "env-session-token-0123456789abcdefghij", SECRET_KEY, SESSION_TOKEN):
+        assert secret not in caplog.text
 
 
 # ------------------------------------------------------------------- runner and agents ---

@@ -21,6 +21,7 @@ import asyncio
 import base64
 import binascii
 import json
+import logging
 import os
 import struct
 import threading
@@ -957,6 +958,46 @@ def error_from_client_error(error_response: dict[str, Any], *, provider: str = P
 # Transport
 # =============================================================================================
 
+class _SecretLogFilter(logging.Filter):
+    """Redacts the configured AWS secrets from botocore's and urllib3's log records: at DEBUG
+    botocore logs the canonical request and the prepared request's headers, session token
+    included. Runs only for records a logger actually emits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: tuple[str, ...] = ()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secrets:
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: left to the handler to report
+            return True
+        if any(secret in message for secret in self.secrets):
+            record.msg, record.args = _redact(message, self.secrets), None
+        return True
+
+
+_LOG_FILTER = _SecretLogFilter()
+# A filter sees only its own logger's records, so botocore's children are named here.
+_SDK_LOGGERS = ("botocore", "botocore.auth", "botocore.endpoint", "botocore.hooks",
+                "botocore.parsers", "botocore.credentials", "botocore.httpsession",
+                "botocore.retryhandler", "botocore.client", "botocore.utils", "urllib3",
+                "urllib3.connectionpool", "urllib3.response")
+
+
+def _protect_logs(secrets: Iterable[Optional[str]]) -> None:
+    new = tuple(s for s in secrets if s and len(s) >= 4 and s not in _LOG_FILTER.secrets)
+    if not new:
+        return
+    _LOG_FILTER.secrets = (*_LOG_FILTER.secrets, *new)
+    for name in _SDK_LOGGERS:
+        logger = logging.getLogger(name)
+        if _LOG_FILTER not in logger.filters:
+            logger.addFilter(_LOG_FILTER)
+
+
 _CONFIG_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token",
                 "region_name", "profile_name", "endpoint_url", "timeout", "max_retries",
                 "max_concurrency")
@@ -1019,10 +1060,17 @@ class BedrockProvider(Provider):
         self._max_retries = max_retries  # for the shared retry layer; botocore's are off
         self._workers = max_concurrency or DEFAULT_ASYNC_WORKERS
         self._secrets: tuple[Optional[str], ...] = (aws_secret_access_key, aws_session_token)
+        _protect_logs(self._secrets)
         self._endpoint_url = endpoint_url
         session = botocore.session.Session(profile=profile_name)
-        region = (region_name or os.environ.get("AWS_REGION")
-                  or os.environ.get("AWS_DEFAULT_REGION") or session.get_config_variable("region"))
+        try:
+            region = (region_name or os.environ.get("AWS_REGION")
+                      or os.environ.get("AWS_DEFAULT_REGION")
+                      or session.get_config_variable("region"))
+        except botocore.exceptions.ProfileNotFound:
+            raise ConfigurationError(
+                f"provider 'bedrock': the AWS profile {profile_name!r} is not in the AWS config "
+                "files; fix profile_name (or AWS_PROFILE)") from None
         if not region:
             raise ConfigurationError(
                 "provider 'bedrock' needs an AWS region: pass provider_configs={'bedrock': "
@@ -1062,8 +1110,22 @@ class BedrockProvider(Provider):
                     client = self._session.create_client(
                         "bedrock-runtime", region_name=self._region,
                         endpoint_url=self._endpoint_url, config=config, **self._credentials)
+                    if "aws_secret_access_key" not in self._credentials:
+                        self._learn_chain_secrets()
                     self._clients[seconds] = client
         return client
+
+    def _learn_chain_secrets(self) -> None:
+        """Credentials from the AWS chain (environment, profile, role) are secrets too: add
+        them to what errors and logs are scrubbed of (the session resolved them already)."""
+        try:
+            credentials = self._session.get_credentials()
+            frozen = credentials.get_frozen_credentials() if credentials is not None else None
+        except self._exc.BotoCoreError:
+            return  # the call itself reports the credential problem
+        if frozen is not None:
+            self._secrets = (*self._secrets, frozen.secret_key, frozen.token)
+            _protect_logs(self._secrets)
 
     # -- the SDK calls (one small method each, so a shared retry layer can wrap them) --------
 
@@ -1105,6 +1167,8 @@ class BedrockProvider(Provider):
                 "{'bedrock': {'aws_access_key_id': ..., 'aws_secret_access_key': ...}}, a "
                 "profile_name, or set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_PROFILE",
                 secrets), provider=provider)
+        if isinstance(exc, errors.ProfileNotFound):
+            return ConfigurationError(f"{provider}: {exc}; fix profile_name (or AWS_PROFILE)")
         if isinstance(exc, errors.ParamValidationError):
             return UnsupportedParameterError(
                 _redact(f"{provider}: botocore rejected the request before sending it: {exc}",
