@@ -315,6 +315,19 @@ def test_native_arguments(server: BedrockServer) -> None:
     assert sent["performanceConfig"] == {"latency": "optimized"}
 
 
+def test_native_tool_config_keeps_tool_blocks(server: BedrockServer) -> None:
+    server.reply(converse_text("ok"))
+    native = {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object"}}}}]}
+    history = [*USER, {"role": "assistant", "tool_calls": [
+        {"id": "tu_9", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "tu_9", "content": "done"}]
+    create("sync", server.config(), messages=history, toolConfig=native)
+    sent = server.requests[0].json
+    assert sent["toolConfig"] == native
+    assert sent["messages"][1]["content"] == [
+        {"toolUse": {"toolUseId": "tu_9", "name": "f", "input": {}}}]
+
+
 def test_response_format_json_schema_is_native(server: BedrockServer) -> None:
     server.reply(converse_text('{"city": "Paris"}'))
     schema = {"type": "object", "properties": {"city": {"type": "string"}}}

@@ -146,7 +146,9 @@ def build_request(request: ChatRequest, *, provider: str = PROVIDER) -> dict[str
                                         provider=provider)
     if request.tool_choice == "none":
         tools = None  # Converse has no "none": a request without tools cannot call one
-    system, messages = translate_messages(request.messages, tools_as_text=not tools,
+    # Without a toolConfig Converse rejects toolUse / toolResult blocks: describe them in text.
+    as_text = not tools and "toolConfig" not in request.extra
+    system, messages = translate_messages(request.messages, tools_as_text=as_text,
                                           provider=provider)
     kwargs: dict[str, Any] = {"modelId": request.model, "messages": messages}
     if system:
