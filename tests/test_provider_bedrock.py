@@ -759,6 +759,28 @@ def test_agent_streamed_run(server: BedrockServer) -> None:
 
 # ----------------------------------------------------------------------------- hygiene ---
 
+def test_translated_objects_set_every_field(server: BedrockServer) -> None:
+    """The translator builds its objects with every field given (types._built): a field added
+    to a type later must be added there too."""
+    server.reply(converse(REASONING + [{"toolUse": {"toolUseId": "t", "name": "f",
+                                                     "input": {}}}], cacheReadInputTokens=1),
+                 stream_tools(("t", "f", ["{}"])))
+
+    def check(obj: Any) -> None:
+        if isinstance(obj, BaseModel):
+            assert obj.model_fields_set == set(type(obj).model_fields), type(obj).__name__
+            for name in type(obj).model_fields:
+                check(getattr(obj, name))
+        elif isinstance(obj, list):
+            for item in obj:
+                check(item)
+
+    check(create("sync", server.config()))
+    chunks, _ = stream_all("sync", server.config())
+    for chunk in chunks:
+        check(chunk)
+
+
 def test_import_does_not_load_botocore() -> None:
     code = "import sys, aisuite_like; print('botocore' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

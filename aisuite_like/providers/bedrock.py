@@ -559,11 +559,13 @@ def usage_from(raw: Optional[dict[str, Any]]) -> Optional[Usage]:
     prompt = input_tokens + (cache_read or 0) + (cache_write or 0)
     details = None
     if cache_read is not None or cache_write is not None:
-        details = PromptTokensDetails.model_construct(cached_tokens=cache_read or 0,
-                                                      cache_creation_tokens=cache_write or 0)
-    return Usage.model_construct(prompt_tokens=prompt, completion_tokens=output_tokens,
-                                 total_tokens=prompt + output_tokens,
-                                 prompt_tokens_details=details, completion_tokens_details=None)
+        details = _built(PromptTokensDetails, {"cached_tokens": cache_read or 0,
+                                               "cache_creation_tokens": cache_write or 0})
+    usage: Usage = _built(Usage, {
+        "prompt_tokens": prompt, "completion_tokens": output_tokens,
+        "total_tokens": prompt + output_tokens, "prompt_tokens_details": details,
+        "completion_tokens_details": None})
+    return usage
 
 
 def _stored_reasoning(block: dict[str, Any]) -> Optional[dict[str, Any]]:
@@ -614,10 +616,10 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
             if not isinstance(use, dict) or not use.get("name") or not use.get("toolUseId"):
                 raise _response_error("a toolUse block without name or toolUseId", provider,
                                       request_id)
-            tool_calls.append(ToolCall.model_construct(
-                id=use["toolUseId"], type="function",
-                function=Function.model_construct(name=use["name"],
-                                                  arguments=_arguments_json(use.get("input")))))
+            tool_calls.append(_built(ToolCall, {
+                "id": use["toolUseId"], "type": "function",
+                "function": _built(Function, {"name": use["name"],
+                                              "arguments": _arguments_json(use.get("input"))})}))
         elif "reasoningContent" in block:
             stored = _stored_reasoning(block["reasoningContent"] or {})
             if stored is not None:
@@ -625,22 +627,25 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
                 if "reasoningText" in stored and stored["reasoningText"]["text"]:
                     reasoning.append(stored["reasoningText"]["text"])
         # Other blocks (citationsContent, image, ...) stay in ``response.raw``.
-    message = Message.model_construct(
-        role="assistant",
-        content="".join(texts) or None,
-        tool_calls=tool_calls or None,
-        reasoning_content="".join(reasoning) or None,
-        provider_specific_fields={REASONING_BLOCKS_KEY: reasoning_blocks} if reasoning_blocks
-        else None,
-    )
+    # Built with every field given (types._built): no per-field default lookups per call.
+    message = _built(Message, {
+        "role": "assistant", "content": "".join(texts) or None,
+        "tool_calls": tool_calls or None, "tool_call_id": None, "name": None,
+        "reasoning_content": "".join(reasoning) or None, "refusal": None,
+        "provider_specific_fields": {REASONING_BLOCKS_KEY: reasoning_blocks}
+        if reasoning_blocks else None})
     stop_reason = data.get("stopReason")
-    choice = Choice.model_construct(
-        index=0, message=message, finish_reason=finish_reason_for(stop_reason, bool(tool_calls)),
-        native_finish_reason=stop_reason, intermediate_messages=[])
-    return ChatCompletionResponse.model_construct(
-        id=request_id or "", created=int(time.time()) if created is None else created,
-        model=model, provider=provider, choices=[choice], usage=usage_from(data.get("usage")),
-        raw=data)
+    choice = _built(Choice, {
+        "index": 0, "message": message,
+        "finish_reason": finish_reason_for(stop_reason, bool(tool_calls)),
+        "native_finish_reason": stop_reason, "intermediate_messages": []})
+    response: ChatCompletionResponse = _built(ChatCompletionResponse, {
+        "id": request_id or "", "object": "chat.completion",
+        "created": int(time.time()) if created is None else created, "model": model,
+        "provider": provider, "choices": [choice], "usage": usage_from(data.get("usage")),
+        "intermediate_responses": [], "messages": None, "stop_reason": None,
+        "tool_events": [], "raw": data})
+    return response
 
 
 # =============================================================================================
@@ -733,10 +738,10 @@ class StreamState:
         tool_index = self._tool_count
         self._tool_count += 1
         self._blocks[body.get("contentBlockIndex", 0)] = ["tool", tool_index, None, None]
-        return self._chunk(_delta(tool_calls=[ChoiceDeltaToolCall.model_construct(
-            index=tool_index, id=use.get("toolUseId"), type="function",
-            function=ChoiceDeltaFunction.model_construct(name=use.get("name"),
-                                                         arguments=""))]))
+        return self._chunk(_delta(tool_calls=[_built(ChoiceDeltaToolCall, {
+            "index": tool_index, "id": use.get("toolUseId"), "type": "function",
+            "function": _built(ChoiceDeltaFunction, {"name": use.get("name"),
+                                                     "arguments": ""})})]))
 
     def _block_delta(self, body: dict[str, Any]) -> Optional[ChatCompletionChunk]:
         delta = body.get("delta") or {}
@@ -750,9 +755,10 @@ class StreamState:
             fragment = use.get("input")
             if not fragment or state is None or state[0] != "tool":
                 return None
-            return self._chunk(_delta(tool_calls=[ChoiceDeltaToolCall.model_construct(
-                index=state[1], id=None, type=None,
-                function=ChoiceDeltaFunction.model_construct(name=None, arguments=fragment))]))
+            return self._chunk(_delta(tool_calls=[_built(ChoiceDeltaToolCall, {
+                "index": state[1], "id": None, "type": None,
+                "function": _built(ChoiceDeltaFunction, {"name": None,
+                                                         "arguments": fragment})})]))
         reasoning = delta.get("reasoningContent")
         if reasoning is not None:
             state = self._blocks.get(index)
