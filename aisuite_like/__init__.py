@@ -23,6 +23,8 @@ from .errors import (
     BadRequestError,
     ConcurrentRunError,
     ConfigurationError,
+    InputGuardrailTripwireTriggered,
+    OutputGuardrailTripwireTriggered,
     ContextWindowExceededError,
     InternalServerError,
     InvalidModelError,
@@ -62,9 +64,23 @@ _LAZY = {
     "fit_tokens": "agents", "RunStarted": "agents", "ModelRequest": "agents",
     "TextDelta": "agents", "ToolCallRequestEvent": "agents",
     "ToolCallExecutionEvent": "agents", "Handoff": "agents", "RunCompleted": "agents",
-    "AgentEvent": "agents", "ContextStrategy": "agents",
+    "AgentEvent": "agents", "ContextStrategy": "agents", "RunResultStreaming": "agents",
+    # the OpenAI Agents SDK's names (docs/agents.md, "Agents SDK compatibility")
+    "RunContextWrapper": "_run_context", "RunUsage": "_run_context",
+    **{name: "_agent_sdk" for name in (
+        "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
+        "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
+        "RunHooks", "AgentHooks", "handoff", "AgentHandoff", "set_default_model")},
+    **{name: "_agent_items" for name in (
+        "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",
+        "HandoffOutputItem", "ToolApprovalItem", "RunItem", "ItemHelpers",
+        "RawResponsesStreamEvent", "RunItemStreamEvent", "AgentUpdatedStreamEvent",
+        "StreamEvent", "HandoffInputData")},
+    "RunState": "_agent_state",
+    # _observe.py (OpenTelemetry: opentelemetry itself is imported by instrument())
+    "instrument": "_observe", "uninstrument": "_observe",
     # modules
-    "testing": None,
+    "testing": None, "handoff_filters": None,
 }
 
 
@@ -97,5 +113,6 @@ __all__ = [
     "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
+    "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",
     *_LAZY,
 ]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable, Mapping, Optional
 
+from . import _observe
+from ._cost import attach_price_ref
 from .errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from .providers import ChatRequest, Provider, _is_offline_key, canonical_key, create_provider
 
@@ -135,6 +137,8 @@ class _Base:
             Provider, ChatRequest, Any, Optional[int], dict[str, Any]]:
         key, name = _parse_model(model)
         provider = self._provider(key)
+        if _observe.ACTIVE is not None:  # instrument(): a span around each model call
+            provider = _observe.ACTIVE.traced(provider)
         stream = bool(kwargs.pop("stream", False))
         max_turns = kwargs.pop("max_turns", None)
         runner_options = {k: kwargs.pop(k) for k in _RUNNER_ONLY if k in kwargs}
@@ -186,7 +190,9 @@ class _Completions:
             from .streaming import Stream, _started
 
             return Stream(_started(provider.stream(request)))
-        return provider.complete(request)
+        response = provider.complete(request)
+        attach_price_ref(response, request.model)
+        return response
 
     async def acreate(self, model: str, messages: Any, **kwargs: Any) -> Any:
         """Async ``create`` on the sync client (aisuite's name)."""
@@ -203,7 +209,9 @@ async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, A
         from .streaming import AsyncStream, _astarted
 
         return AsyncStream(await _astarted(provider.astream(request)))
-    return await provider.acomplete(request)
+    response = await provider.acomplete(request)
+    attach_price_ref(response, request.model)
+    return response
 
 
 class _Chat:

@@ -32,6 +32,8 @@ __all__ = [
     "MaxTurnsExceeded",
     "OutputValidationError",
     "ConcurrentRunError",
+    "InputGuardrailTripwireTriggered",
+    "OutputGuardrailTripwireTriggered",
 ]
 
 
@@ -169,6 +171,25 @@ class OutputValidationError(AisuiteLikeError):
 
 class ConcurrentRunError(AisuiteLikeError, RuntimeError):
     """A ``Session`` is already in use by another run."""
+
+
+class InputGuardrailTripwireTriggered(AisuiteLikeError):
+    """An input guardrail tripped; ``guardrail_result`` is its ``InputGuardrailResult``
+    (``.output.output_info`` holds what the guardrail reported)."""
+
+    def __init__(self, guardrail_result: Any) -> None:
+        self.guardrail_result = guardrail_result
+        name = guardrail_result.guardrail.get_name()
+        super().__init__(f"input guardrail {name!r} triggered its tripwire")
+
+
+class OutputGuardrailTripwireTriggered(AisuiteLikeError):
+    """An output guardrail tripped; ``guardrail_result`` is its ``OutputGuardrailResult``."""
+
+    def __init__(self, guardrail_result: Any) -> None:
+        self.guardrail_result = guardrail_result
+        name = guardrail_result.guardrail.get_name()
+        super().__init__(f"output guardrail {name!r} triggered its tripwire")
 
 
 # --- helpers shared by the providers -----------------------------------------------------

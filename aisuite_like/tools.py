@@ -62,13 +62,21 @@ class Tool:
             description = "\n\n".join(
                 p for p in (doc.short_description, doc.long_description) if p)
         param_docs = {p.arg_name: p.description for p in doc.params if p.description}
-        model, field_names, positional_only, defaulted = _arguments_model(fn, name, param_docs)
+        model, field_names, positional_only, defaulted, context_param = _arguments_model(
+            fn, name, param_docs)
         schema = _json_schema(model)
         if strict:
             schema = _strict_schema(schema, nullable=defaulted, tool_name=name)
         self._configure(fn, name, description, schema, strict=strict, sequential=sequential,
                         timeout=timeout, model=model, field_names=field_names,
                         positional_only=positional_only, defaulted=defaulted)
+        self._takes_context = context_param
+
+    #: Agents: True, or a callable ``(ctx, arguments[, call_id])`` (sync or async) saying
+    #: whether a call must wait for a person's approval (see ``function_tool``).
+    needs_approval: Any = False
+    #: True when the function's first parameter is a ``RunContextWrapper`` (not in the schema).
+    _takes_context: bool = False
 
     def _configure(self, fn: Callable[..., Any], name: str, description: str,
                    parameters: dict[str, Any], *, strict: bool = False,
@@ -117,11 +125,21 @@ class Tool:
         # Read the fields back (not model_dump) so nested models and enums keep their types.
         return {name: getattr(instance, field) for field, name in self._field_names.items()}
 
-    def _call_args(self, kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def _call_args(self, kwargs: dict[str, Any], context: Any = None
+                   ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Positional and keyword arguments for ``fn``; ``context`` (the run's
+        ``RunContextWrapper``) goes first when the function takes one."""
+        lead: tuple[Any, ...] = ()
+        if self._takes_context:
+            if context is None:  # the plain tool runner: a context holding nothing
+                from ._run_context import RunContextWrapper
+
+                context = RunContextWrapper(None)
+            lead = (context,)
         if not self._positional_only:
-            return (), kwargs
+            return lead, kwargs
         kwargs = dict(kwargs)
-        return tuple(kwargs.pop(n) for n in self._positional_only if n in kwargs), kwargs
+        return (*lead, *(kwargs.pop(n) for n in self._positional_only if n in kwargs)), kwargs
 
 
 def tool(
@@ -269,14 +287,26 @@ def _has_field_description(annotation: Any) -> bool:
     return False
 
 
+def _annotated_text(annotation: Any) -> Optional[str]:
+    """The description of ``Annotated[T, "description"]`` (the Agents SDK's form), if any."""
+    if get_origin(annotation) is Annotated:
+        for meta in get_args(annotation)[1:]:
+            if isinstance(meta, str) and meta.strip():
+                return meta
+    return None
+
+
 # BaseModel attributes a field may not be named after; such parameters get an alias.
 _RESERVED = frozenset(dir(BaseModel)) | {"model_config"}
 
 
 def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[str, str]
-                     ) -> tuple[Any, dict[str, str], tuple[str, ...], frozenset[str]]:
+                     ) -> tuple[Any, dict[str, str], tuple[str, ...], frozenset[str], bool]:
     """The pydantic model of the function's parameters, its field name -> parameter name map,
-    the positional-only names, and the names of parameters that have a default."""
+    the positional-only names, the names of parameters that have a default, and whether the
+    first parameter is a ``RunContextWrapper`` (passed by the run, not in the schema)."""
+    from ._run_context import is_context_annotation
+
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
@@ -290,7 +320,14 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
     names: dict[str, str] = {}  # field name -> parameter name
     positional_only: list[str] = []
     defaulted: set[str] = set()
-    for pname, param in signature.parameters.items():
+    takes_context = False
+    for index, (pname, param) in enumerate(signature.parameters.items()):
+        if is_context_annotation(hints.get(pname, param.annotation)):
+            if index != 0:
+                raise TypeError(f"tool {tool_name!r}: a RunContextWrapper parameter must be the "
+                                f"first one ({pname!r} is not)")
+            takes_context = True
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"tool {tool_name!r}: *args / **kwargs parameters cannot be "
                             f"described to a model; declare each parameter ({pname!r})")
@@ -300,7 +337,7 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
         annotation = hints.get(pname, param.annotation)
         if param.kind is param.POSITIONAL_ONLY:
             positional_only.append(pname)
-        description = param_docs.get(pname)
+        description = param_docs.get(pname) or _annotated_text(annotation)
         if _has_field_description(annotation):
             description = None  # Annotated[..., Field(description=...)] wins over the docstring
         default = param.default
@@ -329,7 +366,7 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
     except Exception as exc:
         raise TypeError(f"tool {tool_name!r}: cannot build a JSON schema for its parameters: "
                         f"{exc}") from None
-    return model, names, tuple(positional_only), frozenset(defaulted)
+    return model, names, tuple(positional_only), frozenset(defaulted), takes_context
 
 
 def _type_hints(fn: Any) -> dict[str, Any]:

@@ -75,6 +75,19 @@ class ToolCall(_Model):
     type: Literal["function"] = "function"
     function: Function
 
+    # Read like the Agents SDK's function call (``item.raw_item.name`` in its examples).
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+    @property
+    def arguments(self) -> str:
+        return self.function.arguments
+
+    @property
+    def call_id(self) -> str:
+        return self.id
+
 
 class Message(_Model):
     """A chat message. ``model_dump(exclude_none=True)`` is valid input again.
@@ -153,13 +166,27 @@ class Usage(_Model):
             b2 = other.completion_tokens_details or CompletionTokensDetails()
             ctd = CompletionTokensDetails(
                 reasoning_tokens=_add_opt(a2.reasoning_tokens, b2.reasoning_tokens))
-        return Usage(
+        total = Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             prompt_tokens_details=ptd,
             completion_tokens_details=ctd,
         )
+        from ._cost import combine_parts
+
+        combine_parts(total, self, other)  # so total.cost is the sum of the parts' costs
+        return total
+
+    @property
+    def cost(self) -> Optional[float]:
+        """The price in USD, from the ``genai-prices`` package (extra ``[prices]``); ``None``
+        when the model's price is unknown (or the package is not installed). Computed on first
+        read. On a run's summed usage: the sum over its model calls (``None`` if one is
+        unknown). Not part of ``model_dump()``."""
+        from ._cost import cost_of
+
+        return cost_of(self)
 
 
 class ToolEvent(_Model):

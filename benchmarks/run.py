@@ -34,7 +34,7 @@ sys.path.insert(0, HERE)
 from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
-SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss")
+SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
                   "botocore")
 VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
@@ -48,6 +48,7 @@ FULL = {
     "tool_loop_a": {"repeats": 3, "warmup": 1, "runs": 4, "tools": 4},
     "tool_loop_b": {"repeats": 3, "warmup": 5, "runs": 20, "tools": 1},
     "rss": {"repeats": 2},
+    "otel": {"repeats": 3, "warmup": 30, "calls": 200, "streams": 6, "chunks": 1000},
 }
 QUICK = {
     "import_samples": 1,
@@ -57,6 +58,7 @@ QUICK = {
     "tool_loop_a": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 4},
     "tool_loop_b": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 1},
     "rss": {"repeats": 1},
+    "otel": {"repeats": 1, "warmup": 1, "calls": 3, "streams": 1, "chunks": 20},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -394,8 +396,32 @@ def run_imports(samples: int, progress: Callable[[str], None]) -> tuple[list[Row
     return rows, {"samples": samples, "vendor_loaded_by_aisuite_like": sorted(vendor_loaded)}
 
 
+def plan_otel(base: str, families: list[str],
+              sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """aisuite_like with ``ai.instrument()`` (the OpenTelemetry SDK, spans to a batch processor
+    whose exporter drops them, metrics aggregated in memory) against aisuite_like as shipped:
+    what a span per call and the per-chunk bookkeeping of a stream cost."""
+    s = sizes["otel"]
+    sides = [("ours_otel", "ours"), ("ours", "raw")]
+    rows, jobs = [], []
+    for family in families:
+        call = Row("otel", f"{family}: non-streaming call, instrumented vs not", "ms/call",
+                   ours_label="instrument()", raw_label="not instrumented")
+        chunked = Row("otel", f"{family}: {s['chunks']}-chunk reply, instrumented vs not",
+                      "us/chunk", ours_label="instrument()", raw_label="not instrumented")
+        rows += [call, chunked]
+        for _, side, row_side in _alternate(s["repeats"], sides):
+            jobs.append(_job(_task("sequential", family, side, base, warmup=s["warmup"],
+                                   calls=s["calls"]), call, row_side, scale=1e3))
+        for _, side, row_side in _alternate(s["repeats"], sides):
+            jobs.append(_job(_task("streaming", family, side, base, warmup=1,
+                                   streams=s["streams"], chunks=s["chunks"]), chunked,
+                             row_side, scale=1e6))
+    return rows, jobs
+
+
 PLANNERS = {"sequential": plan_sequential, "async": plan_async, "streaming": plan_streaming,
-            "tool_loop": plan_tool_loop, "rss": plan_rss}
+            "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel}
 
 
 # ----------------------------------------------------------------------------- output ---

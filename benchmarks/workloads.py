@@ -372,8 +372,31 @@ class _Ours:
         return sum(1 for e in r.tool_events if not e.is_error)
 
 
+def _instrument() -> None:
+    """``ai.instrument()`` with the OpenTelemetry SDK as an application would set it up: a
+    batch span processor (its exporter drops the spans: exporting is not ours to measure) and
+    a meter provider aggregating in memory."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    import aisuite_like
+
+    class Drop(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(Drop()))
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    aisuite_like.instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
+
+
 def _driver(task: dict[str, Any]) -> Any:
     side = task["side"].split("_")[0]
+    if task["side"] == "ours_otel":
+        _instrument()
     if side == "ours":
         return _Ours(task["family"], task["base"])
     return _RAW[task["family"]](task["base"])

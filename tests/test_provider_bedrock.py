@@ -861,3 +861,30 @@ def test_stream_ending_inside_a_message_is_a_connection_error(server: BedrockSer
     server.reply(Stream([*frames[:2], frames[2][:10]]))
     with pytest.raises(ai.APIConnectionError, match="inside a message"):
         stream_all("sync", server.config())
+
+
+def test_instrumented_call_names_bedrock_and_its_endpoint(server: BedrockServer) -> None:
+    """With ai.instrument(), a Bedrock call is a span naming aws.bedrock and the endpoint it
+    went to, with the usage; no secret in any attribute."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    ai.instrument(tracer_provider=tracer_provider)
+    try:
+        server.reply(converse_text("ok", input_tokens=11, output_tokens=2))
+        create("sync", server.config(aws_session_token=SESSION_TOKEN))
+    finally:
+        ai.uninstrument()
+        tracer_provider.shutdown()
+    (span,) = [s for s in exporter.get_finished_spans() if s.attributes
+               and s.attributes.get("gen_ai.provider.name")]
+    attributes = dict(span.attributes or {})
+    assert attributes["gen_ai.provider.name"] == "aws.bedrock"
+    assert attributes["server.address"] == "127.0.0.1"
+    assert attributes["gen_ai.usage.input_tokens"] == 11
+    text = json.dumps(attributes, default=str)
+    assert SECRET_KEY not in text and SESSION_TOKEN not in text

@@ -1100,6 +1100,11 @@ class BedrockProvider(Provider):
     def _key(self) -> str:
         return self.key or PROVIDER
 
+    @property
+    def base_url(self) -> str:
+        """The endpoint requests go to (``endpoint_url``, else the region's public one)."""
+        return self._endpoint_url or f"https://bedrock-runtime.{self._region}.amazonaws.com"
+
     # -- clients ---------------------------------------------------------------------------
 
     def _client(self, timeout: Optional[float]) -> Any:
@@ -1157,8 +1162,7 @@ class BedrockProvider(Provider):
         secrets = self._secrets
         if isinstance(exc, errors.ClientError):
             return error_from_client_error(exc.response, provider=provider, secrets=secrets)
-        endpoint = str(getattr(exc, "kwargs", {}).get("endpoint_url") or self._endpoint_url
-                       or f"bedrock-runtime.{self._region}.amazonaws.com")
+        endpoint = str(getattr(exc, "kwargs", {}).get("endpoint_url") or self.base_url)
         if isinstance(exc, (errors.ReadTimeoutError, errors.ConnectTimeoutError,
                             self._urllib3.TimeoutError)):
             return APITimeoutError(_redact(f"{provider} request timed out talking to "
