@@ -340,6 +340,20 @@ def test_response_format_json_schema_is_native(server: BedrockServer) -> None:
     assert definition["name"] == "place" and json.loads(definition["schema"]) == schema
 
 
+def test_cache_control_becomes_a_cache_point(server: BedrockServer) -> None:
+    server.reply(converse_text("ok"))
+    long_text = {"type": "text", "text": "Long reference text.",
+                 "cache_control": {"type": "ephemeral"}}
+    create("sync", server.config(), messages=[
+        {"role": "system", "content": [long_text]},
+        {"role": "user", "content": [long_text, {"type": "text", "text": "Question?"}]}])
+    sent = server.requests[0].json
+    assert sent["system"] == [{"text": "Long reference text."}, {"cachePoint": {"type": "default"}}]
+    assert sent["messages"][0]["content"] == [
+        {"text": "Long reference text."}, {"cachePoint": {"type": "default"}},
+        {"text": "Question?"}]
+
+
 def test_images_travel_as_bytes(server: BedrockServer) -> None:
     server.reply(converse_text("A PNG."))
     data_url = "data:image/png;base64," + base64.b64encode(PNG).decode()

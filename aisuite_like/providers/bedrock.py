@@ -280,6 +280,10 @@ def _content_blocks(content: Any, *, provider: str, where: int,
         block = _part_to_block(part, provider=provider, where=where, system=system)
         if block is not None:
             blocks.append(block)
+            if isinstance(part, dict) and part.get("cache_control"):
+                # Anthropic-style cache hint on a part: Converse marks the cache boundary with
+                # a cachePoint block right after it.
+                blocks.append({"cachePoint": {"type": "default"}})
     return blocks
 
 
