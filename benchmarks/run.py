@@ -33,10 +33,11 @@ sys.path.insert(0, HERE)
 
 from server import ServerProcess, measure_capacity  # noqa: E402
 
-FAMILIES = ("openai", "anthropic", "google")
+FAMILIES = ("openai", "anthropic", "google", "bedrock")
 SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp")
-IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai")
-VENDOR_MODULES = ("openai", "anthropic", "google.genai")
+IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
+                  "botocore")
+VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
 
 # Sizes: full run (make bench, < 10 minutes on 2 cores) and --quick (the smoke test).
 FULL = {
@@ -263,6 +264,9 @@ ASYNC_CASES = (
     ("google", "httpx2", "ours", "raw_httpx2", True),
     ("google", "aiohttp", "ours_aiohttp", "raw", True),
     ("google", "defaults: ours httpx2, SDK aiohttp", "ours", "raw", False),
+    # botocore is sync-only: both sides run it on a pool of 32 threads (ours: the provider's
+    # own bounded executor; raw: the same calls by hand on a ThreadPoolExecutor).
+    ("bedrock", "thread pool (botocore is sync)", "ours", "raw", True),
 )
 
 

@@ -26,7 +26,11 @@ SYSTEM = "You are a helpful assistant. Answer in one short sentence."
 USER = "What is the capital of France?"
 MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}]
 MAX_TOKENS = 1024  # Anthropic requires it; both sides send the same value
-MODELS = {"openai": "gpt-bench", "anthropic": "claude-bench", "google": "gemini-bench"}
+MODELS = {"openai": "gpt-bench", "anthropic": "claude-bench", "google": "gemini-bench",
+          "bedrock": "bedrock-bench"}
+AWS = {"region_name": "us-east-1", "aws_access_key_id": "AKIDBENCHEXAMPLE",
+       "aws_secret_access_key": "bench-secret-key"}
+ASYNC_WORKERS = 32  # threads of the Bedrock async bridge, ours and raw alike
 CITY_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 SLOW_TOOL_S = 0.1
 
@@ -234,7 +238,75 @@ class _RawGoogle:
         return executed
 
 
-_RAW = {"openai": _RawOpenAI, "anthropic": _RawAnthropic, "google": _RawGoogle}
+class _RawBedrock:
+    """botocore's bedrock-runtime client by hand. botocore is sync-only, so the raw async side
+    is what a user would write: the sync call on a thread pool of the same size as ours."""
+
+    def __init__(self, base: str) -> None:
+        import botocore.config
+        import botocore.session
+
+        self._session = botocore.session.get_session()
+        self._config = botocore.config.Config(
+            retries={"total_max_attempts": 1, "mode": "standard"},
+            max_pool_connections=ASYNC_WORKERS)
+        self.base = base
+        self._pool: Any = None
+
+    def client(self) -> Any:
+        return self._session.create_client("bedrock-runtime", endpoint_url=self.base,
+                                           config=self._config, **AWS)
+
+    def async_client(self, transport: str) -> Any:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=ASYNC_WORKERS)
+        return self.client()
+
+    def _request(self, model: str) -> dict[str, Any]:
+        return {"modelId": model, "system": [{"text": SYSTEM}],
+                "messages": [{"role": "user", "content": [{"text": USER}]}]}
+
+    def call(self, client: Any, model: str) -> Any:
+        return client.converse(**self._request(model))["output"]["message"]["content"][0]["text"]
+
+    async def acall(self, client: Any, model: str) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self.call, client,
+                                                                model)
+
+    def stream(self, client: Any, model: str) -> int:
+        n = 0
+        for event in client.converse_stream(**self._request(model))["stream"]:
+            delta = event.get("contentBlockDelta")
+            if delta is not None and "text" in delta["delta"]:
+                n += 1
+        return n
+
+    def tool_loop(self, client: Any, model: str, tool: Callable[..., str], max_turns: int,
+                  run_round: Callable[[Callable[..., str], list[dict[str, Any]]], list[str]]
+                  ) -> int:
+        tools = {"tools": [{"toolSpec": {"name": tool.__name__, "description": tool.__doc__,
+                                         "inputSchema": {"json": CITY_SCHEMA}}}]}
+        request = self._request(model)
+        messages: list[dict[str, Any]] = request["messages"]
+        executed = 0
+        for _ in range(max_turns):
+            r = client.converse(**request, toolConfig=tools)
+            message = r["output"]["message"]
+            uses = [b["toolUse"] for b in message["content"] if "toolUse" in b]
+            if not uses:
+                break
+            messages.append(message)
+            results = run_round(tool, [u["input"] for u in uses])
+            messages.append({"role": "user", "content": [
+                {"toolResult": {"toolUseId": u["toolUseId"], "content": [{"text": result}]}}
+                for u, result in zip(uses, results)]})
+            executed += len(uses)
+        return executed
+
+
+_RAW = {"openai": _RawOpenAI, "anthropic": _RawAnthropic, "google": _RawGoogle,
+        "bedrock": _RawBedrock}
 
 
 def _run_each(tool: Callable[..., str], arguments: list[dict[str, Any]]) -> list[str]:
@@ -258,6 +330,9 @@ class _Ours:
         self.family = family
         config: dict[str, Any] = {"api_key": "bench-key", "max_retries": 0,
                                   "base_url": base + "/v1" if family == "openai" else base}
+        if family == "bedrock":
+            config = {**AWS, "endpoint_url": base, "max_retries": 0,
+                      "max_concurrency": ASYNC_WORKERS}
         self.config = config
         self.kwargs = {"max_tokens": MAX_TOKENS} if family == "anthropic" else {}
 
@@ -448,7 +523,8 @@ def rss(task: dict[str, Any]) -> dict[str, Any]:
     client = driver.client()
     driver.call(client, MODELS[task["family"]])
     after_call = _rss_mib()
-    loaded = sorted(m for m in ("openai", "anthropic", "google.genai") if m in sys.modules)
+    loaded = sorted(m for m in ("openai", "anthropic", "google.genai", "botocore")
+                    if m in sys.modules)
     return {"value": after_call, "unit": "MiB", "after_import": after_import,
             "interpreter": before, "sdks_loaded": loaded}
 

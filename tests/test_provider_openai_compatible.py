@@ -29,6 +29,10 @@ EXPECTED = {
     "cerebras": ("https://api.cerebras.ai/v1/chat/completions", "CEREBRAS_API_KEY"),
     "perplexity": ("https://api.perplexity.ai/chat/completions", "PERPLEXITY_API_KEY"),
     "huggingface": ("https://router.huggingface.co/v1/chat/completions", "HF_TOKEN"),
+    "nebius": ("https://api.studio.nebius.com/v1/chat/completions", "NEBIUS_API_KEY"),
+    "sambanova": ("https://api.sambanova.ai/v1/chat/completions", "SAMBANOVA_API_KEY"),
+    "inception": ("https://api.inceptionlabs.ai/v1/chat/completions", "INCEPTION_API_KEY"),
+    "cohere": ("https://api.cohere.ai/compatibility/v1/chat/completions", "COHERE_API_KEY"),
 }
 LOCAL = {  # no key needed: key -> (chat URL, optional key variable, placeholder sent)
     "ollama": ("http://localhost:11434/v1/chat/completions", "OLLAMA_API_KEY", "ollama"),

@@ -126,6 +126,11 @@ SERVICES: dict[str, ServiceSpec] = dict([
          placeholder_key="lm-studio"),
     _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
          placeholder_key="EMPTY", reasoning_field="reasoning"),
+    _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY"),
+    _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY"),
+    _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY"),
+    # Cohere's OpenAI compatibility API (its native SDK reads CO_API_KEY, not used here).
+    _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY"),
 ])
 
 # Config keys every service understands, plus the family-specific ones.
