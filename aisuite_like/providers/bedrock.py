@@ -648,7 +648,7 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
         "created": int(time.time()) if created is None else created, "model": model,
         "provider": provider, "choices": [choice], "usage": usage_from(data.get("usage")),
         "intermediate_responses": [], "messages": None, "stop_reason": None,
-        "tool_events": [], "raw": data})
+        "tool_events": [], "fallback_errors": [], "raw": data})
     return response
 
 
