@@ -19,15 +19,19 @@ from .errors import (
     APIConnectionError,
     APIError,
     APIResponseValidationError,
+    APIStatusError,
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
     ConcurrentRunError,
     ConfigurationError,
+    InputGuardrailTripwireTriggered,
+    OutputGuardrailTripwireTriggered,
     ContextWindowExceededError,
     InternalServerError,
     InvalidModelError,
     MaxTurnsExceeded,
+    MCPError,
     MissingDependencyError,
     NotFoundError,
     OutputValidationError,
@@ -54,6 +58,7 @@ _LAZY = {
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
         "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage")},
+    "SkippedModel": "types",
     # policy.py
     "AllowAll": "policy", "DenyAll": "policy", "AllowTools": "policy",
     "RequireApproval": "policy", "ToolPolicyContext": "policy", "ToolPolicyDecision": "policy",
@@ -63,9 +68,31 @@ _LAZY = {
     "fit_tokens": "agents", "RunStarted": "agents", "ModelRequest": "agents",
     "TextDelta": "agents", "ToolCallRequestEvent": "agents",
     "ToolCallExecutionEvent": "agents", "Handoff": "agents", "RunCompleted": "agents",
-    "AgentEvent": "agents", "ContextStrategy": "agents",
+    "AgentEvent": "agents", "ContextStrategy": "agents", "RunResultStreaming": "agents",
+    # the OpenAI Agents SDK's names (docs/agents.md, "Agents SDK compatibility")
+    "RunContextWrapper": "_run_context", "RunUsage": "_run_context",
+    **{name: "_agent_sdk" for name in (
+        "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
+        "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
+        "RunHooks", "AgentHooks", "handoff", "AgentHandoff", "set_default_model")},
+    **{name: "_agent_items" for name in (
+        "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",
+        "HandoffOutputItem", "ToolApprovalItem", "RunItem", "ItemHelpers",
+        "RawResponsesStreamEvent", "RunItemStreamEvent", "AgentUpdatedStreamEvent",
+        "StreamEvent", "HandoffInputData")},
+    "RunState": "_agent_state",
+    # _observe.py (OpenTelemetry: opentelemetry itself is imported by instrument())
+    "instrument": "_observe", "uninstrument": "_observe",
+    # _structured.py (chat.completions.parse)
+    "LengthFinishReasonError": "_structured",
+    "ContentFilterFinishReasonError": "_structured",
+    # _stream_events.py (chat.completions.stream)
+    **{name: "_stream_events" for name in (
+        "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
+        "ContentDoneEvent", "RefusalDeltaEvent", "RefusalDoneEvent",
+        "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent")},
     # modules
-    "testing": None,
+    "testing": None, "handoff_filters": None,
 }
 
 
@@ -93,11 +120,13 @@ __all__ = [
     "ChatCompletionResponse", "ChatCompletionChunk", "Choice", "ChoiceDelta",
     "ChoiceDeltaToolCall", "Message", "ToolCall", "Function", "Usage", "PromptTokensDetails",
     "CompletionTokensDetails", "ToolEvent",
-    "AisuiteLikeError", "APIError", "AuthenticationError", "PermissionDeniedError",
+    "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "BadRequestError", "ContextWindowExceededError", "RateLimitError",
     "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
     "APIResponseValidationError",
+    "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",
+    "MCPError",
     *_LAZY,
 ]

@@ -12,24 +12,30 @@ What it adds to the engine's rules:
 - structured output: native ``response_format`` or a forced ``final_result`` tool, validated,
   with one corrective retry;
 - reflection after the last allowed turn (``reflect_on_tool_use``);
-- ``RunLimits`` bounds on model calls, tool calls and tokens.
+- ``RunLimits`` bounds on model calls, tool calls and tokens;
+- approvals: a call the policy defers to a person pauses the run (``paused``); a resumed run
+  starts with that batch (``resume_batch``, built by _agent_state.py);
+- what the async layer needs for the Agents SDK's API: the agent of each produced message
+  (``owners``, for run items), the pending handoff input filter, the run context.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
 from ._agent_events import Handoff, tool_call_events
+from ._agent_items import HandoffInputData, ToolApprovalItem, message_items
+from ._agent_sdk import AgentHandoff, maybe_await, needs_approval_now
 from .errors import OutputValidationError
-from .policy import _evaluate_policy
+from .policy import ToolPolicyDecision, _evaluate_policy
 from .providers._common import text_of
 from .providers.base import ChatRequest, Provider
 from .runner import Action, CallModel, Fail, RunTools, ToolBatch, ToolCallRun, ToolLoop
-from .tools import Tool, Tools, _json_schema, _strict_schema, _validation_summary
+from .tools import Tool, Tools, _NoFieldTitles, _strict_schema, _validation_summary
 from .types import ChatCompletionResponse, Message, ToolCall
 
 if TYPE_CHECKING:
@@ -51,14 +57,16 @@ _NO_OUTPUT: Any = object()
 
 class _ControlTool(Tool):
     """A tool the agent machinery defines (not a user function): a fixed schema, its own
-    argument check, and a constant result. Runs as an async no-op, so no thread hop."""
+    argument check, and a constant result. Runs as an async function, so no thread hop."""
 
     def __init__(self, name: str, description: str, parameters: dict[str, Any], *,
-                 check: Callable[[dict[str, Any]], dict[str, Any]], result: str) -> None:
+                 check: Callable[[dict[str, Any]], dict[str, Any]], result: str,
+                 fn: Optional[Callable[..., Any]] = None) -> None:
         async def accept(**_: Any) -> str:
             return result
 
-        self._configure(accept, name, description, parameters)
+        self._configure(fn or accept, name, description, parameters)
+        self._takes_context = fn is not None  # a custom fn receives the run context first
         self._check = check
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -69,26 +77,87 @@ def _no_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
     return {}  # a handoff takes no arguments; anything a model adds is ignored
 
 
-def handoff_tool(target: "Agent") -> _ControlTool:
-    description = f"Hand the conversation over to the agent {target.name!r}"
-    if target.handoff_description:
-        description += f": {target.handoff_description}"
-    description += ". That agent then continues the conversation."
-    return _ControlTool(
-        HANDOFF_PREFIX + target.name.lower(), description,
-        {"type": "object", "properties": {}, "additionalProperties": False},
-        check=_no_arguments, result=f"Transferred to {target.name}.")
+def _adapter_schema(adapter: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = adapter.json_schema(by_alias=True, schema_generator=_NoFieldTitles)
+    schema.pop("title", None)
+    return schema
+
+
+def handoff_tool(spec: AgentHandoff) -> _ControlTool:
+    """The tool a model calls to hand off: no arguments, or ``input_type``'s schema. Its
+    function runs ``on_handoff`` (so a failing ``on_handoff`` or invalid input is an error
+    result, and no handoff happens)."""
+    target = spec.agent
+    description = spec.tool_description
+    if description is None:
+        description = f"Hand the conversation over to the agent {target.name!r}"
+        if target.handoff_description:
+            description += f": {target.handoff_description}"
+        description += ". That agent then continues the conversation."
+    result = f"Transferred to {target.name}."
+    parameters: dict[str, Any] = {"type": "object", "properties": {},
+                                  "additionalProperties": False}
+    check: Callable[[dict[str, Any]], dict[str, Any]] = _no_arguments
+    if spec.input_type is not None:
+        from pydantic import TypeAdapter
+
+        adapter = TypeAdapter(spec.input_type)
+        parameters = _adapter_schema(adapter)
+
+        def check(arguments: dict[str, Any]) -> dict[str, Any]:
+            return {"input": adapter.validate_python(arguments)}
+    on_handoff = spec.on_handoff
+    if on_handoff is None:
+        return _ControlTool(spec.tool_name, description, parameters, check=check,
+                            result=result)
+
+    async def invoke(ctx: Any, **kwargs: Any) -> str:
+        if "input" in kwargs:
+            await maybe_await(on_handoff(ctx, kwargs["input"]))
+        else:
+            await maybe_await(on_handoff(ctx))
+        return result
+
+    return _ControlTool(spec.tool_name, description, parameters, check=check, result=result,
+                        fn=invoke)
+
+
+def _wraps_output(output_type: Any) -> bool:
+    """Like the Agents SDK: anything but a pydantic model or a dict type is wrapped in an
+    object ``{"response": ...}``, since providers want an object schema."""
+    target = get_origin(output_type) or output_type
+    return not (isinstance(target, type) and issubclass(target, (BaseModel, dict)))
+
+
+def _type_name(t: Any) -> str:
+    args = get_args(t)
+    origin = get_origin(t)
+    if origin is None or not args:
+        return str(getattr(t, "__name__", repr(t)))
+    return f"{getattr(origin, '__name__', str(origin))}_{'_'.join(_type_name(a) for a in args)}"
 
 
 class OutputSpec:
-    """Everything ``output_type`` needs, built once per agent: the JSON schema, the native
-    ``response_format``, the ``final_result`` tool, and validation."""
+    """Everything ``output_type`` needs, built once per agent: the JSON schema (non-object
+    types wrapped in ``{"response": ...}``), the native ``response_format``, the
+    ``final_result`` tool, and validation with pydantic's ``TypeAdapter``."""
 
-    def __init__(self, output_type: type[BaseModel]) -> None:
+    def __init__(self, output_type: Any) -> None:
+        from pydantic import TypeAdapter
+        from typing_extensions import TypedDict
+
         self.type = output_type
-        self.name = re.sub(r"[^A-Za-z0-9_-]", "_", output_type.__name__)[:64] or "output"
-        schema = _json_schema(output_type)
-        try:  # OpenAI strict mode where the model can express it
+        self.wrapped = _wraps_output(output_type)
+        self.name = re.sub(r"[^A-Za-z0-9_-]", "_", _type_name(output_type))[:64] or "output"
+        target = (TypedDict("OutputType", {"response": output_type})  # type: ignore[operator]
+                  if self.wrapped else output_type)
+        try:
+            self.adapter: Any = TypeAdapter(target)
+            schema = _adapter_schema(self.adapter)
+        except Exception as exc:
+            raise TypeError(f"output_type {output_type!r} is not a type pydantic can validate "
+                            f"and describe as JSON schema: {exc}") from None
+        try:  # OpenAI strict mode where the type can express it
             native_schema, strict = _strict_schema(schema, nullable=frozenset(),
                                                    tool_name=FINAL_RESULT), True
         except TypeError:
@@ -100,27 +169,68 @@ class OutputSpec:
             "you have the answer.", schema, check=self._check_arguments,
             result="Final result received.")
 
+    def _unwrap(self, value: Any) -> Any:
+        return value["response"] if self.wrapped else value
+
     def _check_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {"output": self.type.model_validate(arguments)}
+        return {"output": self._unwrap(self.adapter.validate_python(arguments))}
 
-    def parse_text(self, content: Any) -> BaseModel:
-        return self.type.model_validate_json(text_of(content))
+    def parse_text(self, content: Any) -> Any:
+        return self._unwrap(self.adapter.validate_json(text_of(content)))
 
 
-class _ControlAwarePolicy:
-    """The agent's tool policy for its own tools; handoff and final_result calls are the
-    agent author's configuration, always allowed."""
+class _AgentPolicy:
+    """The agent's tool policy for its own tools, plus approvals: a tool whose
+    ``needs_approval`` says so is deferred to a person, unless a person already decided
+    for every call of that tool (``always_approve`` / ``always_reject``). Handoff and
+    final_result calls are the agent author's configuration, always allowed."""
 
-    __slots__ = ("inner", "control")
+    __slots__ = ("inner", "control", "tools", "approvals")
 
-    def __init__(self, inner: Any, control: frozenset[str]) -> None:
+    def __init__(self, inner: Any, control: frozenset[str], tools: Optional[Tools],
+                 approvals: "Approvals") -> None:
         self.inner = inner
         self.control = control
+        self.tools = tools
+        self.approvals = approvals
 
     def evaluate(self, ctx: Any) -> Any:
         if ctx.tool_name in self.control:
             return True
-        return _evaluate_policy(self.inner, ctx)
+        standing = self.approvals.standing(ctx.tool_name)
+        if standing is not None:
+            return standing
+        tool = self.tools.by_name.get(ctx.tool_name) if self.tools is not None else None
+        if tool is not None and tool.needs_approval is not False:
+            return self._with_approval(tool, ctx)
+        return True if self.inner is None else _evaluate_policy(self.inner, ctx)
+
+    async def _with_approval(self, tool: Tool, ctx: Any) -> Any:
+        if await needs_approval_now(tool, self.approvals.context, ctx.arguments, ctx.call_id):
+            return ToolPolicyDecision.defer("the tool needs a person's approval")
+        if self.inner is None:
+            return True
+        return await maybe_await(_evaluate_policy(self.inner, ctx))
+
+
+class Approvals:
+    """A person's decisions on deferred calls of one run: per call id, and standing ones per
+    tool name (``always_approve`` / ``always_reject``)."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.calls: dict[str, tuple[bool, Optional[str]]] = {}
+        self.always: dict[str, tuple[bool, Optional[str]]] = {}
+
+    def standing(self, tool_name: str) -> Any:
+        decided = self.always.get(tool_name)
+        if decided is None:
+            return None
+        return True if decided[0] else ToolPolicyDecision.deny(decided[1] or REJECTED)
+
+
+#: What the model receives for a call a person rejected (after "Error: ").
+REJECTED = "Tool execution was not approved."
 
 
 @dataclass
@@ -137,6 +247,8 @@ class AgentSetup:
     forced_output: bool  # output through the final_result tool (no native structured output)
     forced_choice: Any
     handoffs: dict[str, "Agent"]
+    handoff_specs: dict[str, AgentHandoff]
+    model: str = ""  # the agent's model, or the default model when it has none
 
 
 def supports_native_output(key: str, provider: Any) -> bool:
@@ -156,7 +268,7 @@ class AgentLoop(ToolLoop):
     def __init__(self, setup: AgentSetup, messages: list[dict[str, Any]], *, max_turns: int,
                  limits: "RunLimits", setup_for: Callable[["Agent"], AgentSetup],
                  context: Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]],
-                 run_id: str) -> None:
+                 run_id: str, run_context: Any = None) -> None:
         super().__init__(setup.request.replace(messages=messages), setup.tools,
                          max_turns=max_turns, tool_policy=setup.policy, on_max_turns="return")
         self.setup = setup
@@ -172,7 +284,22 @@ class AgentLoop(ToolLoop):
         self.limit: Optional[str] = None
         self.output: Any = _NO_OUTPUT
         self.open_batch: Optional[ToolBatch] = None
+        self.run_context = run_context  # the RunContextWrapper tools and callbacks receive
+        self.owners: list["Agent"] = []  # the agent whose turn produced each produced message
+        self.system_prompt: Optional[str] = None  # resolved callable instructions
+        # A handoff whose input_filter the run applies before the next model call:
+        # (the handoff, index in produced of the handoff turn's first message).
+        self.pending_filter: Optional[tuple[AgentHandoff, int]] = None
+        self.paused: Optional[ToolBatch] = None  # the batch waiting for a person
+        self.resume_batch: Optional[ToolBatch] = None  # the batch a resumed run starts with
+        self.resumed_ids: frozenset[str] = frozenset()  # calls requested before the pause
+        self.resumed_done: frozenset[str] = frozenset()  # calls finished before the pause
+        self.handoffs_done: list[tuple["Agent", "Agent"]] = []  # for the run's hooks
+        self.session_count = 0  # leading messages of the history that came from a Session
+        self._turn_start = 0
         self.tokens_used = 0
+        self.cost_used = 0.0  # USD, counted only with RunLimits(max_cost=...)
+        self.cost_unknown = False
         self._tool_calls = 0
         self._output_failures = 0
         self._reflecting = False
@@ -181,26 +308,56 @@ class AgentLoop(ToolLoop):
     # -- the engine's steps, with the run's bounds applied to what they return
 
     def start(self) -> Action:
+        if self.resume_batch is not None:  # a resumed run: finish the paused batch first
+            batch, self.resume_batch = self.resume_batch, None
+            self.open_batch = batch
+            return RunTools(batch)
         return self._gate(super().start())
 
     def model_responded(self, response: ChatCompletionResponse) -> Action:
         if response.usage is not None:
             self.tokens_used += response.usage.total_tokens
-        action = super().model_responded(response)
+        self._turn_start = len(self.produced)
+        agent = self.agent
+        action = super().model_responded(response)  # (prices the response's usage)
+        self._own(agent)
+        if self.limits.max_cost is not None:
+            cost = response.usage.cost if response.usage is not None else None
+            if cost is None:
+                self.cost_unknown = True  # cannot tell what the run spent: stop
+            else:
+                self.cost_used += cost
         if isinstance(action, RunTools):
             self.open_batch = action.batch
+            for call in action.batch.calls:
+                call.context = self.run_context
+                call.can_defer = True
             self._screen(action.batch)
         return self._gate(action)
 
     def tools_done(self, batch: ToolBatch) -> Action:
         self.open_batch = None
-        return self._gate(super().tools_done(batch))
+        if any(call.deferred for call in batch.calls):
+            # A person must decide: stop here, nothing of this batch recorded yet (the run
+            # resumes with it, and then records its results in call order).
+            self.paused = batch
+            self.status = "interrupted"
+            return self.finish(None)
+        agent = self.agent
+        action = super().tools_done(batch)
+        self._own(agent)
+        return self._gate(action)
+
+    def _own(self, agent: "Agent") -> None:
+        self.owners += [agent] * (len(self.produced) - len(self.owners))
 
     # -- extension points
 
     def request_for(self, turn: int, *, final_answer: bool) -> ChatRequest:
         messages = self._context(self.history)
         instructions = self.agent.instructions
+        if callable(instructions):
+            instructions = self.system_prompt  # resolved by the run before each call
         if instructions:
             messages = [{"role": "system", "content": instructions}, *messages]
         if self._reflecting:  # answer from the results: no more tools (or only final_result)
@@ -297,6 +454,9 @@ class AgentLoop(ToolLoop):
                 return self._end("limit", "max_model_calls")
             if limits.max_total_tokens is not None and self.tokens_used >= limits.max_total_tokens:
                 return self._end("limit", "max_total_tokens")
+            if limits.max_cost is not None and (self.cost_unknown
+                                                or self.cost_used >= limits.max_cost):
+                return self._end("limit", "max_cost")
             action.provider = self.setup.provider
         return action
 
@@ -326,6 +486,10 @@ class AgentLoop(ToolLoop):
         self.outbox.append(Handoff(
             run_id=self.run_id, agent_name=self.agent.name, message_id=self.message_id,
             call_id=call.call_id, from_agent=self.agent.name, to_agent=target.name))
+        self.handoffs_done.append((self.agent, target))
+        spec = self.setup.handoff_specs.get(call.name)
+        if spec is not None and spec.input_filter is not None:
+            self.pending_filter = (spec, self._turn_start)
         setup = self._setup_for(target)
         self.setup, self.agent = setup, target
         self.tools, self.policy = setup.tools, setup.policy
@@ -334,6 +498,36 @@ class AgentLoop(ToolLoop):
         if self.turn >= self.max_turns:
             return self._end("handoff")  # the receiving agent gets no turn in this run
         return self._call_model(self.turn + 1)
+
+    # -- the Agents SDK's view (used by the async layer in agents.py)
+
+    def items(self, start: int = 0, end: Optional[int] = None) -> list[Any]:
+        """The run items of ``produced[start:end]``, each tied to the agent of its turn."""
+        out: list[Any] = []
+        for message, owner in zip(self.produced[start:end], self.owners[start:end]):
+            out += message_items(message, owner)
+        return out
+
+    def handoff_input(self) -> Optional[tuple[AgentHandoff, HandoffInputData]]:
+        """The pending handoff's ``input_filter`` and the data it receives, if any."""
+        if self.pending_filter is None:
+            return None
+        spec, start = self.pending_filter
+        self.pending_filter = None
+        return spec, HandoffInputData(
+            input_history=tuple(dict(m) for m in self.request.messages),
+            pre_handoff_items=tuple(self.items(0, start)), new_items=tuple(self.items(start)),
+            run_context=self.run_context)
+
+    def paused_items(self) -> list[ToolApprovalItem]:
+        """The calls of the paused batch that wait for a person."""
+        batch = self.paused
+        if batch is None:
+            return []
+        message = self.produced[-1]
+        calls = {c.id: c for c in (message.tool_calls or ())}
+        return [ToolApprovalItem(self.agent, calls[c.call_id], message, tool_name=c.name)
+                for c in batch.calls if c.deferred]
 
     def _refuse(self, calls: list[ToolCall], reason: str) -> None:
         runs = [ToolCallRun(call, self.tools, self.turn) for call in calls]

@@ -28,13 +28,14 @@ KNOWN_KEYWORDS = frozenset({
     "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "response_format",
     "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "user", "n",
     "timeout", "stream", "stream_options", "max_turns", "tool_policy", "on_tool_error",
-    "on_max_turns", "max_tool_concurrency",
+    "on_max_turns", "max_tool_concurrency", "fallbacks",
 })
 # Provider-native argument names that are close to a known keyword but mean something else:
 # they pass through untouched (Anthropic ``speed``, ``top_k`` of Anthropic / Gemini / vLLM /
-# Ollama, vLLM ``min_tokens``, OpenRouter ``top_a`` and ``models``, TGI ``max_new_tokens``).
+# Ollama, vLLM ``min_tokens``, OpenRouter ``top_a`` and ``models``, TGI ``max_new_tokens``,
+# Bedrock Converse ``modelId``).
 NATIVE_LOOKALIKES = frozenset({"speed", "top_k", "min_tokens", "top_a", "models",
-                               "max_new_tokens"})
+                               "max_new_tokens", "modelId"})
 
 _CUTOFF = 0.8  # difflib ratio: catches one or two typed-wrong letters, not different words
 

@@ -8,6 +8,11 @@ concurrent runs.
     result = ai.Runner.run_sync(agent, "Weather in Paris?")
     print(result.final_output)
 
+The OpenAI Agents SDK's names work on these (``context=``, guardrails, ``RunHooks`` /
+``AgentHooks``, ``handoff()``, ``new_items``, ``stream_events()``, approvals and ``RunState``);
+their building blocks live in _agent_sdk.py, _agent_items.py and _agent_state.py, and the run
+below calls them at the SDK's points.
+
 See docs/agents.md for the semantics and the decisions behind them.
 """
 
@@ -20,8 +25,18 @@ import secrets
 import threading
 from dataclasses import KW_ONLY, dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, AsyncIterator, Mapping, Optional, Sequence, TextIO
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    AsyncIterator,
+    Mapping,
+    Optional,
+    Sequence,
+    TextIO,
+    TypeVar,
+)
 
+from . import _observe
 from ._agent_context import ContextStrategy, Session, fit_tokens, keep_last
 from ._agent_events import (
     AgentEvent,
@@ -35,20 +50,46 @@ from ._agent_events import (
     render_trace,
     tool_call_events,
 )
+from ._agent_items import (
+    AgentUpdatedStreamEvent,
+    HandoffInputData,
+    RawResponsesStreamEvent,
+    StreamEvent,
+    ToolApprovalItem,
+    item_event,
+    message_items,
+)
 from ._agent_loop import (
     _NO_OUTPUT,
     FINAL_RESULT,
     AgentLoop,
     AgentSetup,
+    Approvals,
+    _ControlTool,
     OutputSpec,
-    _ControlAwarePolicy,
+    _AgentPolicy,
     handoff_tool,
     supports_native_output,
 )
-from .errors import UnsupportedParameterError
+from ._agent_sdk import RunHooks as SDKRunHooks
+from ._agent_sdk import (
+    AgentHandoff,
+    InputGuardrail,
+    OutputGuardrail,
+    default_handoff_tool_name,
+    default_model,
+    maybe_await,
+)
+from ._run_context import RunContextWrapper
+from .errors import (
+    InputGuardrailTripwireTriggered,
+    OutputGuardrailTripwireTriggered,
+    UnsupportedParameterError,
+)
 from .policy import _check_policy
 from .providers._common import text_of
-from .runner import RunHooks, _drive_async, _run_coro_sync, _to_message
+from .runner import RunHooks as _DriverHooks
+from .runner import _drive_async, _run_coro_sync, _to_message
 from .tools import Tools
 from .types import ChatCompletionResponse, Message, ToolEvent, Usage
 
@@ -58,12 +99,17 @@ __all__ = [
     "ToolCallRequestEvent", "ToolCallExecutionEvent", "Handoff", "RunCompleted",
 ]
 
-_AGENT_NAME = re.compile(r"[A-Za-z0-9_-]+")
+# Control characters (C0, DEL, C1) are not allowed in agent names.
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SUMMARY_FIELDS = {"tool_name": "t", "arguments": "{}", "result": "r", "is_error": False}
 # Keys an agent's model_settings may not set: the run owns them.
 _RUN_OWNED = frozenset({"model", "messages", "tools", "stream", "max_turns", "tool_policy",
                         "on_tool_error", "on_max_turns"})
 _DEFAULT_BUFFER = 64
+_T = TypeVar("_T")
+
+if TYPE_CHECKING:
+    from ._agent_state import RunState
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -73,21 +119,24 @@ _DEFAULT_BUFFER = 64
 class Agent:
     """Immutable agent configuration, validated at construction.
 
-    ``name``: letters, digits, ``_`` and ``-`` (its handoff tool is
-    ``transfer_to_<name lowercased>``); ``model``: ``"provider:model"``; ``instructions``: the
-    system message; ``tools``: functions or ``ai.Tool``; ``handoffs``: agents this one may hand
-    the conversation to; ``tool_policy``: as in the tool runner (not applied to handoff and
-    final_result calls); ``model_settings``: keyword arguments of ``create`` (temperature,
-    max_tokens, provider-native ones...); ``reflect_on_tool_use``,
-    ``tool_call_summary_format``: how a run that ends after tools ends; ``output_type``: a
-    pydantic model for structured output; ``max_turns``: model calls per run (default 10);
-    ``handoff_description``: told to agents that may hand off to this one.
+    ``name``: any non-empty text without control characters or surrounding whitespace (its
+    handoff tool is ``transfer_to_<name snake_cased>``); ``model``: ``"provider:model"``, or
+    None for the default model (``ai.set_default_model``); ``instructions``: the system message,
+    or a callable ``(ctx, agent) -> str`` (sync or async) called before each model call;
+    ``tools``: functions, ``ai.Tool`` or ``function_tool`` tools; ``handoffs``: agents (or
+    ``handoff(...)``) this one may hand the conversation to; ``tool_policy``: as in the tool
+    runner (not applied to handoff and final_result calls); ``model_settings``: keyword
+    arguments of ``create`` (temperature, max_tokens, provider-native ones...);
+    ``reflect_on_tool_use``, ``tool_call_summary_format``: how a run that ends after tools
+    ends; ``output_type``: any type pydantic validates, for structured output; ``max_turns``:
+    model calls per run (default 10); ``handoff_description``: told to agents that may hand
+    off to this one; ``input_guardrails`` / ``output_guardrails``; ``hooks``: ``AgentHooks``.
     """
 
     name: str
-    model: str
+    model: Optional[str] = None
     _: KW_ONLY
-    instructions: Optional[str] = None
+    instructions: Any = None
     tools: Sequence[Any] = ()
     handoffs: Sequence["Agent"] = ()
     tool_policy: Any = None
@@ -97,26 +146,31 @@ class Agent:
     output_type: Optional[type] = None
     max_turns: int = 10
     handoff_description: Optional[str] = None
+    input_guardrails: Sequence[Any] = ()
+    output_guardrails: Sequence[Any] = ()
+    hooks: Any = None
     # Built once at construction (never per run or per call).
     _tools: Optional[Tools] = field(init=False, repr=False, default=None)
     _tools_with_output: Optional[Tools] = field(init=False, repr=False, default=None)
     _output: Optional[OutputSpec] = field(init=False, repr=False, default=None)
     _handoff_map: Mapping[str, "Agent"] = field(init=False, repr=False, default_factory=dict)
+    _handoff_specs: Mapping[str, AgentHandoff] = field(init=False, repr=False,
+                                                       default_factory=dict)
 
     def __post_init__(self) -> None:
         from .client import _parse_model
 
         set_ = object.__setattr__
-        if not isinstance(self.name, str) or not _AGENT_NAME.fullmatch(self.name):
-            raise ValueError(f"agent name must be letters, digits, '_' or '-' (it becomes the "
-                             f"tool name transfer_to_<name>), got {self.name!r}")
-        if len(self.name) > 64 - len("transfer_to_"):
-            raise ValueError(f"agent name {self.name!r} is too long for a tool name (at most "
-                             f"{64 - len('transfer_to_')} characters)")
-        _parse_model(self.model)  # InvalidModelError (a ValueError) now, not at the first run
-        if self.instructions is not None and not isinstance(self.instructions, str):
-            raise TypeError(f"instructions must be a str or None, got "
-                            f"{type(self.instructions).__name__}")
+        if (not isinstance(self.name, str) or not self.name.strip()
+                or self.name != self.name.strip() or _CONTROL_CHARS.search(self.name)):
+            raise ValueError(f"agent name must be non-empty text without control characters "
+                             f"or leading/trailing whitespace, got {self.name!r}")
+        if self.model is not None:
+            _parse_model(self.model)  # InvalidModelError (a ValueError) now, not at a run
+        if self.instructions is not None and not (isinstance(self.instructions, str)
+                                                  or callable(self.instructions)):
+            raise TypeError(f"instructions must be a str, a callable (ctx, agent) -> str, or "
+                            f"None; got {type(self.instructions).__name__}")
         if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or \
                 self.max_turns < 1:
             raise ValueError(f"max_turns must be an int >= 1, got {self.max_turns!r}")
@@ -137,41 +191,65 @@ class Agent:
 
         tools = (self.tools,) if callable(self.tools) else tuple(self.tools or ())
         for i, item in enumerate(tools):
-            if isinstance(item, dict):
+            if isinstance(item, dict) and item.get("type") != "mcp":
                 raise ValueError(f"tools[{i}] is a JSON schema dict; an agent runs its tools, "
                                  "so pass the function (or an aisuite_like.Tool)")
         handoffs = tuple(self.handoffs or ())
         handoff_map: dict[str, Agent] = {}
-        for target in handoffs:
-            if not isinstance(target, Agent):
-                raise TypeError(f"handoffs must be Agent objects, got {type(target).__name__}")
-            tool_name = "transfer_to_" + target.name.lower()
+        specs: dict[str, AgentHandoff] = {}
+        for item in handoffs:
+            if isinstance(item, Agent):
+                tool_name = default_handoff_tool_name(item.name)
+                if len(tool_name) > 64:
+                    raise ValueError(f"agent name {item.name!r} is too long for its handoff "
+                                     f"tool {tool_name!r} (tool names have at most 64 "
+                                     "characters); shorten it or use handoff(agent, "
+                                     "tool_name_override=...)")
+                spec = AgentHandoff(item, tool_name)
+            elif isinstance(item, AgentHandoff):
+                spec = item
+            else:
+                raise TypeError(f"handoffs must be Agent objects or handoff(...), got "
+                                f"{type(item).__name__}")
+            target, tool_name = spec.agent, spec.tool_name
             if target is self or target.name == self.name:
                 raise ValueError(f"agent {self.name!r} cannot hand off to itself")
             if tool_name in handoff_map:
                 raise ValueError(f"two handoffs of agent {self.name!r} map to the tool "
-                                 f"{tool_name!r}; agent names must differ (case-insensitively)")
+                                 f"{tool_name!r} ({handoff_map[tool_name].name!r} and "
+                                 f"{target.name!r}); rename an agent or use handoff(agent, "
+                                 "tool_name_override=...)")
             handoff_map[tool_name] = target
+            specs[tool_name] = spec
+        for kind, guards, cls in (("input_guardrails", self.input_guardrails, InputGuardrail),
+                                  ("output_guardrails", self.output_guardrails,
+                                   OutputGuardrail)):
+            if not all(isinstance(g, cls) for g in guards or ()):
+                raise TypeError(f"{kind} must be {cls.__name__} objects (use the "
+                                f"@{kind[:-1]} decorator)")
+            set_(self, kind, tuple(guards or ()))
         set_(self, "tools", tools)
         set_(self, "handoffs", handoffs)
         set_(self, "_handoff_map", MappingProxyType(handoff_map))
-        control = [handoff_tool(t) for t in handoffs]
+        set_(self, "_handoff_specs", MappingProxyType(specs))
+        control = [handoff_tool(spec) for spec in specs.values()]
         try:
             built = Tools([*tools, *control])  # unique names, schemas built once
         except ValueError as exc:
             raise ValueError(f"agent {self.name!r}: {exc}") from None
         set_(self, "_tools", built)
-        if self.output_type is not None:
-            if not (isinstance(self.output_type, type) and hasattr(self.output_type,
-                                                                   "model_validate_json")):
-                raise TypeError(f"output_type must be a pydantic model class, got "
-                                f"{self.output_type!r}")
+        if self.output_type is not None and self.output_type is not str:  # str: plain text
             if FINAL_RESULT in built.by_name:
                 raise ValueError(f"a tool is named {FINAL_RESULT!r}, which output_type uses; "
                                  "rename the tool")
-            spec = OutputSpec(self.output_type)
-            set_(self, "_output", spec)
-            set_(self, "_tools_with_output", Tools([*tools, *control, spec.tool]))
+            output_spec = OutputSpec(self.output_type)
+            set_(self, "_output", output_spec)
+            set_(self, "_tools_with_output", Tools([*tools, *control, output_spec.tool]))
+
+    def __class_getitem__(cls, context_type: Any) -> type["Agent"]:
+        """``Agent[MyContext](...)``, as in the Agents SDK (the context type is for your type
+        checker; any context works at run time)."""
+        return cls
 
     def clone(self, **changes: Any) -> "Agent":
         """A new agent with some fields changed (validated again)."""
@@ -180,7 +258,7 @@ class Agent:
     def __repr__(self) -> str:
         return (f"Agent(name={self.name!r}, model={self.model!r}, "
                 f"tools={[t.name for t in self._tools.by_name.values()] if self._tools else []}, "
-                f"handoffs={[a.name for a in self.handoffs]})")
+                f"handoffs={[a.name for a in self._handoff_map.values()]})")
 
 
 def _check_summary_format(fmt: Any) -> None:
@@ -201,13 +279,16 @@ class RunLimits:
     ``max_model_calls``: model calls, counting reflection and output retries;
     ``max_tool_calls``: executions of the agents' tools (calls beyond it are answered with an
     error result, not run); ``max_total_tokens``: no model call starts once the run has used
-    this many tokens; ``timeout_s``: wall-clock seconds for the whole run.
+    this many tokens; ``timeout_s``: wall-clock seconds for the whole run; ``max_cost``: no
+    model call starts once the run has cost this many USD (``usage.cost``, from genai-prices:
+    every agent the run may reach must have a known price, checked before the run starts).
     """
 
     max_model_calls: Optional[int] = None
     max_tool_calls: Optional[int] = None
     max_total_tokens: Optional[int] = None
     timeout_s: Optional[float] = None
+    max_cost: Optional[float] = None
 
     def __post_init__(self) -> None:
         for name in ("max_model_calls", "max_tool_calls", "max_total_tokens"):
@@ -218,6 +299,10 @@ class RunLimits:
         t = self.timeout_s
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0):
             raise ValueError(f"RunLimits.timeout_s must be None or seconds > 0, got {t!r}")
+        c = self.max_cost
+        if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float))
+                              or not c > 0 or c == float("inf")):
+            raise ValueError(f"RunLimits.max_cost must be None or USD > 0, got {c!r}")
 
 
 _NO_LIMITS = RunLimits()
@@ -268,10 +353,49 @@ class RunResult:
     events: list[Any] = field(repr=False)
     tool_events: list[ToolEvent] = field(repr=False)
     tool_call_summary: Optional[ToolCallSummary] = field(default=None, repr=False)
+    # The OpenAI Agents SDK's names.
+    input: Any = field(default=None, repr=False)
+    new_items: list[Any] = field(default_factory=list, repr=False)
+    context_wrapper: Optional[RunContextWrapper[Any]] = field(default=None, repr=False)
+    input_guardrail_results: list[Any] = field(default_factory=list, repr=False)
+    output_guardrail_results: list[Any] = field(default_factory=list, repr=False)
+    interruptions: list[ToolApprovalItem] = field(default_factory=list, repr=False)
+    _snapshot: Optional[dict[str, Any]] = field(default=None, repr=False)
+    _start_agent: Optional[Agent] = field(default=None, repr=False)
 
     def print_trace(self, file: Optional[TextIO] = None) -> None:
         """Print the run as a timeline (coloured when the output is a terminal)."""
         render_trace(self.events, file)
+
+    def final_output_as(self, cls: type[_T], raise_if_incorrect_type: bool = False) -> _T:
+        """``final_output`` typed as ``cls``; with ``raise_if_incorrect_type=True`` a
+        ``TypeError`` when it is not an instance of ``cls``."""
+        if raise_if_incorrect_type and not isinstance(self.final_output, cls):
+            raise TypeError(f"final output is not of type {cls.__name__}: "
+                            f"{type(self.final_output).__name__}")
+        return self.final_output  # type: ignore[no-any-return]
+
+    def to_input_list(self) -> list[dict[str, Any]]:
+        """This run's input and everything it produced, as message dicts: the input of a next
+        run (``Runner.run(agent, result.to_input_list() + [new message])``)."""
+        return [*_input_messages(self.input), *(m.model_dump(exclude_none=True)
+                                                for m in self.new_messages)]
+
+    def to_state(self) -> "RunState":
+        """The state of an interrupted run (``status == "interrupted"``): approve or reject
+        its interruptions, then ``Runner.run(agent, state)`` resumes it."""
+        if self._snapshot is None:
+            raise ValueError(f"this run ended with status {self.status!r}; only an "
+                             "interrupted run (result.interruptions) has a state to resume")
+        from ._agent_state import RunState
+
+        assert self.context_wrapper is not None
+        return RunState._from_snapshot(self._snapshot, self._starting_agent,
+                                       self.context_wrapper)
+
+    @property
+    def _starting_agent(self) -> Agent:
+        return self._start_agent if self._start_agent is not None else self.last_agent
 
 
 # --- running ----------------------------------------------------------------------------------
@@ -300,24 +424,29 @@ def _sum_usage(responses: Sequence[ChatCompletionResponse]) -> Optional[Usage]:
     return total
 
 
-class _EventHooks(RunHooks):
+class _EventHooks(_DriverHooks):
     """Turns the driver's observation points into events (awaited: with a bounded queue, a
-    slow consumer slows the run)."""
+    slow consumer slows the run), and calls the Agents SDK's hooks and async preparations
+    (dynamic instructions, handoff input filters) at the matching points."""
 
     def __init__(self, run: "_AgentRun") -> None:
         self.run = run
         self._streamed_text = False
 
     async def on_model_request(self, engine: Any, action: Any) -> None:
-        await self.run.flush(engine)
+        run = self.run
+        await run.flush(engine)
+        await run.prepare_request(engine, action)
         engine.message_id = _new_id("msg")
         kind, engine.call_kind = engine.call_kind, "turn"
         self._streamed_text = False
-        await self.run.emit(ModelRequest(
+        await run.emit(ModelRequest(
             run_id=engine.run_id, agent_name=engine.agent.name, message_id=engine.message_id,
-            turn=action.turn, model=engine.agent.model, kind=kind))
+            turn=action.turn, model=engine.setup.model, kind=kind))
 
     async def on_chunk(self, engine: Any, chunk: Any) -> None:
+        if self.run.sdk_stream:
+            await self.run.emit_sdk(RawResponsesStreamEvent(chunk))
         if chunk.choices:
             text = chunk.choices[0].delta.content
             if text:
@@ -326,18 +455,40 @@ class _EventHooks(RunHooks):
                                               message_id=engine.message_id, text=text))
 
     async def on_model_response(self, engine: Any, response: Any) -> None:
+        run = self.run
         if not self._streamed_text and response.choices:  # not streamed: the text, once
             text = text_of(response.choices[0].message.content)
             if text:
-                await self.run.emit(TextDelta(run_id=engine.run_id, agent_name=engine.agent.name,
-                                              message_id=engine.message_id, text=text))
+                await run.emit(TextDelta(run_id=engine.run_id, agent_name=engine.agent.name,
+                                         message_id=engine.message_id, text=text))
+        run.context.usage.add_response_usage(response.usage)
+        await run.call_hooks(engine.agent, "on_llm_end", "on_llm_end", response)
+        if run.sdk_stream and response.choices:
+            for item in message_items(response.choices[0].message, engine.agent):
+                await run.emit_sdk(item_event(item))
 
     async def on_tool_batch(self, engine: Any, batch: Any) -> None:
+        await self.run.guardrails_passed()  # nothing runs before the input guardrails pass
         for call in batch.calls:
-            await self.run.emit(tool_call_events(engine, call)[0])
+            if call.call_id not in engine.resumed_ids:
+                await self.run.emit(tool_call_events(engine, call)[0])
 
     async def on_tool_result(self, engine: Any, call: Any) -> None:
+        if call.deferred or call.call_id in engine.resumed_done:
+            return  # waits for a person / already reported before the pause
         await self.run.emit(tool_call_events(engine, call)[1])
+        if self.run.sdk_stream:
+            for item in message_items(call.tool_message(), engine.agent):
+                await self.run.emit_sdk(item_event(item))
+
+    async def on_tool_start(self, engine: Any, call: Any) -> None:
+        if not isinstance(call.tool, _ControlTool):
+            await self.run.call_hooks(engine.agent, "on_tool_start", "on_tool_start", call.tool)
+
+    async def on_tool_end(self, engine: Any, call: Any) -> None:
+        if not isinstance(call.tool, _ControlTool):
+            await self.run.call_hooks(engine.agent, "on_tool_end", "on_tool_end", call.tool,
+                                      call.result)
 
 
 class _AgentRun:
@@ -345,41 +496,163 @@ class _AgentRun:
 
     def __init__(self, agent: Agent, input: Any, *, client: Any, session: Optional[Session],
                  max_turns: Optional[int], limits: Optional[RunLimits], streamed: bool,
-                 queue: Optional[asyncio.Queue] = None) -> None:
+                 queue: Optional["asyncio.Queue[Any]"] = None, context: Any = None,
+                 hooks: Any = None) -> None:
+        from ._agent_state import RunState
+
         if not isinstance(agent, Agent):
             raise TypeError(f"Runner needs an ai.Agent, got {type(agent).__name__}")
         if session is not None and not isinstance(session, Session):
             raise TypeError(f"session must be an ai.Session, got {type(session).__name__}")
         if limits is not None and not isinstance(limits, RunLimits):
             raise TypeError(f"limits must be an ai.RunLimits, got {type(limits).__name__}")
+        if hooks is not None and not isinstance(hooks, SDKRunHooks):
+            raise TypeError(f"hooks must be an ai.RunHooks, got {type(hooks).__name__}")
+        self.state: Optional[RunState] = input if isinstance(input, RunState) else None
         if max_turns is None:
-            max_turns = agent.max_turns
+            max_turns = (self.state.max_turns if self.state is not None else agent.max_turns)
         if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
                              f"got {max_turns!r}")
         self.agent = agent
-        self.input = _input_messages(input)
-        if not self.input and (session is None or not len(session)):
-            raise ValueError("the run has no input: give a prompt or messages")
+        if self.state is not None:
+            self.state._check_agent(agent)
+            self.original_input = self.state.original_input
+            self.input = self.state.input
+            self.context = self.state.context_wrapper
+            if context is not None:
+                self.context.context = context
+        else:
+            self.original_input = input
+            self.input = _input_messages(input)
+            if not self.input and (session is None or not len(session)):
+                raise ValueError("the run has no input: give a prompt or messages")
+            self.context = RunContextWrapper(context)
+        if agent.model is None and default_model() is None and self.state is None:
+            raise ValueError(f"agent {agent.name!r} has no model: give Agent(model="
+                             "'provider:model') or call ai.set_default_model('provider:model')")
         self.client = client
         self.session = session
         self.max_turns = max_turns
         self.limits = limits or _NO_LIMITS
+        if self.limits.max_cost is not None:
+            from ._cost import check_priced_agents
+
+            check_priced_agents(agent)
         self.streamed = streamed
         self.queue = queue
+        self.hooks = hooks
+        self.sdk_stream = False  # the consumer reads stream_events(): queue the SDK's events
         self.detached = False  # the stream's consumer is gone: keep events, stop queueing
-        self.run_id = _new_id("run")
+        self.run_id = self.state.run_id if self.state is not None else _new_id("run")
         self.events: list[Any] = []
+        self.input_guardrail_results: list[Any] = []
+        self.output_guardrail_results: list[Any] = []
+        self.approvals = Approvals(self.context)
+        if self.state is not None:
+            self.approvals.always.update(self.state._always)
+        self._guard_task: Optional[asyncio.Future[Any]] = None
+        self._tripped: Optional[BaseException] = None
+        self._agent_started: Optional[Agent] = None
 
     async def emit(self, event: Any) -> None:
         self.events.append(event)
-        if self.queue is not None and not self.detached:
+        if self.queue is not None and not self.detached and not self.sdk_stream:
+            await self.queue.put(event)
+
+    async def emit_sdk(self, event: Any) -> None:
+        if self.queue is not None and not self.detached and self.sdk_stream:
             await self.queue.put(event)
 
     async def flush(self, engine: AgentLoop) -> None:
         outbox, engine.outbox = engine.outbox, []
         for event in outbox:
             await self.emit(event)
+        handoffs, engine.handoffs_done = engine.handoffs_done, []
+        for source, target in handoffs:
+            if self.hooks is not None:
+                await maybe_await(self.hooks.on_handoff(self.context, source, target))
+            if target.hooks is not None:
+                await maybe_await(target.hooks.on_handoff(self.context, target, source))
+        await self.agent_started(engine.agent)
+
+    async def agent_started(self, agent: Agent) -> None:
+        """on_agent_start / on_start and the SDK's AgentUpdatedStreamEvent, once per agent
+        change (the run's start, each handoff)."""
+        if self._agent_started is agent:
+            return
+        self._agent_started = agent
+        if self.sdk_stream:
+            await self.emit_sdk(AgentUpdatedStreamEvent(agent))
+        await self.call_hooks(agent, "on_agent_start", "on_start")
+
+    async def call_hooks(self, agent: Agent, run_hook: str, agent_hook: str, *args: Any
+                         ) -> None:
+        """The run's ``RunHooks`` method, then the agent's ``AgentHooks`` method (sync or
+        async), each with (context, agent, *args)."""
+        if self.hooks is not None:
+            await maybe_await(getattr(self.hooks, run_hook)(self.context, agent, *args))
+        if agent.hooks is not None:
+            await maybe_await(getattr(agent.hooks, agent_hook)(self.context, agent, *args))
+
+    async def prepare_request(self, engine: AgentLoop, action: Any) -> None:
+        """What needs awaiting before a model call: the handoff input filter, callable
+        instructions; then the request is rebuilt and ``on_llm_start`` called."""
+        rebuild = False
+        pending = engine.handoff_input()
+        if pending is not None:
+            spec, data = pending
+            filtered = await maybe_await(spec.input_filter(data))  # type: ignore[misc]
+            if not isinstance(filtered, HandoffInputData):
+                raise TypeError(f"the input_filter of handoff {spec.tool_name!r} must return "
+                                f"a HandoffInputData, got {type(filtered).__name__}")
+            engine.history = filtered.messages()
+            rebuild = True
+        agent = engine.agent
+        instructions = agent.instructions
+        if callable(instructions):
+            text = await maybe_await(instructions(self.context, agent))
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"the instructions of agent {agent.name!r} returned "
+                                f"{type(text).__name__}; they must return a str")
+            engine.system_prompt = text
+            rebuild = True
+        else:
+            text = instructions
+        if rebuild:
+            action.request = engine.request_for(action.turn, final_answer=action.final_answer)
+        if self.hooks is not None or agent.hooks is not None:
+            messages = list(action.request.messages)
+            if text and messages and messages[0].get("role") == "system":
+                messages = messages[1:]
+            await self.call_hooks(agent, "on_llm_start", "on_llm_start", text, messages)
+
+    # -- input guardrails
+
+    async def guardrails_passed(self) -> None:
+        if self._guard_task is not None:
+            await asyncio.shield(self._guard_task)
+
+    async def _input_guardrails(self, guards: Sequence[InputGuardrail[Any]]) -> None:
+        results = await asyncio.gather(*(g.run(self.agent, self.original_input, self.context)
+                                         for g in guards))
+        self.input_guardrail_results += results
+        tripped = next((r for r in results if r.output.tripwire_triggered), None)
+        if tripped is not None:
+            raise InputGuardrailTripwireTriggered(tripped)
+
+    def _start_parallel_guardrails(self, inner: "asyncio.Future[Any]",
+                                   guards: Sequence[InputGuardrail[Any]]) -> None:
+        async def guard() -> None:
+            try:
+                await self._input_guardrails(guards)
+            except Exception as exc:  # a tripwire or a failing guardrail stops the run
+                self._tripped = exc
+                inner.cancel()
+
+        self._guard_task = asyncio.ensure_future(guard())
+
+    # -- the run
 
     async def execute(self) -> RunResult:
         if self.session is None:
@@ -407,8 +680,12 @@ class _AgentRun:
             setup = cache.get(id(agent))
             if setup is not None:
                 return setup
+            model = agent.model or default_model()
+            if model is None:
+                raise ValueError(f"agent {agent.name!r} has no model: give Agent(model="
+                                 "'provider:model') or call ai.set_default_model(...)")
             spec = agent._output
-            key = _parse_model(agent.model)[0]
+            key = _parse_model(model)[0]
             kwargs: dict[str, Any] = dict(agent.model_settings)
             native = spec is not None and supports_native_output(key, client._provider(key))
             forced = spec is not None and not native
@@ -428,31 +705,53 @@ class _AgentRun:
             kwargs["stream"] = self.streamed
             if self.streamed and kwargs.get("stream_options") is None:
                 kwargs["stream_options"] = {"include_usage": True}  # usage feeds the limits
-            provider, request, prepared, _, _ = client._prepare(agent.model, [], kwargs)
+            provider, request, prepared, _, _ = client._prepare(model, [], kwargs)
             control = frozenset(agent._handoff_map) | (
                 {FINAL_RESULT} if forced else frozenset())
-            policy = (None if agent.tool_policy is None
-                      else _ControlAwarePolicy(agent.tool_policy, control))
+            approvals_needed = tools is not None and any(
+                t.needs_approval is not False for t in tools.by_name.values())
+            policy = (None if agent.tool_policy is None and not approvals_needed
+                      else _AgentPolicy(agent.tool_policy, control, tools, self.approvals))
             setup = cache[id(agent)] = AgentSetup(
                 agent=agent, provider=provider, request=request, tools=prepared,
                 policy=policy, output=spec, forced_output=forced, forced_choice=forced_choice,
-                handoffs=dict(agent._handoff_map))
+                handoffs=dict(agent._handoff_map), handoff_specs=dict(agent._handoff_specs),
+                model=model)
             return setup
 
         return setup_for
 
     async def _execute(self, client: Any) -> RunResult:
         session = self.session
-        history = list(session._history) if session is not None else []
+        if self.agent._tools is not None and self.agent._tools.sources:
+            from .tools import _aopen_tool_sources
+
+            await _aopen_tool_sources(self.agent._tools, client)  # MCP servers start off-loop
         setup_for = self._setup_for(client, {})
-        first = setup_for(self.agent)
-        loop = AgentLoop(first, [*history, *self.input], max_turns=self.max_turns,
-                         limits=self.limits, setup_for=setup_for,
-                         context=session._context if session is not None else list,
-                         run_id=self.run_id)
+        context = session._context if session is not None else list
+        if self.state is not None:
+            from ._agent_state import restore_loop
+
+            loop = restore_loop(self.state, self, setup_for, context)
+            history_count = self.state.session_count
+        else:
+            history = list(session._history) if session is not None else []
+            history_count = len(history)
+            loop = AgentLoop(setup_for(self.agent), [*history, *self.input],
+                             max_turns=self.max_turns, limits=self.limits, setup_for=setup_for,
+                             context=context, run_id=self.run_id, run_context=self.context)
+        loop.session_count = history_count
         await self.emit(RunStarted(run_id=self.run_id, agent_name=self.agent.name,
                                    input=list(self.input)))
-        inner = asyncio.ensure_future(self._drive(loop, first))
+        guards = self.agent.input_guardrails if self.state is None else ()
+        first = [g for g in guards if not g.run_in_parallel]
+        if first:
+            await self._input_guardrails(first)
+        await self.agent_started(loop.agent)
+        inner = asyncio.ensure_future(self._drive(loop))
+        parallel = [g for g in guards if g.run_in_parallel]
+        if parallel:
+            self._start_parallel_guardrails(inner, parallel)
         stopped: Optional[tuple[str, Optional[str]]] = None
         try:
             done, _ = await asyncio.wait({inner}, timeout=self.limits.timeout_s)
@@ -464,6 +763,12 @@ class _AgentRun:
         if stopped is not None:
             inner.cancel()
             await asyncio.wait({inner})
+        if self._guard_task is not None:
+            if stopped is not None:
+                self._guard_task.cancel()
+            await asyncio.wait({self._guard_task})
+        if self._tripped is not None:
+            raise self._tripped
         if inner.cancelled():
             status, limit = stopped or ("cancelled", None)
             if loop.open_batch is not None:  # answer every call: no orphan in the trace
@@ -477,18 +782,24 @@ class _AgentRun:
                 raise error
             status = loop.status or loop.stop_reason or "completed"
             limit = loop.limit
-        return await self._result(loop, status, limit, history)
+        return await self._result(loop, status, limit, history_count)
 
-    async def _drive(self, loop: AgentLoop, first: AgentSetup) -> None:
-        async for _ in _drive_async(loop, first.provider, _EventHooks(self)):
+    async def _drive(self, loop: AgentLoop) -> None:
+        instrumentation = _observe.ACTIVE
+        if instrumentation is not None:  # instrument(): an invoke_agent span around the run
+            await instrumentation.agent_run(loop, loop.setup.provider, _EventHooks(self))
+            return
+        async for _ in _drive_async(loop, loop.setup.provider, _EventHooks(self)):
             pass
 
     async def _result(self, loop: AgentLoop, status: str, limit: Optional[str],
-                      history: list[dict[str, Any]]) -> RunResult:
+                      history_count: int) -> RunResult:
         await self.flush(loop)
         produced = list(loop.produced)
         summary: Optional[ToolCallSummary] = None
-        if loop.output is not _NO_OUTPUT:
+        if status == "interrupted":
+            final_output = None
+        elif loop.output is not _NO_OUTPUT:
             final_output = loop.output
         elif produced and produced[-1].role == "tool":  # ended right after tools
             summary = ToolCallSummary.render(loop.tool_events,
@@ -498,19 +809,46 @@ class _AgentRun:
             final_output = produced[-1].content
         else:
             final_output = None
-        if self.session is not None:
-            self.session._history.extend(dict(m) for m in loop.history[len(history):])
+        if status in ("completed", "max_turns") and final_output is not None:
+            await self._output_guardrails(loop.agent, final_output)
+            await self.call_hooks(loop.agent, "on_agent_end", "on_end", final_output)
+        interruptions = loop.paused_items()
+        snapshot = None
+        if interruptions:
+            from ._agent_state import snapshot_loop
+
+            snapshot = snapshot_loop(loop, self)
+            if self.sdk_stream:
+                for item in interruptions:
+                    await self.emit_sdk(item_event(item))
+        elif self.session is not None:  # input and produced, whatever a handoff filter sent
+            self.session._history.extend(dict(m) for m in loop.request.messages[history_count:])
+            self.session._history.extend(m.model_dump(exclude_none=True) for m in produced)
         usage = _sum_usage(loop.responses)
         result = RunResult(
             final_output=final_output, status=status, limit=limit, last_agent=loop.agent,
             run_id=self.run_id,
             messages=[*(_to_message(m) for m in loop.request.messages), *produced],
             new_messages=produced, raw_responses=list(loop.responses), usage=usage,
-            events=self.events, tool_events=list(loop.tool_events), tool_call_summary=summary)
+            events=self.events, tool_events=list(loop.tool_events), tool_call_summary=summary,
+            input=self.original_input, new_items=loop.items(), context_wrapper=self.context,
+            input_guardrail_results=list(self.input_guardrail_results),
+            output_guardrail_results=list(self.output_guardrail_results),
+            interruptions=interruptions, _snapshot=snapshot, _start_agent=self.agent)
         await self.emit(RunCompleted(
             run_id=self.run_id, agent_name=loop.agent.name, status=status, limit=limit,
             final_output=final_output, usage=usage, result=result))
         return result
+
+    async def _output_guardrails(self, agent: Agent, output: Any) -> None:
+        if not agent.output_guardrails:
+            return
+        results = await asyncio.gather(*(g.run(self.context, agent, output)
+                                         for g in agent.output_guardrails))
+        self.output_guardrail_results += results
+        tripped = next((r for r in results if r.output.tripwire_triggered), None)
+        if tripped is not None:
+            raise OutputGuardrailTripwireTriggered(tripped)
 
 
 # --- the sync entry point's event loop ---------------------------------------------------------
@@ -548,73 +886,151 @@ def _run_sync(coro: Any) -> Any:
 
 class Runner:
     """Runs agents: ``await Runner.run(...)``, ``Runner.run_sync(...)``,
-    ``async for event in Runner.run_streamed(...)``."""
+    ``Runner.run_streamed(...)`` (iterate it for our events, or ``.stream_events()`` for the
+    Agents SDK's)."""
 
     @staticmethod
-    async def run(agent: Agent, input: Any, *, client: Any = None,
+    async def run(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
                   session: Optional[Session] = None, max_turns: Optional[int] = None,
-                  limits: Optional[RunLimits] = None) -> RunResult:
-        """Run ``agent`` on ``input`` (a prompt, a message, or a list of messages).
-        ``client`` None: a ``Client()`` from the environment; ``max_turns`` None: the agent's.
-        Cancelling the task ends the run with ``status="cancelled"`` (returned, not raised)."""
-        run = _AgentRun(agent, input, client=client, session=session, max_turns=max_turns,
-                        limits=limits, streamed=False)
+                  limits: Optional[RunLimits] = None, hooks: Any = None) -> RunResult:
+        """Run ``starting_agent`` on ``input`` (a prompt, a message, a list of messages, or a
+        ``RunState`` to resume). ``context``: any object, given to tools, instructions,
+        guardrails and hooks in their ``RunContextWrapper`` (never sent to the model);
+        ``hooks``: ``RunHooks``. ``client`` None: a ``Client()`` from the environment;
+        ``max_turns`` None: the agent's. Cancelling the task ends the run with
+        ``status="cancelled"`` (returned, not raised)."""
+        run = _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+                        limits=limits, streamed=False, context=context, hooks=hooks)
         return await run.execute()
 
     @staticmethod
-    def run_sync(agent: Agent, input: Any, *, client: Any = None,
+    def run_sync(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
                  session: Optional[Session] = None, max_turns: Optional[int] = None,
-                 limits: Optional[RunLimits] = None) -> RunResult:
+                 limits: Optional[RunLimits] = None, hooks: Any = None) -> RunResult:
         """``run`` from sync code, also inside a running event loop (the run executes on a
         background event-loop thread; the calling thread waits for it)."""
-        _AgentRun(agent, input, client=client, session=session, max_turns=max_turns,
-                  limits=limits, streamed=False)  # bad arguments raise here, in the caller
-        return _run_sync(Runner.run(agent, input, client=client, session=session,
-                                    max_turns=max_turns, limits=limits))
+        _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+                  limits=limits, streamed=False, context=context,
+                  hooks=hooks)  # bad arguments raise here, in the caller
+        return _run_sync(Runner.run(starting_agent, input, context=context, client=client,
+                                    session=session, max_turns=max_turns, limits=limits,
+                                    hooks=hooks))
 
     @staticmethod
-    def run_streamed(agent: Agent, input: Any, *, client: Any = None,
+    def run_streamed(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
                      session: Optional[Session] = None, max_turns: Optional[int] = None,
-                     limits: Optional[RunLimits] = None,
-                     buffer_size: int = _DEFAULT_BUFFER) -> AsyncIterator[AgentEvent]:
-        """An async iterator of the run's events, ending with ``RunCompleted`` (its ``result``
-        is the ``RunResult``). Model turns are streamed (``TextDelta`` per piece). At most
-        ``buffer_size`` events wait for the consumer; then the run waits (backpressure).
-        Leaving the loop early cancels the run."""
+                     limits: Optional[RunLimits] = None, hooks: Any = None,
+                     buffer_size: int = _DEFAULT_BUFFER) -> "RunResultStreaming":
+        """A streamed run (``RunResultStreaming``). ``async for event in it`` gives our events,
+        ending with ``RunCompleted`` (its ``result`` is the ``RunResult``); ``async for event in
+        it.stream_events()`` gives the Agents SDK's events instead. Model turns are streamed.
+        At most ``buffer_size`` events wait for the consumer; then the run waits
+        (backpressure). Leaving the loop early cancels the run."""
         if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or buffer_size < 1:
             raise ValueError(f"buffer_size must be an int >= 1, got {buffer_size!r}")
-        _AgentRun(agent, input, client=client, session=session, max_turns=max_turns,
-                  limits=limits, streamed=True)  # validate now, not at the first iteration
-        return _stream_events(dict(agent=agent, input=input, client=client, session=session,
-                                   max_turns=max_turns, limits=limits), buffer_size)
+        _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+                  limits=limits, streamed=True, context=context,
+                  hooks=hooks)  # validate now, not at the first iteration
+        return RunResultStreaming(dict(agent=starting_agent, input=input, client=client,
+                                       session=session, max_turns=max_turns, limits=limits,
+                                       context=context, hooks=hooks), buffer_size)
 
 
 _END = object()
 
 
-async def _stream_events(arguments: dict[str, Any], buffer_size: int
-                         ) -> AsyncIterator[AgentEvent]:
-    queue: asyncio.Queue = asyncio.Queue(buffer_size)
-    run = _AgentRun(**arguments, streamed=True, queue=queue)
+class RunResultStreaming:
+    """A streamed run. Read it once, either way:
 
-    async def produce() -> RunResult:
+    - ``async for event in streamed``: our events (``RunStarted`` ... ``RunCompleted``);
+    - ``async for event in streamed.stream_events()``: the Agents SDK's events
+      (``RawResponsesStreamEvent`` per chunk, ``RunItemStreamEvent`` per item,
+      ``AgentUpdatedStreamEvent`` per agent).
+
+    When the stream is over, the ``RunResult``'s fields (``final_output``, ``new_items``,
+    ``interruptions``, ``to_input_list()``, ``to_state()``...) are readable here too.
+    """
+
+    def __init__(self, arguments: dict[str, Any], buffer_size: int) -> None:
+        self._arguments = arguments
+        self._buffer_size = buffer_size
+        self._iterator: Optional[AsyncIterator[Any]] = None
+        self._result: Optional[RunResult] = None
+        self.current_agent: Agent = arguments["agent"]
+
+    @property
+    def is_complete(self) -> bool:
+        return self._result is not None
+
+    @property
+    def final_output(self) -> Any:
+        return None if self._result is None else self._result.final_output
+
+    def _events(self, sdk: bool) -> AsyncIterator[Any]:
+        if self._iterator is not None:
+            raise RuntimeError("a streamed run can be read once: iterate it, or its "
+                               "stream_events(), not both")
+        self._iterator = self._produce(sdk)
+        return self._iterator
+
+    def stream_events(self) -> AsyncIterator[StreamEvent]:
+        """The Agents SDK's stream events of the run."""
+        return self._events(sdk=True)
+
+    def __aiter__(self) -> "RunResultStreaming":
+        return self
+
+    async def __anext__(self) -> AgentEvent:
+        if self._iterator is None:
+            self._events(sdk=False)
+        assert self._iterator is not None
+        event: AgentEvent = await self._iterator.__anext__()
+        return event
+
+    async def aclose(self) -> None:
+        """Stop reading: cancels the run if it is still going."""
+        if self._iterator is not None:
+            await self._iterator.aclose()  # type: ignore[attr-defined]
+
+    def cancel(self) -> None:
+        """Stop the run (the Agents SDK's name); read the iterator to its end or close it."""
+        if self._iterator is not None:
+            asyncio.ensure_future(self.aclose())
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_result", "_arguments", "_iterator"):
+            raise AttributeError(name)
+        result = self._result
+        if result is None:
+            raise AttributeError(f"{name!r} is known once the streamed run is complete "
+                                 "(read the stream to its end first)")
+        return getattr(result, name)
+
+    async def _produce(self, sdk: bool) -> AsyncIterator[Any]:
+        queue: asyncio.Queue[Any] = asyncio.Queue(self._buffer_size)
+        run = _AgentRun(**self._arguments, streamed=True, queue=queue)
+        run.sdk_stream = sdk
+
+        async def produce() -> RunResult:
+            try:
+                return await run.execute()
+            finally:
+                if not run.detached:
+                    await queue.put(_END)
+
+        producer = asyncio.ensure_future(produce())
         try:
-            return await run.execute()
+            while True:
+                item = await queue.get()
+                if item is _END:
+                    break
+                if sdk and isinstance(item, AgentUpdatedStreamEvent):
+                    self.current_agent = item.new_agent
+                yield item
+            self._result = await producer  # a failed run raises here
+            self.current_agent = self._result.last_agent
         finally:
-            if not run.detached:
-                await queue.put(_END)
-
-    producer = asyncio.ensure_future(produce())
-    try:
-        while True:
-            item = await queue.get()
-            if item is _END:
-                break
-            yield item
-        await producer  # a failed run raises here
-    finally:
-        if not producer.done():  # the consumer left early: stop the run
-            run.detached = True
-            producer.cancel()
-            await asyncio.wait({producer})
-
+            if not producer.done():  # the consumer left early: stop the run
+                run.detached = True
+                producer.cancel()
+                await asyncio.wait({producer})

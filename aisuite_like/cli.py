@@ -1,7 +1,7 @@
 """The ``aisuite-like`` command (also ``python -m aisuite_like``).
 
     aisuite-like chat -m openai:gpt-4o-mini "prompt" [--system S] [--tool pkg.mod:func ...]
-                      [--max-turns N] [--stream] [--json]
+                      [--max-turns N] [--stream] [--json] [--usage]
     aisuite-like providers
 
 Exit codes: 0 ok; 2 usage (bad arguments, bad model string, unknown provider, bad ``--tool``,
@@ -28,6 +28,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _OTHER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_API_KEY",),
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "bedrock": ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_BEARER_TOKEN_BEDROCK"),
 }
 
 
@@ -62,6 +63,8 @@ def _build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--max-turns", type=_positive_int, metavar="N",
                       help="most model calls in the tool loop (default 5 when --tool is given)")
     chat.add_argument("--stream", action="store_true", help="print the answer as it arrives")
+    chat.add_argument("--usage", action="store_true",
+                      help="print the tokens used and the cost in USD to stderr")
     chat.add_argument("--json", action="store_true",
                       help="print the full response as JSON (with --stream: one JSON chunk "
                            "per line)")
@@ -151,6 +154,25 @@ def _print_trace(response: Any, err: TextIO) -> None:
         err.write("(stopped: max turns reached; raise --max-turns to let the run continue)\n")
 
 
+def _print_usage(response: Any, err: TextIO) -> None:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        err.write("usage: not reported by the provider\n")
+        return
+    cost = usage.cost
+    shown = f"${cost:.6f}" if cost is not None else "unknown (no price for this model)"
+    err.write(f"usage: {usage.prompt_tokens} input + {usage.completion_tokens} output tokens, "
+              f"cost {shown}\n")
+
+
+def _response_json(response: Any) -> str:
+    """The response as JSON, with ``usage.cost`` (USD or null), which model_dump leaves out."""
+    data = response.model_dump(mode="json", exclude_none=True)
+    if response.usage is not None:
+        data["usage"]["cost"] = response.usage.cost
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
 def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
     import aisuite_like as ai
 
@@ -174,10 +196,12 @@ def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> 
             response = client.chat.completions.create(model=args.model, messages=messages,
                                                       **kwargs)
             if args.json:
-                out.write(response.model_dump_json(exclude_none=True, indent=2) + "\n")
+                out.write(_response_json(response) + "\n")
             else:
                 _print_trace(response, err)
                 out.write((response.content or "") + "\n")
+            if args.usage:
+                _print_usage(response, err)
             return EXIT_OK
         with client.chat.completions.create(model=args.model, messages=messages, stream=True,
                                             **kwargs) as stream:
@@ -192,6 +216,8 @@ def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> 
             if not args.json:
                 out.write("\n")
                 _print_trace(stream.get_final_response(), err)
+            if args.usage:
+                _print_usage(stream.get_final_response(), err)
     return EXIT_OK
 
 

@@ -10,8 +10,8 @@ reason.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable, Optional, Sequence, Union
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from .types import Message
 
@@ -39,14 +39,50 @@ class ToolPolicyContext:
     call_id: str
     turn: int
     messages: Sequence[Message]
+    #: The caller's ``tool_policy_context=`` mapping (aisuite's keyword), read-only; its
+    #: aisuite keys are also attributes (``agent_name``, ``run_name``, ``tags``, ...).
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+    # aisuite's ToolPolicyContext fields, read from ``context``.
+    @property
+    def agent_name(self) -> str:
+        return str(self.context.get("agent_name", ""))
+
+    @property
+    def run_name(self) -> Optional[str]:
+        return self.context.get("run_name")
+
+    @property
+    def trace_id(self) -> Optional[str]:
+        return self.context.get("trace_id")
+
+    @property
+    def parent_run_id(self) -> Optional[str]:
+        return self.context.get("parent_run_id")
+
+    @property
+    def group_id(self) -> Optional[str]:
+        return self.context.get("group_id")
+
+    @property
+    def tags(self) -> list[Any]:
+        return list(self.context.get("tags", ()))
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return dict(self.context.get("metadata", {}))
 
 
 @dataclass(frozen=True)
 class ToolPolicyDecision:
-    """``allowed`` and, for a denial (or an approval worth logging), the ``reason``."""
+    """``allowed`` and, for a denial (or an approval worth logging), the ``reason``.
+    ``deferred``: the call waits for a person (``ToolPolicyDecision.defer()``): an agent run
+    pauses with the call in ``result.interruptions``; the plain tool runner, which cannot
+    wait, answers it as denied."""
 
     allowed: bool
     reason: Optional[str] = None
+    deferred: bool = False
 
     @classmethod
     def allow(cls, reason: Optional[str] = None) -> "ToolPolicyDecision":
@@ -56,8 +92,14 @@ class ToolPolicyDecision:
     def deny(cls, reason: Optional[str] = None) -> "ToolPolicyDecision":
         return cls(False, reason)
 
+    @classmethod
+    def defer(cls, reason: Optional[str] = None) -> "ToolPolicyDecision":
+        """Neither allowed nor denied yet: a person decides (agent runs pause for it)."""
+        return cls(False, reason or "waiting for approval", deferred=True)
+
 
 _ALLOW = ToolPolicyDecision(True)
+_DEFER = ToolPolicyDecision.defer("waiting for a person's approval")
 
 PolicyResult = Union[bool, ToolPolicyDecision]
 ToolPolicy = Union[
@@ -114,20 +156,27 @@ class AllowTools:
 
 class RequireApproval:
     """Ask ``callback(ctx)`` (sync or async) for every call; it returns ``True`` / ``False``
-    or a ``ToolPolicyDecision``. A plain ``False`` gives the reason "not approved"."""
+    or a ``ToolPolicyDecision`` (``ToolPolicyDecision.defer()`` to let a person decide later).
+    A plain ``False`` gives the reason "not approved". Without a callback every call is
+    deferred: an agent run pauses and reports the calls in ``result.interruptions``."""
 
-    def __init__(self, callback: Callable[[ToolPolicyContext], Any]) -> None:
-        if not callable(callback):
-            raise TypeError("RequireApproval expects a callable (ctx) -> bool | ToolPolicyDecision")
+    def __init__(self, callback: Optional[Callable[[ToolPolicyContext], Any]] = None) -> None:
+        if callback is not None and not callable(callback):
+            raise TypeError("RequireApproval expects a callable (ctx) -> bool | "
+                            "ToolPolicyDecision, or nothing (a person approves each call)")
         self.callback = callback
 
     def evaluate(self, ctx: ToolPolicyContext) -> Any:
+        if self.callback is None:
+            return _DEFER
         result = self.callback(ctx)
         if inspect.isawaitable(result):
             return _approval_async(result)
         return _approval(result)
 
     def __repr__(self) -> str:
+        if self.callback is None:
+            return "RequireApproval()"
         return f"RequireApproval({getattr(self.callback, '__name__', self.callback)!r})"
 
 

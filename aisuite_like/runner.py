@@ -23,8 +23,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Sequence, Union
 
+from . import _observe
+from ._cost import attach_price_ref
 from .errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
 from .policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
 from .providers.base import ChatRequest, Provider
@@ -85,7 +87,8 @@ Action = Union[CallModel, RunTools, Finish, Fail]
 
 # --- one tool call, from the model's request to the result sent back --------------------
 
-_PENDING_POLICY, _READY, _DONE = 0, 1, 2
+# _DEFERRED: the policy deferred the call to a person; an agent run pauses on it.
+_PENDING_POLICY, _READY, _DONE, _DEFERRED = 0, 1, 2, 3
 
 
 class ToolCallRun:
@@ -96,7 +99,8 @@ class ToolCallRun:
     """
 
     __slots__ = ("call_id", "name", "raw_arguments", "arguments", "tool", "turn", "kwargs",
-                 "allowed", "reason", "result", "is_error", "duration_s", "exception", "state")
+                 "allowed", "reason", "result", "is_error", "duration_s", "exception", "state",
+                 "context", "can_defer")
 
     def __init__(self, call: ToolCall, tools: Optional[Tools], turn: int) -> None:
         self.call_id = call.id
@@ -112,6 +116,8 @@ class ToolCallRun:
         self.duration_s = 0.0
         self.exception: Optional[BaseException] = None
         self.state = _PENDING_POLICY
+        self.context: Any = None  # an agent run's RunContextWrapper, for tools that take it
+        self.can_defer = False  # an agent run can pause on a deferred call; the runner cannot
         self.arguments: Union[dict[str, Any], str] = self.raw_arguments or ""
 
         raw = self.raw_arguments
@@ -145,12 +151,25 @@ class ToolCallRun:
     def runnable(self) -> bool:
         return self.state == _READY
 
+    @property
+    def deferred(self) -> bool:
+        """The policy deferred this call to a person (agent runs pause on it)."""
+        return self.state == _DEFERRED
+
     def decide(self, value: Any) -> None:
         """Apply the policy's answer (``bool`` or ``ToolPolicyDecision``), then validate."""
         if self.state != _PENDING_POLICY:
             return
         decision = _to_decision(value)
         self.allowed, self.reason = decision.allowed, decision.reason
+        if decision.deferred:
+            if self.can_defer:
+                self.state = _DEFERRED
+            else:
+                self._error(f"tool call needs a person's approval ({decision.reason}), which the "
+                            "tool runner cannot wait for; run it in an ai.Agent, whose run "
+                            "pauses for approval")
+            return
         if not decision.allowed:
             self._error(f"tool call denied by policy: {decision.reason or 'denied'}")
             return
@@ -221,11 +240,13 @@ class ToolBatch:
     """The tool calls of one model response, in call order."""
 
     def __init__(self, turn: int, calls: list[ToolCallRun], policy: Any,
-                 messages: Callable[[], Sequence[Message]]) -> None:
+                 messages: Callable[[], Sequence[Message]],
+                 policy_context: Optional[Mapping[str, Any]] = None) -> None:
         self.turn = turn
         self.calls = calls
         self._policy = policy
         self._messages = messages
+        self._policy_context = policy_context if policy_context is not None else {}
         self._snapshot: Optional[Sequence[Message]] = None
 
     def awaiting_policy(self) -> list[ToolCallRun]:
@@ -238,7 +259,8 @@ class ToolBatch:
             self._snapshot = self._messages()
         assert isinstance(call.arguments, dict)
         ctx = ToolPolicyContext(tool_name=call.name, arguments=call.arguments,
-                                call_id=call.call_id, turn=self.turn, messages=self._snapshot)
+                                call_id=call.call_id, turn=self.turn, messages=self._snapshot,
+                                context=self._policy_context)
         return _evaluate_policy(self._policy, ctx)
 
     def groups(self) -> list[list[ToolCallRun]]:
@@ -287,7 +309,12 @@ class ToolLoop:
         on_tool_error: str = "return",
         on_max_turns: str = "return",
         max_tool_concurrency: Optional[int] = None,
+        tool_policy_context: Optional[Mapping[str, Any]] = None,
     ) -> None:
+        if tool_policy_context is not None and not isinstance(tool_policy_context, Mapping):
+            raise TypeError("tool_policy_context must be a dict (it reaches the policy as "
+                            f"ToolPolicyContext.context), got {type(tool_policy_context).__name__}")
+        self.policy_context = tool_policy_context
         if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
                              f"got {max_turns!r}")
@@ -340,6 +367,7 @@ class ToolLoop:
         return self._call_model(1)
 
     def model_responded(self, response: ChatCompletionResponse) -> Action:
+        attach_price_ref(response, self.request.model)  # usage.cost, priced on first read
         self.responses.append(response)
         message = response.choices[0].message if response.choices else None
         if message is not None:
@@ -365,7 +393,8 @@ class ToolLoop:
         if self.policy is None:
             for run in runs:
                 run.allow()
-        return RunTools(ToolBatch(self.turn, runs, self.policy, self._conversation))
+        return RunTools(ToolBatch(self.turn, runs, self.policy, self._conversation,
+                                  self.policy_context))
 
     def tools_done(self, batch: ToolBatch) -> Action:
         self._record(batch)
@@ -517,6 +546,13 @@ class RunHooks:
     def on_tool_result(self, engine: ToolLoop, call: ToolCallRun) -> Any:
         """Each call's outcome, in call order, after its batch finished."""
 
+    def on_tool_start(self, engine: ToolLoop, call: ToolCallRun) -> Any:
+        """Just before an allowed, validated call executes (calls of one group may run
+        concurrently, so starts and ends interleave)."""
+
+    def on_tool_end(self, engine: ToolLoop, call: ToolCallRun) -> Any:
+        """Just after a call executed (``call.result`` is set)."""
+
 
 # --- sync driver -------------------------------------------------------------------------
 
@@ -579,10 +615,19 @@ async def _await_with_timeout(awaitable: Any, timeout: Optional[float]) -> Any:
     return task.result()
 
 
-def _execute_sync(call: ToolCallRun) -> None:
+def _execute_sync(call: ToolCallRun, engine: Optional[ToolLoop] = None,
+                  hooks: Optional[RunHooks] = None) -> None:
+    if hooks is not None:
+        _call_hook_sync(hooks.on_tool_start, engine, call)
+    _execute_sync_call(call)
+    if hooks is not None:
+        _call_hook_sync(hooks.on_tool_end, engine, call)
+
+
+def _execute_sync_call(call: ToolCallRun) -> None:
     tool = call.tool
     assert tool is not None
-    args, kwargs = tool._call_args(call.kwargs)
+    args, kwargs = tool._call_args(call.kwargs, call.context)
     start = time.perf_counter()
     try:
         if tool.is_async:
@@ -613,19 +658,25 @@ class _SyncToolExecutor:
         self.limit = limit
         self._pool: Optional[ThreadPoolExecutor] = None
 
-    def run(self, batch: ToolBatch) -> None:
+    def run(self, batch: ToolBatch, engine: Optional[ToolLoop] = None,
+            hooks: Optional[RunHooks] = None) -> None:
         for call in batch.awaiting_policy():
             value = batch.ask_policy(call)
             if inspect.isawaitable(value):
                 value = _run_coro_sync(value)
             call.decide(value)
+        execute = _execute_sync
+        if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+            _observe.ACTIVE.tools_not_run(batch)
+            execute = _observe.ACTIVE.execute_tool_sync
         for group in batch.groups():
             if len(group) == 1:
-                _execute_sync(group[0])
+                execute(group[0], engine, hooks)
                 continue
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.limit, thread_name_prefix="aisuite-like-tools")
-            futures = [self._pool.submit(contextvars.copy_context().run, _execute_sync, call)
+            futures = [self._pool.submit(contextvars.copy_context().run, execute, call,
+                                         engine, hooks)
                        for call in group]
             for future in futures:
                 future.result()
@@ -676,7 +727,7 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
             elif isinstance(action, RunTools):
                 if hooks is not None:
                     _call_hook_sync(hooks.on_tool_batch, engine, action.batch)
-                executor.run(action.batch)
+                executor.run(action.batch, engine, hooks)
                 if hooks is not None:
                     for call in action.batch.calls:
                         _call_hook_sync(hooks.on_tool_result, engine, call)
@@ -696,6 +747,8 @@ def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools
     ``options`` are ``ToolLoop``'s (tool_policy, on_tool_error, on_max_turns,
     max_tool_concurrency), validated there."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
+    if _observe.ACTIVE is not None:  # instrument(): the run is a span around its calls
+        return _observe.ACTIVE.tool_run_sync(engine, provider)  # type: ignore[no-any-return]
     if request.stream:
         return Stream(_drive_sync(engine, provider), final=engine.final_response)
     for _ in _drive_sync(engine, provider):
@@ -712,10 +765,19 @@ async def _call_hook_async(hook: Any, *args: Any) -> None:
         await result
 
 
-async def _execute_async(call: ToolCallRun) -> None:
+async def _execute_async(call: ToolCallRun, engine: Optional[ToolLoop] = None,
+                         hooks: Optional[RunHooks] = None) -> None:
+    if hooks is not None:
+        await _call_hook_async(hooks.on_tool_start, engine, call)
+    await _execute_async_call(call)
+    if hooks is not None:
+        await _call_hook_async(hooks.on_tool_end, engine, call)
+
+
+async def _execute_async_call(call: ToolCallRun) -> None:
     tool = call.tool
     assert tool is not None
-    args, kwargs = tool._call_args(call.kwargs)
+    args, kwargs = tool._call_args(call.kwargs, call.context)
     start = time.perf_counter()
     try:
         if tool.is_async:
@@ -760,7 +822,8 @@ def _daemon_thread_future(fn: Callable[..., Any], args: tuple[Any, ...],
     return future
 
 
-async def _run_batch_async(batch: ToolBatch, limit: int) -> None:
+async def _run_batch_async(batch: ToolBatch, limit: int, engine: Optional[ToolLoop] = None,
+                           hooks: Optional[RunHooks] = None) -> None:
     """Policy in call order, then each group as concurrent tasks bounded by ``limit``."""
     for call in batch.awaiting_policy():
         value = batch.ask_policy(call)
@@ -768,14 +831,18 @@ async def _run_batch_async(batch: ToolBatch, limit: int) -> None:
             value = await value
         call.decide(value)
     semaphore = asyncio.Semaphore(limit)
+    execute = _execute_async
+    if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+        _observe.ACTIVE.tools_not_run(batch)
+        execute = _observe.ACTIVE.execute_tool_async
 
     async def bounded(call: ToolCallRun) -> None:
         async with semaphore:
-            await _execute_async(call)
+            await execute(call, engine, hooks)
 
     for group in batch.groups():
         if len(group) == 1:
-            await _execute_async(group[0])
+            await execute(group[0], engine, hooks)
         else:
             await asyncio.gather(*(bounded(call) for call in group))
 
@@ -824,7 +891,7 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
         elif isinstance(action, RunTools):
             if hooks is not None:
                 await _call_hook_async(hooks.on_tool_batch, engine, action.batch)
-            await _run_batch_async(action.batch, engine.max_tool_concurrency)
+            await _run_batch_async(action.batch, engine.max_tool_concurrency, engine, hooks)
             if hooks is not None:
                 for call in action.batch.calls:
                     await _call_hook_async(hooks.on_tool_result, engine, call)
@@ -840,6 +907,9 @@ async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optiona
                         ) -> Union[ChatCompletionResponse, AsyncStream]:
     """The async tool runner: same engine, same options, same results as ``_tool_runner``."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
+    instrumentation = _observe.ACTIVE
+    if instrumentation is not None:  # instrument(): the run is a span around its calls
+        return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]
     if request.stream:
         return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
     async for _ in _drive_async(engine, provider):

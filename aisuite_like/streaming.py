@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator, Callable, Iterator, Optional
 
+from ._cost import attach_price_ref
 from .types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
@@ -114,8 +115,11 @@ class _ChunkAccumulator:
                 finish = "tool_calls"
             choices.append(Choice(index=index, message=message, finish_reason=finish,
                                   native_finish_reason=state["native_finish_reason"]))
-        return ChatCompletionResponse(id=self.id, created=self.created, model=self.model,
-                                      provider=self.provider, choices=choices, usage=self.usage)
+        response = ChatCompletionResponse(id=self.id, created=self.created, model=self.model,
+                                          provider=self.provider, choices=choices,
+                                          usage=self.usage)
+        attach_price_ref(response)
+        return response
 
 
 _END = object()

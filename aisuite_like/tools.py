@@ -62,13 +62,21 @@ class Tool:
             description = "\n\n".join(
                 p for p in (doc.short_description, doc.long_description) if p)
         param_docs = {p.arg_name: p.description for p in doc.params if p.description}
-        model, field_names, positional_only, defaulted = _arguments_model(fn, name, param_docs)
+        model, field_names, positional_only, defaulted, context_param = _arguments_model(
+            fn, name, param_docs)
         schema = _json_schema(model)
         if strict:
             schema = _strict_schema(schema, nullable=defaulted, tool_name=name)
         self._configure(fn, name, description, schema, strict=strict, sequential=sequential,
                         timeout=timeout, model=model, field_names=field_names,
                         positional_only=positional_only, defaulted=defaulted)
+        self._takes_context = context_param
+
+    #: Agents: True, or a callable ``(ctx, arguments[, call_id])`` (sync or async) saying
+    #: whether a call must wait for a person's approval (see ``function_tool``).
+    needs_approval: Any = False
+    #: True when the function's first parameter is a ``RunContextWrapper`` (not in the schema).
+    _takes_context: bool = False
 
     def _configure(self, fn: Callable[..., Any], name: str, description: str,
                    parameters: dict[str, Any], *, strict: bool = False,
@@ -117,11 +125,21 @@ class Tool:
         # Read the fields back (not model_dump) so nested models and enums keep their types.
         return {name: getattr(instance, field) for field, name in self._field_names.items()}
 
-    def _call_args(self, kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def _call_args(self, kwargs: dict[str, Any], context: Any = None
+                   ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Positional and keyword arguments for ``fn``; ``context`` (the run's
+        ``RunContextWrapper``) goes first when the function takes one."""
+        lead: tuple[Any, ...] = ()
+        if self._takes_context:
+            if context is None:  # the plain tool runner: a context holding nothing
+                from ._run_context import RunContextWrapper
+
+                context = RunContextWrapper(None)
+            lead = (context,)
         if not self._positional_only:
-            return (), kwargs
+            return lead, kwargs
         kwargs = dict(kwargs)
-        return tuple(kwargs.pop(n) for n in self._positional_only if n in kwargs), kwargs
+        return (*lead, *(kwargs.pop(n) for n in self._positional_only if n in kwargs)), kwargs
 
 
 def tool(
@@ -145,18 +163,31 @@ def tool(
 class Tools:
     """The tools of one request: the schemas sent to the model and the callables by name.
 
-    Items are ``Tool`` objects, plain callables (turned into ``Tool`` once and cached) or
-    OpenAI function-schema dicts (sent as is; such a tool cannot be run by the tool runner).
+    Items are ``Tool`` objects, plain callables (turned into ``Tool`` once and cached),
+    OpenAI function-schema dicts (sent as is; such a tool cannot be run by the tool runner),
+    or MCP servers (``aisuite_like.mcp`` objects or ``{"type": "mcp", ...}`` dicts), kept in
+    ``sources`` and expanded into their tools per request by ``_resolve``.
     Two tools with one name raise ``ValueError`` here, before anything is sent.
     """
 
-    def __init__(self, tools: Iterable[Any]) -> None:
+    def __init__(self, tools: Optional[Iterable[Any]] = None) -> None:
+        tools = () if tools is None else tools
         self.schemas: list[dict[str, Any]] = []
         self.by_name: dict[str, Tool] = {}
         #: names of tools given only as schema dicts (no callable to run)
         self.schema_only: list[str] = []
+        #: MCP servers whose tools are listed when a request is prepared
+        self.sources: list[Any] = []
+        self._items: list[Any] = []
+        self._resolved: Optional[tuple[Any, "Tools"]] = None
         seen: set[str] = set()
         for i, item in enumerate(tools):
+            if _is_tool_source(item):
+                from .mcp import _as_server
+
+                self.sources.append(_as_server(item))
+                continue
+            self._items.append(item)
             if isinstance(item, dict):
                 tool_name = _schema_name(item, i)
                 self.schemas.append(item)
@@ -175,23 +206,102 @@ class Tools:
             seen.add(tool_name)
 
     def __len__(self) -> int:
-        return len(self.schemas)
+        return len(self.schemas) + len(self.sources)
+
+    # aisuite's Tools API (behaviour in _aisuite_tools.py).
+
+    def tools(self, format: str = "openai") -> list[dict[str, Any]]:
+        """aisuite's ``tools()``: the schemas in OpenAI's format (``{"type": "function",
+        "function": {...}}``); any other ``format`` gives the bare function specs."""
+        if format == "openai":
+            return list(self.schemas)
+        return [s.get("function", s) for s in self.schemas]
+
+    def execute_tool(self, tool_calls: Any, tool_policy: Any = None,
+                     tool_policy_context: Optional[dict[str, Any]] = None
+                     ) -> tuple[list[Any], list[dict[str, Any]]]:
+        """aisuite's ``execute_tool``: run the tool calls (objects or dicts, one or a list) in
+        order -> ``(results, tool_messages)``. Unknown tools and invalid arguments raise
+        ``ValueError``; a tool's own exception propagates; a denied call's result is
+        ``{"error": "Tool call denied by policy", "reason": ...}``."""
+        from ._aisuite_tools import execute_tool
+
+        return execute_tool(self, tool_calls, tool_policy, tool_policy_context)
+
+    async def aexecute_tool(self, tool_calls: Any, tool_policy: Any = None,
+                            tool_policy_context: Optional[dict[str, Any]] = None
+                            ) -> tuple[list[Any], list[dict[str, Any]]]:
+        """Async ``execute_tool``: async tools awaited, sync ones in a worker thread."""
+        from ._aisuite_tools import aexecute_tool
+
+        return await aexecute_tool(self, tool_calls, tool_policy, tool_policy_context)
+
+    def execute(self, tool_calls: Any) -> list[Any]:
+        """aisuite's ``execute``: the results of ``execute_tool`` only."""
+        return self.execute_tool(tool_calls)[0]
 
     def __repr__(self) -> str:
-        return f"Tools({[*self.by_name, *self.schema_only]!r})"
+        return f"Tools({[*self.by_name, *self.schema_only, *self.sources]!r})"
+
+    def _resolve(self, owner: Any = None) -> "Tools":
+        """These tools with every MCP server expanded into its current tools (the server is
+        opened on first use; ``owner``, a client, then closes it). Rebuilt only when a
+        server's tool list changed."""
+        if not self.sources:
+            return self
+        from .mcp import _tools_of
+
+        expanded = [_tools_of(server, owner) for server in self.sources]
+        key = tuple((id(server), server._version) for server in self.sources)
+        cached = self._resolved
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            resolved = Tools([*self._items, *(t for tools in expanded for t in tools)])
+        except ValueError as exc:
+            raise ValueError(f"{exc}; or give the MCP server a tool_prefix (inline config: "
+                             "use_tool_prefix=True)") from None
+        self._resolved = (key, resolved)
+        return resolved
 
 
-def _prepare_tools(tools: Any) -> Optional[Tools]:
-    """``tools=`` of ``create`` -> ``Tools`` (or None when no tools were given)."""
+def _is_tool_source(item: Any) -> bool:
+    """An MCP server object or an inline ``{"type": "mcp", ...}`` config."""
+    if isinstance(item, dict):
+        return item.get("type") == "mcp"
+    return getattr(item, "_aisuite_tool_source", False) is True
+
+
+def _prepare_tools(tools: Any, owner: Any = None) -> Optional[Tools]:
+    """``tools=`` of ``create`` -> ``Tools`` (or None when no tools were given), MCP servers
+    expanded (``owner``: the client that closes servers it opened)."""
     if tools is None:
         return None
     if isinstance(tools, Tools):
-        return tools
-    if callable(tools) or isinstance(tools, (dict, Tool)):
+        return tools._resolve(owner)
+    if callable(tools) or isinstance(tools, (dict, Tool)) or _is_tool_source(tools):
         tools = [tools]
     if isinstance(tools, (str, bytes)):
         raise TypeError("tools must be a list of functions, Tool objects or schema dicts")
-    return Tools(tools)
+    return Tools(tools)._resolve(owner)
+
+
+async def _aopen_tool_sources(tools: Any, owner: Any) -> None:
+    """Async code: open the MCP servers among ``tools`` without blocking the event loop, so
+    the (sync) request preparation that follows finds them open and listed."""
+    if isinstance(tools, Tools):
+        sources: list[Any] = tools.sources
+    elif _is_tool_source(tools):
+        sources = [tools]
+    elif isinstance(tools, (list, tuple)):
+        sources = [t for t in tools if _is_tool_source(t)]
+    else:
+        return
+    if sources:
+        from .mcp import _aopen_for, _as_server
+
+        for source in sources:
+            await _aopen_for(_as_server(source), owner)
 
 
 def _format_result(value: Any) -> str:
@@ -269,14 +379,26 @@ def _has_field_description(annotation: Any) -> bool:
     return False
 
 
+def _annotated_text(annotation: Any) -> Optional[str]:
+    """The description of ``Annotated[T, "description"]`` (the Agents SDK's form), if any."""
+    if get_origin(annotation) is Annotated:
+        for meta in get_args(annotation)[1:]:
+            if isinstance(meta, str) and meta.strip():
+                return meta
+    return None
+
+
 # BaseModel attributes a field may not be named after; such parameters get an alias.
 _RESERVED = frozenset(dir(BaseModel)) | {"model_config"}
 
 
 def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[str, str]
-                     ) -> tuple[Any, dict[str, str], tuple[str, ...], frozenset[str]]:
+                     ) -> tuple[Any, dict[str, str], tuple[str, ...], frozenset[str], bool]:
     """The pydantic model of the function's parameters, its field name -> parameter name map,
-    the positional-only names, and the names of parameters that have a default."""
+    the positional-only names, the names of parameters that have a default, and whether the
+    first parameter is a ``RunContextWrapper`` (passed by the run, not in the schema)."""
+    from ._run_context import is_context_annotation
+
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
@@ -290,7 +412,14 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
     names: dict[str, str] = {}  # field name -> parameter name
     positional_only: list[str] = []
     defaulted: set[str] = set()
-    for pname, param in signature.parameters.items():
+    takes_context = False
+    for index, (pname, param) in enumerate(signature.parameters.items()):
+        if is_context_annotation(hints.get(pname, param.annotation)):
+            if index != 0:
+                raise TypeError(f"tool {tool_name!r}: a RunContextWrapper parameter must be the "
+                                f"first one ({pname!r} is not)")
+            takes_context = True
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"tool {tool_name!r}: *args / **kwargs parameters cannot be "
                             f"described to a model; declare each parameter ({pname!r})")
@@ -300,7 +429,7 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
         annotation = hints.get(pname, param.annotation)
         if param.kind is param.POSITIONAL_ONLY:
             positional_only.append(pname)
-        description = param_docs.get(pname)
+        description = param_docs.get(pname) or _annotated_text(annotation)
         if _has_field_description(annotation):
             description = None  # Annotated[..., Field(description=...)] wins over the docstring
         default = param.default
@@ -329,7 +458,7 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
     except Exception as exc:
         raise TypeError(f"tool {tool_name!r}: cannot build a JSON schema for its parameters: "
                         f"{exc}") from None
-    return model, names, tuple(positional_only), frozenset(defaulted)
+    return model, names, tuple(positional_only), frozenset(defaulted), takes_context
 
 
 def _type_hints(fn: Any) -> dict[str, Any]:

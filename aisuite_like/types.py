@@ -20,6 +20,7 @@ __all__ = [
     "CompletionTokensDetails",
     "Usage",
     "ToolEvent",
+    "SkippedModel",
     "ChatCompletionResponse",
     "ChoiceDeltaFunction",
     "ChoiceDeltaToolCall",
@@ -60,23 +61,85 @@ class _Model(BaseModel):
     # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
+    def to_dict(self, *, mode: Literal["json", "python"] = "python", use_api_names: bool = True,
+                exclude_unset: bool = True, exclude_defaults: bool = False,
+                exclude_none: bool = False, warnings: bool = True) -> dict[str, Any]:
+        """The OpenAI SDK's ``to_dict()``: by default only the fields that were set (for the
+        openai family: what the provider sent, its own extra fields included)."""
+        return self.model_dump(mode=mode, by_alias=use_api_names, exclude_unset=exclude_unset,
+                               exclude_defaults=exclude_defaults, exclude_none=exclude_none,
+                               warnings=warnings)
 
-class Function(_Model):
+    def to_json(self, *, indent: Optional[int] = 2, use_api_names: bool = True,
+                exclude_unset: bool = True, exclude_defaults: bool = False,
+                exclude_none: bool = False, warnings: bool = True) -> str:
+        """The OpenAI SDK's ``to_json()``: ``to_dict()`` as JSON text (indented by default)."""
+        return self.model_dump_json(indent=indent, by_alias=use_api_names,
+                                    exclude_unset=exclude_unset,
+                                    exclude_defaults=exclude_defaults,
+                                    exclude_none=exclude_none, warnings=warnings)
+
+
+class _ItemAccess:
+    """Read access by key, as on the message dicts aisuite and the OpenAI SDK's users handle:
+    ``m["content"]``, ``m.get("tool_calls")``, ``"name" in m``, ``{**m}``. A declared field
+    reads as its value (None when not given); ``get``, ``in`` and ``keys()`` see the fields
+    that hold a value, as in ``model_dump(exclude_none=True)``."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        if key in type(self).model_fields:  # type: ignore[attr-defined]
+            return getattr(self, key)
+        extra = self.__pydantic_extra__  # type: ignore[attr-defined]
+        if extra and key in extra:
+            return extra[key]
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            value = self[key]
+        except KeyError:
+            return default
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def keys(self) -> list[str]:
+        names = [*type(self).model_fields, *(self.__pydantic_extra__ or ())]  # type: ignore[attr-defined]
+        return [name for name in names if self.get(name) is not None]
+
+
+class Function(_ItemAccess, _Model):
     """The function a tool call invokes; ``arguments`` is a JSON string, as in OpenAI."""
 
     name: str
     arguments: str = "{}"
 
 
-class ToolCall(_Model):
+class ToolCall(_ItemAccess, _Model):
     """One tool call of an assistant message."""
 
     id: str
     type: Literal["function"] = "function"
     function: Function
 
+    # Read like the Agents SDK's function call (``item.raw_item.name`` in its examples).
+    @property
+    def name(self) -> str:
+        return self.function.name
 
-class Message(_Model):
+    @property
+    def arguments(self) -> str:
+        return self.function.arguments
+
+    @property
+    def call_id(self) -> str:
+        return self.id
+
+
+class Message(_ItemAccess, _Model):
     """A chat message. ``model_dump(exclude_none=True)`` is valid input again.
 
     ``provider_specific_fields`` carries what must round-trip to the same provider on the next
@@ -91,6 +154,9 @@ class Message(_Model):
     reasoning_content: Optional[str] = None
     refusal: Optional[str] = None
     provider_specific_fields: Optional[dict[str, Any]] = None
+    # OpenAI's own message fields, as sent (None elsewhere), so SDK code reading them runs.
+    annotations: Optional[list[Any]] = None
+    audio: Optional[dict[str, Any]] = None
 
 
 class Choice(_Model):
@@ -103,6 +169,7 @@ class Choice(_Model):
     native_finish_reason: Optional[str] = None
     # Runner only: every message the run produced (assistant and tool), in order.
     intermediate_messages: list[Message] = []
+    logprobs: Optional[dict[str, Any]] = None  # as the provider sent it
 
 
 class PromptTokensDetails(_Model):
@@ -153,13 +220,27 @@ class Usage(_Model):
             b2 = other.completion_tokens_details or CompletionTokensDetails()
             ctd = CompletionTokensDetails(
                 reasoning_tokens=_add_opt(a2.reasoning_tokens, b2.reasoning_tokens))
-        return Usage(
+        total = Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             prompt_tokens_details=ptd,
             completion_tokens_details=ctd,
         )
+        from ._cost import combine_parts
+
+        combine_parts(total, self, other)  # so total.cost is the sum of the parts' costs
+        return total
+
+    @property
+    def cost(self) -> Optional[float]:
+        """The price in USD, from the ``genai-prices`` package (extra ``[prices]``); ``None``
+        when the model's price is unknown (or the package is not installed). Computed on first
+        read. On a run's summed usage: the sum over its model calls (``None`` if one is
+        unknown). Not part of ``model_dump()``."""
+        from ._cost import cost_of
+
+        return cost_of(self)
 
 
 class ToolEvent(_Model):
@@ -175,6 +256,17 @@ class ToolEvent(_Model):
     is_error: bool = False
     duration_s: float = 0.0
     turn: Optional[int] = None
+
+
+class SkippedModel(_Model):
+    """A model of a ``fallbacks=[...]`` chain that failed, so the next one was tried.
+    ``model`` is ``"provider:model"``; the error is described, not kept (it may hold a
+    connection's resources)."""
+
+    model: str
+    error_type: str
+    message: str
+    status_code: Optional[int] = None
 
 
 class ChatCompletionResponse(_Model):
@@ -193,7 +285,12 @@ class ChatCompletionResponse(_Model):
     messages: Optional[list[Message]] = None
     stop_reason: Optional[StopReason] = None
     tool_events: list[ToolEvent] = []
+    #: The models of ``fallbacks=[...]`` tried before the one that served, with their errors.
+    fallback_errors: list[SkippedModel] = []
     raw: Any = Field(default=None, exclude=True, repr=False)
+    # OpenAI's fields, as sent (None elsewhere), so SDK code reading them runs.
+    system_fingerprint: Optional[str] = None
+    service_tier: Optional[str] = None
 
     @property
     def message(self) -> Message:

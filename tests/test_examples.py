@@ -104,6 +104,30 @@ def check_agent_handoff(lines: list[str]) -> None:
     assert "issue_refund: refunded 42.50 EUR on order A17" in lines[-1]
 
 
+def check_observability(lines: list[str]) -> None:
+    shape = [re.sub(r"\[[\d.]+ ms\]", "[ms]", line) for line in lines]
+    assert shape[0] == "Spans:"
+    assert shape[1] == "invoke_agent  [ms]  tokens in=47 out=44"
+    assert shape[2] == "  chat offline  [ms]  tokens in=7 out=14  finish=tool_calls"
+    assert sorted(shape[3:5]) == ["  execute_tool get_pollen  [ms]  ERROR ConnectionError",
+                                  "  execute_tool get_weather  [ms]"]  # they run concurrently
+    assert shape[5] == "  chat offline  [ms]  tokens in=40 out=30  finish=stop"
+    assert shape[6] == "Metrics:"
+    assert shape[7:9] == ["  gen_ai.client.token.usage (input): 2 calls, sum 47 {token}",
+                          "  gen_ai.client.token.usage (output): 2 calls, sum 44 {token}"]
+    assert shape[9].startswith("  gen_ai.client.operation.duration: 2 calls, sum ")
+    assert shape[10:] == ["Cost of the run: unknown (no price for this model)"]
+
+
+def check_mcp_tools(lines: list[str]) -> None:
+    assert lines[0] == "Server tools: get_forecast, word_count"
+    calls = _trace(lines, model_calls=2, tools=["get_forecast", "word_count"])
+    assert json.loads(calls[0].group(4)) == {"city": "Paris", "temperature_c": 22,
+                                             "sky": "sunny"}
+    assert calls[1].group(4) == "4"
+    assert lines[-1] == "Manual call: word_count -> 3 (is_error=False)"
+
+
 CHECKS: dict[str, Callable[[list[str]], None]] = {
     "quickstart.py": check_quickstart,
     "manual_tools.py": check_manual_tools,
@@ -112,11 +136,16 @@ CHECKS: dict[str, Callable[[list[str]], None]] = {
     "async_fanout.py": check_async_fanout,
     "structured_output.py": check_structured_output,
     "agent_handoff.py": check_agent_handoff,
+    "observability.py": check_observability,
+    "mcp_tools.py": check_mcp_tools,
 }
+# Not examples of their own: files an example starts.
+HELPERS = {"mcp_server.py"}
 
 
 def test_every_example_is_checked() -> None:
-    present = {p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("_")}
+    present = {p.name for p in EXAMPLES.glob("*.py")
+               if not p.name.startswith("_") and p.name not in HELPERS}
     assert present == set(CHECKS), f"examples without a test: {present - set(CHECKS)}"
 
 

@@ -90,12 +90,19 @@ def test_final_answer_calls_are_answered_not_executed_async_stream() -> None:
 # --- agents ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["billing\n", "billing\r\n", "bill ing", "bill.ing"])
+@pytest.mark.parametrize("name", ["billing\n", "billing\r\n", " billing", "bill\ting"])
 def test_agent_name_must_be_usable_in_a_tool_name(name: str) -> None:
     # "$" in a regex also matches before a trailing newline: "billing\n" slipped through and
     # became the tool name "transfer_to_billing\n", which providers reject.
     with pytest.raises(ValueError, match="agent name"):
         ai.Agent(name, "test:m")
+
+
+@pytest.mark.parametrize("name, tool", [("bill ing", "transfer_to_bill_ing"),
+                                        ("bill.ing", "transfer_to_bill_ing")])
+def test_free_text_agent_names_give_valid_tool_names(name: str, tool: str) -> None:
+    triage = ai.Agent("triage", "test:m", handoffs=[ai.Agent(name, "test:m")])
+    assert list(triage._handoff_map) == [tool]
 
 
 # --- the test model: arguments valid against tricky schemas ---------------------------------

@@ -217,8 +217,9 @@ def _snake(name: str) -> str:
 
 
 def test_no_sdk_argument_name_is_taken_for_a_typo() -> None:
-    """Every named argument of the SDKs' create methods (and Gemini's config fields) is a
-    legitimate provider-native keyword: none may be refused as a near miss."""
+    """Every named argument of the SDKs' create methods (Gemini's config fields, Bedrock
+    Converse's request members) is a legitimate provider-native keyword: none may be refused
+    as a near miss."""
     from anthropic.resources.messages import Messages
     from google.genai import types as gtypes
     from openai.resources.chat.completions import Completions
@@ -229,6 +230,14 @@ def test_no_sdk_argument_name_is_taken_for_a_typo() -> None:
              | set(inspect.signature(Messages.create).parameters)
              | set(gtypes.GenerateContentConfig.model_fields)
              | {_snake(n) for n in gtypes.GenerateContentConfig.model_fields}) - {"self"}
+    try:  # Bedrock Converse's top-level request members
+        import botocore.session
+
+        model = botocore.session.get_session().get_service_model("bedrock-runtime")
+        for operation in ("Converse", "ConverseStream"):
+            names |= set(model.operation_model(operation).input_shape.members)
+    except ImportError:
+        pass
     assert {n: _near_miss(n) for n in names if _near_miss(n)} == {}
 
 

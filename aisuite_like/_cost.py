@@ -1,0 +1,151 @@
+"""``Usage.cost``: the USD price of a call, from the ``genai-prices`` package (extra ``[prices]``).
+
+Pricing is lazy. A response that leaves the library gets a tiny marker on its ``Usage`` (which
+provider and model produced it: one dict store per call); the price is looked up only when
+``usage.cost`` is read, then cached on that ``Usage``. A ``Usage`` that is a sum (a runner or
+agent run) keeps its parts, and its cost is the sum of theirs: ``None`` as soon as one part's
+price is unknown, so a total is never silently short. ``genai_prices`` itself is imported on
+the first read of a cost, never by ``import aisuite_like`` or by a call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from .types import ChatCompletionResponse, Usage
+
+__all__ = ["attach_price_ref", "cost_of", "combine_parts", "genai_prices_provider", "price_known",
+           "check_priced_agents"]
+
+# Keys in ``Usage.__dict__`` that are not pydantic fields: model_dump ignores them and pydantic
+# equality compares fields only, so they are invisible except to ``cost``.
+_REF = "_price_ref"      # (our provider key, model name) of the call
+_PARTS = "_price_parts"  # the priced Usages a summed Usage is made of
+_COST = "_price_cost"    # the cached answer (may be None)
+
+# Our provider key -> genai-prices provider id. Keys absent here are matched by model name
+# (genai-prices' own provider detection); local servers have no price.
+_PROVIDER_IDS = {
+    "openai": "openai", "anthropic": "anthropic", "google": "google", "gemini": "google",
+    "azure": "azure", "groq": "groq", "mistral": "mistral", "deepseek": "deepseek",
+    "xai": "x-ai", "together": "together", "fireworks": "fireworks",
+    "openrouter": "openrouter", "cerebras": "cerebras", "perplexity": "perplexity",
+    "cohere": "cohere", "bedrock": "aws", "aws": "aws",
+}
+_UNPRICED = frozenset({"ollama", "lmstudio", "vllm", "test", "scripted", "function"})
+
+
+def genai_prices_provider(key: str) -> Optional[str]:
+    """The genai-prices provider id for one of our provider keys (None: match by model)."""
+    return _PROVIDER_IDS.get(key)
+
+
+def attach_price_ref(response: "ChatCompletionResponse", fallback_model: str = "") -> None:
+    """Mark ``response.usage`` with the provider and model that produced it (cheap: no
+    lookup). ``fallback_model`` is the requested model, priced when the model the reply names
+    is unknown to genai-prices (or missing)."""
+    usage = response.usage
+    if usage is not None and _REF not in usage.__dict__:
+        usage.__dict__[_REF] = (response.provider, response.model, fallback_model)
+
+
+def combine_parts(total: "Usage", a: "Usage", b: "Usage") -> None:
+    """Record on ``total`` (= a + b) which priced parts it is made of."""
+    total.__dict__[_PARTS] = (*_parts(a), *_parts(b))
+
+
+def _parts(usage: "Usage") -> tuple["Usage", ...]:
+    parts = usage.__dict__.get(_PARTS)
+    return parts if parts is not None else (usage,)
+
+
+def cost_of(usage: "Usage") -> Optional[float]:
+    """The cached or freshly computed cost of ``usage`` in USD (None: unknown)."""
+    d = usage.__dict__
+    if _COST in d:
+        return d[_COST]  # type: ignore[no-any-return]
+    reported = (usage.__pydantic_extra__ or {}).get("cost")
+    if isinstance(reported, (int, float)) and not isinstance(reported, bool):
+        cost: Optional[float] = float(reported)  # the provider's own figure (e.g. OpenRouter)
+    elif _PARTS in d:
+        cost = 0.0
+        for part in d[_PARTS]:
+            part_cost = cost_of(part)
+            if part_cost is None:
+                cost = None
+                break
+            cost += part_cost
+    else:
+        cost = _price(usage, d.get(_REF))
+    d[_COST] = cost
+    return cost
+
+
+def _price(usage: "Usage", ref: Any) -> Optional[float]:
+    if ref is None:
+        return None
+    key, model, requested = ref
+    if key in _UNPRICED or not (model or requested):
+        return None
+    try:
+        import genai_prices
+    except ImportError:
+        return None
+    details = usage.prompt_tokens_details
+    values: dict[str, int] = {"input_tokens": usage.prompt_tokens,
+                              "output_tokens": usage.completion_tokens}
+    if details is not None and details.cached_tokens:
+        values["cache_read_tokens"] = details.cached_tokens
+    if details is not None and details.cache_creation_tokens:
+        values["cache_write_tokens"] = details.cache_creation_tokens
+    for name in dict.fromkeys(m for m in (model, requested) if m):
+        try:
+            calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
+                                           provider_id=_PROVIDER_IDS.get(key))
+        except (LookupError, ValueError):  # an unknown model or provider: no price
+            continue
+        return float(calc.total_price)
+    return None
+
+
+def price_known(key: str, model: str) -> bool:
+    """Whether genai-prices has a price for ``model`` of provider ``key`` (checked before a
+    run with ``RunLimits(max_cost=...)`` starts)."""
+    if key in _UNPRICED:
+        return False
+    import genai_prices
+
+    try:
+        genai_prices.calc_price(genai_prices.Usage(input_tokens=0, output_tokens=0), model,
+                                provider_id=_PROVIDER_IDS.get(key))
+    except (LookupError, ValueError):
+        return False
+    return True
+
+
+def check_priced_agents(agent: Any) -> None:
+    """Before a run with ``RunLimits(max_cost=...)``: every agent it may reach (the agent and,
+    transitively, its handoffs) must have a known price, or the bound could not be kept."""
+    try:
+        import genai_prices  # noqa: F401
+    except ImportError:
+        from .errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "RunLimits(max_cost=...) needs model prices: "
+            "pip install \"aisuite-like[prices]\"") from None
+    seen: set[int] = set()
+    pending = [agent]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        key, _, model = str(current.model).partition(":")
+        if not price_known(key, model):
+            raise ValueError(
+                f"RunLimits(max_cost=...) needs the price of agent {current.name!r}'s model "
+                f"{current.model!r}, which genai-prices does not know; drop max_cost, or bound "
+                "the run with max_total_tokens / max_model_calls")
+        pending.extend(getattr(current, "_handoff_map", {}).values())

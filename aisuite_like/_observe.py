@@ -1,0 +1,50 @@
+"""The switch of OpenTelemetry instrumentation: ``instrument()`` / ``uninstrument()``.
+
+This module imports nothing heavy. ``ACTIVE`` is None until ``instrument()`` is called; the
+few call sites (client.py, runner.py, agents.py) test it and, only when it is set, hand over
+to ``aisuite_like._otel`` (which imports opentelemetry). Not instrumented, a call pays one
+attribute test.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = ["instrument", "uninstrument", "ACTIVE"]
+
+#: The active ``_otel.Instrumentation``, or None (not instrumented).
+ACTIVE: Optional[Any] = None
+
+
+def instrument(tracer_provider: Any = None, meter_provider: Any = None,
+               capture_content: bool = False) -> None:
+    """Emit OpenTelemetry spans and metrics for every model call, tool execution, tool-runner
+    run and agent run, after the OpenTelemetry GenAI semantic conventions (docs/observability.md).
+
+    ``tracer_provider`` / ``meter_provider``: None means the global ones
+    (``opentelemetry.trace.set_tracer_provider``...). ``capture_content``: record message
+    contents and tool arguments/results on the spans; also turned on by the environment
+    variable ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``. Off by default.
+    API keys are never recorded. Needs ``pip install "aisuite-like[otel]"``. Calling it again
+    replaces the previous settings."""
+    global ACTIVE
+    try:
+        import opentelemetry.trace  # noqa: F401
+    except ImportError:
+        from .errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "instrument() needs the OpenTelemetry API: pip install \"aisuite-like[otel]\" "
+            "(and an SDK or distro to export the spans, e.g. opentelemetry-sdk)") from None
+    if not isinstance(capture_content, bool):
+        raise TypeError(f"capture_content must be a bool, got "
+                        f"{type(capture_content).__name__}")
+    from ._otel import Instrumentation
+
+    ACTIVE = Instrumentation(tracer_provider, meter_provider, capture_content)
+
+
+def uninstrument() -> None:
+    """Stop emitting spans and metrics (calls return to paying only a flag test)."""
+    global ACTIVE
+    ACTIVE = None
