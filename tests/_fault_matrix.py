@@ -25,14 +25,19 @@ FAMILIES = ("openai", "anthropic", "google")
 
 
 def run_suite() -> list[dict[str, str]]:
+    """The transport suite's outcomes, then the reply suite's (tests/test_faults_replies.py:
+    malformed replies, truncated streams, malformed arguments)."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "outcomes.json"
-        env = {**os.environ, "AISUITE_FAULT_MATRIX": str(out)}
+        out, replies = Path(tmp) / "outcomes.json", Path(tmp) / "replies.json"
+        env = {**os.environ, "AISUITE_FAULT_MATRIX": str(out),
+               "AISUITE_FAULT_MATRIX_REPLIES": str(replies)}
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                               "tests/test_faults_transport.py"], cwd=ROOT, env=env)
+                               "tests/test_faults_transport.py", "tests/test_faults_replies.py"],
+                              cwd=ROOT, env=env)
         if proc.returncode != 0:
             sys.exit("the fault suite failed: the matrix is left as it was")
-        return list(json.loads(out.read_text(encoding="utf-8")))
+        return [*json.loads(out.read_text(encoding="utf-8")),
+                *json.loads(replies.read_text(encoding="utf-8"))]
 
 
 def render(outcomes: list[dict[str, str]]) -> str:

@@ -1,0 +1,283 @@
+"""Reply faults on the three families, through the real SDKs, against the project's loopback
+fault server (tests/_fault_server.py): malformed 200 bodies, error objects inside a 200,
+malformed, misshapen and truncated stream events, and malformed request arguments (refused
+before anything is sent). Each case asserts the typed error, the number of attempts, and that
+the key shows in no exception text, traceback, repr or log record (DEBUG, every logger).
+
+Outcomes are recorded for the fault matrix of docs/reliability.md: with
+``AISUITE_FAULT_MATRIX_REPLIES=<path>`` set they are written there as JSON
+(``tests/_fault_matrix.py`` renders them after the transport suite's rows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import traceback
+from typing import Any, Iterator, Optional
+
+import pytest
+
+import aisuite_like as ai
+from aisuite_like.testing import FakeClock
+
+from _fault_server import FaultServer, Reply, Stream, stream_events, success_body
+from test_validation import MALFORMED_ARGUMENTS
+
+FAMILIES = ("openai", "anthropic", "google")
+FORMAT = {"openai": "openai", "anthropic": "anthropic", "google": "gemini"}
+MODELS = {"openai": "openai:gpt-x", "anthropic": "anthropic:claude-x", "google": "google:gemini-x"}
+KEYS = {"openai": "opn-Reply-Secret-5e1c9a7b3d", "anthropic": "ant-Reply-Secret-2f6b8d4c1a",
+        "google": "ggl-Reply-Secret-7a3c5e9b1d"}
+USER = [{"role": "user", "content": "hi"}]
+
+_OUTCOMES: list[dict[str, str]] = []
+
+
+def record(fault: str, family: str, outcome: str) -> None:
+    _OUTCOMES.append({"fault": fault, "family": family, "outcome": outcome})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_matrix() -> Iterator[None]:
+    yield
+    path = os.environ.get("AISUITE_FAULT_MATRIX_REPLIES")
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(_OUTCOMES, f, indent=1)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FaultServer]:
+    with FaultServer() as srv:
+        yield srv
+
+
+@pytest.fixture(autouse=True)
+def _fresh(server: FaultServer, caplog: pytest.LogCaptureFixture) -> None:
+    server.reset()
+    caplog.set_level(logging.DEBUG)
+
+
+@pytest.fixture(params=FAMILIES)
+def family(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _config(family: str, server: FaultServer) -> dict[str, Any]:
+    base_url = server.url + "/v1" if family == "openai" else server.url
+    return {family: {"api_key": KEYS[family], "base_url": base_url, "max_retries": 2,
+                     "retry_clock": FakeClock()}}
+
+
+def _fail(family: str, server: FaultServer, mode: str = "sync", stream: bool = False,
+          seen: Optional[list[str]] = None, **kwargs: Any) -> BaseException:
+    """One request that must fail; returns its error (text pieces streamed go to ``seen``)."""
+    seen = [] if seen is None else seen
+    configs = _config(family, server)
+    kwargs.setdefault("messages", USER)
+    try:
+        if mode == "sync":
+            with ai.Client(configs) as client:
+                result = client.chat.completions.create(model=MODELS[family], stream=stream,
+                                                        **kwargs)
+                for chunk in result if stream else ():
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        seen.append(chunk.choices[0].delta.content)
+        else:
+            async def run() -> None:
+                async with ai.AsyncClient(configs) as client:
+                    result = await client.chat.completions.create(
+                        model=MODELS[family], stream=stream, **kwargs)
+                    if stream:
+                        async for chunk in result:
+                            if chunk.choices and chunk.choices[0].delta.content:
+                                seen.append(chunk.choices[0].delta.content)
+            asyncio.run(run())
+    except (ai.AisuiteLikeError, TypeError, ValueError) as exc:
+        return exc
+    raise AssertionError("the request did not fail")
+
+
+def _assert_no_key(family: str, exc: BaseException, caplog: pytest.LogCaptureFixture) -> None:
+    key = KEYS[family]
+    texts = [str(exc), repr(exc), "".join(traceback.format_exception(exc))]
+    for rec in caplog.records:
+        texts += [rec.getMessage(), repr(rec.args)]
+        if rec.exc_info:
+            texts.append("".join(traceback.format_exception(*rec.exc_info)))
+    assert not [t for t in texts if key in t]
+
+
+# --- malformed 200 bodies --------------------------------------------------------------------
+
+
+def _bodies(family: str) -> dict[str, Any]:
+    """fault -> the 200 body that carries it, for ``family``."""
+    good = success_body(FORMAT[family])
+    if family == "openai":
+        return {
+            "200 body that is not JSON": b"<html>502 from a proxy</html>",
+            "200 body that is a JSON array": [],
+            "200 with the reply list of the wrong type": {**good, "choices": "abc"},
+            "200 with an empty reply list": {**good, "choices": []},
+            "200 without the reply list": {"id": "x", "object": "chat.completion"},
+            "200 with the message of the wrong type": {**good, "choices": [
+                {"index": 0, "message": "hello", "finish_reason": "stop"}]},
+            "200 with a tool call without a name": {**good, "choices": [
+                {"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"arguments": "{}"}}]}}]},
+        }
+    if family == "anthropic":
+        return {
+            "200 body that is not JSON": b"<html>502 from a proxy</html>",
+            "200 body that is a JSON array": [],
+            "200 with the reply list of the wrong type": {**good, "content": "abc"},
+            "200 with an empty reply list": None,  # an empty content list is a valid reply
+            "200 without the reply list": {k: v for k, v in good.items() if k != "content"},
+            "200 with the message of the wrong type": {**good, "content": ["hello"]},
+            "200 with a tool call without a name": {**good, "stop_reason": "tool_use",
+                                                    "content": [{"type": "tool_use", "id": "t1",
+                                                                 "input": {}}]},
+        }
+    return {
+        "200 body that is not JSON": b"<html>502 from a proxy</html>",
+        "200 body that is a JSON array": [],
+        "200 with the reply list of the wrong type": {**good, "candidates": "abc"},
+        "200 with an empty reply list": {**good, "candidates": []},
+        "200 without the reply list": {k: v for k, v in good.items() if k != "candidates"},
+        "200 with the message of the wrong type": {**good, "candidates": [
+            {"content": "hello", "finishReason": "STOP", "index": 0}]},
+        "200 with a tool call without a name": {**good, "candidates": [
+            {"content": {"role": "model", "parts": [{"functionCall": {"args": {}}}]},
+             "finishReason": "STOP", "index": 0}]},
+    }
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("fault", list(_bodies("openai")))
+def test_malformed_200_body(family: str, fault: str, mode: str, server: FaultServer,
+                            caplog: pytest.LogCaptureFixture) -> None:
+    body = _bodies(family)[fault]
+    if body is None:
+        record(fault, family, "a valid reply (content may be empty)")
+        return
+    server.queue(Reply(200, body=body))
+    error = _fail(family, server, mode)
+    assert type(error) is ai.APIResponseValidationError, repr(error)
+    assert error.status_code == 200 and error.provider == family
+    assert server.attempts == 1  # a malformed reply is not retried
+    _assert_no_key(family, error, caplog)
+    record(fault, family, "APIResponseValidationError (HTTP 200, naming what was wrong), 1 attempt")
+
+
+ERROR_OBJECTS = {
+    "error object in a 200 (rate limit)": {
+        "openai": {"error": {"message": "Rate limit reached", "type": "rate_limit_error",
+                             "code": 429}},
+        "anthropic": {"type": "error", "error": {"type": "rate_limit_error",
+                                                 "message": "slow down"}},
+        "google": {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}},
+    },
+    "error object in a 200 (server overloaded)": {
+        "openai": {"error": {"message": "The server is overloaded", "type": "server_error"}},
+        "anthropic": {"type": "error", "error": {"type": "overloaded_error",
+                                                 "message": "Overloaded"}},
+        "google": {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}},
+    },
+}
+
+
+@pytest.mark.parametrize("fault", list(ERROR_OBJECTS))
+def test_error_object_in_a_200(family: str, fault: str, server: FaultServer,
+                               caplog: pytest.LogCaptureFixture) -> None:
+    """The error object means what its status means: retried as that status would be."""
+    server.queue(*[Reply(200, body=ERROR_OBJECTS[fault][family])] * 3)
+    error = _fail(family, server)
+    expected = ai.RateLimitError if "rate" in fault else ai.InternalServerError
+    assert type(error) is expected, repr(error)
+    assert server.attempts == 3
+    _assert_no_key(family, error, caplog)
+    record(fault, family, f"{expected.__name__} after 3 attempts (retried as its status)")
+
+
+# --- streams -------------------------------------------------------------------------------
+
+
+def _cut(family: str) -> bytes:
+    """An event whose JSON stops half-way."""
+    return {"openai": b'data: {"id": "chatcmpl-1", "object": "chat.completion.chunk", "cho',
+            "anthropic": b'event: content_block_delta\ndata: {"type": "content_block_delta", '
+                         b'"index": 0, "delta": {"type": "text_d',
+            "google": b'data: {"candidates": [{"content": {"role": "model", "parts": [{"te',
+            }[family]
+
+
+def _bad_shape(family: str) -> bytes:
+    data = {"openai": {"id": "c", "object": "chat.completion.chunk", "choices": "abc"},
+            "anthropic": {"type": "content_block_delta", "index": 0, "delta": "abc"},
+            "google": {"candidates": "abc"}}[family]
+    head = b"event: content_block_delta\n" if family == "anthropic" else b""
+    return head + b"data: " + json.dumps(data).encode() + b"\n\n"
+
+
+def _head(family: str) -> list[bytes]:
+    """The first events of a normal stream: the caller has seen 'hello '."""
+    events = stream_events(FORMAT[family])
+    return events[:{"openai": 2, "anthropic": 3, "google": 1}[family]]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("fault,tail,then,expected,outcome", [
+    ("stream event that is not JSON (after the first chunk)",
+     lambda f: [b"data: {not json}\n\n"], "close", ai.APIResponseValidationError,
+     "APIResponseValidationError after the chunks already seen; not retried"),
+    ("stream event of the wrong shape (after the first chunk)",
+     lambda f: [_bad_shape(f)], "close", ai.APIResponseValidationError,
+     "APIResponseValidationError after the chunks already seen; not retried"),
+    ("stream cut mid-event (JSON cut off, then the connection closes)",
+     lambda f: [_cut(f)], "close", ai.APIConnectionError,
+     "APIConnectionError after the chunks already seen; not retried"),
+    ("stream cut mid-event (JSON cut off, then a reset)",
+     lambda f: [_cut(f)], "reset", ai.APIConnectionError,
+     "APIConnectionError after the chunks already seen; not retried"),
+], ids=["not-json", "wrong-shape", "cut-close", "cut-reset"])
+def test_stream_fault_after_first_chunk(family: str, fault: str, tail: Any, then: str,
+                                        expected: type, outcome: str, mode: str,
+                                        server: FaultServer,
+                                        caplog: pytest.LogCaptureFixture) -> None:
+    events = _head(family) + tail(family)
+    server.queue(Stream(events=events, cut_after=len(events), then=then))
+    seen: list[str] = []
+    error = _fail(family, server, mode, stream=True, seen=seen)
+    assert type(error) is expected, repr(error)
+    assert "".join(seen) == "hello "
+    assert server.attempts == 1
+    _assert_no_key(family, error, caplog)
+    record(fault, family, outcome)
+
+
+# --- malformed arguments -------------------------------------------------------------------
+
+
+def test_malformed_arguments_are_refused_before_sending(family: str, server: FaultServer,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    refused = 0
+    for _case, kwargs, expected, fragment in MALFORMED_ARGUMENTS:
+        kwargs = dict(kwargs)
+        model = kwargs.pop("model", None)
+        configs = _config(family, server)
+        with pytest.raises(expected) as info:
+            with ai.Client(configs) as client:
+                client.chat.completions.create(model=model or MODELS[family],
+                                               **{"messages": USER, **kwargs})
+        assert fragment in str(info.value)
+        _assert_no_key(family, info.value, caplog)
+        refused += 1
+    assert server.attempts == 0
+    assert refused >= 40
+    record(f"{refused} malformed request arguments (types, values, typos, empty messages)",
+           family, "the typed error before anything is sent; 0 requests")
