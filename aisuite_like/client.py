@@ -92,6 +92,10 @@ def _check_alias_configs(configs: Mapping[str, Mapping[str, Any]]) -> None:
                 f"name the same provider ({canon!r}); give one config, under either key")
 
 
+# Config keys whose string values are credentials, redacted like API keys.
+_SECRET_WORDS = ("secret", "token", "password", "api_key", "credential")
+
+
 def _check_configs(configs: dict[str, dict[str, Any]], installed: Iterable[str]) -> None:
     """Config keys name providers, timeouts are valid, API keys are stripped (in our copies:
     the caller's dicts stay as given), checked and remembered for redaction."""
@@ -100,6 +104,9 @@ def _check_configs(configs: dict[str, dict[str, Any]], installed: Iterable[str])
         _request_checks.check_config_timeout(key, config)
         if "api_key" in config:
             config["api_key"] = _secrets.clean_api_key(config["api_key"], key)
+        for name, value in config.items():  # other credentials (AWS secret key, AD token, ...)
+            if isinstance(value, str) and any(word in name.lower() for word in _SECRET_WORDS):
+                _secrets.remember(value)
 
 
 def _refuse_real_request(key: str) -> None:

@@ -306,3 +306,14 @@ def test_redaction_leaves_ordinary_text_and_provider_names_alone() -> None:
     _secrets.remember("k")  # too short to be a key: never treated as one
     _secrets.remember("ollama")
     assert _secrets.redact("ollama on localhost, key k") == "ollama on localhost, key k"
+
+
+def test_other_credentials_in_a_config_are_redacted_too() -> None:
+    from aisuite_like import _secrets
+    from aisuite_like.errors import _redact
+
+    ai.Client({"bedrock": {"aws_secret_access_key": "aws/Secret+Key-0123456789abcdef",
+                           "aws_session_token": "session-Token-0123456789abcdef"}})
+    text = "echo aws/Secret+Key-0123456789abcdef and session-Token-0123456789abcdef"
+    assert _redact(text) == "echo [REDACTED] and [REDACTED]"
+    assert _secrets.redact(quote("aws/Secret+Key-0123456789abcdef", safe="")) == "[REDACTED]"
