@@ -854,21 +854,24 @@ class StreamTranslator:
             self._id = rid or self._ids.base
         if event.get("modelVersion"):
             self.model = opt_str(event["modelVersion"], self.provider, "modelVersion") or ""
-        if event.get("usageMetadata"):
-            self._usage = opt_object(event["usageMetadata"], self.provider, "usageMetadata")
+        usage = event.get("usageMetadata")
+        if usage:
+            self._usage = usage if type(usage) is dict else opt_object(
+                usage, self.provider, "usageMetadata")
         candidates = event.get("candidates")
-        if candidates and isinstance(candidates, list) and isinstance(candidates[0], Mapping) \
+        if candidates is not None and type(candidates) is not list:
+            raise bad_shape(self.provider, "candidates", "an array", candidates)
+        if candidates and isinstance(candidates[0], Mapping) \
                 and candidates[0].get("continuationToken"):
             self.continuation = continuation_token(event)
         choices = []
-        for position, cand in enumerate(opt_list(event.get("candidates"), self.provider,
-                                                 "candidates") or ()):
+        for position, cand in enumerate(candidates or ()):
             if not isinstance(cand, dict):
                 raise bad_shape(self.provider, "candidates[]", "an object", cand)
             choice = self._choice(cand, cand.get("index", position))
             if choice is not None:
                 choices.append(choice)
-        if not event.get("candidates"):
+        if not candidates:
             blocked = _blocked(event.get("promptFeedback"))
             if blocked is not None:
                 self._finished = True
