@@ -95,10 +95,6 @@ def clean_api_key(key: Any, provider: str, where: str = "api_key") -> Any:
             f"the {where} configured for provider {provider!r} contains whitespace or control "
             "characters inside it, so it cannot be a valid key (it is not shown here). Check "
             "how it was read or pasted.")
-    if not stripped:
-        from .errors import ConfigurationError
-
-        raise ConfigurationError(f"the {where} configured for provider {provider!r} is empty")
     remember(stripped)
     return stripped
 

@@ -317,3 +317,12 @@ def test_other_credentials_in_a_config_are_redacted_too() -> None:
     text = "echo aws/Secret+Key-0123456789abcdef and session-Token-0123456789abcdef"
     assert _redact(text) == "echo [REDACTED] and [REDACTED]"
     assert _secrets.redact(quote("aws/Secret+Key-0123456789abcdef", safe="")) == "[REDACTED]"
+
+
+def test_stripping_the_key_leaves_the_callers_config_as_given() -> None:
+    config = {"openai": {"api_key": KEY + "\n"}}
+    client = ai.Client(config)
+    client.configure({"anthropic": {"api_key": " " + KEY}})
+    assert config == {"openai": {"api_key": KEY + "\n"}}
+    assert client.provider_configs["openai"]["api_key"] == KEY
+    assert client.provider_configs["anthropic"]["api_key"] == KEY
