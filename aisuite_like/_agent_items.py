@@ -10,8 +10,9 @@ messages, which is how a handoff ``input_filter`` edits what the next agent sees
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from .providers._common import text_of
 from .types import ToolCall

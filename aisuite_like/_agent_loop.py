@@ -22,8 +22,9 @@ What it adds to the engine's rules:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Optional, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -504,7 +505,9 @@ class AgentLoop(ToolLoop):
     def items(self, start: int = 0, end: Optional[int] = None) -> list[Any]:
         """The run items of ``produced[start:end]``, each tied to the agent of its turn."""
         out: list[Any] = []
-        for message, owner in zip(self.produced[start:end], self.owners[start:end]):
+        # owners can lag produced until _own() runs: pairs stop at the shorter list.
+        for message, owner in zip(self.produced[start:end], self.owners[start:end],
+                                  strict=False):
             out += message_items(message, owner)
         return out
 

@@ -14,7 +14,8 @@ then the run continues as usual.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Callable, Generator, Optional, Sequence
+from collections.abc import Callable, Generator, Sequence
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic_core import to_jsonable_python
 

@@ -27,7 +27,8 @@ import json
 import os
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Optional
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import urlsplit
 
 from opentelemetry import context as otel_context

@@ -23,15 +23,13 @@ import json
 import re
 import secrets
 import threading
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
     Any,
-    AsyncIterator,
-    Mapping,
     Optional,
-    Sequence,
     TextIO,
     TypeVar,
 )
@@ -65,13 +63,12 @@ from ._agent_loop import (
     AgentLoop,
     AgentSetup,
     Approvals,
-    _ControlTool,
     OutputSpec,
     _AgentPolicy,
+    _ControlTool,
     handoff_tool,
     supports_native_output,
 )
-from ._agent_sdk import RunHooks as SDKRunHooks
 from ._agent_sdk import (
     AgentHandoff,
     InputGuardrail,
@@ -80,6 +77,7 @@ from ._agent_sdk import (
     default_model,
     maybe_await,
 )
+from ._agent_sdk import RunHooks as SDKRunHooks
 from ._run_context import RunContextWrapper
 from .errors import (
     InputGuardrailTripwireTriggered,
@@ -692,6 +690,7 @@ class _AgentRun:
             tools = agent._tools_with_output if forced else agent._tools
             forced_choice: Any = None
             if forced:
+                assert tools is not None  # built with the output spec
                 if "tool_choice" in kwargs:
                     raise UnsupportedParameterError(
                         f"agent {agent.name!r}: model_settings['tool_choice'] cannot be combined "
@@ -867,11 +866,12 @@ def _background_loop() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
         return loop, thread
 
 
-def _run_sync(coro: Any) -> Any:
+def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     loop, thread = _background_loop()
     if threading.current_thread() is thread:
         # run_sync from inside a run on that loop (e.g. an async tool): a private loop.
-        return _run_coro_sync(coro)
+        result: _T = _run_coro_sync(coro)
+        return result
     future = asyncio.run_coroutine_threadsafe(coro, loop)  # carries the caller's contextvars
     try:
         return future.result()
@@ -953,6 +953,7 @@ class RunResultStreaming:
         self._iterator: Optional[AsyncIterator[Any]] = None
         self._result: Optional[RunResult] = None
         self.current_agent: Agent = arguments["agent"]
+        self._closing: Optional[asyncio.Future[None]] = None
 
     @property
     def is_complete(self) -> bool:
@@ -991,7 +992,8 @@ class RunResultStreaming:
     def cancel(self) -> None:
         """Stop the run (the Agents SDK's name); read the iterator to its end or close it."""
         if self._iterator is not None:
-            asyncio.ensure_future(self.aclose())
+            # Kept: the event loop holds only a weak reference to a task.
+            self._closing = asyncio.ensure_future(self.aclose())
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name in ("_result", "_arguments", "_iterator"):

@@ -17,7 +17,8 @@ import importlib.util
 import json
 import os
 import sys
-from typing import Any, Optional, Sequence, TextIO
+from collections.abc import Sequence
+from typing import Any, Optional, TextIO
 
 __all__ = ["main"]
 
@@ -259,7 +260,8 @@ def _providers(out: TextIO) -> int:
         rows.append((key, extra, installed, shown, key_set))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+        line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        out.write(line.rstrip() + "\n")
     return EXIT_OK
 
 

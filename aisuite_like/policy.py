@@ -10,8 +10,9 @@ reason.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from .types import Message
 
