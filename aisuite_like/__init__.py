@@ -70,7 +70,8 @@ _LAZY = {
     **{name: "_agent_sdk" for name in (
         "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
         "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
-        "RunHooks", "AgentHooks", "handoff", "AgentHandoff", "set_default_model")},
+        "RunHooks", "AgentHooks", "AgentHandoff", "set_default_model")},
+    "handoff": "_agent_config",
     **{name: "_agent_items" for name in (
         "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",
         "HandoffOutputItem", "ToolApprovalItem", "RunItem", "ItemHelpers",

@@ -18,7 +18,7 @@ from .providers._common import text_of
 from .types import ToolCall
 
 if TYPE_CHECKING:
-    from .agents import Agent
+    from ._agent_config import Agent
 
 __all__ = [
     "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",

@@ -40,7 +40,7 @@ from .tools import Tool, Tools, _NoFieldTitles, _strict_schema, _validation_summ
 from .types import ChatCompletionResponse, Message, ToolCall
 
 if TYPE_CHECKING:
-    from .agents import Agent, RunLimits
+    from ._agent_config import Agent, RunLimits
 
 FINAL_RESULT = "final_result"
 HANDOFF_PREFIX = "transfer_to_"

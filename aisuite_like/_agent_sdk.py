@@ -1,5 +1,6 @@
 """The OpenAI Agents SDK's building blocks, on our agents: ``function_tool``, guardrails,
-lifecycle hooks, ``handoff()``, and the default model.
+lifecycle hooks, the ``AgentHandoff`` that ``handoff()`` (_agent_config.py) builds, and the
+default model.
 
 These are plain configuration objects; the run (agents.py, _agent_loop.py) calls them at the
 points the Agents SDK does. Every user callback may be sync or async.
@@ -17,12 +18,12 @@ from ._run_context import RunContextWrapper
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from .agents import Agent
+    from ._agent_config import Agent
 
 __all__ = [
     "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
     "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
-    "RunHooks", "AgentHooks", "handoff", "AgentHandoff", "set_default_model",
+    "RunHooks", "AgentHooks", "AgentHandoff", "set_default_model",
 ]
 
 TContext = TypeVar("TContext")
@@ -271,45 +272,6 @@ class AgentHandoff:
     @property
     def agent_name(self) -> str:
         return self.agent.name
-
-
-def handoff(agent: "Agent", tool_name_override: Optional[str] = None,
-            tool_description_override: Optional[str] = None,
-            on_handoff: Optional[Callable[..., Any]] = None, input_type: Any = None,
-            input_filter: Optional[Callable[[Any], Any]] = None) -> AgentHandoff:
-    """A handoff to ``agent`` with options (the Agents SDK's ``handoff()``):
-
-    - ``tool_name_override`` / ``tool_description_override``: the tool the model sees
-      (default ``transfer_to_<agent name snake_cased>``);
-    - ``on_handoff(ctx)``, or ``on_handoff(ctx, input)`` with ``input_type``: runs when the
-      model hands off (sync or async); with ``input_type`` the tool's arguments follow that
-      type's schema and are validated (an invalid call gets an error result and no handoff);
-    - ``input_filter(HandoffInputData) -> HandoffInputData`` (sync or async): edits what the
-      receiving agent sees (e.g. ``handoff_filters.remove_all_tools``). The run's own record
-      (``new_items``, the session) keeps everything.
-    """
-    from .agents import Agent
-
-    if not isinstance(agent, Agent):
-        raise TypeError(f"handoff() needs an ai.Agent, got {type(agent).__name__}")
-    if input_type is not None and on_handoff is None:
-        raise ValueError("handoff(input_type=...) needs on_handoff(ctx, input) to receive it")
-    if on_handoff is not None:
-        if not callable(on_handoff):
-            raise TypeError("on_handoff must be a callable")
-        wanted = 2 if input_type is not None else 1
-        params = [p for p in inspect.signature(on_handoff).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        if len(params) != wanted:
-            raise ValueError("on_handoff must take " + ("two arguments: (ctx, input)"
-                             if wanted == 2 else "one argument: (ctx)"))
-    if input_filter is not None and not callable(input_filter):
-        raise TypeError("input_filter must be a callable (HandoffInputData) -> HandoffInputData")
-    name = tool_name_override or default_handoff_tool_name(agent.name)
-    if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name):
-        raise ValueError(f"handoff tool name {name!r} must be 1-64 letters, digits, '_' or '-'")
-    return AgentHandoff(agent, name, tool_description_override, input_type, on_handoff,
-                        input_filter)
 
 
 # --- the default model ---------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic_core import to_jsonable_python
 
+from ._agent_config import Agent
 from ._agent_items import ToolApprovalItem
 from ._agent_loop import REJECTED, AgentLoop, AgentSetup
 from ._run_context import RunContextWrapper, RunUsage
@@ -26,7 +27,7 @@ from .runner import _DEFERRED, _DONE, ToolBatch, ToolCallRun, _to_message
 from .types import ChatCompletionResponse, ToolCall, ToolEvent
 
 if TYPE_CHECKING:
-    from .agents import Agent, _AgentRun
+    from .agents import _AgentRun
 
 __all__ = ["RunState", "SCHEMA_VERSION"]
 
@@ -219,8 +220,6 @@ class RunState:
         found by name from ``initial_agent`` (the run's starting agent) and its handoffs.
         ``context_override`` replaces the stored context; ``context_deserializer(data)``
         rebuilds it. Works with ``await`` too, as in the Agents SDK."""
-        from .agents import Agent
-
         if not isinstance(initial_agent, Agent):
             raise TypeError(f"from_json needs the run's starting ai.Agent first, got "
                             f"{type(initial_agent).__name__}")

@@ -81,7 +81,7 @@ def _check_alias_configs(configs: Mapping[str, Mapping[str, Any]]) -> None:
 
 
 def _refuse_real_request(key: str) -> None:
-    from .testing import RealRequestBlockedError
+    from ._request_guard import RealRequestBlockedError
 
     raise RealRequestBlockedError(
         f"provider {key!r} would make a real request inside "

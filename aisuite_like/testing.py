@@ -42,6 +42,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Literal, Optional, TypedDict, Union
 
+from ._request_guard import RealRequestBlockedError
 from .errors import AisuiteLikeError, UnsupportedParameterError
 from .providers._common import text_of
 from .providers.base import ChatRequest, Provider
@@ -75,10 +76,6 @@ Reply = Union[str, ToolCall, Sequence[ToolCall], BaseException, Message, ChatCom
 
 class ScriptExhaustedError(AisuiteLikeError, AssertionError):
     """A ``ScriptedProvider`` got more requests than it has replies (a test failure)."""
-
-
-class RealRequestBlockedError(AisuiteLikeError, RuntimeError):
-    """A real provider was called inside ``block_real_requests()``."""
 
 
 # --- replies -----------------------------------------------------------------------------
