@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from ._agent_loop import FINAL_RESULT, OutputSpec, handoff_tool
 from ._agent_sdk import (
@@ -55,7 +55,7 @@ class Agent:
     _: KW_ONLY
     instructions: Any = None
     tools: Sequence[Any] = ()
-    handoffs: Sequence["Agent"] = ()
+    handoffs: Sequence[Union["Agent", AgentHandoff]] = ()
     tool_policy: Any = None
     model_settings: Mapping[str, Any] = field(default_factory=dict)
     reflect_on_tool_use: bool = True

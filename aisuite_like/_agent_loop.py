@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Optional, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from ._agent_events import Handoff, tool_call_events
-from ._agent_items import HandoffInputData, ToolApprovalItem, message_items
+from ._agent_events import AgentEvent, Handoff, tool_call_events
+from ._agent_items import HandoffInputData, RunItem, ToolApprovalItem, message_items
 from ._agent_sdk import AgentHandoff, maybe_await, needs_approval_now
 from .errors import OutputValidationError
 from .policy import ToolPolicyDecision, _evaluate_policy
@@ -280,7 +280,7 @@ class AgentLoop(ToolLoop):
         self._context = context
         self.message_id = ""
         self.call_kind = "turn"  # "turn" | "reflection" | "output_retry", read by the hooks
-        self.outbox: list[Any] = []  # events decided here, emitted by the run's hooks
+        self.outbox: list[AgentEvent] = []  # events decided here, emitted by the run's hooks
         self.status: Optional[str] = None
         self.limit: Optional[str] = None
         self.output: Any = _NO_OUTPUT
@@ -502,9 +502,9 @@ class AgentLoop(ToolLoop):
 
     # -- the Agents SDK's view (used by the async layer in agents.py)
 
-    def items(self, start: int = 0, end: Optional[int] = None) -> list[Any]:
+    def items(self, start: int = 0, end: Optional[int] = None) -> list[RunItem]:
         """The run items of ``produced[start:end]``, each tied to the agent of its turn."""
-        out: list[Any] = []
+        out: list[RunItem] = []
         # owners can lag produced until _own() runs: pairs stop at the shorter list.
         for message, owner in zip(self.produced[start:end], self.owners[start:end],
                                   strict=False):

@@ -12,13 +12,14 @@ import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Optional, TypeVar, Union, overload
 
 from ._run_context import RunContextWrapper
 from .tools import Tool
 
 if TYPE_CHECKING:
     from ._agent_config import Agent
+    from .types import ChatCompletionResponse
 
 __all__ = [
     "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
@@ -40,12 +41,31 @@ async def maybe_await(value: Any) -> Any:
 # --- tools ---------------------------------------------------------------------------------
 
 
+#: ``needs_approval``: a bool, or ``(ctx, arguments[, call_id]) -> bool`` (sync or async).
+_NeedsApproval = Union[bool, Callable[..., Any]]
+
+
+@overload
+def function_tool(func: Callable[..., Any], *, name_override: Optional[str] = None,
+                  description_override: Optional[str] = None, strict_mode: bool = True,
+                  needs_approval: _NeedsApproval = False,
+                  timeout: Optional[float] = None) -> Tool: ...
+
+
+@overload
+def function_tool(func: None = None, *, name_override: Optional[str] = None,
+                  description_override: Optional[str] = None, strict_mode: bool = True,
+                  needs_approval: _NeedsApproval = False,
+                  timeout: Optional[float] = None) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
 def function_tool(func: Optional[Callable[..., Any]] = None, *,
                   name_override: Optional[str] = None,
                   description_override: Optional[str] = None,
                   strict_mode: bool = True,
-                  needs_approval: Any = False,
-                  timeout: Optional[float] = None) -> Any:
+                  needs_approval: _NeedsApproval = False,
+                  timeout: Optional[float] = None
+                  ) -> Union[Tool, Callable[[Callable[..., Any]], Tool]]:
     """The Agents SDK's decorator: ``@function_tool`` or ``@function_tool(name_override=...,
     description_override=..., strict_mode=True, needs_approval=False, timeout=None)`` turns a
     function into an ``ai.Tool``. The schema comes from the signature, the docstring
@@ -160,8 +180,21 @@ class OutputGuardrail(Generic[TContext]):
                                      _check_output(value, self.get_name()))
 
 
+@overload
+def input_guardrail(func: Callable[..., Any], *, name: Optional[str] = None,
+                    run_in_parallel: bool = True) -> InputGuardrail[Any]: ...
+
+
+@overload
+def input_guardrail(func: None = None, *, name: Optional[str] = None,
+                    run_in_parallel: bool = True
+                    ) -> Callable[[Callable[..., Any]], InputGuardrail[Any]]: ...
+
+
 def input_guardrail(func: Optional[Callable[..., Any]] = None, *, name: Optional[str] = None,
-                    run_in_parallel: bool = True) -> Any:
+                    run_in_parallel: bool = True
+                    ) -> Union[InputGuardrail[Any], Callable[[Callable[..., Any]],
+                                                             InputGuardrail[Any]]]:
     """Decorator: ``@input_guardrail`` or ``@input_guardrail(name=..., run_in_parallel=...)``
     turns ``fn(ctx, agent, input) -> GuardrailFunctionOutput`` into an ``InputGuardrail``."""
     def build(fn: Callable[..., Any]) -> InputGuardrail[Any]:
@@ -170,8 +203,19 @@ def input_guardrail(func: Optional[Callable[..., Any]] = None, *, name: Optional
     return build if func is None else build(func)
 
 
+@overload
+def output_guardrail(func: Callable[..., Any], *, name: Optional[str] = None
+                     ) -> OutputGuardrail[Any]: ...
+
+
+@overload
+def output_guardrail(func: None = None, *, name: Optional[str] = None
+                     ) -> Callable[[Callable[..., Any]], OutputGuardrail[Any]]: ...
+
+
 def output_guardrail(func: Optional[Callable[..., Any]] = None, *, name: Optional[str] = None
-                     ) -> Any:
+                     ) -> Union[OutputGuardrail[Any], Callable[[Callable[..., Any]],
+                                                               OutputGuardrail[Any]]]:
     """Decorator: ``@output_guardrail`` or ``@output_guardrail(name=...)`` turns
     ``fn(ctx, agent, output) -> GuardrailFunctionOutput`` into an ``OutputGuardrail``."""
     def build(fn: Callable[..., Any]) -> OutputGuardrail[Any]:
@@ -193,7 +237,7 @@ class RunHooks(Generic[TContext]):
         """Before each model call: the system prompt and the messages sent."""
 
     async def on_llm_end(self, context: RunContextWrapper[TContext], agent: "Agent",
-                         response: Any) -> None:
+                         response: ChatCompletionResponse) -> None:
         """After each model call; ``response`` is the ``ChatCompletionResponse``."""
 
     async def on_agent_start(self, context: RunContextWrapper[TContext], agent: "Agent"
@@ -244,7 +288,7 @@ class AgentHooks(Generic[TContext]):
         """Before each model call this agent makes."""
 
     async def on_llm_end(self, context: RunContextWrapper[TContext], agent: "Agent",
-                         response: Any) -> None:
+                         response: ChatCompletionResponse) -> None:
         """After each model call this agent made."""
 
 

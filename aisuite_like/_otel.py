@@ -31,8 +31,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import urlsplit
 
-from opentelemetry import context as otel_context
-from opentelemetry import metrics, trace
+from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 if TYPE_CHECKING:

@@ -22,14 +22,11 @@ import asyncio
 import json
 import secrets
 import threading
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import (
-    Any,
-    Optional,
-    TextIO,
-    TypeVar,
-)
+from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
+
+from pydantic import BaseModel
 
 from . import _observe
 from ._agent_config import Agent, RunLimits
@@ -50,6 +47,7 @@ from ._agent_items import (
     AgentUpdatedStreamEvent,
     HandoffInputData,
     RawResponsesStreamEvent,
+    RunItem,
     StreamEvent,
     ToolApprovalItem,
     item_event,
@@ -67,10 +65,12 @@ from ._agent_loop import (
 )
 from ._agent_sdk import (
     InputGuardrail,
+    InputGuardrailResult,
+    OutputGuardrailResult,
+    RunHooks as SDKRunHooks,
     default_model,
     maybe_await,
 )
-from ._agent_sdk import RunHooks as SDKRunHooks
 from ._agent_state import RunState, restore_loop, snapshot_loop
 from ._run_context import RunContextWrapper
 from .errors import (
@@ -79,8 +79,7 @@ from .errors import (
     UnsupportedParameterError,
 )
 from .providers._common import text_of
-from .runner import RunHooks as _DriverHooks
-from .runner import _drive_async, _run_coro_sync, _to_message
+from .runner import RunHooks as _DriverHooks, _drive_async, _run_coro_sync, _to_message
 from .types import ChatCompletionResponse, Message, ToolEvent, Usage
 
 __all__ = [
@@ -92,6 +91,17 @@ __all__ = [
 # Control characters (C0, DEL, C1) are not allowed in agent names.
 _DEFAULT_BUFFER = 64
 _T = TypeVar("_T")
+
+#: One input message: an OpenAI-style message dict, or an ``ai.Message`` (in a list, any
+#: pydantic message object, e.g. the OpenAI SDK's).
+_RunInputMessage = Union[Mapping[str, Any], Message]
+#: What a run starts from: a prompt, one message, messages, or a paused run's ``RunState``.
+_RunInput = Union[str, _RunInputMessage, Iterable[Union[_RunInputMessage, BaseModel]], RunState]
+#: A run's client: ``None`` means a ``Client()`` from the environment.
+_AnyClient = Union["Client", "AsyncClient"]
+
+if TYPE_CHECKING:
+    from .client import AsyncClient, Client
 
 _NO_LIMITS = RunLimits()
 
@@ -138,15 +148,17 @@ class RunResult:
     new_messages: list[Message] = field(repr=False)
     raw_responses: list[ChatCompletionResponse] = field(repr=False)
     usage: Optional[Usage] = field(repr=False)
-    events: list[Any] = field(repr=False)
+    events: list[AgentEvent] = field(repr=False)
     tool_events: list[ToolEvent] = field(repr=False)
     tool_call_summary: Optional[ToolCallSummary] = field(default=None, repr=False)
     # The OpenAI Agents SDK's names.
     input: Any = field(default=None, repr=False)
-    new_items: list[Any] = field(default_factory=list, repr=False)
+    new_items: list[RunItem] = field(default_factory=list, repr=False)
     context_wrapper: Optional[RunContextWrapper[Any]] = field(default=None, repr=False)
-    input_guardrail_results: list[Any] = field(default_factory=list, repr=False)
-    output_guardrail_results: list[Any] = field(default_factory=list, repr=False)
+    input_guardrail_results: list[InputGuardrailResult] = field(default_factory=list,
+                                                                repr=False)
+    output_guardrail_results: list[OutputGuardrailResult] = field(default_factory=list,
+                                                                  repr=False)
     interruptions: list[ToolApprovalItem] = field(default_factory=list, repr=False)
     _snapshot: Optional[dict[str, Any]] = field(default=None, repr=False)
     _start_agent: Optional[Agent] = field(default=None, repr=False)
@@ -329,9 +341,9 @@ class _AgentRun:
         self.sdk_stream = False  # the consumer reads stream_events(): queue the SDK's events
         self.detached = False  # the stream's consumer is gone: keep events, stop queueing
         self.run_id = self.state.run_id if self.state is not None else _new_id("run")
-        self.events: list[Any] = []
-        self.input_guardrail_results: list[Any] = []
-        self.output_guardrail_results: list[Any] = []
+        self.events: list[AgentEvent] = []
+        self.input_guardrail_results: list[InputGuardrailResult] = []
+        self.output_guardrail_results: list[OutputGuardrailResult] = []
         self.approvals = Approvals(self.context)
         if self.state is not None:
             self.approvals.always.update(self.state._always)
@@ -339,12 +351,12 @@ class _AgentRun:
         self._tripped: Optional[BaseException] = None
         self._agent_started: Optional[Agent] = None
 
-    async def emit(self, event: Any) -> None:
+    async def emit(self, event: AgentEvent) -> None:
         self.events.append(event)
         if self.queue is not None and not self.detached and not self.sdk_stream:
             await self.queue.put(event)
 
-    async def emit_sdk(self, event: Any) -> None:
+    async def emit_sdk(self, event: StreamEvent) -> None:
         if self.queue is not None and not self.detached and self.sdk_stream:
             await self.queue.put(event)
 
@@ -668,9 +680,10 @@ class Runner:
     Agents SDK's)."""
 
     @staticmethod
-    async def run(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
-                  session: Optional[Session] = None, max_turns: Optional[int] = None,
-                  limits: Optional[RunLimits] = None, hooks: Any = None) -> RunResult:
+    async def run(starting_agent: Agent, input: _RunInput, *, context: Any = None,
+                  client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                  max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                  hooks: Optional[SDKRunHooks[Any]] = None) -> RunResult:
         """Run ``starting_agent`` on ``input`` (a prompt, a message, a list of messages, or a
         ``RunState`` to resume). ``context``: any object, given to tools, instructions,
         guardrails and hooks in their ``RunContextWrapper`` (never sent to the model);
@@ -682,9 +695,10 @@ class Runner:
         return await run.execute()
 
     @staticmethod
-    def run_sync(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
-                 session: Optional[Session] = None, max_turns: Optional[int] = None,
-                 limits: Optional[RunLimits] = None, hooks: Any = None) -> RunResult:
+    def run_sync(starting_agent: Agent, input: _RunInput, *, context: Any = None,
+                 client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                 max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                 hooks: Optional[SDKRunHooks[Any]] = None) -> RunResult:
         """``run`` from sync code, also inside a running event loop (the run executes on a
         background event-loop thread; the calling thread waits for it)."""
         _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
@@ -695,9 +709,10 @@ class Runner:
                                     hooks=hooks))
 
     @staticmethod
-    def run_streamed(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
-                     session: Optional[Session] = None, max_turns: Optional[int] = None,
-                     limits: Optional[RunLimits] = None, hooks: Any = None,
+    def run_streamed(starting_agent: Agent, input: _RunInput, *, context: Any = None,
+                     client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                     max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                     hooks: Optional[SDKRunHooks[Any]] = None,
                      buffer_size: int = _DEFAULT_BUFFER) -> "RunResultStreaming":
         """A streamed run (``RunResultStreaming``). ``async for event in it`` gives our events,
         ending with ``RunCompleted`` (its ``result`` is the ``RunResult``); ``async for event in

@@ -38,6 +38,49 @@ def test_mypy_strict_passes() -> None:
     assert "Success" in done.stdout
 
 
+def test_mypy_rejects_what_the_typing_checks_would_miss(tmp_path: Path) -> None:
+    """The checks are live: a wrong ``assert_type`` and an unneeded ``type: ignore`` fail."""
+    wrong = tmp_path / "wrong_types.py"
+    wrong.write_text(
+        "from typing_extensions import assert_type\n"
+        "import aisuite_like as ai\n"
+        "agent = ai.Agent('a', model='scripted:m')\n"
+        "result = ai.Runner.run_sync(agent, 'hi')\n"
+        "assert_type(result.final_output_as(int), str)\n"
+        "ai.Runner.run_sync(agent, 'hi')  # type: ignore[arg-type]\n", encoding="utf-8")
+    done = _run_tool("mypy", "--config-file", "pyproject.toml", str(wrong))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert 'wrong_types.py:5: error: Expression is of type "int", not "str"' in done.stdout
+    assert "wrong_types.py:6: error: Unused \"type: ignore\" comment" in done.stdout
+
+
+def test_the_typing_checks_run() -> None:
+    """tests/typing_checks.py is real code: every expression it type-checks also runs."""
+    spec = importlib.util.spec_from_file_location("typing_checks", ROOT / TYPING_CHECKS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.run_all()
+
+
+def test_every_lazy_name_is_visible_to_type_checkers() -> None:
+    """``aisuite_like/__init__.py`` loads most names on first access (``_LAZY``); its
+    ``if TYPE_CHECKING:`` block must import each from the same module, or type checkers and
+    editors see ``Any``."""
+    import aisuite_like
+
+    seen: dict[str, object] = {}
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for stmt in node.body:
+                assert isinstance(stmt, ast.ImportFrom) and stmt.level == 1, ast.unparse(stmt)
+                for alias in stmt.names:
+                    assert alias.asname == alias.name, f"re-export it: {alias.name} as {alias.name}"
+                    seen[alias.name] = stmt.module
+    assert seen == aisuite_like._LAZY
+
+
 # --- import cycles ---------------------------------------------------------------------------
 #
 # A module depends on another when it imports it at run time: at module level or inside a
