@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Optional, Union
@@ -16,14 +16,23 @@ from typing import Any, Optional, Union
 from ._agent_loop import FINAL_RESULT, OutputSpec, handoff_tool
 from ._agent_sdk import (
     AgentHandoff,
+    AgentHooks,
     InputGuardrail,
     OutputGuardrail,
     default_handoff_tool_name,
 )
-from .policy import _check_policy
+from ._run_context import RunContextWrapper
+from .policy import ToolPolicy, _check_policy
 from .tools import Tools
 
 __all__ = ["Agent", "RunLimits", "handoff"]
+
+#: An agent's system message: text, or ``(ctx, agent) -> str`` (sync or async) called before
+#: each model call.
+Instructions = Union[
+    str, None,
+    Callable[[RunContextWrapper[Any], "Agent"], Union[Optional[str], Awaitable[Optional[str]]]],
+]
 
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SUMMARY_FIELDS = {"tool_name": "t", "arguments": "{}", "result": "r", "is_error": False}
@@ -53,19 +62,19 @@ class Agent:
     name: str
     model: Optional[str] = None
     _: KW_ONLY
-    instructions: Any = None
+    instructions: Instructions = None
     tools: Sequence[Any] = ()
     handoffs: Sequence[Union["Agent", AgentHandoff]] = ()
-    tool_policy: Any = None
+    tool_policy: ToolPolicy = None
     model_settings: Mapping[str, Any] = field(default_factory=dict)
     reflect_on_tool_use: bool = True
     tool_call_summary_format: str = "{result}"
     output_type: Optional[type] = None
     max_turns: int = 10
     handoff_description: Optional[str] = None
-    input_guardrails: Sequence[Any] = ()
-    output_guardrails: Sequence[Any] = ()
-    hooks: Any = None
+    input_guardrails: Sequence[InputGuardrail[Any]] = ()
+    output_guardrails: Sequence[OutputGuardrail[Any]] = ()
+    hooks: Optional[AgentHooks[Any]] = None
     # Built once at construction (never per run or per call).
     _tools: Optional[Tools] = field(init=False, repr=False, default=None)
     _tools_with_output: Optional[Tools] = field(init=False, repr=False, default=None)

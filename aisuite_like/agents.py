@@ -79,8 +79,16 @@ from .errors import (
     UnsupportedParameterError,
 )
 from .providers._common import text_of
-from .runner import RunHooks as _DriverHooks, _drive_async, _run_coro_sync, _to_message
-from .types import ChatCompletionResponse, Message, ToolEvent, Usage
+from .runner import (
+    CallModel,
+    RunHooks as _DriverHooks,
+    ToolBatch,
+    ToolCallRun,
+    _drive_async,
+    _run_coro_sync,
+    _to_message,
+)
+from .types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolEvent, Usage
 
 __all__ = [
     "Agent", "Runner", "RunResult", "RunLimits", "ToolCallSummary", "Session", "keep_last",
@@ -231,7 +239,7 @@ class _EventHooks(_DriverHooks):
         self.run = run
         self._streamed_text = False
 
-    async def on_model_request(self, engine: Any, action: Any) -> None:
+    async def on_model_request(self, engine: Any, action: CallModel) -> None:
         run = self.run
         await run.flush(engine)
         await run.prepare_request(engine, action)
@@ -242,7 +250,7 @@ class _EventHooks(_DriverHooks):
             run_id=engine.run_id, agent_name=engine.agent.name, message_id=engine.message_id,
             turn=action.turn, model=engine.setup.model, kind=kind))
 
-    async def on_chunk(self, engine: Any, chunk: Any) -> None:
+    async def on_chunk(self, engine: Any, chunk: ChatCompletionChunk) -> None:
         if self.run.sdk_stream:
             await self.run.emit_sdk(RawResponsesStreamEvent(chunk))
         if chunk.choices:
@@ -252,7 +260,8 @@ class _EventHooks(_DriverHooks):
                 await self.run.emit(TextDelta(run_id=engine.run_id, agent_name=engine.agent.name,
                                               message_id=engine.message_id, text=text))
 
-    async def on_model_response(self, engine: Any, response: Any) -> None:
+    async def on_model_response(self, engine: Any,
+                                response: ChatCompletionResponse) -> None:
         run = self.run
         if not self._streamed_text and response.choices:  # not streamed: the text, once
             text = text_of(response.choices[0].message.content)
@@ -265,13 +274,13 @@ class _EventHooks(_DriverHooks):
             for item in message_items(response.choices[0].message, engine.agent):
                 await run.emit_sdk(item_event(item))
 
-    async def on_tool_batch(self, engine: Any, batch: Any) -> None:
+    async def on_tool_batch(self, engine: Any, batch: ToolBatch) -> None:
         await self.run.guardrails_passed()  # nothing runs before the input guardrails pass
         for call in batch.calls:
             if call.call_id not in engine.resumed_ids:
                 await self.run.emit(tool_call_events(engine, call)[0])
 
-    async def on_tool_result(self, engine: Any, call: Any) -> None:
+    async def on_tool_result(self, engine: Any, call: ToolCallRun) -> None:
         if call.deferred or call.call_id in engine.resumed_done:
             return  # waits for a person / already reported before the pause
         await self.run.emit(tool_call_events(engine, call)[1])
@@ -279,11 +288,11 @@ class _EventHooks(_DriverHooks):
             for item in message_items(call.tool_message(), engine.agent):
                 await self.run.emit_sdk(item_event(item))
 
-    async def on_tool_start(self, engine: Any, call: Any) -> None:
+    async def on_tool_start(self, engine: Any, call: ToolCallRun) -> None:
         if not isinstance(call.tool, _ControlTool):
             await self.run.call_hooks(engine.agent, "on_tool_start", "on_tool_start", call.tool)
 
-    async def on_tool_end(self, engine: Any, call: Any) -> None:
+    async def on_tool_end(self, engine: Any, call: ToolCallRun) -> None:
         if not isinstance(call.tool, _ControlTool):
             await self.run.call_hooks(engine.agent, "on_tool_end", "on_tool_end", call.tool,
                                       call.result)

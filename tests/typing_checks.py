@@ -12,7 +12,7 @@ Not collected by pytest (the name does not start with ``test_``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Optional
 
 from pydantic import BaseModel
@@ -46,6 +46,19 @@ def check_public_names() -> None:
     assert_type(ai.RunLimits(max_model_calls=3), ai.RunLimits)
     assert_type(ai.Session(), ai.Session)
     assert_type(ai.testing.ScriptedProvider(["hi"]), ScriptedProvider)
+    agent = ai.Agent("a", model="scripted:m", instructions=lambda ctx, agent: "Be brief.",
+                     tool_policy=ai.AllowTools(["get_weather"]), hooks=ai.AgentHooks())
+    assert_type(agent.hooks, Optional[ai.AgentHooks[Any]])
+    assert_type(agent.input_guardrails, Sequence[ai.InputGuardrail[Any]])
+
+    def allow(ctx: ai.ToolPolicyContext) -> bool:
+        return True
+
+    async def decide(ctx: ai.ToolPolicyContext) -> ai.ToolPolicyDecision:
+        return ai.ToolPolicyDecision(True)
+
+    for policy in (allow, decide, ai.RequireApproval(), ai.DenyAll(), None):
+        ai.Agent("a", model="scripted:m", tool_policy=policy)
 
 
 def check_run_sync() -> None:
@@ -172,6 +185,10 @@ def _rejected() -> None:
     ai.Runner.run_sync(agent, "hi", client="openai")  # type: ignore[arg-type]
     ai.Runner.run_sync(agent, "hi", limits={"max_model_calls": 1})  # type: ignore[arg-type]
     ai.Runner.run_sync(agent, "hi").final_output_as(int).upper()  # type: ignore[attr-defined]
+    ai.Agent("a", instructions=42)  # type: ignore[arg-type]
+    ai.Agent("a", input_guardrails=[print])  # type: ignore[list-item]
+    ai.Agent("a", hooks=ai.RunHooks())  # type: ignore[arg-type]
+    ai.Agent("a", tool_policy="allow")  # type: ignore[arg-type]
 
 
 def run_all() -> None:
