@@ -11,7 +11,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Optional, Union
+from typing import Any, Generic, Optional, Union
 
 from ._agent_loop import FINAL_RESULT, OutputSpec, handoff_tool
 from ._agent_sdk import (
@@ -21,7 +21,7 @@ from ._agent_sdk import (
     OutputGuardrail,
     default_handoff_tool_name,
 )
-from ._run_context import RunContextWrapper
+from ._run_context import RunContextWrapper, TContext
 from .policy import ToolPolicy, _check_policy
 from .tools import Tools
 
@@ -31,7 +31,8 @@ __all__ = ["Agent", "RunLimits", "handoff"]
 #: each model call.
 Instructions = Union[
     str, None,
-    Callable[[RunContextWrapper[Any], "Agent"], Union[Optional[str], Awaitable[Optional[str]]]],
+    Callable[[RunContextWrapper[TContext], "Agent[TContext]"],
+             Union[Optional[str], Awaitable[Optional[str]]]],
 ]
 
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -42,7 +43,7 @@ _RUN_OWNED = frozenset({"model", "messages", "tools", "stream", "max_turns", "to
 
 
 @dataclass(frozen=True, eq=False)
-class Agent:
+class Agent(Generic[TContext]):
     """Immutable agent configuration, validated at construction.
 
     ``name``: any non-empty text without control characters or surrounding whitespace (its
@@ -62,19 +63,20 @@ class Agent:
     name: str
     model: Optional[str] = None
     _: KW_ONLY
-    instructions: Instructions = None
+    instructions: Instructions[TContext] = None
     tools: Sequence[Any] = ()
-    handoffs: Sequence[Union["Agent", AgentHandoff]] = ()
+    handoffs: Sequence[Union[Agent[Any], AgentHandoff]] = ()
     tool_policy: ToolPolicy = None
     model_settings: Mapping[str, Any] = field(default_factory=dict)
     reflect_on_tool_use: bool = True
     tool_call_summary_format: str = "{result}"
-    output_type: Optional[type] = None
+    # Any type pydantic validates: classes and special forms (Optional[int], Literal[...]).
+    output_type: Any = None
     max_turns: int = 10
     handoff_description: Optional[str] = None
-    input_guardrails: Sequence[InputGuardrail[Any]] = ()
-    output_guardrails: Sequence[OutputGuardrail[Any]] = ()
-    hooks: Optional[AgentHooks[Any]] = None
+    input_guardrails: Sequence[InputGuardrail[TContext]] = ()
+    output_guardrails: Sequence[OutputGuardrail[TContext]] = ()
+    hooks: Optional[AgentHooks[TContext]] = None
     # Built once at construction (never per run or per call).
     _tools: Optional[Tools] = field(init=False, repr=False, default=None)
     _tools_with_output: Optional[Tools] = field(init=False, repr=False, default=None)
@@ -172,12 +174,12 @@ class Agent:
             set_(self, "_output", output_spec)
             set_(self, "_tools_with_output", Tools([*tools, *control, output_spec.tool]))
 
-    def __class_getitem__(cls, context_type: Any) -> type["Agent"]:
+    def __class_getitem__(cls, context_type: Any) -> type[Agent[Any]]:
         """``Agent[MyContext](...)``, as in the Agents SDK (the context type is for your type
         checker; any context works at run time)."""
         return cls
 
-    def clone(self, **changes: Any) -> "Agent":
+    def clone(self, **changes: Any) -> Agent[TContext]:
         """A new agent with some fields changed (validated again)."""
         return replace(self, **changes)
 

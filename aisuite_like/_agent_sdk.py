@@ -12,9 +12,9 @@ import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Optional, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Generic, Optional, Union, overload
 
-from ._run_context import RunContextWrapper
+from ._run_context import RunContextWrapper, TContext
 from .tools import Tool
 
 if TYPE_CHECKING:
@@ -27,7 +27,6 @@ __all__ = [
     "RunHooks", "AgentHooks", "AgentHandoff", "set_default_model",
 ]
 
-TContext = TypeVar("TContext")
 MAX_TOOL_NAME = 64
 
 

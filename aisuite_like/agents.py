@@ -72,7 +72,7 @@ from ._agent_sdk import (
     maybe_await,
 )
 from ._agent_state import RunState, restore_loop, snapshot_loop
-from ._run_context import RunContextWrapper
+from ._run_context import RunContextWrapper, TContext
 from .errors import (
     InputGuardrailTripwireTriggered,
     OutputGuardrailTripwireTriggered,
@@ -689,10 +689,11 @@ class Runner:
     Agents SDK's)."""
 
     @staticmethod
-    async def run(starting_agent: Agent, input: _RunInput, *, context: Any = None,
+    async def run(starting_agent: Agent[TContext], input: _RunInput, *,
+                  context: Optional[TContext] = None,
                   client: Optional[_AnyClient] = None, session: Optional[Session] = None,
                   max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
-                  hooks: Optional[SDKRunHooks[Any]] = None) -> RunResult:
+                  hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
         """Run ``starting_agent`` on ``input`` (a prompt, a message, a list of messages, or a
         ``RunState`` to resume). ``context``: any object, given to tools, instructions,
         guardrails and hooks in their ``RunContextWrapper`` (never sent to the model);
@@ -704,10 +705,11 @@ class Runner:
         return await run.execute()
 
     @staticmethod
-    def run_sync(starting_agent: Agent, input: _RunInput, *, context: Any = None,
+    def run_sync(starting_agent: Agent[TContext], input: _RunInput, *,
+                 context: Optional[TContext] = None,
                  client: Optional[_AnyClient] = None, session: Optional[Session] = None,
                  max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
-                 hooks: Optional[SDKRunHooks[Any]] = None) -> RunResult:
+                 hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
         """``run`` from sync code, also inside a running event loop (the run executes on a
         background event-loop thread; the calling thread waits for it)."""
         _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
@@ -718,10 +720,11 @@ class Runner:
                                     hooks=hooks))
 
     @staticmethod
-    def run_streamed(starting_agent: Agent, input: _RunInput, *, context: Any = None,
+    def run_streamed(starting_agent: Agent[TContext], input: _RunInput, *,
+                     context: Optional[TContext] = None,
                      client: Optional[_AnyClient] = None, session: Optional[Session] = None,
                      max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
-                     hooks: Optional[SDKRunHooks[Any]] = None,
+                     hooks: Optional[SDKRunHooks[TContext]] = None,
                      buffer_size: int = _DEFAULT_BUFFER) -> "RunResultStreaming":
         """A streamed run (``RunResultStreaming``). ``async for event in it`` gives our events,
         ending with ``RunCompleted`` (its ``result`` is the ``RunResult``); ``async for event in

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from pydantic import BaseModel
@@ -119,6 +120,35 @@ async def check_async_and_streamed() -> None:
         assert_type(sdk_event, ai.StreamEvent)
 
 
+@dataclass
+class UserInfo:
+    name: str
+
+
+def check_context_types() -> None:
+    def greet(ctx: ai.RunContextWrapper[UserInfo], agent: ai.Agent[UserInfo]) -> str:
+        return f"Call the user {ctx.context.name}."
+
+    class Counter(ai.RunHooks[UserInfo]):
+        calls = 0
+
+        async def on_llm_end(self, context: ai.RunContextWrapper[UserInfo], agent: ai.Agent,
+                             response: ai.ChatCompletionResponse) -> None:
+            Counter.calls += 1
+
+    agent = ai.Agent[UserInfo]("a", model="scripted:m", instructions=greet)
+    assert_type(agent, ai.Agent[UserInfo])
+    assert_type(agent.clone(name="b"), ai.Agent[UserInfo])
+    result = ai.Runner.run_sync(agent, "hi", context=UserInfo("Ada"), hooks=Counter(),
+                                client=_client("Hello Ada"))
+    assert_type(result.context_wrapper, Optional[ai.RunContextWrapper[Any]])
+    assert result.context_wrapper is not None and result.context_wrapper.context.name == "Ada"
+    assert Counter.calls == 1
+    # Any type pydantic validates is an output type, special forms included.
+    ai.Agent("listing", model="scripted:m", output_type=list[int])
+    ai.Agent("maybe", model="scripted:m", output_type=Optional[int])
+
+
 def check_paused_run_state() -> None:
     @ai.function_tool(needs_approval=True)
     def delete(path: str) -> str:
@@ -189,6 +219,8 @@ def _rejected() -> None:
     ai.Agent("a", input_guardrails=[print])  # type: ignore[list-item]
     ai.Agent("a", hooks=ai.RunHooks())  # type: ignore[arg-type]
     ai.Agent("a", tool_policy="allow")  # type: ignore[arg-type]
+    typed = ai.Agent[UserInfo]("typed")
+    ai.Runner.run_sync(typed, "hi", context=42)  # type: ignore[misc]
 
 
 def run_all() -> None:
@@ -196,5 +228,6 @@ def run_all() -> None:
     check_run_sync()
     check_structured_output()
     asyncio.run(check_async_and_streamed())
+    check_context_types()
     check_paused_run_state()
     check_decorators_and_handoffs()
