@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: test demo bench install clean
+.PHONY: test demo bench install clean fault-matrix
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+
+# Re-run the transport fault suite and regenerate the fault matrix of docs/reliability.md.
+fault-matrix: $(STAMP)
+	$(PY) tests/_fault_matrix.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

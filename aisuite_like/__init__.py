@@ -18,6 +18,7 @@ from .errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
+    APIStatusError,
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
@@ -28,6 +29,7 @@ from .errors import (
     InternalServerError,
     InvalidModelError,
     MaxTurnsExceeded,
+    MCPError,
     MissingDependencyError,
     NotFoundError,
     OutputGuardrailTripwireTriggered,
@@ -87,6 +89,21 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         RunContextWrapper as RunContextWrapper,
         RunUsage as RunUsage,
     )
+    from ._stream_events import (
+        AsyncChatCompletionStream as AsyncChatCompletionStream,
+        ChatCompletionStream as ChatCompletionStream,
+        ChunkEvent as ChunkEvent,
+        ContentDeltaEvent as ContentDeltaEvent,
+        ContentDoneEvent as ContentDoneEvent,
+        FunctionToolCallArgumentsDeltaEvent as FunctionToolCallArgumentsDeltaEvent,
+        FunctionToolCallArgumentsDoneEvent as FunctionToolCallArgumentsDoneEvent,
+        RefusalDeltaEvent as RefusalDeltaEvent,
+        RefusalDoneEvent as RefusalDoneEvent,
+    )
+    from ._structured import (
+        ContentFilterFinishReasonError as ContentFilterFinishReasonError,
+        LengthFinishReasonError as LengthFinishReasonError,
+    )
     from .agents import (
         Agent as Agent,
         AgentEvent as AgentEvent,
@@ -138,6 +155,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         Function as Function,
         Message as Message,
         PromptTokensDetails as PromptTokensDetails,
+        SkippedModel as SkippedModel,
         ToolCall as ToolCall,
         ToolEvent as ToolEvent,
         Usage as Usage,
@@ -156,6 +174,7 @@ _LAZY = {
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
         "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage")},
+    "SkippedModel": "types",
     # policy.py
     "AllowAll": "policy", "DenyAll": "policy", "AllowTools": "policy",
     "RequireApproval": "policy", "ToolPolicyContext": "policy", "ToolPolicyDecision": "policy",
@@ -181,6 +200,14 @@ _LAZY = {
     "RunState": "_agent_state",
     # _observe.py (OpenTelemetry: opentelemetry itself is imported by instrument())
     "instrument": "_observe", "uninstrument": "_observe",
+    # _structured.py (chat.completions.parse)
+    "LengthFinishReasonError": "_structured",
+    "ContentFilterFinishReasonError": "_structured",
+    # _stream_events.py (chat.completions.stream)
+    **{name: "_stream_events" for name in (
+        "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
+        "ContentDoneEvent", "RefusalDeltaEvent", "RefusalDoneEvent",
+        "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent")},
     # modules
     "testing": None, "handoff_filters": None,
 }
@@ -210,12 +237,14 @@ __all__ = [
     "ChatCompletionResponse", "ChatCompletionChunk", "Choice", "ChoiceDelta",
     "ChoiceDeltaToolCall", "Message", "ToolCall", "Function", "Usage", "PromptTokensDetails",
     "CompletionTokensDetails", "ToolEvent",
-    "AisuiteLikeError", "APIError", "AuthenticationError", "PermissionDeniedError",
+    "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError",
+    "PermissionDeniedError",
     "NotFoundError", "BadRequestError", "ContextWindowExceededError", "RateLimitError",
     "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
     "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
     "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",
+    "MCPError",
     *_LAZY,
 ]

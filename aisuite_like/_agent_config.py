@@ -119,7 +119,7 @@ class Agent(Generic[TContext]):
 
         tools = (self.tools,) if callable(self.tools) else tuple(self.tools or ())
         for i, item in enumerate(tools):
-            if isinstance(item, dict):
+            if isinstance(item, dict) and item.get("type") != "mcp":
                 raise ValueError(f"tools[{i}] is a JSON schema dict; an agent runs its tools, "
                                  "so pass the function (or an aisuite_like.Tool)")
         handoffs = tuple(self.handoffs or ())

@@ -529,6 +529,10 @@ class _AgentRun:
 
     async def _execute(self, client: Any) -> RunResult:
         session = self.session
+        if self.agent._tools is not None and self.agent._tools.sources:
+            from .tools import _aopen_tool_sources
+
+            await _aopen_tool_sources(self.agent._tools, client)  # MCP servers start off-loop
         setup_for = self._setup_for(client, {})
         context = session._context if session is not None else list
         if self.state is not None:

@@ -29,6 +29,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _OTHER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_API_KEY",),
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "bedrock": ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_BEARER_TOKEN_BEDROCK"),
 }
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any, Iterable, Mapping, Optional
 
@@ -19,7 +20,11 @@ _PORTABLE = frozenset({
     "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options",
 })
 # Keyword arguments of the tool runner; meaningless without max_turns.
-_RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency")
+_RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
+                "tool_policy_context")
+
+# Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
+_NOT_SENT: set[str] = {"parsed"}
 
 # Offline guard of aisuite_like.testing.block_real_requests(): a depth counter, so nested and
 # threaded uses work; read once per call.
@@ -58,8 +63,8 @@ def _normalize_messages(messages: Any) -> list[dict[str, Any]]:
                     tc if isinstance(tc, dict) else tc.model_dump(exclude_none=True)
                     for tc in tool_calls]}
             out.append(m)
-        elif isinstance(m, Message):
-            out.append(m.model_dump(exclude_none=True))
+        elif isinstance(m, Message):  # parse()'s ``parsed`` is ours, never sent
+            out.append(m.model_dump(exclude_none=True, exclude=_NOT_SENT))
         elif hasattr(m, "model_dump"):  # e.g. an OpenAI SDK message object
             out.append(m.model_dump(exclude_none=True))
         else:
@@ -107,7 +112,33 @@ class _Base:
             except AttributeError:
                 pass
             self._instances[key] = provider
+        self._installed = frozenset(self._instances)
         self._lock = threading.Lock()
+
+    @property
+    def provider_configs(self) -> dict[str, dict[str, Any]]:
+        """The provider configs (aisuite's attribute): key -> settings. Changes apply to
+        providers created afterwards; use ``configure()`` to change a provider in use."""
+        return self._configs
+
+    def configure(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None
+                  ) -> None:
+        """aisuite's ``Client.configure``: add or replace provider configs (each key's config
+        replaces the old one for that key). A provider already created under a reconfigured
+        key is rebuilt with its new config on its next call (the old one is not closed, so a
+        call in flight finishes); providers installed with ``providers=`` stay."""
+        if provider_configs is None:
+            return
+        new = {k: dict(v) for k, v in provider_configs.items()}
+        _check_alias_configs(new)
+        changed = {canonical_key(k) for k in new}
+        with self._lock:  # a new config replaces the old one under either alias
+            kept = {k: v for k, v in self._configs.items() if canonical_key(k) not in changed}
+            self._configs.clear()
+            self._configs.update({**kept, **new})
+            for key in list(self._instances):
+                if key not in self._installed and canonical_key(key) in changed:
+                    del self._instances[key]
 
     def __repr__(self) -> str:  # never show configs: they hold API keys
         return f"{type(self).__name__}(providers={sorted(self._instances)})"
@@ -139,6 +170,9 @@ class _Base:
         provider = self._provider(key)
         if _observe.ACTIVE is not None:  # instrument(): a span around each model call
             provider = _observe.ACTIVE.traced(provider)
+        fallbacks = kwargs.pop("fallbacks", None)
+        if fallbacks is not None:
+            provider = self._with_fallbacks(provider, model, name, fallbacks)
         stream = bool(kwargs.pop("stream", False))
         max_turns = kwargs.pop("max_turns", None)
         runner_options = {k: kwargs.pop(k) for k in _RUNNER_ONLY if k in kwargs}
@@ -148,7 +182,7 @@ class _Base:
         tools_arg = kwargs.pop("tools", None)
         from .tools import _prepare_tools
 
-        tools = _prepare_tools(tools_arg)
+        tools = _prepare_tools(tools_arg, owner=self)
         if "max_completion_tokens" in kwargs:
             if kwargs.get("max_tokens") is not None:
                 raise UnsupportedParameterError(
@@ -156,6 +190,10 @@ class _Base:
                     parameter="max_completion_tokens")
             kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
         portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
+        if isinstance(portable.get("response_format"), type):  # a pydantic class: its schema
+            from ._structured import response_format_param
+
+            portable["response_format"] = response_format_param(portable["response_format"])
         extra = kwargs  # what is left is provider-native, passed through untouched
         request = ChatRequest(
             model=name,
@@ -167,10 +205,34 @@ class _Base:
         )
         return provider, request, tools, max_turns, runner_options
 
+    def _with_fallbacks(self, provider: Provider, model: str, name: str,
+                        fallbacks: Any) -> Provider:
+        """``provider`` for ``model``, falling back on the ``fallbacks`` models in order."""
+        if isinstance(fallbacks, str) or not isinstance(fallbacks, (list, tuple)) or not all(
+                isinstance(f, str) for f in fallbacks):
+            raise TypeError("fallbacks must be a list of 'provider:model' strings, e.g. "
+                            "fallbacks=['anthropic:claude-sonnet-4-5']")
+        if not fallbacks:
+            return provider
+        from ._fallback import FallbackProvider
+
+        chain = [(provider, name, model)]
+        for fallback in fallbacks:
+            key, fallback_name = _parse_model(fallback)
+            fallback_provider = self._provider(key)
+            if _observe.ACTIVE is not None:  # each model tried gets its own span
+                fallback_provider = _observe.ACTIVE.traced(fallback_provider)
+            chain.append((fallback_provider, fallback_name, fallback))
+        return FallbackProvider(chain)
+
     def close(self) -> None:
-        """Release the providers' HTTP resources."""
+        """Release the providers' HTTP resources and close the MCP servers this client
+        opened on first use."""
         for provider in {id(p): p for p in self._instances.values()}.values():
             provider.close()
+        mcp = sys.modules.get("aisuite_like.mcp")
+        if mcp is not None:
+            mcp._close_opened_by(self)
 
 
 class _Completions:
@@ -198,8 +260,88 @@ class _Completions:
         """Async ``create`` on the sync client (aisuite's name)."""
         return await _acreate(self._client, model, messages, kwargs)
 
+    def parse(self, model: str, messages: Any, *, response_format: Any, **kwargs: Any) -> Any:
+        """The OpenAI SDK's ``parse``: ``create`` with ``response_format`` a pydantic class
+        (sent as a strict JSON schema, through each provider's native structured output),
+        then ``choices[i].message.parsed`` is the reply validated into that class (None for a
+        refusal). Works with ``max_turns`` (the final message is parsed)."""
+        from ._structured import parse_completion, response_format_param
+
+        _refuse_stream(kwargs, "parse")
+        response = self.create(model, messages,
+                               response_format=response_format_param(response_format), **kwargs)
+        return parse_completion(response, response_format)
+
+    async def aparse(self, model: str, messages: Any, *, response_format: Any,
+                     **kwargs: Any) -> Any:
+        """Async ``parse`` on the sync client (as ``acreate``)."""
+        return await _aparse(self._client, model, messages, response_format, kwargs)
+
+    def stream(self, model: str, messages: Any, *, response_format: Any = None,
+               **kwargs: Any) -> Any:
+        """The OpenAI SDK's ``stream``: ``with client.chat.completions.stream(...) as s``;
+        iterating ``s`` yields the SDK's events (``content.delta``, ...), and
+        ``s.get_final_completion()`` is the accumulated response, parsed when
+        ``response_format`` is a pydantic class."""
+        from ._stream_events import ChatCompletionStream, completion_finisher
+        from ._structured import response_format_param
+
+        _refuse_stream(kwargs, "stream")
+        stream = self.create(model, messages, stream=True,
+                             response_format=response_format_param(response_format), **kwargs)
+        return ChatCompletionStream(stream, response_format,
+                                    completion_finisher(response_format))
+
+
+def _refuse_stream(kwargs: dict[str, Any], method: str) -> None:
+    if "stream" in kwargs:
+        raise TypeError(f"chat.completions.{method}() does not take stream=: "
+                        + ("use chat.completions.stream(...) to stream structured output"
+                           if method == "parse" else "it always streams"))
+
+
+async def _aparse(client: _Base, model: str, messages: Any, response_format: Any,
+                  kwargs: dict[str, Any]) -> Any:
+    from ._structured import parse_completion, response_format_param
+
+    _refuse_stream(kwargs, "parse")
+    kwargs["response_format"] = response_format_param(response_format)
+    response = await _acreate(client, model, messages, kwargs)
+    return parse_completion(response, response_format)
+
+
+class _AsyncStreamManager:
+    """``async with aclient.chat.completions.stream(...) as stream``: the OpenAI SDK's shape
+    (not awaited; entering starts the request)."""
+
+    def __init__(self, client: _Base, model: str, messages: Any, kwargs: dict[str, Any],
+                 response_format: Any) -> None:
+        self._start = (client, model, messages, kwargs)
+        self._response_format = response_format
+        self._stream: Any = None
+
+    async def __aenter__(self) -> Any:
+        from ._stream_events import AsyncChatCompletionStream, completion_finisher
+        from ._structured import response_format_param
+
+        client, model, messages, kwargs = self._start
+        kwargs["stream"] = True
+        kwargs["response_format"] = response_format_param(self._response_format)
+        self._stream = AsyncChatCompletionStream(
+            await _acreate(client, model, messages, kwargs), self._response_format,
+            completion_finisher(self._response_format))
+        return self._stream
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._stream is not None:
+            await self._stream.close()
+
 
 async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, Any]) -> Any:
+    if kwargs.get("tools") is not None:
+        from .tools import _aopen_tool_sources
+
+        await _aopen_tool_sources(kwargs["tools"], client)  # MCP servers start off the loop
     provider, request, tools, max_turns, options = client._prepare(model, messages, kwargs)
     if max_turns is not None:
         from .runner import _atool_runner
@@ -219,6 +361,11 @@ class _Chat:
         self.completions = completions
 
 
+class _Beta:
+    def __init__(self, chat: _Chat) -> None:
+        self.chat = chat
+
+
 class Client(_Base):
     """The sync client: ``client.chat.completions.create(model="provider:model", messages=...)``.
 
@@ -232,6 +379,7 @@ class Client(_Base):
                  providers: Optional[Mapping[str, Any]] = None) -> None:
         super().__init__(provider_configs, providers=providers)
         self.chat = _Chat(_Completions(self))
+        self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
     def __enter__(self) -> "Client":
         return self
@@ -248,6 +396,19 @@ class _AsyncCompletions:
         """Async chat completion; ``stream=True`` returns an ``AsyncStream``."""
         return await _acreate(self._client, model, messages, kwargs)
 
+    async def parse(self, model: str, messages: Any, *, response_format: Any,
+                    **kwargs: Any) -> Any:
+        """The OpenAI SDK's ``parse`` (see ``Client.chat.completions.parse``)."""
+        return await _aparse(self._client, model, messages, response_format, kwargs)
+
+    def stream(self, model: str, messages: Any, *, response_format: Any = None,
+               **kwargs: Any) -> _AsyncStreamManager:
+        """The OpenAI SDK's ``stream``: ``async with aclient.chat.completions.stream(...) as
+        s``; ``async for event in s``; ``await s.get_final_completion()`` is the accumulated
+        (parsed) response."""
+        _refuse_stream(kwargs, "stream")
+        return _AsyncStreamManager(self._client, model, messages, kwargs, response_format)
+
 
 class AsyncClient(_Base):
     """The async client: ``await aclient.chat.completions.create(...)``."""
@@ -256,10 +417,14 @@ class AsyncClient(_Base):
                  providers: Optional[Mapping[str, Any]] = None) -> None:
         super().__init__(provider_configs, providers=providers)
         self.chat = _Chat(_AsyncCompletions(self))
+        self.beta = _Beta(self.chat)
 
     async def aclose(self) -> None:
         for provider in {id(p): p for p in self._instances.values()}.values():
             await provider.aclose()
+        mcp = sys.modules.get("aisuite_like.mcp")
+        if mcp is not None:
+            await mcp._aclose_opened_by(self)
 
     async def __aenter__(self) -> "AsyncClient":
         return self

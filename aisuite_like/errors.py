@@ -14,6 +14,7 @@ from typing import Any, Iterable
 __all__ = [
     "AisuiteLikeError",
     "APIError",
+    "APIStatusError",
     "AuthenticationError",
     "PermissionDeniedError",
     "NotFoundError",
@@ -34,6 +35,7 @@ __all__ = [
     "ConcurrentRunError",
     "InputGuardrailTripwireTriggered",
     "OutputGuardrailTripwireTriggered",
+    "MCPError",
 ]
 
 
@@ -45,7 +47,10 @@ class AisuiteLikeError(Exception):
 
 
 class APIError(AisuiteLikeError):
-    """A provider call failed. ``__cause__`` is the SDK's own exception."""
+    """A provider call failed. ``__cause__`` is the SDK's own exception. ``retry_after`` is
+    the wait in seconds the server asked for (``Retry-After``), on any status, when given."""
+
+    retry_after: float | None = None
 
     def __init__(
         self,
@@ -70,19 +75,40 @@ class APIError(AisuiteLikeError):
         )
 
 
-class AuthenticationError(APIError):
+class APIStatusError(APIError):
+    """The provider answered with an error status (4xx / 5xx), as the OpenAI SDK's
+    ``APIStatusError``: ``status_code``, ``response`` (the ``httpx2.Response`` when there was
+    one, else None: e.g. an error event inside a 200 stream), ``body`` (the provider's error
+    object, secrets scrubbed), ``code``, ``type``, ``param`` (read from ``body``) and
+    ``request_id``."""
+
+    def __init__(self, message: str, *, response: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.response = response
+        inner = self.body.get("error", self.body) if isinstance(self.body, dict) else None
+        if not isinstance(inner, dict):
+            inner = self.body if isinstance(self.body, dict) else {}
+        code = inner.get("code")
+        self.code: str | None = str(code) if code is not None else None
+        param = inner.get("param")
+        self.param: str | None = param if isinstance(param, str) else None
+        kind = inner.get("type") or inner.get("status")
+        self.type: str | None = kind if isinstance(kind, str) else None
+
+
+class AuthenticationError(APIStatusError):
     """401: the API key is missing or wrong."""
 
 
-class PermissionDeniedError(APIError):
+class PermissionDeniedError(APIStatusError):
     """403: the key is valid but not allowed to do this."""
 
 
-class NotFoundError(APIError):
+class NotFoundError(APIStatusError):
     """404: unknown model or endpoint."""
 
 
-class BadRequestError(APIError):
+class BadRequestError(APIStatusError):
     """400, 413, 422 and other 4xx: the request itself is wrong."""
 
 
@@ -90,7 +116,7 @@ class ContextWindowExceededError(BadRequestError):
     """The prompt does not fit the model's context window."""
 
 
-class RateLimitError(APIError):
+class RateLimitError(APIStatusError):
     """429: slow down. ``retry_after`` is the server's hint in seconds, when it gave one."""
 
     def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
@@ -106,7 +132,7 @@ class APIConnectionError(APIError):
     """The provider could not be reached, or the connection broke mid-way."""
 
 
-class InternalServerError(APIError):
+class InternalServerError(APIStatusError):
     """5xx, or an overloaded / error event inside a 200 stream."""
 
 
@@ -192,6 +218,11 @@ class OutputGuardrailTripwireTriggered(AisuiteLikeError):
         super().__init__(f"output guardrail {name!r} triggered its tripwire")
 
 
+class MCPError(AisuiteLikeError):
+    """An MCP server failed: it did not start (the message names the command and ends with
+    the tail of its stderr), closed the connection, or did not answer in time."""
+
+
 # --- helpers shared by the providers -----------------------------------------------------
 
 # Key-shaped strings, scrubbed even when we do not know the key (a provider may echo a
@@ -274,13 +305,18 @@ def _error_for_status(
     body: Any = None,
     secrets: Iterable[str | None] = (),
     code: Any = None,
+    response: Any = None,
 ) -> APIError:
     """Build the typed error for an HTTP status (the caller sets ``__cause__`` with ``from``).
     ``code`` is the provider's machine-readable error code, when it gave one (OpenAI's
     ``context_length_exceeded`` may come with a message that names no context window)."""
+    secrets = tuple(secrets)
     message = _redact(message, secrets)
     kwargs: dict[str, Any] = dict(provider=provider, status_code=status_code,
-                                  request_id=request_id, body=None)
+                                  request_id=request_id,
+                                  body=_redact_value(body, secrets) if body is not None else None,
+                                  response=(_scrubbed_response(response, secrets)
+                                            if response is not None else None))
     if status_code == 401:
         return AuthenticationError(message, **kwargs)
     if status_code == 403:
@@ -293,23 +329,71 @@ def _error_for_status(
         lowered = message.lower() if code is None else f"{message} {code}".lower()
         if any(marker in lowered for marker in _CONTEXT_MARKERS):
             return ContextWindowExceededError(message, **kwargs)
-        return BadRequestError(message, **kwargs)
-    if status_code is not None and status_code >= 500:
-        return InternalServerError(message, **kwargs)
-    return APIError(message, **kwargs)
+        error: APIError = BadRequestError(message, **kwargs)
+    elif status_code is not None and status_code >= 500:
+        error = InternalServerError(message, **kwargs)
+    else:
+        kwargs.pop("response")
+        error = APIError(message, **kwargs)
+    error.retry_after = retry_after  # a 408, 409 or 503 may ask for a wait too
+    return error
+
+
+# Request headers that carry credentials; never kept on an error's ``response.request``.
+_AUTH_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key",
+                           "x-goog-api-key", "cookie"})
+
+
+_WIRE_ENCODING_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
+    """A copy of an httpx2 response for ``APIStatusError.response`` that holds no key: its
+    request's credential headers are replaced and key-shaped strings are removed from the
+    request URL and the response body. None when the response is not an httpx-like one or
+    its body was never read. Error path only."""
+    secrets = tuple(secrets)
+    try:
+        request = response.request
+        headers = [(k, "[REDACTED]" if k.lower() in _AUTH_HEADERS else _redact(v, secrets))
+                   for k, v in request.headers.items()]
+        clean_request = type(request)(request.method, _redact(str(request.url), secrets),
+                                      headers=headers)
+        text = response.text
+        clean_text = _redact(text, secrets)
+        content = response.content if clean_text == text else clean_text.encode()
+        # The copy holds the decoded body: the headers describing the wire encoding go.
+        response_headers = [(k, v) for k, v in response.headers.items()
+                            if k.lower() not in _WIRE_ENCODING_HEADERS]
+        return type(response)(response.status_code, headers=response_headers, content=content,
+                              request=clean_request)
+    except Exception:  # not an httpx2.Response, or a body that was never read
+        return None
 
 
 def _parse_retry_after(headers: Any) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``retry-after`` headers, when present and numeric."""
+    """Seconds from ``retry-after-ms`` / ``retry-after`` headers (a number of seconds or an
+    HTTP date), when present and readable."""
     if headers is None:
         return None
     try:
         ms = headers.get("retry-after-ms")
         if ms is not None:
-            return float(ms) / 1000.0
-        value = headers.get("retry-after")
-        if value is not None:
-            return float(value)
+            return max(0.0, float(ms) / 1000.0)
     except (TypeError, ValueError):
+        pass
+    value = headers.get("retry-after")
+    if value is None:
         return None
-    return None
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        pass
+    try:  # an HTTP date
+        import email.utils
+        import time
+
+        when = email.utils.parsedate_to_datetime(str(value))
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None

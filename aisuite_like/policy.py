@@ -10,8 +10,8 @@ reason.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, Union
 
 from .types import Message
@@ -40,6 +40,38 @@ class ToolPolicyContext:
     call_id: str
     turn: int
     messages: Sequence[Message]
+    #: The caller's ``tool_policy_context=`` mapping (aisuite's keyword), read-only; its
+    #: aisuite keys are also attributes (``agent_name``, ``run_name``, ``tags``, ...).
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+    # aisuite's ToolPolicyContext fields, read from ``context``.
+    @property
+    def agent_name(self) -> str:
+        return str(self.context.get("agent_name", ""))
+
+    @property
+    def run_name(self) -> Optional[str]:
+        return self.context.get("run_name")
+
+    @property
+    def trace_id(self) -> Optional[str]:
+        return self.context.get("trace_id")
+
+    @property
+    def parent_run_id(self) -> Optional[str]:
+        return self.context.get("parent_run_id")
+
+    @property
+    def group_id(self) -> Optional[str]:
+        return self.context.get("group_id")
+
+    @property
+    def tags(self) -> list[Any]:
+        return list(self.context.get("tags", ()))
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return dict(self.context.get("metadata", {}))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _observe
 from ._cost import attach_price_ref
@@ -240,11 +240,13 @@ class ToolBatch:
     """The tool calls of one model response, in call order."""
 
     def __init__(self, turn: int, calls: list[ToolCallRun], policy: Any,
-                 messages: Callable[[], Sequence[Message]]) -> None:
+                 messages: Callable[[], Sequence[Message]],
+                 policy_context: Optional[Mapping[str, Any]] = None) -> None:
         self.turn = turn
         self.calls = calls
         self._policy = policy
         self._messages = messages
+        self._policy_context = policy_context if policy_context is not None else {}
         self._snapshot: Optional[Sequence[Message]] = None
 
     def awaiting_policy(self) -> list[ToolCallRun]:
@@ -257,7 +259,8 @@ class ToolBatch:
             self._snapshot = self._messages()
         assert isinstance(call.arguments, dict)
         ctx = ToolPolicyContext(tool_name=call.name, arguments=call.arguments,
-                                call_id=call.call_id, turn=self.turn, messages=self._snapshot)
+                                call_id=call.call_id, turn=self.turn, messages=self._snapshot,
+                                context=self._policy_context)
         return _evaluate_policy(self._policy, ctx)
 
     def groups(self) -> list[list[ToolCallRun]]:
@@ -306,7 +309,12 @@ class ToolLoop:
         on_tool_error: str = "return",
         on_max_turns: str = "return",
         max_tool_concurrency: Optional[int] = None,
+        tool_policy_context: Optional[Mapping[str, Any]] = None,
     ) -> None:
+        if tool_policy_context is not None and not isinstance(tool_policy_context, Mapping):
+            raise TypeError("tool_policy_context must be a dict (it reaches the policy as "
+                            f"ToolPolicyContext.context), got {type(tool_policy_context).__name__}")
+        self.policy_context = tool_policy_context
         if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
                              f"got {max_turns!r}")
@@ -385,7 +393,8 @@ class ToolLoop:
         if self.policy is None:
             for run in runs:
                 run.allow()
-        return RunTools(ToolBatch(self.turn, runs, self.policy, self._conversation))
+        return RunTools(ToolBatch(self.turn, runs, self.policy, self._conversation,
+                                  self.policy_context))
 
     def tools_done(self, batch: ToolBatch) -> Action:
         self._record(batch)

@@ -61,6 +61,7 @@ from .types import (
 )
 
 __all__ = [
+    "FakeClock",
     "ScriptedProvider",
     "FunctionProvider",
     "TestProvider",
@@ -597,3 +598,32 @@ def block_real_requests() -> Iterator[None]:
     finally:
         with _GUARD_LOCK:
             _BLOCK_REAL_REQUESTS[0] -= 1
+
+
+class FakeClock:
+    """A retry clock for tests: records each wait instead of sleeping, so retry behaviour is
+    checked fast. Install it per provider:
+    ``Client(provider_configs={"openai": {"retry_clock": clock}})``; then ``clock.waits`` lists
+    the waits in order and ``clock.now`` their sum. ``jitter`` is the random number the
+    backoff uses (0 = no jitter: waits of exactly 0.5, 1, 2, ... s)."""
+
+    def __init__(self, jitter: float = 0.0) -> None:
+        self.waits: list[float] = []
+        self.now = 0.0
+        self._jitter = jitter
+        self._lock = threading.Lock()
+
+    def _record(self, seconds: float) -> None:
+        with self._lock:
+            self.waits.append(seconds)
+            self.now += seconds
+
+    def sleep(self, seconds: float) -> None:
+        self._record(seconds)
+
+    async def asleep(self, seconds: float) -> None:
+        self._record(seconds)
+        await asyncio.sleep(0)  # still a suspension point, as a real sleep
+
+    def random(self) -> float:
+        return self._jitter

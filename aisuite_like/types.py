@@ -20,6 +20,7 @@ __all__ = [
     "CompletionTokensDetails",
     "Usage",
     "ToolEvent",
+    "SkippedModel",
     "ChatCompletionResponse",
     "ChoiceDeltaFunction",
     "ChoiceDeltaToolCall",
@@ -60,15 +61,64 @@ class _Model(BaseModel):
     # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
+    def to_dict(self, *, mode: Literal["json", "python"] = "python", use_api_names: bool = True,
+                exclude_unset: bool = True, exclude_defaults: bool = False,
+                exclude_none: bool = False, warnings: bool = True) -> dict[str, Any]:
+        """The OpenAI SDK's ``to_dict()``: by default only the fields that were set (for the
+        openai family: what the provider sent, its own extra fields included)."""
+        return self.model_dump(mode=mode, by_alias=use_api_names, exclude_unset=exclude_unset,
+                               exclude_defaults=exclude_defaults, exclude_none=exclude_none,
+                               warnings=warnings)
 
-class Function(_Model):
+    def to_json(self, *, indent: Optional[int] = 2, use_api_names: bool = True,
+                exclude_unset: bool = True, exclude_defaults: bool = False,
+                exclude_none: bool = False, warnings: bool = True) -> str:
+        """The OpenAI SDK's ``to_json()``: ``to_dict()`` as JSON text (indented by default)."""
+        return self.model_dump_json(indent=indent, by_alias=use_api_names,
+                                    exclude_unset=exclude_unset,
+                                    exclude_defaults=exclude_defaults,
+                                    exclude_none=exclude_none, warnings=warnings)
+
+
+class _ItemAccess:
+    """Read access by key, as on the message dicts aisuite and the OpenAI SDK's users handle:
+    ``m["content"]``, ``m.get("tool_calls")``, ``"name" in m``, ``{**m}``. A declared field
+    reads as its value (None when not given); ``get``, ``in`` and ``keys()`` see the fields
+    that hold a value, as in ``model_dump(exclude_none=True)``."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        if key in type(self).model_fields:  # type: ignore[attr-defined]
+            return getattr(self, key)
+        extra = self.__pydantic_extra__  # type: ignore[attr-defined]
+        if extra and key in extra:
+            return extra[key]
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            value = self[key]
+        except KeyError:
+            return default
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def keys(self) -> list[str]:
+        names = [*type(self).model_fields, *(self.__pydantic_extra__ or ())]  # type: ignore[attr-defined]
+        return [name for name in names if self.get(name) is not None]
+
+
+class Function(_ItemAccess, _Model):
     """The function a tool call invokes; ``arguments`` is a JSON string, as in OpenAI."""
 
     name: str
     arguments: str = "{}"
 
 
-class ToolCall(_Model):
+class ToolCall(_ItemAccess, _Model):
     """One tool call of an assistant message."""
 
     id: str
@@ -89,7 +139,7 @@ class ToolCall(_Model):
         return self.id
 
 
-class Message(_Model):
+class Message(_ItemAccess, _Model):
     """A chat message. ``model_dump(exclude_none=True)`` is valid input again.
 
     ``provider_specific_fields`` carries what must round-trip to the same provider on the next
@@ -104,6 +154,9 @@ class Message(_Model):
     reasoning_content: Optional[str] = None
     refusal: Optional[str] = None
     provider_specific_fields: Optional[dict[str, Any]] = None
+    # OpenAI's own message fields, as sent (None elsewhere), so SDK code reading them runs.
+    annotations: Optional[list[Any]] = None
+    audio: Optional[dict[str, Any]] = None
 
 
 class Choice(_Model):
@@ -116,6 +169,7 @@ class Choice(_Model):
     native_finish_reason: Optional[str] = None
     # Runner only: every message the run produced (assistant and tool), in order.
     intermediate_messages: list[Message] = []
+    logprobs: Optional[dict[str, Any]] = None  # as the provider sent it
 
 
 class PromptTokensDetails(_Model):
@@ -204,6 +258,17 @@ class ToolEvent(_Model):
     turn: Optional[int] = None
 
 
+class SkippedModel(_Model):
+    """A model of a ``fallbacks=[...]`` chain that failed, so the next one was tried.
+    ``model`` is ``"provider:model"``; the error is described, not kept (it may hold a
+    connection's resources)."""
+
+    model: str
+    error_type: str
+    message: str
+    status_code: Optional[int] = None
+
+
 class ChatCompletionResponse(_Model):
     """The unified response. The runner's fields (``intermediate_responses``, ``messages``,
     ``stop_reason``, ``tool_events``) are empty / None on a plain call. ``raw`` may hold the
@@ -220,7 +285,12 @@ class ChatCompletionResponse(_Model):
     messages: Optional[list[Message]] = None
     stop_reason: Optional[StopReason] = None
     tool_events: list[ToolEvent] = []
+    #: The models of ``fallbacks=[...]`` tried before the one that served, with their errors.
+    fallback_errors: list[SkippedModel] = []
     raw: Any = Field(default=None, exclude=True, repr=False)
+    # OpenAI's fields, as sent (None elsewhere), so SDK code reading them runs.
+    system_fingerprint: Optional[str] = None
+    service_tier: Optional[str] = None
 
     @property
     def message(self) -> Message:

@@ -33,10 +33,11 @@ sys.path.insert(0, HERE)
 
 from server import ServerProcess, measure_capacity  # noqa: E402
 
-FAMILIES = ("openai", "anthropic", "google")
-SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel")
-IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai")
-VENDOR_MODULES = ("openai", "anthropic", "google.genai")
+FAMILIES = ("openai", "anthropic", "google", "bedrock")
+SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp")
+IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
+                  "botocore")
+VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
 
 # Sizes: full run (make bench, < 10 minutes on 2 cores) and --quick (the smoke test).
 FULL = {
@@ -48,6 +49,8 @@ FULL = {
     "tool_loop_b": {"repeats": 3, "warmup": 5, "runs": 20, "tools": 1},
     "rss": {"repeats": 2},
     "otel": {"repeats": 3, "warmup": 30, "calls": 200, "streams": 6, "chunks": 1000},
+    "mcp_per_call": {"repeats": 3, "warmup": 20, "runs": 200},
+    "mcp_ten_calls": {"repeats": 2, "runs": 2},
 }
 QUICK = {
     "import_samples": 1,
@@ -58,6 +61,8 @@ QUICK = {
     "tool_loop_b": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 1},
     "rss": {"repeats": 1},
     "otel": {"repeats": 1, "warmup": 1, "calls": 3, "streams": 1, "chunks": 20},
+    "mcp_per_call": {"repeats": 1, "warmup": 1, "runs": 2},
+    "mcp_ten_calls": {"repeats": 1, "runs": 1},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -249,15 +254,19 @@ def plan_sequential(base: str, families: list[str], sizes: dict[str, Any]) -> tu
 # Async cases: (family, label, our side, raw side, budgeted). A side is "ours"/"raw" plus the
 # transport ("_aiohttp", "_httpx2"); none means the client's default. google-genai's own
 # default is aiohttp (when installed) while aisuite_like's google provider sends through
-# httpx2, so the budgeted google case compares both on httpx2 and an info case shows the
-# defaults against each other.
+# httpx2 unless async_transport="aiohttp", so the budgeted google cases compare like with like
+# and an info case shows the defaults against each other.
 ASYNC_CASES = (
     ("openai", "httpx2 (default)", "ours", "raw", True),
     ("openai", "aiohttp", "ours_aiohttp", "raw_aiohttp", True),
     ("anthropic", "httpx2 (default)", "ours", "raw", True),
     ("anthropic", "aiohttp", "ours_aiohttp", "raw_aiohttp", True),
     ("google", "httpx2", "ours", "raw_httpx2", True),
+    ("google", "aiohttp", "ours_aiohttp", "raw", True),
     ("google", "defaults: ours httpx2, SDK aiohttp", "ours", "raw", False),
+    # botocore is sync-only: both sides run it on a pool of 32 threads (ours: the provider's
+    # own bounded executor; raw: the same calls by hand on a ThreadPoolExecutor).
+    ("bedrock", "thread pool (botocore is sync)", "ours", "raw", True),
 )
 
 
@@ -352,6 +361,22 @@ def plan_rss(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[lis
     return rows, jobs
 
 
+def plan_mcp(base: str, families: list[str], sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """MCP tools (no LLM server involved: a scripted model). Informational rows."""
+    per_call, ten = sizes["mcp_per_call"], sizes["mcp_ten_calls"]
+    rows = [Row("mcp", "MCP stdio tool call vs in-process tool (1-call run)", "ms/run",
+                ours_label="MCP stdio, kept connection", raw_label="in-process function",
+                note="runner + scripted model; the difference is the MCP round trip"),
+            Row("mcp", "10-call run: one kept connection vs a process per call", "ms/run",
+                ours_label="one connection (start + 10 calls + close)",
+                raw_label="a server process per call (aisuite's way)")]
+    jobs = (_paired_jobs(rows[0], per_call["repeats"], 1e3, "mcp", "mcp", base,
+                         variant="per_call", warmup=per_call["warmup"], runs=per_call["runs"])
+            + _paired_jobs(rows[1], ten["repeats"], 1e3, "mcp", "mcp", base,
+                           variant="ten_calls", runs=ten["runs"]))
+    return rows, jobs
+
+
 def run_imports(samples: int, progress: Callable[[str], None]) -> tuple[list[Row], dict[str, Any]]:
     """Cold import in a fresh interpreter, timed inside it (interpreter start-up excluded)."""
     snippet = ("import time; t = time.perf_counter(); import {m}; t = time.perf_counter() - t; "
@@ -417,7 +442,8 @@ def plan_otel(base: str, families: list[str],
 
 
 PLANNERS = {"sequential": plan_sequential, "async": plan_async, "streaming": plan_streaming,
-            "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel}
+            "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
+            "mcp": plan_mcp}
 
 
 # ----------------------------------------------------------------------------- output ---

@@ -11,6 +11,9 @@ Routes
     POST /v1/messages                                  Anthropic (``stream`` honoured)
     POST /v1beta/models/{model}:generateContent        Gemini
     POST /v1beta/models/{model}:streamGenerateContent  Gemini SSE (``?alt=sse``)
+    POST /model/{modelId}/converse                     Amazon Bedrock Converse
+    POST /model/{modelId}/converse-stream              Bedrock ConverseStream (binary
+                                                       ``application/vnd.amazon.eventstream``)
     GET  /_bench/stats                                 {"requests": n, "cpu_s": server CPU seconds}
 
 Scenario options ride in the model name, so one server serves every scenario and every SDK can
@@ -42,9 +45,11 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import time
+import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 from urllib.parse import unquote
@@ -186,7 +191,7 @@ def _fake_id(seed: str, length: int) -> str:
 
 
 # Real id shapes: OpenAI call_ + 24, Anthropic toolu_01 + 22, Gemini 8 characters.
-_ID_SHAPES = {"call_": 24, "toolu_01": 22, "": 8}
+_ID_SHAPES = {"call_": 24, "toolu_01": 22, "": 8, "tooluse_": 22}
 
 
 def _plan_calls(tools: list[tuple[str, Any]], n: int, round_index: int, prefix: str) -> list[_Call]:
@@ -366,9 +371,74 @@ def _gemini_reply(model: str, opts: Options, calls: list[_Call], stream: bool,
     return _reply(200, "text/event-stream", b"".join(events), sse=True)
 
 
+# ------------------------------------------------------------------------------ Bedrock ---
+
+def _eventstream_message(event_type: str, payload: dict[str, Any]) -> bytes:
+    """One AWS event-stream message: prelude (total length, headers length, CRC32), string
+    headers, the JSON payload, message CRC32 (the format botocore/eventstream.py parses)."""
+    headers = b""
+    for name, value in ((":event-type", event_type), (":content-type", "application/json"),
+                        (":message-type", "event")):
+        headers += bytes([len(name)]) + name.encode() + b"\x07" + \
+            struct.pack(">H", len(value)) + value.encode()
+    body = _json_bytes(payload)
+    prelude = struct.pack(">II", 16 + len(headers) + len(body), len(headers))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + body
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+_BEDROCK_PAD = "abcdefghijklmnopqrstuvwxyzABCDEF"  # real events carry a "p" padding field
+
+
+def _bedrock_reply(opts: Options, calls: list[_Call], stream: bool, prompt_tokens: int) -> Reply:
+    completion_tokens = 40 * len(calls) if calls else opts.chunks
+    stop_reason = "tool_use" if calls else "end_turn"
+    usage = {"inputTokens": prompt_tokens, "outputTokens": completion_tokens,
+             "totalTokens": prompt_tokens + completion_tokens}
+    extra = (("x-amzn-requestid", "6f3c2a1e-bench-4d2b-9a51-0c7e8b1d2f30"),)
+    if not stream:
+        content: list[dict[str, Any]] = [
+            {"text": _ANTHROPIC_TOOL_PREAMBLE if calls else _TEXT_REPLY}]
+        content += [{"toolUse": {"toolUseId": c.id, "name": c.name, "input": c.args}}
+                    for c in calls]
+        body = {"output": {"message": {"role": "assistant", "content": content}},
+                "stopReason": stop_reason, "usage": usage, "metrics": {"latencyMs": 412}}
+        return _reply(200, "application/json", _json_bytes(body), extra=extra)
+
+    def text(piece: str) -> bytes:
+        return _eventstream_message("contentBlockDelta", {
+            "contentBlockIndex": 0, "delta": {"text": piece}, "p": _BEDROCK_PAD[:6]})
+
+    events = [_eventstream_message("messageStart", {"p": _BEDROCK_PAD, "role": "assistant"})]
+    if calls:
+        events.append(text(_ANTHROPIC_TOOL_PREAMBLE))
+    else:
+        events += [text(_WORDS[i % len(_WORDS)]) for i in range(opts.chunks)]
+    events.append(_eventstream_message("contentBlockStop", {"contentBlockIndex": 0,
+                                                            "p": _BEDROCK_PAD[:10]}))
+    for i, c in enumerate(calls, start=1):
+        args = json.dumps(c.args)
+        half = len(args) // 2
+        events.append(_eventstream_message("contentBlockStart", {
+            "contentBlockIndex": i, "p": _BEDROCK_PAD[:4],
+            "start": {"toolUse": {"name": c.name, "toolUseId": c.id}}}))
+        events += [_eventstream_message("contentBlockDelta", {
+            "contentBlockIndex": i, "delta": {"toolUse": {"input": piece}}, "p": _BEDROCK_PAD[:8]})
+            for piece in (args[:half], args[half:])]
+        events.append(_eventstream_message("contentBlockStop", {"contentBlockIndex": i,
+                                                                "p": _BEDROCK_PAD[:3]}))
+    events.append(_eventstream_message("messageStop", {"p": _BEDROCK_PAD[:12],
+                                                       "stopReason": stop_reason}))
+    events.append(_eventstream_message("metadata", {
+        "metrics": {"latencyMs": 412}, "p": _BEDROCK_PAD[:5], "usage": usage}))
+    return _reply(200, "application/vnd.amazon.eventstream", b"".join(events), sse=True,
+                  extra=extra)
+
+
 # ------------------------------------------------------------------------------ the app ---
 
 _GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?\d*/models/(.+):(generateContent|streamGenerateContent)$")
+_BEDROCK_PATH = re.compile(r"^/model/([^/]+)/(converse|converse-stream)$")
 
 
 class MockLLM:
@@ -406,6 +476,10 @@ class MockLLM:
             if m:
                 return self._gemini(unquote(m.group(1)), m.group(2) == "streamGenerateContent",
                                     req, header_opts)
+            m = _BEDROCK_PATH.match(path)
+            if m:
+                return self._bedrock(unquote(m.group(1)), m.group(2) == "converse-stream", req,
+                                     header_opts)
         except (KeyError, TypeError, AttributeError) as exc:
             return 0.0, _error(400, f"malformed request: {type(exc).__name__}: {exc}")
         return 0.0, _error(404, f"no route for POST {path}")
@@ -475,6 +549,23 @@ class MockLLM:
         return opts.latency_s, self._cached(key, lambda: _gemini_reply(
             model, opts, _plan_calls(tools, opts.tools, done, "") if wants_tools else [],
             stream, 15 + 60 * done))
+
+
+    def _bedrock(self, model: str, stream: bool, req: dict[str, Any],
+                 header: str) -> tuple[float, Reply]:
+        opts = parse_options(model, header)
+        done = sum(1 for m in req.get("messages") or ()
+                   if m.get("role") == "assistant"
+                   and any("toolUse" in b for b in m.get("content") or ()))
+        # tool_choice "none" reaches Converse as a request without toolConfig
+        tools = [(t["toolSpec"]["name"], (t["toolSpec"].get("inputSchema") or {}).get("json"))
+                 for t in (req.get("toolConfig") or {}).get("tools") or () if "toolSpec" in t]
+        wants_tools = bool(tools) and opts.tools > 0 and done < opts.rounds
+        names = tuple(name for name, _ in tools) if wants_tools else ()
+        key = ("bedrock", model, header, stream, names, done if wants_tools else -1)
+        return opts.latency_s, self._cached(key, lambda: _bedrock_reply(
+            opts, _plan_calls(tools, opts.tools, done, "tooluse_") if wants_tools else [],
+            stream, 20 + 60 * done))
 
 
 # ------------------------------------------------------------- raw asyncio implementation ---

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import resource
 import statistics
 import sys
@@ -25,7 +26,11 @@ SYSTEM = "You are a helpful assistant. Answer in one short sentence."
 USER = "What is the capital of France?"
 MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}]
 MAX_TOKENS = 1024  # Anthropic requires it; both sides send the same value
-MODELS = {"openai": "gpt-bench", "anthropic": "claude-bench", "google": "gemini-bench"}
+MODELS = {"openai": "gpt-bench", "anthropic": "claude-bench", "google": "gemini-bench",
+          "bedrock": "bedrock-bench"}
+AWS = {"region_name": "us-east-1", "aws_access_key_id": "AKIDBENCHEXAMPLE",
+       "aws_secret_access_key": "bench-secret-key"}
+ASYNC_WORKERS = 32  # threads of the Bedrock async bridge, ours and raw alike
 CITY_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 SLOW_TOOL_S = 0.1
 
@@ -233,7 +238,75 @@ class _RawGoogle:
         return executed
 
 
-_RAW = {"openai": _RawOpenAI, "anthropic": _RawAnthropic, "google": _RawGoogle}
+class _RawBedrock:
+    """botocore's bedrock-runtime client by hand. botocore is sync-only, so the raw async side
+    is what a user would write: the sync call on a thread pool of the same size as ours."""
+
+    def __init__(self, base: str) -> None:
+        import botocore.config
+        import botocore.session
+
+        self._session = botocore.session.get_session()
+        self._config = botocore.config.Config(
+            retries={"total_max_attempts": 1, "mode": "standard"},
+            max_pool_connections=ASYNC_WORKERS)
+        self.base = base
+        self._pool: Any = None
+
+    def client(self) -> Any:
+        return self._session.create_client("bedrock-runtime", endpoint_url=self.base,
+                                           config=self._config, **AWS)
+
+    def async_client(self, transport: str) -> Any:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=ASYNC_WORKERS)
+        return self.client()
+
+    def _request(self, model: str) -> dict[str, Any]:
+        return {"modelId": model, "system": [{"text": SYSTEM}],
+                "messages": [{"role": "user", "content": [{"text": USER}]}]}
+
+    def call(self, client: Any, model: str) -> Any:
+        return client.converse(**self._request(model))["output"]["message"]["content"][0]["text"]
+
+    async def acall(self, client: Any, model: str) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self.call, client,
+                                                                model)
+
+    def stream(self, client: Any, model: str) -> int:
+        n = 0
+        for event in client.converse_stream(**self._request(model))["stream"]:
+            delta = event.get("contentBlockDelta")
+            if delta is not None and "text" in delta["delta"]:
+                n += 1
+        return n
+
+    def tool_loop(self, client: Any, model: str, tool: Callable[..., str], max_turns: int,
+                  run_round: Callable[[Callable[..., str], list[dict[str, Any]]], list[str]]
+                  ) -> int:
+        tools = {"tools": [{"toolSpec": {"name": tool.__name__, "description": tool.__doc__,
+                                         "inputSchema": {"json": CITY_SCHEMA}}}]}
+        request = self._request(model)
+        messages: list[dict[str, Any]] = request["messages"]
+        executed = 0
+        for _ in range(max_turns):
+            r = client.converse(**request, toolConfig=tools)
+            message = r["output"]["message"]
+            uses = [b["toolUse"] for b in message["content"] if "toolUse" in b]
+            if not uses:
+                break
+            messages.append(message)
+            results = run_round(tool, [u["input"] for u in uses])
+            messages.append({"role": "user", "content": [
+                {"toolResult": {"toolUseId": u["toolUseId"], "content": [{"text": result}]}}
+                for u, result in zip(uses, results)]})
+            executed += len(uses)
+        return executed
+
+
+_RAW = {"openai": _RawOpenAI, "anthropic": _RawAnthropic, "google": _RawGoogle,
+        "bedrock": _RawBedrock}
 
 
 def _run_each(tool: Callable[..., str], arguments: list[dict[str, Any]]) -> list[str]:
@@ -257,6 +330,9 @@ class _Ours:
         self.family = family
         config: dict[str, Any] = {"api_key": "bench-key", "max_retries": 0,
                                   "base_url": base + "/v1" if family == "openai" else base}
+        if family == "bedrock":
+            config = {**AWS, "endpoint_url": base, "max_retries": 0,
+                      "max_concurrency": ASYNC_WORKERS}
         self.config = config
         self.kwargs = {"max_tokens": MAX_TOKENS} if family == "anthropic" else {}
 
@@ -447,13 +523,96 @@ def rss(task: dict[str, Any]) -> dict[str, Any]:
     client = driver.client()
     driver.call(client, MODELS[task["family"]])
     after_call = _rss_mib()
-    loaded = sorted(m for m in ("openai", "anthropic", "google.genai") if m in sys.modules)
+    loaded = sorted(m for m in ("openai", "anthropic", "google.genai", "botocore")
+                    if m in sys.modules)
     return {"value": after_call, "unit": "MiB", "after_import": after_import,
             "interpreter": before, "sdks_loaded": loaded}
 
 
+# ------------------------------------------------------------------------------ MCP ---
+# The MCP server is the project's own test server (tests/mcp_servers/toolbox.py, a stdio
+# subprocess); the model is a scripted provider, so the figures are the tools' cost alone.
+
+TOOLBOX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
+                       "mcp_servers", "toolbox.py")
+
+
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+def _scripted_client(calls: int, name: str) -> Any:
+    import aisuite_like as ai
+    from aisuite_like.testing import ScriptedProvider, tool_call
+
+    replies = [tool_call(name, {"text": f"call {i}"}) for i in range(calls)] + ["done"]
+    return ai.Client(providers={"scripted": ScriptedProvider(replies)})
+
+
+def _mcp_run(server_or_fn: Any, calls: int, name: str) -> float:
+    client = _scripted_client(calls, name)
+    t0 = time.perf_counter()
+    resp = client.chat.completions.create(model="scripted:x", messages=MESSAGES,
+                                          tools=[server_or_fn], max_turns=calls + 1)
+    elapsed = time.perf_counter() - t0
+    if len(resp.tool_events) != calls or any(e.is_error for e in resp.tool_events):
+        raise AssertionError(f"expected {calls} successful tool calls: {resp.tool_events}")
+    return elapsed
+
+
+def _echo_in_a_fresh_process(text: str) -> str:
+    """aisuite's way: start the server, handshake, call, stop, for every call."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def once() -> str:
+        params = StdioServerParameters(command=sys.executable, args=[TOOLBOX])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            result = await s.call_tool("echo", {"text": text})
+            return result.content[0].text
+
+    return asyncio.run(once())
+
+
+def mcp(task: dict[str, Any]) -> dict[str, Any]:
+    """``per_call``: one tool call per run (median over runs): MCP stdio over a kept
+    connection (ours) vs the same function in process (raw). ``ten_calls``: a run of 10
+    sequential tool calls, the server started once and closed at the end (ours) vs a server
+    process started for every call (raw)."""
+    from aisuite_like.mcp import MCPServerStdio
+
+    p = task["params"]
+    ours = task["side"] == "ours"
+    if p["variant"] == "per_call":
+        server = MCPServerStdio(sys.executable, [TOOLBOX], allowed_tools=["echo"]) if ours \
+            else None
+        target = server if ours else echo
+        for _ in range(p["warmup"]):
+            _mcp_run(target, 1, "echo")
+        times = [_mcp_run(target, 1, "echo") for _ in range(p["runs"])]
+        if server is not None:
+            server.close()
+        return {"value": statistics.median(times), "unit": "s/run"}
+    times = []
+    for _ in range(p["runs"]):
+        if ours:
+            t0 = time.perf_counter()
+            server = MCPServerStdio(sys.executable, [TOOLBOX], allowed_tools=["echo"])
+            _mcp_run(server, 10, "echo")
+            server.close()
+            times.append(time.perf_counter() - t0)
+        else:
+            import aisuite_like as ai
+
+            fresh = ai.Tool(_echo_in_a_fresh_process, name="echo")
+            times.append(_mcp_run(fresh, 10, "echo"))
+    return {"value": statistics.median(times), "unit": "s/run"}
+
+
 SCENARIOS = {"sequential": sequential, "async": async_throughput, "streaming": streaming,
-             "tool_loop": tool_loop, "rss": rss}
+             "tool_loop": tool_loop, "rss": rss, "mcp": mcp}
 
 
 def main(argv: list[str]) -> int:

@@ -1,4 +1,5 @@
-"""Structured output: ask for JSON matching a pydantic model, then validate it.
+"""Structured output: ask for JSON matching a pydantic model and get it validated, with the
+OpenAI SDK's ``chat.completions.parse`` (on every provider, through its native mechanism).
 
     python examples/structured_output.py
 """
@@ -6,14 +7,12 @@
 from __future__ import annotations
 
 from _common import pick_model
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 import aisuite_like as ai
 
 
 class City(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # strict schemas need additionalProperties=false
-
     name: str
     country: str
     population_millions: float
@@ -23,15 +22,15 @@ class City(BaseModel):
 def main() -> None:
     model = pick_model()
     client = ai.Client()
-    response = client.chat.completions.create(
+    response = client.chat.completions.parse(
         model=model,
         messages=[{"role": "user", "content": "Describe Paris as structured data."}],
-        response_format={
-            "type": "json_schema",
-            "json_schema": {"name": "City", "schema": City.model_json_schema(), "strict": True},
-        },
+        response_format=City,
     )
-    city = City.model_validate_json(response.choices[0].message.content or "")
+    message = response.choices[0].message
+    if message.parsed is None:  # a refusal: the model said why instead of answering
+        raise SystemExit(f"refused: {message.refusal}")
+    city = message.parsed
     print(f"Validated {type(city).__name__}: {city.model_dump_json()}")
 
 

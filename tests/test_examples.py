@@ -119,6 +119,15 @@ def check_observability(lines: list[str]) -> None:
     assert shape[10:] == ["Cost of the run: unknown (no price for this model)"]
 
 
+def check_mcp_tools(lines: list[str]) -> None:
+    assert lines[0] == "Server tools: get_forecast, word_count"
+    calls = _trace(lines, model_calls=2, tools=["get_forecast", "word_count"])
+    assert json.loads(calls[0].group(4)) == {"city": "Paris", "temperature_c": 22,
+                                             "sky": "sunny"}
+    assert calls[1].group(4) == "4"
+    assert lines[-1] == "Manual call: word_count -> 3 (is_error=False)"
+
+
 CHECKS: dict[str, Callable[[list[str]], None]] = {
     "quickstart.py": check_quickstart,
     "manual_tools.py": check_manual_tools,
@@ -128,11 +137,15 @@ CHECKS: dict[str, Callable[[list[str]], None]] = {
     "structured_output.py": check_structured_output,
     "agent_handoff.py": check_agent_handoff,
     "observability.py": check_observability,
+    "mcp_tools.py": check_mcp_tools,
 }
+# Not examples of their own: files an example starts.
+HELPERS = {"mcp_server.py"}
 
 
 def test_every_example_is_checked() -> None:
-    present = {p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("_")}
+    present = {p.name for p in EXAMPLES.glob("*.py")
+               if not p.name.startswith("_") and p.name not in HELPERS}
     assert present == set(CHECKS), f"examples without a test: {present - set(CHECKS)}"
 
 

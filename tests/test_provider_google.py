@@ -13,6 +13,7 @@ import pytest
 import respx
 
 import _client_calls as _calls
+from aisuite_like.testing import FakeClock
 import aisuite_like as ai
 from _client_calls import wire
 
@@ -531,7 +532,7 @@ def test_max_retries_one_makes_two_attempts(mode: str, httpx2_mock: respx.Router
         respx.MockResponse(200, json=reply(part_text("recovered"))),
     ])
     config = {"google": {"api_key": KEY, "max_retries": 1,
-                         "retry_options": {"initial_delay": 0.01, "jitter": 0}}}
+                         "retry_clock": FakeClock()}}
     resp = create(mode, config, messages=USER)
     assert resp.content == "recovered"
     assert route.call_count == 2

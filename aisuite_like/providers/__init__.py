@@ -25,6 +25,7 @@ _OPENAI = "aisuite_like.providers.openai:OpenAIProvider"
 _OPENAI_COMPATIBLE = (
     "azure", "groq", "mistral", "deepseek", "xai", "together", "fireworks", "openrouter",
     "cerebras", "perplexity", "huggingface", "ollama", "lmstudio", "vllm",
+    "nebius", "sambanova", "inception", "cohere",
 )
 
 _BUILTIN: dict[str, _Entry] = {
@@ -33,11 +34,12 @@ _BUILTIN: dict[str, _Entry] = {
     "anthropic": ("aisuite_like.providers.anthropic:AnthropicProvider", "anthropic",
                   "anthropic", {}),
     "google": ("aisuite_like.providers.google:GoogleProvider", "google.genai", "google", {}),
+    "bedrock": ("aisuite_like.providers.bedrock:BedrockProvider", "botocore", "bedrock", {}),
     "test": ("aisuite_like.testing:TestProvider", None, None, {}),
 }
 
 # Aliases share one provider instance and one config (a config under either key serves both).
-_ALIASES = {"gemini": "google"}
+_ALIASES = {"gemini": "google", "aws": "bedrock"}
 
 _USER: dict[str, Any] = {}
 
@@ -83,7 +85,9 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
                 f"provider {key!r} needs the {sdk!r} package, which is not installed. "
                 f'Install it with: pip install "aisuite-like[{extra}]"'
             )
-        provider = _load(target)(**fixed, **config)
+        from ._aisuite_keys import aisuite_config
+
+        provider = _load(target)(**fixed, **aisuite_config(key, config))
     else:
         raise UnknownProviderError(
             f"unknown provider {key!r}. Known providers: {', '.join(provider_keys())}. "

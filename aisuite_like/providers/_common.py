@@ -68,3 +68,25 @@ def check_n(provider: str, n: Any) -> int:
         raise UnsupportedParameterError(f"n must be an int >= 1, got {n!r}", parameter="n",
                                         provider=provider)
     return n
+
+
+def host_of(exc: BaseException) -> Optional[str]:
+    """``host:port`` an SDK / transport exception's request went to (httpx2 and aiohttp
+    errors, and the SDK errors wrapping them), or None when it does not say."""
+    seen: set[int] = set()
+    current: Optional[BaseException] = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        try:
+            request = getattr(current, "request", None)  # httpx2 raises when it has none
+        except Exception:
+            request = None
+        url = getattr(request, "url", None)
+        host = getattr(url, "host", None)
+        port = getattr(url, "port", None)
+        if not host:  # aiohttp.ClientConnectorError
+            host, port = getattr(current, "host", None), getattr(current, "port", None)
+        if isinstance(host, str) and host:
+            return f"{host}:{port}" if port else host
+        current = current.__cause__ or current.__context__
+    return None

@@ -15,6 +15,7 @@ Decisions (defaults, what raises) are documented in docs/providers/anthropic.md.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -53,7 +54,8 @@ from ..types import (
     Usage,
     _built,
 )
-from ._common import loads_arguments, parse_data_url, stop_sequences, unsupported
+from .. import _retry
+from ._common import host_of, loads_arguments, parse_data_url, stop_sequences, unsupported
 from .base import ChatRequest, Provider
 
 __all__ = [
@@ -669,7 +671,7 @@ def error_from_stream_event(event: dict[str, Any], *, provider: str = PROVIDER,
                                request_id=request_id)
     return _refine(_error_for_status(status, message, provider=provider,
                                      request_id=request_id or event.get("request_id"),
-                                     secrets=secrets))
+                                     secrets=secrets, body=event))
 
 
 def _refine(error: APIError) -> APIError:
@@ -678,7 +680,8 @@ def _refine(error: APIError) -> APIError:
     if (type(error) is BadRequestError and "exceed context limit" in error.message):
         return ContextWindowExceededError(error.message, provider=error.provider,
                                           status_code=error.status_code,
-                                          request_id=error.request_id)
+                                          request_id=error.request_id, body=error.body,
+                                          response=getattr(error, "response", None))
     return error
 
 
@@ -874,8 +877,9 @@ class AnthropicProvider(Provider):
     """The Anthropic Messages API through the ``anthropic`` SDK.
 
     Config: ``api_key`` (else ``ANTHROPIC_API_KEY``), ``base_url``, ``timeout``,
-    ``max_retries`` (default 2; 0 = one attempt; the SDK's own retries, honouring
-    Retry-After), ``default_headers``, ``http_client`` (an ``httpx2.Client`` for sync calls or
+    ``max_retries`` (default 2; 0 = one attempt), ``max_retry_wait``, ``max_concurrency``,
+    ``retry_clock`` (our retry policy, ``aisuite_like._retry``; the SDK's own retries are
+    off), ``default_headers``, ``http_client`` (an ``httpx2.Client`` for sync calls or
     an ``httpx2.AsyncClient`` for async ones), ``async_transport="aiohttp"`` (the SDK's
     ``DefaultAioHttpClient``, needs ``anthropic[aiohttp]``), ``default_max_tokens``.
     Anything else is passed to the SDK client constructor.
@@ -892,13 +896,17 @@ class AnthropicProvider(Provider):
         http_client: Any = None,
         async_transport: Optional[str] = None,
         default_max_tokens: int = DEFAULT_MAX_TOKENS,
+        max_retry_wait: float = _retry.DEFAULT_MAX_RETRY_WAIT,
+        max_concurrency: Optional[int] = None,
+        retry_clock: Any = None,
         **client_options: Any,
     ) -> None:
         import anthropic
         import httpx2
 
-        if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
-            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        self._calls = _retry.CallPolicy.from_config(
+            {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
+             "max_concurrency": max_concurrency, "retry_clock": retry_clock}, "anthropic")
         if not isinstance(default_max_tokens, int) or default_max_tokens < 1:
             raise ValueError(f"default_max_tokens must be an int >= 1, got {default_max_tokens!r}")
         if async_transport not in (None, "httpx", "aiohttp"):
@@ -914,11 +922,13 @@ class AnthropicProvider(Provider):
             raise ConfigurationError(
                 f"unknown config key(s) for provider 'anthropic': {', '.join(unknown)}. Known "
                 "keys: api_key, base_url, timeout, max_retries, default_headers, http_client, "
-                "async_transport, default_max_tokens, and the anthropic.Anthropic() options "
+                "async_transport, default_max_tokens, max_retry_wait, max_concurrency, "
+                "retry_clock, and the anthropic.Anthropic() options "
                 f"{', '.join(sorted(accepted - {'api_key', 'base_url', 'timeout'}))}")
         self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
         self._default_max_tokens = default_max_tokens
-        options: dict[str, Any] = {"max_retries": max_retries, **client_options}
+        # Retries are ours (aisuite_like._retry), the same on every family: the SDK's are off.
+        options: dict[str, Any] = {**client_options, "max_retries": 0}
         if self._api_key is not None:
             options["api_key"] = self._api_key
         if base_url is not None:
@@ -945,6 +955,7 @@ class AnthropicProvider(Provider):
         self._httpx2 = httpx2
         self._sync: Any = None
         self._async: Any = None
+        self._async_loop: Any = None  # the event loop _async was made on
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:  # never the key
@@ -960,6 +971,11 @@ class AnthropicProvider(Provider):
         return self._sync
 
     def _async_client(self) -> Any:
+        if self._async is not None and self._async_loop is not None \
+                and self._async_loop.is_closed() and "http_client" not in self._async_options:
+            # A sync client's acreate called from a new event loop (asyncio.run again): the
+            # old client's connections died with their loop; start a new one.
+            self._async = None
         if self._async is None:
             with self._lock:
                 if self._async is None:
@@ -967,6 +983,7 @@ class AnthropicProvider(Provider):
                     if self._aiohttp:
                         options = {**options, "http_client": self._anthropic.DefaultAioHttpClient()}
                     self._async = self._anthropic.AsyncAnthropic(**options)
+                    self._async_loop = asyncio._get_running_loop()  # None outside a loop
         return self._async
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
@@ -1000,13 +1017,20 @@ class AnthropicProvider(Provider):
             return _refine(_error_for_status(
                 status, message, provider=provider,
                 request_id=exc.request_id or body.get("request_id"),
-                retry_after=_parse_retry_after(exc.response.headers), secrets=self._secrets))
+                retry_after=_parse_retry_after(exc.response.headers), secrets=self._secrets,
+                body=exc.body, response=exc.response))
         if isinstance(exc, (sdk.APITimeoutError, self._httpx2.TimeoutException)):
-            return APITimeoutError(_redact(f"{provider} request timed out: {exc}", self._secrets),
-                                   provider=provider)
+            host = host_of(exc)
+            return APITimeoutError(
+                _redact(f"{provider} request{f' to {host}' if host else ''} timed out: {exc}",
+                        self._secrets), provider=provider)
         if isinstance(exc, (sdk.APIConnectionError, self._httpx2.HTTPError)):
+            host = host_of(exc)
+            cause = exc.__cause__ if isinstance(exc, sdk.APIConnectionError) else None
+            detail = f"{exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
             return APIConnectionError(
-                _redact(f"{provider} connection error: {exc}", self._secrets), provider=provider)
+                _redact(f"{provider} connection error{f' at {host}' if host else ''}: {detail}",
+                        self._secrets), provider=provider)
         if isinstance(exc, TypeError) and "authentication method" in str(exc):
             return AuthenticationError(
                 f"no {provider} API key: pass provider_configs={{'{provider}': {{'api_key': "
@@ -1031,7 +1055,12 @@ class AnthropicProvider(Provider):
     # -- calls -----------------------------------------------------------------------------
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        kwargs = self._kwargs(request)
+        return _retry.call(self._calls, self._complete_once, self._kwargs(request))  # type: ignore[no-any-return]
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request))  # type: ignore[no-any-return]
+
+    def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         try:
             raw = self._sync_client().messages.with_raw_response.create(**kwargs)
             data = raw.json()
@@ -1039,8 +1068,7 @@ class AnthropicProvider(Provider):
             raise self._error(exc) from exc
         return parse_response(data, provider=self._key())
 
-    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        kwargs = self._kwargs(request)
+    async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         try:
             raw = await self._async_client().messages.with_raw_response.create(**kwargs)
             data = await raw.json()
@@ -1051,12 +1079,12 @@ class AnthropicProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration."""
         request = request if request.stream else request.replace(stream=True)
-        return self._stream(self._kwargs(request))
+        return _retry.stream(self._calls, self._stream, self._kwargs(request))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
         """Async twin of ``stream``: returns the async generator (no await needed)."""
         request = request if request.stream else request.replace(stream=True)
-        return self._astream(self._kwargs(request))
+        return _retry.astream(self._calls, self._astream, self._kwargs(request))
 
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
         try:  # the request is sent here, on first iteration; status errors surface now

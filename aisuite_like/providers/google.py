@@ -17,6 +17,7 @@ Decisions (schemas, ids, signatures, finish reasons, usage) are in ``docs/provid
 from __future__ import annotations
 
 import json
+import math
 import mimetypes
 import os
 import re
@@ -56,8 +57,10 @@ from ..types import (
     ToolCall,
     Usage,
 )
+from .. import _retry
 from ._common import (
     check_n,
+    host_of,
     loads_arguments,
     parse_data_url,
     stop_sequences,
@@ -682,6 +685,52 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
         usage=_usage(data.get("usageMetadata")), raw=data)
 
 
+def continuation_token(data: Mapping[str, Any]) -> Optional[str]:
+    """The token to continue a reply with, as google-genai does: candidate 0 stopped with
+    finish reason ``CONTINUATION`` (or none) and carries a ``continuationToken``."""
+    candidates = data.get("candidates") or ()
+    if not candidates or not isinstance(candidates[0], Mapping):
+        return None
+    token = candidates[0].get("continuationToken")
+    if token and candidates[0].get("finishReason") in (None, "CONTINUATION"):
+        return str(token)
+    return None
+
+
+def _add_usage(a: Optional[Mapping[str, Any]],
+               b: Optional[Mapping[str, Any]]) -> Optional[Mapping[str, Any]]:
+    """Usage of two requests of one continued reply: numbers summed, the rest from ``b``."""
+    if not a or not b:
+        return b or a
+    out = dict(a)
+    for key, value in b.items():
+        if isinstance(value, int) and isinstance(out.get(key), int):
+            out[key] = out[key] + value
+        else:
+            out[key] = value
+    return out
+
+
+def merge_continued(first: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+    """Two raw replies of one continued generation -> one: candidate 0's parts in order, the
+    later finish reason, usage summed (what google-genai's continuation merge gives)."""
+    merged = dict(later)
+    before = (first.get("candidates") or [{}])[0]
+    candidates = list(later.get("candidates") or ())
+    if candidates:
+        after = dict(candidates[0])
+        parts = [*((before.get("content") or {}).get("parts") or ()),
+                 *((after.get("content") or {}).get("parts") or ())]
+        after["content"] = {**(after.get("content") or before.get("content") or {}),
+                            "parts": parts}
+        candidates[0] = after
+        merged["candidates"] = candidates
+    usage = _add_usage(first.get("usageMetadata"), later.get("usageMetadata"))
+    if usage is not None:
+        merged["usageMetadata"] = usage
+    return merged
+
+
 # --- stream --------------------------------------------------------------------------------
 
 
@@ -696,7 +745,7 @@ class StreamTranslator:
     """
 
     __slots__ = ("provider", "model", "created", "secrets", "_ids", "_id", "_started",
-                 "_calls", "_usage", "_finished")
+                 "_calls", "_usage", "_finished", "_usage_before", "continuation")
 
     def __init__(self, provider: str = _NAME, model: str = "",
                  created: Optional[int] = None, secrets: Iterable[Optional[str]] = ()) -> None:
@@ -710,6 +759,16 @@ class StreamTranslator:
         self._calls: dict[int, int] = {}
         self._usage: Optional[Mapping[str, Any]] = None
         self._finished = False
+        # A reply continued over several requests (finish reason CONTINUATION): the usage
+        # of the requests before this one, and the token to continue with, if any.
+        self._usage_before: Optional[Mapping[str, Any]] = None
+        self.continuation: Optional[str] = None
+
+    def next_request(self) -> None:
+        """The reply goes on in a new request (``continuation`` was sent): its usage adds up."""
+        self._usage_before = _add_usage(self._usage_before, self._usage)
+        self._usage = None
+        self.continuation = None
 
     def translate(self, event: Mapping[str, Any]) -> Optional[ChatCompletionChunk]:
         error = event.get("error")
@@ -722,6 +781,10 @@ class StreamTranslator:
             self.model = event["modelVersion"]
         if event.get("usageMetadata"):
             self._usage = event["usageMetadata"]
+        candidates = event.get("candidates")
+        if candidates and isinstance(candidates[0], Mapping) \
+                and candidates[0].get("continuationToken"):
+            self.continuation = continuation_token(event)
         choices = []
         for position, cand in enumerate(event.get("candidates") or ()):
             choice = self._choice(cand, cand.get("index", position))
@@ -753,6 +816,8 @@ class StreamTranslator:
                 for n, (cid, name, args) in enumerate(parts.calls)]
         native = cand.get("finishReason")
         finish = None
+        if native == "CONTINUATION" and self.continuation:
+            native = None  # not the end: the reply goes on in the next request
         if native is not None:
             self._finished = True
             finish = _finish(native, index in self._calls)
@@ -783,7 +848,7 @@ class StreamTranslator:
             raise APIConnectionError(
                 "the Gemini stream ended before the model finished (no finishReason "
                 "received); the connection was probably closed early", provider=self.provider)
-        return self._chunk([], _usage(self._usage))
+        return self._chunk([], _usage(_add_usage(self._usage_before, self._usage)))
 
 
 # --- errors --------------------------------------------------------------------------------
@@ -819,7 +884,7 @@ def _error_event(error: Any, provider: str, secrets: Iterable[Optional[str]] = (
     status = code if isinstance(code, int) and 400 <= code < 600 else 500
     message = f"error event in stream: {body.get('status') or ''} {body.get('message') or ''}"
     return _error_for_status(status, message.strip(), provider=provider,
-                             retry_after=_retry_delay(body), secrets=secrets)
+                             retry_after=_retry_delay(body), secrets=secrets, body=dict(body))
 
 
 def map_sdk_error(exc: BaseException, provider: str = _NAME,
@@ -842,21 +907,32 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
         return _error_for_status(
             getattr(exc, "code", None), f"{status}: {text}" if status else str(text),
             provider=provider, request_id=_request_id(headers), retry_after=retry_after,
-            secrets=secrets)
+            secrets=secrets, body=getattr(exc, "details", None), response=response)
     if genai_errors is not None and isinstance(exc, genai_errors.UnknownApiResponseError):
         return InternalServerError(_redact(f"{provider} sent a malformed response: {exc}"[:500],
                                            secrets), provider=provider)
+    host = host_of(exc)
+    where = f" at {host}" if host else ""
     for module_name in ("httpx2", "httpx"):
         httpx = sys.modules.get(module_name)
         if httpx is None:
             continue
         if isinstance(exc, httpx.TimeoutException):
-            return APITimeoutError(f"request to {provider} timed out ({type(exc).__name__})",
-                                   provider=provider)
+            return APITimeoutError(
+                f"request to {provider}{where} timed out ({type(exc).__name__})",
+                provider=provider)
         if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
             return APIConnectionError(
-                _redact(f"connection to {provider} failed: {type(exc).__name__}: {exc}", secrets),
-                provider=provider)
+                _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+                        secrets), provider=provider)
+    if isinstance(exc, TimeoutError):  # aiohttp (async_transport="aiohttp")
+        return APITimeoutError(f"request to {provider}{where} timed out ({type(exc).__name__})",
+                               provider=provider)
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
+        return APIConnectionError(
+            _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+                    secrets), provider=provider)
     if isinstance(exc, json.JSONDecodeError):
         return InternalServerError(f"{provider} sent malformed JSON: {exc.msg}", provider=provider)
     return exc
@@ -864,14 +940,61 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
 
 # --- transport -----------------------------------------------------------------------------
 
-_CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "max_retries", "default_headers",
-                          "http_client", "vertexai", "project", "location", "credentials",
-                          "api_version", "retry_options"})
-_DEFAULT_TIMEOUT = 600.0  # seconds, as the OpenAI and Anthropic SDKs (google-genai: none)
+_CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "default_headers", "http_client",
+                          "vertexai", "project", "location", "credentials", "api_version",
+                          "async_transport"}) | _retry.CONFIG_KEYS
+# Each attempt's bound when none is configured: 600 s as the OpenAI and Anthropic SDKs
+# (google-genai has none), with their 5 s to connect. Sent as no header.
+_DEFAULT_TIMEOUT = 600.0
+_DEFAULT_CONNECT_TIMEOUT = 5.0
+_DEFAULT_HTTPX_TIMEOUT: Any = None
 
 
-def _ms(seconds: float) -> int:
-    return max(1, int(round(float(seconds) * 1000)))
+class _Prepared:
+    """One translated call: the SDK client (kept alive by whoever holds this), the path, the
+    call, the SDK-native per-request ``http_options``, the model and the attempt timeout."""
+
+    __slots__ = ("client", "path", "call", "http_options", "model", "timeout")
+
+    def __init__(self, client: Any, path: str, call: GeminiCall, http_options: Any, model: str,
+                 timeout: Any) -> None:
+        self.client = client
+        self.path = path
+        self.call = call
+        self.http_options = http_options
+        self.model = model
+        self.timeout = timeout
+
+
+def _valid_timeout(timeout: Any) -> bool:
+    """Seconds > 0, or an ``httpx2.Timeout``."""
+    if isinstance(timeout, bool):
+        return False
+    if isinstance(timeout, (int, float)):
+        return timeout > 0
+    import httpx2
+
+    return isinstance(timeout, httpx2.Timeout)
+
+
+def _attempt_timeout(timeout: Any, aiohttp: bool) -> Any:
+    """The configured timeout (seconds or an ``httpx2.Timeout``; None: the default) in the
+    form the transport takes: aiohttp wants one number of seconds."""
+    global _DEFAULT_HTTPX_TIMEOUT
+    if timeout is None:
+        if aiohttp:
+            return _DEFAULT_TIMEOUT
+        if _DEFAULT_HTTPX_TIMEOUT is None:  # built once: this runs on every call
+            import httpx2
+
+            _DEFAULT_HTTPX_TIMEOUT = httpx2.Timeout(_DEFAULT_TIMEOUT,
+                                                    connect=_DEFAULT_CONNECT_TIMEOUT)
+        return _DEFAULT_HTTPX_TIMEOUT
+    if aiohttp and not isinstance(timeout, (int, float)):
+        values = [v for v in (getattr(timeout, name, None) for name in
+                              ("read", "connect", "write", "pool")) if v is not None]
+        return max(values) if values else None
+    return timeout
 
 
 class GoogleProvider(Provider):
@@ -888,17 +1011,37 @@ class GoogleProvider(Provider):
     """
 
     def __init__(self, **config: Any) -> None:
+        if "retry_options" in config:
+            raise ConfigurationError(
+                "retry_options is not used: retries follow one policy on every provider; set "
+                "max_retries (default 2) and max_retry_wait (default 60 s) instead")
         unknown = sorted(set(config) - _CONFIG_KEYS)
         if unknown:
             raise ConfigurationError(
                 f"unknown config key(s) for provider 'google': {', '.join(unknown)}. Known "
                 f"keys: {', '.join(sorted(_CONFIG_KEYS))}")
-        max_retries = config.get("max_retries", 2)
-        if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
-            raise ConfigurationError(f"max_retries must be an int >= 0, got {max_retries!r}")
-        retry_options = dict(config.get("retry_options") or {})
-        if "attempts" in retry_options:
-            raise ConfigurationError("set max_retries, not retry_options['attempts']")
+        config = dict(config)
+        self._calls = _retry.CallPolicy.from_config(config, _NAME)
+        transport = config.pop("async_transport", None)
+        if transport not in (None, "httpx", "aiohttp"):
+            raise ConfigurationError(
+                f"async_transport must be 'httpx' or 'aiohttp', got {transport!r}")
+        if transport == "aiohttp":
+            if self._http_clients_given(config)[1] is not None:
+                raise ConfigurationError("pass either async_transport='aiohttp' or an async "
+                                         "http_client, not both")
+            import importlib.util
+
+            if importlib.util.find_spec("aiohttp") is None:
+                from ..errors import MissingDependencyError
+
+                raise MissingDependencyError("async_transport='aiohttp' needs aiohttp: "
+                                             'pip install "aisuite-like[aiohttp]"')
+        self._aiohttp = transport == "aiohttp"
+        if config.get("timeout") is not None and not _valid_timeout(config["timeout"]):
+            raise ConfigurationError(
+                "timeout must be a number of seconds > 0 (or an httpx2.Timeout) for provider "
+                f"'google', got {config['timeout']!r}")
         self.key = _NAME
         self._vertex = bool(config.get("vertexai"))
         api_key = config.get("api_key")
@@ -912,8 +1055,6 @@ class GoogleProvider(Provider):
         if not self._vertex and (config.get("project") or config.get("location")):
             raise ConfigurationError("project/location are Vertex AI settings: add vertexai=True")
         self._api_key: Optional[str] = api_key
-        self._max_retries = max_retries
-        self._retry_options = retry_options
         self._config = config
         self._client: Any = None
         self._own_async_http: Any = None
@@ -926,11 +1067,15 @@ class GoogleProvider(Provider):
     # -- the SDK client: created on first use, shared by sync and async calls --
 
     def _http_clients(self) -> tuple[Any, Any]:
+        return self._http_clients_given(self._config)
+
+    @staticmethod
+    def _http_clients_given(config: Mapping[str, Any]) -> tuple[Any, Any]:
         """``http_client`` config (one client, or a tuple of a sync and an async one) ->
         (sync, async)."""
         import httpx2
 
-        given = self._config.get("http_client")
+        given = config.get("http_client")
         sync_client = async_client = None
         for item in given if isinstance(given, (tuple, list)) else (given,):
             if item is None:
@@ -961,7 +1106,7 @@ class GoogleProvider(Provider):
 
         config = self._config
         sync_http, async_http = self._http_clients()
-        if async_http is None:
+        if async_http is None and not self._aiohttp:
             # google-genai sends async requests through aiohttp whenever aiohttp is installed;
             # its own per-event-loop httpx2 client keeps every call on the httpx2 stack.
             cls = getattr(sdk_api_client, "AsyncHttpx2Client", None)
@@ -970,13 +1115,13 @@ class GoogleProvider(Provider):
 
                 cls = httpx2.AsyncClient
             async_http = self._own_async_http = cls(follow_redirects=True)
-        options: dict[str, Any] = {
-            "retry_options": gtypes.HttpRetryOptions(attempts=self._max_retries + 1,
-                                                     **self._retry_options),
-            "timeout": _ms(config["timeout"] if config.get("timeout") is not None
-                           else _DEFAULT_TIMEOUT),
-            "httpx_async_client": async_http,
-        }
+        # Retries are ours (aisuite_like._retry), the same on every family: one SDK attempt
+        # (its retry_options also stop the aiohttp path's own implicit retry). The timeout is
+        # set on each request by _send, so no X-Server-Timeout header goes out unless the
+        # user configured a timeout.
+        options: dict[str, Any] = {"retry_options": gtypes.HttpRetryOptions(attempts=1)}
+        if async_http is not None:  # else google-genai's aiohttp transport
+            options["httpx_async_client"] = async_http
         if sync_http is not None:
             options["httpx_client"] = sync_http
         if config.get("base_url"):
@@ -1018,24 +1163,22 @@ class GoogleProvider(Provider):
         return path
 
     def _http_options(self, request: ChatRequest, call: GeminiCall) -> Any:
-        """Per-request SDK ``HttpOptions``: the request timeout and a native ``http_options``
-        argument (a dict or an ``HttpOptions``), or None (the client's own)."""
+        """A native ``http_options`` argument (a dict or an ``HttpOptions``) as the SDK's
+        ``HttpOptions``, or None. The attempt timeout is applied by ``_build``."""
         native = call.http_options
-        if request.timeout is None and not native:
+        timeout = request.timeout
+        if timeout is not None and not _valid_timeout(timeout):
+            raise UnsupportedParameterError(
+                f"timeout must be a number of seconds > 0 (or an httpx2.Timeout) on "
+                f"{self.key}, got {timeout!r}", parameter="timeout", provider=self.key)
+        if not native:
             return None
         from google.genai import types as gtypes
 
-        timeout = request.timeout
-        if timeout is not None and (isinstance(timeout, bool)
-                                    or not isinstance(timeout, (int, float)) or timeout <= 0):
-            raise UnsupportedParameterError(
-                f"timeout must be a number of seconds > 0 on {self.key}, got {timeout!r}",
-                parameter="timeout", provider=self.key)
-        update = {"timeout": _ms(timeout)} if timeout is not None else {}
         if isinstance(native, gtypes.HttpOptions):
-            return native.model_copy(update=update)
+            return native
         try:
-            return gtypes.HttpOptions(**{**(native or {}), **update})
+            return gtypes.HttpOptions(**native)
         except Exception as exc:  # pydantic ValidationError: a wrong native http_options key
             raise UnsupportedParameterError(
                 f"google-genai rejected http_options: {exc}", parameter="http_options",
@@ -1053,81 +1196,134 @@ class GoogleProvider(Provider):
             _scrub_exception(exc, (self._api_key,))  # it becomes __cause__: tracebacks print it
         return mapped
 
-    def _prepare(self, request: ChatRequest, stream: bool) -> tuple[Any, Any, str, GeminiCall, Any]:
+    def _prepare(self, request: ChatRequest, stream: bool) -> "_Prepared":
         call = build_request(request, self.key)
         client = self._sdk()
-        return (client, client._api_client, self._path(client, request.model, stream), call,
-                self._http_options(request, call))
+        timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
+        return _Prepared(client, self._path(client, request.model, stream), call,
+                         self._http_options(request, call), request.model, timeout)
+
+    def _build(self, p: "_Prepared", body: dict[str, Any], aiohttp: bool) -> Any:
+        """The SDK's HTTP request for ``body``, bounded by this attempt's timeout."""
+        http_request = p.client._api_client._build_request("post", p.path, body, p.http_options)
+        if http_request.timeout is None:  # no native http_options timeout: ours
+            http_request.timeout = _attempt_timeout(p.timeout, aiohttp)
+            if isinstance(p.timeout, (int, float)):  # what google-genai sends for a timeout
+                http_request.headers["X-Server-Timeout"] = str(math.ceil(p.timeout))
+        return http_request
+
+    @staticmethod
+    def _body(response: Any) -> dict[str, Any]:
+        text = response.response_stream[0] if response.response_stream else ""
+        return json.loads(text) if text else {}
 
     # -- calls --
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        _client, api, path, call, http_options = self._prepare(request, False)
-        with _mapped_errors(self._error):
-            response = api.request("post", path, call.body, http_options)
-            data = json.loads(response.body) if response.body else {}
-        return parse_response(data, self.key, request.model)
+        return _retry.call(self._calls, self._complete_once, self._prepare(request, False))  # type: ignore[no-any-return]
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        _client, api, path, call, http_options = self._prepare(request, False)
+        return await _retry.acall(self._calls, self._acomplete_once,  # type: ignore[no-any-return]
+                                  self._prepare(request, False))
+
+    # A reply that stops with finish reason CONTINUATION and a continuationToken goes on in a
+    # new request carrying the token, as google-genai's generate_content does; the parts are
+    # joined and the usage summed.
+
+    def _complete_once(self, p: "_Prepared") -> ChatCompletionResponse:
+        api = p.client._api_client
         with _mapped_errors(self._error):
-            response = await api.async_request("post", path, call.body, http_options)
-            data = json.loads(response.body) if response.body else {}
-        return parse_response(data, self.key, request.model)
+            body = p.call.body
+            data = self._body(api._request(self._build(p, body, False), p.http_options))
+            while (token := continuation_token(data)) is not None:
+                more = {**body, "continuationToken": token}
+                data = merge_continued(data, self._body(
+                    api._request(self._build(p, more, False), p.http_options)))
+        return parse_response(data, self.key, p.model)
+
+    async def _acomplete_once(self, p: "_Prepared") -> ChatCompletionResponse:
+        api = p.client._api_client
+        with _mapped_errors(self._error):
+            body = p.call.body
+            data = self._body(await api._async_request(
+                self._build(p, body, self._aiohttp), p.http_options))
+            while (token := continuation_token(data)) is not None:
+                more = {**body, "continuationToken": token}
+                data = merge_continued(data, self._body(await api._async_request(
+                    self._build(p, more, self._aiohttp), p.http_options)))
+        return parse_response(data, self.key, p.model)
 
     # Streams use the API client's request/segments layer directly: its public
     # request_streamed() re-serialises every event and never closes the sync response on an
-    # early exit. ``client`` stays referenced by the generator frame: a google-genai Client
+    # early exit. ``p.client`` stays referenced by the generator frame: a google-genai Client
     # closes its HTTP client when garbage-collected.
 
     # stream / astream translate at once, so a bad argument raises at create(stream=True) as
     # it does without stream; the request is sent on the first iteration.
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        return self._stream(request.model, *self._prepare(request, True))
+        return _retry.stream(self._calls, self._stream, self._prepare(request, True))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
-        return self._astream(request.model, *self._prepare(request, True))
+        return _retry.astream(self._calls, self._astream, self._prepare(request, True))
 
-    def _stream(self, model: str, client: Any, api: Any, path: str, call: GeminiCall,
-                http_options: Any) -> Iterator[ChatCompletionChunk]:
-        translator = StreamTranslator(self.key, model, secrets=(self._api_key,))
-        raw = None
-        try:
-            with _mapped_errors(self._error):
-                http_request = api._build_request("post", path, call.body, http_options)
-                response = api._request(http_request, http_options, stream=True)
-                raw = response.response_stream
-                for event in response.segments():
-                    chunk = translator.translate(event)
-                    if chunk is not None:
-                        yield chunk
-                yield translator.finish()
-        finally:
-            if raw is not None:
-                raw.close()  # releases the connection, also on early exit
+    def _stream(self, p: "_Prepared") -> Iterator[ChatCompletionChunk]:
+        translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))
+        api = p.client._api_client
+        body = p.call.body
+        while True:
+            raw = None
+            try:
+                with _mapped_errors(self._error):
+                    response = api._request(self._build(p, body, False), p.http_options,
+                                            stream=True)
+                    raw = response.response_stream
+                    for event in response.segments():
+                        chunk = translator.translate(event)
+                        if chunk is not None:
+                            yield chunk
+            finally:
+                if raw is not None:
+                    raw.close()  # releases the connection, also on early exit
+            token = translator.continuation
+            if token is None:
+                break
+            translator.next_request()
+            body = {**p.call.body, "continuationToken": token}
+        yield translator.finish()
 
-    async def _astream(self, model: str, client: Any, api: Any, path: str, call: GeminiCall,
-                       http_options: Any) -> AsyncIterator[ChatCompletionChunk]:
-        translator = StreamTranslator(self.key, model, secrets=(self._api_key,))
-        raw = segments = None
-        try:
-            with _mapped_errors(self._error):
-                http_request = api._build_request("post", path, call.body, http_options)
-                response = await api._async_request(http_request=http_request,
-                                                    http_options=http_options, stream=True)
-                raw = response.response_stream
-                segments = response.async_segments()
-                async for event in segments:
-                    chunk = translator.translate(event)
-                    if chunk is not None:
-                        yield chunk
-                yield translator.finish()
-        finally:
-            if segments is not None:
-                await segments.aclose()
-            if raw is not None:
-                await raw.aclose()
+    async def _astream(self, p: "_Prepared") -> AsyncIterator[ChatCompletionChunk]:
+        translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))
+        api = p.client._api_client
+        body = p.call.body
+        while True:
+            raw = segments = None
+            try:
+                with _mapped_errors(self._error):
+                    response = await api._async_request(
+                        http_request=self._build(p, body, self._aiohttp),
+                        http_options=p.http_options, stream=True)
+                    raw = response.response_stream
+                    segments = response.async_segments()
+                    async for event in segments:
+                        chunk = translator.translate(event)
+                        if chunk is not None:
+                            yield chunk
+            finally:
+                if segments is not None:
+                    await segments.aclose()
+                if raw is not None:
+                    closing = getattr(raw, "aclose", None)
+                    if closing is not None:
+                        await closing()
+                    else:  # an aiohttp response
+                        raw.close()
+            token = translator.continuation
+            if token is None:
+                break
+            translator.next_request()
+            body = {**p.call.body, "continuationToken": token}
+        yield translator.finish()
 
     def close(self) -> None:
         client, self._client = self._client, None

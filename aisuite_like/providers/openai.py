@@ -16,11 +16,12 @@ max-tokens field and which reasoning field their API accepts). Decisions are doc
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional
+from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from ..errors import (
     APIConnectionError,
@@ -50,7 +51,8 @@ from ..types import (
     ToolCall,
     Usage,
 )
-from ._common import check_n
+from .. import _retry
+from ._common import check_n, host_of
 from .base import ChatRequest, Provider, _mapped_errors
 
 __all__ = [
@@ -124,13 +126,18 @@ SERVICES: dict[str, ServiceSpec] = dict([
          placeholder_key="lm-studio"),
     _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
          placeholder_key="EMPTY", reasoning_field="reasoning"),
+    _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY"),
+    _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY"),
+    _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY"),
+    # Cohere's OpenAI compatibility API (its native SDK reads CO_API_KEY, not used here).
+    _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY"),
 ])
 
 # Config keys every service understands, plus the family-specific ones.
 _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
-})
+}) | _retry.CONFIG_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
     "azure_ad_token_provider",
@@ -140,7 +147,10 @@ _AZURE_CONFIG = frozenset({
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 # Our own extension fields, never sent as such: they are renamed or dropped per service.
-_EXTENSION_FIELDS = ("reasoning_content", "provider_specific_fields", "refusal")
+# ``annotations`` and ``audio`` are reply-only fields of OpenAI's assistant message: the
+# request's assistant message has no ``annotations`` and takes ``audio`` as ``{"id": ...}``.
+_EXTENSION_FIELDS = ("reasoning_content", "provider_specific_fields", "refusal", "annotations",
+                     "audio")
 
 
 def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
@@ -166,6 +176,9 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
                     out[field] = psf[field]
         if m.get("refusal") is not None and spec.openai_native:
             out["refusal"] = m["refusal"]
+        audio = m.get("audio")
+        if isinstance(audio, Mapping) and audio.get("id") and spec.openai_native:
+            out["audio"] = {"id": audio["id"]}
         return out
     if role == "tool":
         # The Chat Completions tool message has no ``name`` (the call id links it); strict
@@ -269,7 +282,8 @@ def _finish(native: Optional[str], has_tool_calls: bool) -> Optional[str]:
 
 
 def _usage(raw: Optional[Mapping[str, Any]]) -> Optional[Usage]:
-    """Usage dict (OpenAI shape, with the compatible services' variants) -> ``Usage``."""
+    """Usage dict (OpenAI shape, with the compatible services' variants) -> ``Usage``. Keys
+    we do not model (``audio_tokens``, a service's own counters) are kept as extra fields."""
     if not raw:
         return None
     prompt = raw.get("prompt_tokens") or 0
@@ -282,15 +296,65 @@ def _usage(raw: Optional[Mapping[str, Any]]) -> Optional[Usage]:
             cached = raw.get(name)
     ctd = raw.get("completion_tokens_details") or {}
     reasoning = ctd.get("reasoning_tokens")
-    return Usage.model_construct(
+    ptd_model = None
+    if cached is not None or ptd:
+        ptd_model = PromptTokensDetails.model_construct(**{**ptd, "cached_tokens": cached})
+        if "cached_tokens" not in ptd:  # found under another name: ours, not the wire's
+            _mark_sent(ptd_model, set(ptd) & _PTD_FIELDS)
+    usage = Usage.model_construct(
         prompt_tokens=prompt,
         completion_tokens=completion,
         total_tokens=total if total is not None else prompt + completion,
-        prompt_tokens_details=(PromptTokensDetails.model_construct(cached_tokens=cached)
-                               if cached is not None else None),
-        completion_tokens_details=(CompletionTokensDetails.model_construct(
-            reasoning_tokens=reasoning) if reasoning is not None else None),
+        prompt_tokens_details=ptd_model,
+        completion_tokens_details=(CompletionTokensDetails.model_construct(**ctd)
+                                   if reasoning is not None or ctd else None),
+        **{k: v for k, v in raw.items() if k not in _USAGE_FIELDS},
     )
+    _mark_sent(usage, (set(raw) & _USAGE_FIELDS) | _USAGE_ALWAYS)
+    return usage
+
+
+# to_dict() (exclude_unset) shows what the provider sent: the fields a translator fills in
+# beyond that (our own ``provider``, defaults) are not marked as set.
+_USAGE_FIELDS = frozenset(Usage.model_fields)
+_USAGE_ALWAYS = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
+_PTD_FIELDS = frozenset(PromptTokensDetails.model_fields)
+_RESPONSE_FIELDS = frozenset(ChatCompletionResponse.model_fields)
+_RESPONSE_WIRE = frozenset({"id", "object", "created", "model", "choices", "usage"})
+_RESPONSE_SENT = _RESPONSE_WIRE | {"system_fingerprint", "service_tier"}
+# Message fields only OpenAI and Azure send (and accept back); other services' are not kept.
+_OPENAI_MESSAGE_ONLY = frozenset({"annotations", "audio"})
+_CHOICE_FIELDS = frozenset(Choice.model_fields)
+_MESSAGE_FIELDS = frozenset(Message.model_fields)
+_MESSAGE_READ = frozenset({"role", "content", "tool_calls", "refusal", "reasoning_content",
+                           "reasoning", "reasoning_details", "provider_specific_fields"})
+_CHUNK_FIELDS = frozenset(ChatCompletionChunk.model_fields)
+_CHUNK_CHOICE_FIELDS = frozenset(ChunkChoice.model_fields)
+_DELTA_FIELDS = frozenset(ChoiceDelta.model_fields)
+
+
+def _mark_sent(model: Any, names: set[str] | frozenset[str]) -> None:
+    object.__setattr__(model, "__pydantic_fields_set__", set(names))
+
+
+_M = TypeVar("_M")
+
+
+def _make(cls: type[_M], values: dict[str, Any], extra: dict[str, Any], sent: set[str]) -> _M:
+    """``cls.model_construct`` for the per-chunk path, where ``values`` holds EVERY field of
+    ``cls`` (our types have no aliases, private attributes or post-init): no per-field loop."""
+    model = cls.__new__(cls)
+    _set = object.__setattr__
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", sent)
+    _set(model, "__pydantic_extra__", extra)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+def _extras(raw: Mapping[str, Any], fields: frozenset[str]) -> dict[str, Any]:
+    """The keys of ``raw`` our type does not model: kept as extra fields (passthrough)."""
+    return {k: v for k, v in raw.items() if k not in fields}
 
 
 def _split_content(content: Any) -> tuple[Optional[str], Optional[str]]:
@@ -354,30 +418,55 @@ def _psf(msg: Mapping[str, Any]) -> Optional[dict[str, Any]]:
 
 def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResponse:
     """A raw ``chat.completion`` JSON object -> ``ChatCompletionResponse`` (built once, no
-    re-validation; ``raw`` keeps the dict)."""
+    re-validation; ``raw`` keeps the dict). Fields the provider sends that our types do not
+    model (``system_fingerprint``, ``service_tier``, ``logprobs``, ...) pass through as extra
+    fields; on OpenAI and Azure the message's own extras (``annotations``, ``audio``) too,
+    since those APIs accept them back. ``to_dict()`` shows exactly what was sent."""
+    spec = SERVICES.get(provider)
+    message_extras = spec is not None and spec.openai_native
     choices = []
     for position, c in enumerate(data.get("choices") or ()):
         index = c.get("index", position)
         msg = c.get("message") or {}
-        text, part_reasoning = _split_content(msg.get("content"))
+        raw_content = msg.get("content")
+        text, part_reasoning = _split_content(raw_content)
+        if raw_content == "" and message_extras:
+            text = ""  # as sent, as the OpenAI SDK keeps it
         tool_calls = _tool_calls(msg.get("tool_calls"), index)
         native = c.get("native_finish_reason") or c.get("finish_reason")
-        message = Message.model_construct(
-            role="assistant",
-            content=text,
-            tool_calls=tool_calls,
-            reasoning_content=_reasoning_of(msg) or part_reasoning,
-            refusal=msg.get("refusal") or None,
-            provider_specific_fields=_psf(msg),
-        )
-        choices.append(Choice.model_construct(
-            index=index, message=message,
-            finish_reason=_finish(c.get("finish_reason"), tool_calls is not None),
-            native_finish_reason=native))
-    return ChatCompletionResponse.model_construct(
-        id=data.get("id") or "", created=data.get("created") or 0,
-        model=data.get("model") or "", provider=provider, choices=choices,
-        usage=_usage(data.get("usage")), raw=data)
+        reasoning = _reasoning_of(msg) or part_reasoning
+        psf = _psf(msg)
+        sent = set(_MESSAGE_FIELDS.intersection(msg))
+        sent.add("role")
+        if reasoning is not None:
+            sent.add("reasoning_content")
+        if psf is not None:
+            sent.add("provider_specific_fields")
+        message = _make(Message, {
+            "role": "assistant", "content": text, "tool_calls": tool_calls,
+            "tool_call_id": None, "name": None, "reasoning_content": reasoning,
+            "refusal": msg.get("refusal") or None, "provider_specific_fields": psf,
+            "annotations": msg.get("annotations") if message_extras else None,
+            "audio": msg.get("audio") if message_extras else None,
+        }, {k: v for k, v in msg.items() if k not in _MESSAGE_FIELDS and k not in _MESSAGE_READ}
+            if message_extras else {}, sent if message_extras else sent - _OPENAI_MESSAGE_ONLY)
+        choice_sent = set(_CHOICE_FIELDS.intersection(c))
+        choice_sent.update(("index", "message"))
+        choices.append(_make(Choice, {
+            "index": index, "message": message,
+            "finish_reason": _finish(c.get("finish_reason"), tool_calls is not None),
+            "native_finish_reason": native, "intermediate_messages": [],
+            "logprobs": c.get("logprobs"),
+        }, _extras(c, _CHOICE_FIELDS), choice_sent))
+    return _make(ChatCompletionResponse, {
+        "id": data.get("id") or "", "object": "chat.completion",
+        "created": data.get("created") or 0, "model": data.get("model") or "",
+        "provider": provider, "choices": choices, "usage": _usage(data.get("usage")),
+        "intermediate_responses": [], "messages": None, "stop_reason": None,
+        "tool_events": [], "fallback_errors": [], "raw": data,
+        "system_fingerprint": data.get("system_fingerprint"),
+        "service_tier": data.get("service_tier"),
+    }, _extras(data, _RESPONSE_FIELDS), set(_RESPONSE_SENT.intersection(data)))
 
 
 # --- stream translation -------------------------------------------------------------------
@@ -435,10 +524,11 @@ class StreamTranslator:
         usage = _usage(event.get("usage"))
         if not out_choices and usage is None:
             return None
-        return ChatCompletionChunk.model_construct(
-            id=event.get("id") or "", created=event.get("created") or 0,
-            model=event.get("model") or "", provider=self.provider, choices=out_choices,
-            usage=usage)
+        return _make(ChatCompletionChunk, {
+            "id": event.get("id") or "", "object": "chat.completion.chunk",
+            "created": event.get("created") or 0, "model": event.get("model") or "",
+            "provider": self.provider, "choices": out_choices, "usage": usage, "turn": None,
+        }, _extras(event, _CHUNK_FIELDS), set(_RESPONSE_WIRE.intersection(event)))
 
     def _choice(self, c: Mapping[str, Any], position: int) -> Optional[ChunkChoice]:
         index = c.get("index", position)
@@ -447,8 +537,12 @@ class StreamTranslator:
             state = self._choices[index] = _ChoiceState()
         delta = c.get("delta") or {}
         content, part_reasoning = _split_content(delta.get("content"))
+        if not state.started and delta.get("content") == "":
+            content = ""  # the first delta as sent (role, content=""), as the OpenAI SDK
         reasoning = _reasoning_of(delta) or part_reasoning
         refusal = delta.get("refusal") or None
+        if not state.started and delta.get("refusal") == "":
+            refusal = ""  # as sent, like content
         tool_calls = None
         raw_calls = delta.get("tool_calls")
         if raw_calls:
@@ -464,11 +558,19 @@ class StreamTranslator:
                     call_id = tc.get("id") or _fallback_call_id(index, call_index)
                     state.call_ids[call_index] = call_id
                 arguments = _arguments(fn.get("arguments")) or None
-                tool_calls.append(ChoiceDeltaToolCall.model_construct(
-                    index=call_index, id=call_id,
-                    type="function" if first else None,
-                    function=ChoiceDeltaFunction.model_construct(
-                        name=fn.get("name") if first else None, arguments=arguments)))
+                out_fn = ChoiceDeltaFunction.model_construct(
+                    name=fn.get("name") if first else None, arguments=arguments)
+                out_call = ChoiceDeltaToolCall.model_construct(
+                    index=call_index, id=call_id, type="function" if first else None,
+                    function=out_fn)
+                if first:  # to_dict(): a later fragment shows only what it carries
+                    _mark_sent(out_call, {"index", "id", "type", "function"})
+                    _mark_sent(out_fn, {"name", "arguments"} if arguments is not None
+                               else {"name"})
+                else:
+                    _mark_sent(out_call, {"index", "function"})
+                    _mark_sent(out_fn, {"arguments"})
+                tool_calls.append(out_call)
         details = delta.get("reasoning_details")
         if details:
             if state.details is None:
@@ -494,13 +596,23 @@ class StreamTranslator:
         elif (content is None and reasoning is None and refusal is None and tool_calls is None
               and native is None):
             return None
-        return ChunkChoice.model_construct(
-            index=index,
-            delta=ChoiceDelta.model_construct(
-                role=role, content=content, tool_calls=tool_calls, reasoning_content=reasoning,
-                refusal=refusal, provider_specific_fields=psf),
-            finish_reason=finish,
-            native_finish_reason=(c.get("native_finish_reason") or native) if native else None)
+        sent = set(_DELTA_FIELDS.intersection(delta))
+        if role is not None:
+            sent.add("role")
+        if reasoning is not None:
+            sent.add("reasoning_content")
+        if psf is not None:
+            sent.add("provider_specific_fields")
+        out_delta = _make(ChoiceDelta, {
+            "role": role, "content": content, "tool_calls": tool_calls,
+            "reasoning_content": reasoning, "refusal": refusal, "provider_specific_fields": psf,
+        }, {}, sent)
+        choice_sent = set(_CHUNK_CHOICE_FIELDS.intersection(c))
+        choice_sent.update(("index", "delta"))
+        return _make(ChunkChoice, {
+            "index": index, "delta": out_delta, "finish_reason": finish,
+            "native_finish_reason": (c.get("native_finish_reason") or native) if native else None,
+        }, _extras(c, _CHUNK_CHOICE_FIELDS), choice_sent)
 
     def finish(self) -> None:
         if not self.saw_finish:
@@ -521,7 +633,7 @@ def _stream_error(error: Any, provider: str, secrets: Iterable[Optional[str]] = 
         status = 400 if body.get("type") == "invalid_request_error" else 500
     detail = f"{message} (code: {code})" if code is not None and not isinstance(code, int) else message
     return _error_for_status(status, f"error event in stream: {detail}", provider=provider,
-                             secrets=secrets)
+                             secrets=secrets, body=dict(body))
 
 
 # --- SDK errors ---------------------------------------------------------------------------
@@ -540,15 +652,20 @@ def map_sdk_error(exc: BaseException, provider: str,
             exc.status_code, str(exc.message), provider=provider,
             request_id=exc.request_id or response.headers.get("x-request-id"),
             retry_after=_parse_retry_after(response.headers), secrets=secrets,
-            code=exc.code if isinstance(exc.code, str) else None)
+            code=exc.code if isinstance(exc.code, str) else None, body=exc.body,
+            response=response)
     if isinstance(exc, openai.APITimeoutError):
-        return APITimeoutError(_redact(f"request to {provider} timed out", secrets),
-                               provider=provider)
+        host = host_of(exc)
+        return APITimeoutError(
+            _redact(f"request to {provider}{f' at {host}' if host else ''} timed out", secrets),
+            provider=provider)
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__
         detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+        host = host_of(exc)
         return APIConnectionError(
-            _redact(f"connection to {provider} failed{detail}", secrets), provider=provider)
+            _redact(f"connection to {provider}{f' at {host}' if host else ''} failed{detail}",
+                    secrets), provider=provider)
     if isinstance(exc, openai.APIError):  # an error event inside a 200 stream
         return _stream_error(exc.body if exc.body is not None else {"message": exc.message},
                              provider, secrets)
@@ -578,8 +695,9 @@ def _sdk_params() -> frozenset[str]:
 class OpenAIProvider(Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
-    Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2, the SDK's own
-    retries), ``default_headers``, ``http_client`` (an ``httpx2.Client`` or
+    Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2), ``max_retry_wait``,
+    ``max_concurrency``, ``retry_clock`` (see ``aisuite_like._retry``; the SDK's own retries
+    are off), ``default_headers``, ``http_client`` (an ``httpx2.Client`` or
     ``httpx2.AsyncClient``; used for the matching client), ``async_http_client``,
     ``async_transport`` (``"httpx"`` default, or ``"aiohttp"``: the SDK's
     ``DefaultAioHttpClient``, needs ``openai[aiohttp]``), ``reasoning_field`` (override the
@@ -614,11 +732,13 @@ class OpenAIProvider(Provider):
         self.spec = spec
         self._transport = transport
         self._reasoning_field = config.pop("reasoning_field", None)
+        self._calls = _retry.CallPolicy.from_config(config, service)
         self._api_key = self._resolve_key(spec, config)
         self._azure = self._resolve_azure(config) if service == "azure" else None
         self._config = config
         self._client: Any = None
         self._async_client: Any = None
+        self._async_loop: Any = None  # the event loop _async_client was made on
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:  # never shows the key
@@ -677,7 +797,8 @@ class OpenAIProvider(Provider):
         import openai
 
         config = self._config
-        kwargs: dict[str, Any] = {"max_retries": config.get("max_retries", 2)}
+        # Retries are ours (aisuite_like._retry), the same on every family: the SDK's are off.
+        kwargs: dict[str, Any] = {"max_retries": 0}
         if self._api_key is not None:
             kwargs["api_key"] = self._api_key
         if config.get("timeout") is not None:
@@ -693,7 +814,9 @@ class OpenAIProvider(Provider):
             kwargs["base_url"] = config.get("base_url") or self.spec.base_url
             headers.setdefault("OpenAI-Organization", openai.Omit())
             headers.setdefault("OpenAI-Project", openai.Omit())
-        if self.key == "openai" and config.get("base_url") is not None:
+        if config.get("base_url") is not None:
+            # The configured endpoint, whatever key the provider was registered under: a key
+            # configured for one host is never sent to another.
             kwargs["base_url"] = config["base_url"]
         if headers:
             kwargs["default_headers"] = headers
@@ -727,6 +850,11 @@ class OpenAIProvider(Provider):
 
     def _async(self) -> Any:
         client = self._async_client
+        if client is not None and self._async_loop is not None \
+                and self._async_loop.is_closed() and self._user_http_client(True) is None:
+            # A sync client's acreate called from a new event loop (asyncio.run again): the
+            # old client's connections died with their loop; start a new one.
+            client = self._async_client = None
         if client is None:
             with self._lock:
                 if self._async_client is None:
@@ -745,6 +873,7 @@ class OpenAIProvider(Provider):
                     cls = (openai.AsyncAzureOpenAI if self._azure is not None
                            else openai.AsyncOpenAI)
                     self._async_client = cls(**self._client_kwargs(http_client))
+                    self._async_loop = asyncio._get_running_loop()  # None outside a loop
                 client = self._async_client
         return client
 
@@ -754,7 +883,10 @@ class OpenAIProvider(Provider):
         return build_create_kwargs(request, self.spec, _sdk_params(), self._reasoning_field)
 
     def _secrets(self) -> tuple[Optional[str]]:
-        return (self._api_key if isinstance(self._api_key, str) else None,)
+        key = self._api_key
+        if not isinstance(key, str) or key == self.spec.placeholder_key:
+            return (None,)  # a local server's placeholder ("ollama") is no secret
+        return (key,)
 
     def _error(self, exc: BaseException) -> BaseException:
         if isinstance(exc, TypeError):
@@ -770,14 +902,20 @@ class OpenAIProvider(Provider):
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
+        return _retry.call(self._calls, self._complete_once, kwargs)  # type: ignore[no-any-return]
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        kwargs = self._kwargs(request)
+        kwargs.pop("stream", None)
+        return await _retry.acall(self._calls, self._acomplete_once, kwargs)  # type: ignore[no-any-return]
+
+    def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
             data = raw.http_response.json()
         return parse_response(data, self.key)
 
-    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        kwargs = self._kwargs(request)
-        kwargs.pop("stream", None)
+    async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
             data = raw.http_response.json()
@@ -789,12 +927,12 @@ class OpenAIProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        return self._stream(kwargs)
+        return _retry.stream(self._calls, self._stream, kwargs)
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        return self._astream(kwargs)
+        return _retry.astream(self._calls, self._astream, kwargs)
 
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
         import openai

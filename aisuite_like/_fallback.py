@@ -1,0 +1,135 @@
+"""``fallbacks=[...]``: a provider-like chain that tries the next model with the same request
+when one fails with a transient error after its own retries.
+
+``FallbackProvider`` has the ``Provider`` interface, so manual calls, streams, the tool runner
+and agents use it unchanged; in the runner each model call falls back on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Iterator, Sequence
+
+from .errors import APIConnectionError, APITimeoutError, InternalServerError, RateLimitError
+from .providers.base import ChatRequest, Provider
+
+__all__ = ["FallbackProvider", "FALLBACK_ERRORS"]
+
+#: Errors that move on to the next model (after the failing model's own retries). Anything
+#: else (a bad request, a wrong key) is the caller's to fix and is raised at once.
+FALLBACK_ERRORS = (RateLimitError, InternalServerError, APIConnectionError, APITimeoutError)
+
+
+def _skipped(label: str, error: BaseException) -> Any:
+    from .types import SkippedModel
+
+    return SkippedModel(model=label, error_type=type(error).__name__, message=str(error),
+                        status_code=getattr(error, "status_code", None))
+
+
+class FallbackProvider(Provider):
+    """``chain`` is ``[(provider, model name, "key:model"), ...]``, the requested model first.
+    A stream falls back only before its first chunk reached the caller."""
+
+    def __init__(self, chain: Sequence[tuple[Provider, str, str]]) -> None:
+        self._chain = list(chain)
+        self.key = self._chain[0][0].key
+
+    def __repr__(self) -> str:
+        return f"FallbackProvider({[label for _, _, label in self._chain]})"
+
+    def _requests(self, request: ChatRequest) -> Iterator[tuple[Provider, ChatRequest, str, bool]]:
+        last = len(self._chain) - 1
+        for i, (provider, name, label) in enumerate(self._chain):
+            yield provider, request if i == 0 else request.replace(model=name), label, i == last
+
+    @staticmethod
+    def _served(response: Any, skipped: list[Any]) -> Any:
+        if skipped:
+            response.fallback_errors = skipped
+        return response
+
+    @staticmethod
+    def _give_up(error: BaseException, skipped: list[Any]) -> None:
+        if skipped:  # the last model's error, telling what was tried before it
+            setattr(error, "fallback_errors", skipped)
+
+    def complete(self, request: ChatRequest) -> Any:
+        skipped: list[Any] = []
+        for provider, req, label, last in self._requests(request):
+            try:
+                response = provider.complete(req)
+            except FALLBACK_ERRORS as error:
+                if last:
+                    self._give_up(error, skipped)
+                    raise
+                skipped.append(_skipped(label, error))
+                continue
+            return self._served(response, skipped)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def acomplete(self, request: ChatRequest) -> Any:
+        skipped: list[Any] = []
+        for provider, req, label, last in self._requests(request):
+            try:
+                response = await provider.acomplete(req)
+            except FALLBACK_ERRORS as error:
+                if last:
+                    self._give_up(error, skipped)
+                    raise
+                skipped.append(_skipped(label, error))
+                continue
+            return self._served(response, skipped)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        # The first model translates now, so a bad argument raises at create(stream=True).
+        return self._stream(request, self._chain[0][0].stream(request))
+
+    def _stream(self, request: ChatRequest, first: Iterator[Any]) -> Iterator[Any]:
+        skipped: list[Any] = []
+        for provider, req, label, last in self._requests(request):
+            chunks = first if req is request else provider.stream(req)
+            try:
+                head = next(chunks)
+            except StopIteration:
+                return
+            except FALLBACK_ERRORS as error:
+                if last:
+                    self._give_up(error, skipped)
+                    raise
+                skipped.append(_skipped(label, error))
+                continue
+            yield head
+            yield from chunks
+            return
+
+    def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
+        return self._astream(request, self._chain[0][0].astream(request))
+
+    async def _astream(self, request: ChatRequest, first: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        skipped: list[Any] = []
+        for provider, req, label, last in self._requests(request):
+            chunks: Any = first if req is request else provider.astream(req)
+            try:
+                head = await chunks.__anext__()
+            except StopAsyncIteration:
+                return
+            except FALLBACK_ERRORS as error:
+                if last:
+                    self._give_up(error, skipped)
+                    raise
+                skipped.append(_skipped(label, error))
+                continue
+            try:
+                yield head
+                async for chunk in chunks:
+                    yield chunk
+            finally:
+                await chunks.aclose()
+            return
+
+    def close(self) -> None:
+        """The chain's providers belong to the client, which closes them."""
+
+    async def aclose(self) -> None:
+        """The chain's providers belong to the client, which closes them."""

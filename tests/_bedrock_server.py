@@ -1,0 +1,281 @@
+"""A loopback Amazon Bedrock Runtime of our own, for tests that go through real botocore.
+
+It answers ``POST /model/{modelId}/converse`` with Converse JSON and
+``POST /model/{modelId}/converse-stream`` with ConverseStream's binary
+``application/vnd.amazon.eventstream`` body, encoded here (prelude, headers, CRC32s: the
+format botocore/eventstream.py parses). Replies are scripted in order; every request is
+recorded (method, path, headers, raw body, JSON) so tests assert on the wire.
+
+    with BedrockServer() as server:
+        server.reply(converse_text("Hello"))
+        client = ai.Client({"bedrock": server.config()})
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+import time
+import zlib
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Optional, Union
+from urllib.parse import unquote
+
+ACCESS_KEY = "AKIDLOOPBACKEXAMPLE"
+SECRET_KEY = "loopback-secret-key-0123456789abcdefXYZ"
+SESSION_TOKEN = "loopback-session-token-abcdefghijklmnop0123"
+REGION = "us-east-1"
+
+
+# --------------------------------------------------------------------- event stream encoding ---
+
+def _header(name: str, value: str) -> bytes:
+    raw_name, raw_value = name.encode(), value.encode()
+    # name length (1 byte), name, value type 7 (string), value length (2 bytes), value
+    return bytes([len(raw_name)]) + raw_name + b"\x07" + struct.pack(">H", len(raw_value)) \
+        + raw_value
+
+
+def encode_message(headers: dict[str, str], payload: bytes) -> bytes:
+    """One event-stream message: prelude (total length, headers length, prelude CRC32),
+    headers, payload, message CRC32."""
+    header_bytes = b"".join(_header(k, v) for k, v in headers.items())
+    total = 12 + len(header_bytes) + len(payload) + 4
+    prelude = struct.pack(">II", total, len(header_bytes))
+    prelude += struct.pack(">I", zlib.crc32(prelude))
+    message = prelude + header_bytes + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def event(event_type: str, body: dict[str, Any]) -> bytes:
+    """An ``event`` message (``messageStart``, ``contentBlockDelta``, ...)."""
+    return encode_message({":event-type": event_type, ":content-type": "application/json",
+                           ":message-type": "event"}, json.dumps(body).encode())
+
+
+def exception_event(exception_type: str, message: str) -> bytes:
+    """An ``exception`` message inside the stream (e.g. ``throttlingException``)."""
+    return encode_message({":exception-type": exception_type,
+                           ":content-type": "application/json",
+                           ":message-type": "exception"},
+                          json.dumps({"message": message}).encode())
+
+
+# ------------------------------------------------------------------------------- replies ---
+
+@dataclass
+class Json:
+    """A JSON reply (a Converse response, or an error body)."""
+
+    body: Any
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Stream:
+    """An event-stream reply, chunked. ``cut`` closes the connection after the frames,
+    without the terminating chunk (a stream dropped mid-way)."""
+
+    frames: list[bytes]
+    cut: bool = False
+    delay_s: float = 0.0  # between frames
+
+
+@dataclass
+class Hang:
+    """Send nothing for ``seconds`` (read timeouts)."""
+
+    seconds: float
+
+
+def error(status: int, code: str, message: str, *, via: str = "header",
+          headers: Optional[dict[str, str]] = None) -> Json:
+    """An AWS JSON error reply: the code in ``x-amzn-ErrorType`` (``via="header"``, as Bedrock
+    sends it) or in the body's ``__type``."""
+    extra = dict(headers or {})
+    body: dict[str, Any] = {"message": message}
+    if via == "header":
+        extra["x-amzn-ErrorType"] = f"{code}:http://internal.amazon.com/coral/com.amazon.bedrock/"
+    else:
+        body["__type"] = f"com.amazon.bedrock#{code}"
+    return Json(body, status=status, headers=extra)
+
+
+Reply = Union[Json, Stream, Hang, Callable[["Recorded"], Any]]
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    model_id: str
+    operation: str  # "converse" | "converse-stream"
+    headers: dict[str, str]
+    raw: bytes
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.raw) if self.raw else None
+
+
+# -------------------------------------------------------------------------------- server ---
+
+class BedrockServer:
+    """The loopback server; a context manager. ``reply()`` queues replies, ``requests`` holds
+    what was received. With ``default`` set, it answers when the queue is empty."""
+
+    def __init__(self, default: Optional[Reply] = None) -> None:
+        self.requests: list[Recorded] = []
+        self._replies: deque[Reply] = deque()
+        self.default = default
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                parts = self.path.split("?", 1)[0].split("/")
+                model_id = unquote(parts[2]) if len(parts) > 3 else ""
+                recorded = Recorded("POST", self.path, model_id, parts[-1],
+                                    {k.lower(): v for k, v in self.headers.items()}, raw)
+                with server._lock:
+                    server.requests.append(recorded)
+                    reply = server._replies.popleft() if server._replies else server.default
+                if callable(reply) and not isinstance(reply, (Json, Stream, Hang)):
+                    reply = reply(recorded)
+                if reply is None:
+                    reply = error(500, "InternalServerException", "no scripted reply left")
+                server._send(self, reply)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def config(self, **overrides: Any) -> dict[str, Any]:
+        """A provider config pointing at this server with dummy credentials."""
+        return {"endpoint_url": self.url, "region_name": REGION,
+                "aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY,
+                **overrides}
+
+    def reply(self, *replies: Reply) -> None:
+        with self._lock:
+            self._replies.extend(replies)
+
+    @property
+    def unused(self) -> int:
+        return len(self._replies)
+
+    def __enter__(self) -> "BedrockServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, reply: Any) -> None:
+        request_id = "req-" + format(abs(hash((time.time(), id(reply)))) % 16**12, "012x")
+        if isinstance(reply, Hang):
+            time.sleep(reply.seconds)
+            handler.close_connection = True
+            return
+        if isinstance(reply, Json):
+            body = json.dumps(reply.body).encode()
+            handler.send_response(reply.status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("x-amzn-RequestId", request_id)
+            for k, v in reply.headers.items():
+                handler.send_header(k, v)
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+            return
+        assert isinstance(reply, Stream), reply
+        # Chunked, one event-stream message per HTTP chunk, as Bedrock sends it.
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/vnd.amazon.eventstream")
+        handler.send_header("x-amzn-RequestId", request_id)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        for frame in reply.frames:
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+            handler.wfile.flush()
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+        if reply.cut:  # no terminating chunk: the connection drops mid-body
+            handler.close_connection = True
+        else:
+            handler.wfile.write(b"0\r\n\r\n")
+
+
+# ------------------------------------------------------------ Converse reply builders ---
+
+def usage(input_tokens: int = 10, output_tokens: int = 5, **cache: int) -> dict[str, int]:
+    total = input_tokens + output_tokens + sum(cache.values())
+    return {"inputTokens": input_tokens, "outputTokens": output_tokens, "totalTokens": total,
+            **cache}
+
+
+def converse(content: list[dict[str, Any]], stop_reason: str = "end_turn",
+             **usage_kw: int) -> Json:
+    return Json({"output": {"message": {"role": "assistant", "content": content}},
+                 "stopReason": stop_reason, "usage": usage(**usage_kw),
+                 "metrics": {"latencyMs": 12}})
+
+
+def converse_text(text: str, stop_reason: str = "end_turn", **usage_kw: int) -> Json:
+    return converse([{"text": text}], stop_reason, **usage_kw)
+
+
+def converse_tools(*calls: tuple[str, str, dict[str, Any]], text: Optional[str] = None) -> Json:
+    content: list[dict[str, Any]] = [{"text": text}] if text else []
+    content += [{"toolUse": {"toolUseId": i, "name": n, "input": a}} for i, n, a in calls]
+    return converse(content, "tool_use")
+
+
+def stream_text(*pieces: str, stop_reason: str = "end_turn", **usage_kw: int) -> Stream:
+    frames = [event("messageStart", {"role": "assistant"})]
+    frames += [event("contentBlockDelta", {"delta": {"text": p}, "contentBlockIndex": 0})
+               for p in pieces]
+    frames += [event("contentBlockStop", {"contentBlockIndex": 0}),
+               event("messageStop", {"stopReason": stop_reason}),
+               event("metadata", {"usage": usage(**usage_kw), "metrics": {"latencyMs": 9}})]
+    return Stream(frames)
+
+
+def stream_tools(*calls: tuple[str, str, list[str]], text: Optional[str] = None) -> Stream:
+    """Tool calls streamed as contentBlockStart (id, name) + toolUse input fragments."""
+    frames = [event("messageStart", {"role": "assistant"})]
+    index = 0
+    if text:
+        frames += [event("contentBlockDelta", {"delta": {"text": text}, "contentBlockIndex": 0}),
+                   event("contentBlockStop", {"contentBlockIndex": 0})]
+        index = 1
+    for call_id, name, fragments in calls:
+        frames.append(event("contentBlockStart", {
+            "start": {"toolUse": {"toolUseId": call_id, "name": name}},
+            "contentBlockIndex": index}))
+        frames += [event("contentBlockDelta", {"delta": {"toolUse": {"input": f}},
+                                               "contentBlockIndex": index})
+                   for f in fragments]
+        frames.append(event("contentBlockStop", {"contentBlockIndex": index}))
+        index += 1
+    frames += [event("messageStop", {"stopReason": "tool_use"}),
+               event("metadata", {"usage": usage(), "metrics": {"latencyMs": 9}})]
+    return Stream(frames)
