@@ -637,18 +637,19 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
         "tool_calls": tool_calls or None, "tool_call_id": None, "name": None,
         "reasoning_content": "".join(reasoning) or None, "refusal": None,
         "provider_specific_fields": {REASONING_BLOCKS_KEY: reasoning_blocks}
-        if reasoning_blocks else None})
+        if reasoning_blocks else None, "annotations": None, "audio": None})
     stop_reason = data.get("stopReason")
     choice = _built(Choice, {
         "index": 0, "message": message,
         "finish_reason": finish_reason_for(stop_reason, bool(tool_calls)),
-        "native_finish_reason": stop_reason, "intermediate_messages": []})
+        "native_finish_reason": stop_reason, "intermediate_messages": [], "logprobs": None})
     response: ChatCompletionResponse = _built(ChatCompletionResponse, {
         "id": request_id or "", "object": "chat.completion",
         "created": int(time.time()) if created is None else created, "model": model,
         "provider": provider, "choices": [choice], "usage": usage_from(data.get("usage")),
         "intermediate_responses": [], "messages": None, "stop_reason": None,
-        "tool_events": [], "fallback_errors": [], "raw": data})
+        "tool_events": [], "fallback_errors": [], "raw": data, "system_fingerprint": None,
+        "service_tier": None})
     return response
 
 
