@@ -8,6 +8,7 @@ import threading
 from typing import Any, Iterable, Mapping, Optional
 
 from . import _observe
+from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
 from .errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from .providers import ChatRequest, Provider, _is_offline_key, canonical_key, create_provider
@@ -251,8 +252,8 @@ class _Completions:
         if request.stream:
             from .streaming import Stream, _started
 
-            return Stream(_started(provider.stream(request)))
-        response = provider.complete(request)
+            return Stream(_started(provider.stream(request)), prior_messages=request.messages)
+        response = unique_tool_call_ids(provider.complete(request), request.messages)
         attach_price_ref(response, request.model)
         return response
 
@@ -350,8 +351,9 @@ async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, A
     if request.stream:
         from .streaming import AsyncStream, _astarted
 
-        return AsyncStream(await _astarted(provider.astream(request)))
-    response = await provider.acomplete(request)
+        return AsyncStream(await _astarted(provider.astream(request)),
+                           prior_messages=request.messages)
+    response = unique_tool_call_ids(await provider.acomplete(request), request.messages)
     attach_price_ref(response, request.model)
     return response
 

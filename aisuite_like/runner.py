@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _observe
+from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
 from .errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
 from .policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
@@ -367,6 +368,8 @@ class ToolLoop:
         return self._call_model(1)
 
     def model_responded(self, response: ChatCompletionResponse) -> Action:
+        # Unique tool-call ids (in the reply and the run) before anything runs: results pair.
+        response = unique_tool_call_ids(response, self.history)
         attach_price_ref(response, self.request.model)  # usage.cost, priced on first read
         self.responses.append(response)
         message = response.choices[0].message if response.choices else None
@@ -693,7 +696,7 @@ def _stream_turn_sync(provider: Provider, action: CallModel, acc: _ChunkAccumula
     try:
         for chunk in chunks:
             chunk.turn = turn
-            acc.add(chunk)
+            chunk = acc.add(chunk)
             if hooks is not None:
                 _call_hook_sync(hooks.on_chunk, engine, chunk)
             yield chunk
@@ -716,7 +719,7 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
                     _call_hook_sync(hooks.on_model_request, engine, action)
                 target = action.provider or provider
                 if action.request.stream:
-                    acc = _ChunkAccumulator()
+                    acc = _ChunkAccumulator(engine.history)
                     yield from _stream_turn_sync(target, action, acc, engine, hooks)
                     response = acc.build()
                 else:
@@ -855,7 +858,7 @@ async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkA
     try:
         async for chunk in chunks:
             chunk.turn = turn
-            acc.add(chunk)
+            chunk = acc.add(chunk)
             if hooks is not None:
                 await _call_hook_async(hooks.on_chunk, engine, chunk)
             yield chunk
@@ -875,7 +878,7 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
                 await _call_hook_async(hooks.on_model_request, engine, action)
             target = action.provider or provider
             if action.request.stream:
-                acc = _ChunkAccumulator()
+                acc = _ChunkAccumulator(engine.history)
                 turn_chunks = _stream_turn_async(target, action, acc, engine, hooks)
                 try:
                     async for chunk in turn_chunks:
