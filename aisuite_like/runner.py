@@ -282,6 +282,7 @@ class ToolBatch:
                  policy_context: Optional[Mapping[str, Any]] = None) -> None:
         self.turn = turn
         self.calls = calls
+        self.recorded = False  # its results are in the trace (recorded once, never twice)
         self._policy = policy
         self._messages = messages
         self._policy_context = policy_context if policy_context is not None else {}
@@ -401,6 +402,8 @@ class ToolLoop:
         self.tool_events: list[ToolEvent] = []
         self.stop_reason: Optional[str] = None
         self.result: Optional[ChatCompletionResponse] = None
+        #: the batch handed to the driver and not yet reported back (``tools_done``)
+        self.pending_batch: Optional[ToolBatch] = None
         self._final_answer = False
         self._inputs: Optional[list[Message]] = None
 
@@ -438,10 +441,12 @@ class ToolLoop:
         if self.policy is None:
             for run in runs:
                 run.allow()
-        return RunTools(ToolBatch(self.turn, runs, self.policy, self._conversation,
-                                  self.policy_context))
+        self.pending_batch = ToolBatch(self.turn, runs, self.policy, self._conversation,
+                                       self.policy_context)
+        return RunTools(self.pending_batch)
 
     def tools_done(self, batch: ToolBatch) -> Action:
+        self.pending_batch = None
         self._record(batch)
         override = self.after_tools(batch)
         if override is not None:
@@ -479,6 +484,17 @@ class ToolLoop:
             call.cancel(reason)
         self._record(batch)
 
+    def cancelled(self, reason: str = "tool call not finished: the run was cancelled") -> None:
+        """The driver's task was cancelled: answer the calls of the pending batch (those
+        that finished keep their results), and keep the partial run as ``result`` with
+        ``stop_reason="cancelled"``, so the trace is a valid history to continue from."""
+        if self.pending_batch is not None:
+            self.abandon(self.pending_batch, reason)
+            self.pending_batch = None
+        self.stop_reason = "cancelled"
+        if self.responses and self.result is None:
+            self.result = self.finalize()
+
     def finish(self, stop_reason: Optional[str]) -> Finish:
         self.stop_reason = stop_reason
         self.result = self.finalize()
@@ -490,7 +506,8 @@ class ToolLoop:
             tool_events=self.tool_events, stop_reason=self.stop_reason)
 
     def final_response(self) -> ChatCompletionResponse:
-        """The finalized response of a finished run (``Stream(final=...)``)."""
+        """The finalized response of a finished run (``Stream(final=...)``), or the partial
+        run of a cancelled one (``stop_reason="cancelled"``)."""
         if self.result is None:
             raise RuntimeError("the tool run did not finish (the stream was closed or failed "
                                "before the end), so there is no final response")
@@ -519,6 +536,9 @@ class ToolLoop:
                          self._final_answer)
 
     def _record(self, batch: ToolBatch) -> None:
+        if batch.recorded:
+            return
+        batch.recorded = True
         for call in batch.calls:
             message = call.tool_message()
             self.history.append(message)
@@ -992,13 +1012,30 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
 async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools], *,
                         max_turns: int, **options: Any
                         ) -> Union[ChatCompletionResponse, AsyncStream]:
-    """The async tool runner: same engine, same options, same results as ``_tool_runner``."""
+    """The async tool runner: same engine, same options, same results as ``_tool_runner``.
+    Cancelling the task stops the run (``asyncio.CancelledError`` propagates); the engine
+    keeps the partial run (``ToolLoop.cancelled``), which a stream's ``get_final_response()``
+    returns."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
     instrumentation = _observe.ACTIVE
     if instrumentation is not None:  # instrument(): the run is a span around its calls
         return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]
     if request.stream:
-        return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
-    async for _ in _drive_async(engine, provider):
+        return AsyncStream(_cancellable_run(engine, provider), final=engine.final_response)
+    async for _ in _cancellable_run(engine, provider):
         pass
     return engine.final_response()
+
+
+async def _cancellable_run(engine: ToolLoop, provider: Provider
+                           ) -> AsyncIterator[ChatCompletionChunk]:
+    """``_drive_async``, with the trace made consistent when the task is cancelled."""
+    chunks = _drive_async(engine, provider)
+    try:
+        async for chunk in chunks:
+            yield chunk
+    except asyncio.CancelledError:
+        engine.cancelled()
+        raise
+    finally:
+        await chunks.aclose()
