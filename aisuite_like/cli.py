@@ -6,7 +6,8 @@
 
 Exit codes: 0 ok; 2 usage (bad arguments, bad model string, unknown provider, bad ``--tool``,
 unsupported parameter); 1 a provider or run failure, printed with its error type, or a tool
-run that reached ``--max-turns`` with no final answer; 130 when interrupted. The answer goes to stdout; the tool trace of a run goes to stderr.
+run that reached ``--max-turns`` with no final answer; 130 when interrupted. The answer goes
+to stdout; the tool trace of a run goes to stderr.
 """
 
 from __future__ import annotations

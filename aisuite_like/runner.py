@@ -1038,4 +1038,6 @@ async def _cancellable_run(engine: ToolLoop, provider: Provider
         engine.cancelled()
         raise
     finally:
-        await chunks.aclose()
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
