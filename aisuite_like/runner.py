@@ -414,6 +414,7 @@ class ToolLoop:
 
     def model_responded(self, response: ChatCompletionResponse) -> Action:
         # Unique tool-call ids (in the reply and the run) before anything runs: results pair.
+        # The drivers did it already (hooks see it); a no-op then, a guarantee for any driver.
         response = unique_tool_call_ids(response, self.history)
         attach_price_ref(response, self.request.model)  # usage.cost, priced on first read
         self.responses.append(response)
@@ -791,7 +792,9 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
                     yield from _stream_turn_sync(target, action, acc, engine, hooks)
                     response = acc.build()
                 else:
-                    response = target.complete(action.request)
+                    # unique ids already here, so the hooks see what the trace will hold
+                    response = unique_tool_call_ids(target.complete(action.request),
+                                                    engine.history)
                 if hooks is not None:
                     _call_hook_sync(hooks.on_model_response, engine, response)
                 action = engine.model_responded(response)
@@ -988,7 +991,8 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
                         await turn_chunks.aclose()
                     response = acc.build()
                 else:
-                    response = await target.acomplete(action.request)
+                    response = unique_tool_call_ids(await target.acomplete(action.request),
+                                                    engine.history)
                 if hooks is not None:
                     await _call_hook_async(hooks.on_model_response, engine, response)
                 action = engine.model_responded(response)

@@ -6,6 +6,7 @@ streamed and not."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Optional
 
 import pytest
@@ -161,3 +162,38 @@ def test_scripted_stream_chunks_are_not_modified() -> None:
     assert passed[1].choices[0].delta.tool_calls[0].id == "x_2"
     assert originals[1].choices[0].delta.tool_calls[0].id == "x"
     assert [tc.id for tc in acc.build().choices[0].message.tool_calls] == ["x", "x_2"]
+
+
+# --- agents: what the hooks see is what the trace holds ---------------------------------------
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
+def test_agent_hooks_and_trace_see_the_same_unique_ids(family: str, streamed: bool,
+                                                       httpx2_mock: respx.Router) -> None:
+    route = mock(httpx2_mock, family, streamed, [_calls(["dup", "dup"]), ANSWER])
+    seen: list[list[str]] = []
+
+    class Hooks(ai.RunHooks):  # type: ignore[misc]
+        async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+            seen.append([tc.id for tc in response.choices[0].message.tool_calls or ()])
+
+    agent = ai.Agent("w", FAMILIES[family]["model"], tools=[get_weather])
+    RAN.clear()
+
+    async def main() -> Any:
+        async with ai.AsyncClient(FAMILIES[family]["config"]) as client:
+            if not streamed:
+                return await ai.Runner.run(agent, "go", client=client, hooks=Hooks())
+            final = None
+            async for event in ai.Runner.run_streamed(agent, "go", client=client,
+                                                      hooks=Hooks()):
+                if event.type == "RunCompleted":
+                    final = event.result
+            return final
+
+    result = asyncio.run(main())
+    ids = [e.call_id for e in result.tool_events]
+    assert len(set(ids)) == 2 and len(RAN) == 2
+    assert seen[0] == ids  # the hook saw the ids the trace holds
+    assert assert_unique_and_paired(FAMILIES[family]["sent"](bodies(route)[1])) == ids
