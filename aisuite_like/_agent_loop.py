@@ -337,6 +337,10 @@ class AgentLoop(ToolLoop):
             self._screen(action.batch)
         return self._gate(action)
 
+    def cancelled(self, reason: str = "") -> None:
+        """Nothing here: the run itself answers the open calls once its task has stopped,
+        saying why (cancelled, or its timeout_s limit); see ``_AgentRun``."""
+
     def tools_done(self, batch: ToolBatch) -> Action:
         self.open_batch = None
         if any(call.deferred for call in batch.calls):

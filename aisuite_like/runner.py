@@ -1009,6 +1009,9 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
                 return
             else:
                 raise action.error
+    except asyncio.CancelledError:
+        engine.cancelled()  # answer the pending calls: the trace stays a valid history
+        raise
     finally:
         threads.close()
 
@@ -1025,23 +1028,7 @@ async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optiona
     if instrumentation is not None:  # instrument(): the run is a span around its calls
         return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]
     if request.stream:
-        return AsyncStream(_cancellable_run(engine, provider), final=engine.final_response)
-    async for _ in _cancellable_run(engine, provider):
+        return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
+    async for _ in _drive_async(engine, provider):
         pass
     return engine.final_response()
-
-
-async def _cancellable_run(engine: ToolLoop, provider: Provider
-                           ) -> AsyncIterator[ChatCompletionChunk]:
-    """``_drive_async``, with the trace made consistent when the task is cancelled."""
-    chunks = _drive_async(engine, provider)
-    try:
-        async for chunk in chunks:
-            yield chunk
-    except asyncio.CancelledError:
-        engine.cancelled()
-        raise
-    finally:
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()

@@ -79,8 +79,24 @@ def test_cancelling_the_runner_task_mid_tool_stops_the_run(family: str,
     assert tools.cancelled == ["B"] and tools.finished == []
 
 
+@pytest.fixture(params=[False, True], ids=["plain", "instrumented"])
+def instrumented(request: pytest.FixtureRequest) -> Any:
+    """The run as is, and under ``ai.instrument()`` (OpenTelemetry drives the same engine)."""
+    if not request.param:
+        yield False
+        return
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.trace import TracerProvider
+
+    ai.instrument(tracer_provider=TracerProvider(), meter_provider=MeterProvider())
+    try:
+        yield True
+    finally:
+        ai.uninstrument()
+
+
 @pytest.mark.parametrize("family", list(FAMILIES))
-def test_a_cancelled_streamed_run_keeps_a_consistent_trace(family: str,
+def test_a_cancelled_streamed_run_keeps_a_consistent_trace(family: str, instrumented: bool,
                                                            httpx2_mock: respx.Router) -> None:
     route = mock(httpx2_mock, family, True, [CALLS, ANSWER])
     tools = Tools()
