@@ -4,8 +4,8 @@ service really received in the recording.
 
 - Hugging Face (``test_max_completion_tokens``): the service got the limit as
   ``max_tokens``; whichever way the caller names the limit and whichever way the router is
-  reached (the ``huggingface`` key, or the ``openai`` key pointed at the router), it goes out
-  as ``max_tokens``.
+  reached (the ``huggingface`` key, the ``openai`` key or a key registered with
+  ``OpenAIProvider``, all pointed at the router), it goes out as ``max_tokens``.
 - Gemini (structured output with a function tool; a streamed tool call): the thought
   signature of each reply comes back on the next turn exactly as the service received it
   (base64url, as google-genai encodes it), on the part it came with.
@@ -24,6 +24,7 @@ import respx
 from conftest import load_recorded
 
 import aisuite_like as ai
+from aisuite_like import providers
 
 HF = load_recorded("huggingface/test_huggingface__test_max_completion_tokens.json")
 HF_BODY = HF["interactions"][0]["request"]["body"]
@@ -54,11 +55,21 @@ def create(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
 # --- Hugging Face: the limit as the service got it ---------------------------------------------
 
 
+@pytest.fixture()
+def registered_router(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(providers, "_USER", dict(providers._USER))  # restored after the test
+    ai.register_provider("hfrouter", "aisuite_like.providers.openai:OpenAIProvider")
+    return "hfrouter"
+
+
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("limit", ["max_tokens", "max_completion_tokens"])
-@pytest.mark.parametrize("key", ["huggingface", "openai"])
+@pytest.mark.parametrize("key", ["huggingface", "openai", "registered"])
 def test_huggingface_limit_goes_out_as_recorded(mode: str, limit: str, key: str,
+                                                registered_router: str,
                                                 httpx2_mock: respx.Router) -> None:
+    if key == "registered":
+        key = registered_router
     route = httpx2_mock.post(HF_URL).respond(200, json=HF_REPLY)
     config = {key: {"api_key": "hf_test_0123456789", "base_url": HF["base_url"],
                     "max_retries": 0}}
