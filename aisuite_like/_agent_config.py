@@ -23,6 +23,7 @@ from ._agent_sdk import (
 )
 from ._run_context import RunContextWrapper, TContext
 from .policy import ToolPolicy, _check_policy
+from .runner import DEFAULT_MAX_TOOL_RESULT_CHARS, _check_tool_bounds
 from .tools import Tools
 
 __all__ = ["Agent", "RunLimits", "handoff"]
@@ -57,7 +58,9 @@ class Agent(Generic[TContext]):
     ``reflect_on_tool_use``, ``tool_call_summary_format``: how a run that ends after tools
     ends; ``output_type``: any type pydantic validates, for structured output; ``max_turns``:
     model calls per run (default 10); ``handoff_description``: told to agents that may hand
-    off to this one; ``input_guardrails`` / ``output_guardrails``; ``hooks``: ``AgentHooks``.
+    off to this one; ``input_guardrails`` / ``output_guardrails``; ``hooks``: ``AgentHooks``;
+    ``tool_timeout`` / ``max_tool_result_chars``: the tool bounds of the tool runner, applied
+    to this agent's tool calls (a tool's own ``Tool(timeout=)`` wins).
     """
 
     name: str
@@ -77,6 +80,8 @@ class Agent(Generic[TContext]):
     input_guardrails: Sequence[InputGuardrail[TContext]] = ()
     output_guardrails: Sequence[OutputGuardrail[TContext]] = ()
     hooks: Optional[AgentHooks[TContext]] = None
+    tool_timeout: Optional[float] = None
+    max_tool_result_chars: Optional[int] = DEFAULT_MAX_TOOL_RESULT_CHARS
     # Built once at construction (never per run or per call).
     _tools: Optional[Tools] = field(init=False, repr=False, default=None)
     _tools_with_output: Optional[Tools] = field(init=False, repr=False, default=None)
@@ -106,6 +111,7 @@ class Agent(Generic[TContext]):
             raise TypeError("reflect_on_tool_use must be True or False")
         _check_summary_format(self.tool_call_summary_format)
         _check_policy(self.tool_policy)
+        _check_tool_bounds(self.tool_timeout, self.max_tool_result_chars)
         if not isinstance(self.model_settings, Mapping):
             raise TypeError("model_settings must be a mapping of create() keyword arguments")
         owned = sorted(_RUN_OWNED & set(self.model_settings))

@@ -271,7 +271,9 @@ class AgentLoop(ToolLoop):
                  context: Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]],
                  run_id: str, run_context: Any = None) -> None:
         super().__init__(setup.request.replace(messages=messages), setup.tools,
-                         max_turns=max_turns, tool_policy=setup.policy, on_max_turns="return")
+                         max_turns=max_turns, tool_policy=setup.policy, on_max_turns="return",
+                         tool_timeout=setup.agent.tool_timeout,
+                         max_tool_result_chars=setup.agent.max_tool_result_chars)
         self.setup = setup
         self.agent = setup.agent
         self.limits = limits
@@ -335,6 +337,10 @@ class AgentLoop(ToolLoop):
                 call.can_defer = True
             self._screen(action.batch)
         return self._gate(action)
+
+    def cancelled(self, reason: str = "") -> None:
+        """Nothing here: the run itself answers the open calls once its task has stopped,
+        saying why (cancelled, or its timeout_s limit); see ``_AgentRun``."""
 
     def tools_done(self, batch: ToolBatch) -> Action:
         self.open_batch = None
@@ -494,6 +500,8 @@ class AgentLoop(ToolLoop):
         setup = self._setup_for(target)
         self.setup, self.agent = setup, target
         self.tools, self.policy = setup.tools, setup.policy
+        self.tool_timeout = target.tool_timeout  # the receiving agent's tool bounds
+        self.max_tool_result_chars = target.max_tool_result_chars
         self._reflecting = False
         self._output_failures = 0
         if self.turn >= self.max_turns:
@@ -533,7 +541,7 @@ class AgentLoop(ToolLoop):
                 for c in batch.calls if c.deferred]
 
     def _refuse(self, calls: list[ToolCall], reason: str) -> None:
-        runs = [ToolCallRun(call, self.tools, self.turn) for call in calls]
+        runs = [self.new_call(call) for call in calls]
         self.abandon(ToolBatch(self.turn, runs, None, self._conversation), reason)
         # These calls never reach the driver's tool hooks: report them like any other call.
         events = [tool_call_events(self, run) for run in runs]

@@ -304,7 +304,9 @@ def restore_loop(state: RunState, run: "_AgentRun", setup_for: Callable[["Agent"
     done: set[str] = set()
     for entry in data["pending"]["calls"]:
         call_id = entry["call_id"]
-        call = ToolCallRun(by_id[call_id], setup.tools, int(data["pending"]["turn"]))
+        call = ToolCallRun(by_id[call_id], setup.tools, int(data["pending"]["turn"]),
+                           timeout=loop.tool_timeout,
+                           max_result_chars=loop.max_tool_result_chars)
         call.context, call.can_defer = run.context, True
         if entry["state"] == "done":
             call.result, call.is_error = entry["result"], bool(entry["is_error"])

@@ -8,6 +8,7 @@ import threading
 from typing import Any, Iterable, Mapping, Optional
 
 from . import _observe
+from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
 from .errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from .providers import ChatRequest, Provider, _is_offline_key, canonical_key, create_provider
@@ -21,7 +22,7 @@ _PORTABLE = frozenset({
 })
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
-                "tool_policy_context")
+                "tool_policy_context", "tool_timeout", "max_tool_result_chars")
 
 # Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
 _NOT_SENT: set[str] = {"parsed"}
@@ -251,8 +252,8 @@ class _Completions:
         if request.stream:
             from .streaming import Stream, _started
 
-            return Stream(_started(provider.stream(request)))
-        response = provider.complete(request)
+            return Stream(_started(provider.stream(request)), prior_messages=request.messages)
+        response = unique_tool_call_ids(provider.complete(request), request.messages)
         attach_price_ref(response, request.model)
         return response
 
@@ -350,8 +351,9 @@ async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, A
     if request.stream:
         from .streaming import AsyncStream, _astarted
 
-        return AsyncStream(await _astarted(provider.astream(request)))
-    response = await provider.acomplete(request)
+        return AsyncStream(await _astarted(provider.astream(request)),
+                           prior_messages=request.messages)
+    response = unique_tool_call_ids(await provider.acomplete(request), request.messages)
     attach_price_ref(response, request.model)
     return response
 

@@ -540,7 +540,7 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
             texts.append(block.get("text", ""))
         elif kind == "tool_use":
             tool_calls.append(ToolCall.model_construct(
-                id=block["id"], type="function",
+                id=block.get("id") or "", type="function",  # missing: the facade assigns one
                 function=Function.model_construct(name=block["name"],
                                                   arguments=_arguments_json(block.get("input")))))
         elif kind in ("thinking", "redacted_thinking"):
