@@ -11,7 +11,7 @@ agents, the testing kit) loads on first attribute access, so the import stays ch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .client import AsyncClient, Client
 from .errors import (
@@ -25,15 +25,15 @@ from .errors import (
     BadRequestError,
     ConcurrentRunError,
     ConfigurationError,
-    InputGuardrailTripwireTriggered,
-    OutputGuardrailTripwireTriggered,
     ContextWindowExceededError,
+    InputGuardrailTripwireTriggered,
     InternalServerError,
     InvalidModelError,
     MaxTurnsExceeded,
     MCPError,
     MissingDependencyError,
     NotFoundError,
+    OutputGuardrailTripwireTriggered,
     OutputValidationError,
     PermissionDeniedError,
     RateLimitError,
@@ -44,6 +44,123 @@ from .errors import (
 from .providers import provider_keys, register_provider
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
+    from . import handoff_filters as handoff_filters, testing as testing
+    from ._agent_config import (
+        handoff as handoff,
+    )
+    from ._agent_items import (
+        AgentUpdatedStreamEvent as AgentUpdatedStreamEvent,
+        HandoffCallItem as HandoffCallItem,
+        HandoffInputData as HandoffInputData,
+        HandoffOutputItem as HandoffOutputItem,
+        ItemHelpers as ItemHelpers,
+        MessageOutputItem as MessageOutputItem,
+        RawResponsesStreamEvent as RawResponsesStreamEvent,
+        RunItem as RunItem,
+        RunItemStreamEvent as RunItemStreamEvent,
+        StreamEvent as StreamEvent,
+        ToolApprovalItem as ToolApprovalItem,
+        ToolCallItem as ToolCallItem,
+        ToolCallOutputItem as ToolCallOutputItem,
+    )
+    from ._agent_sdk import (
+        AgentHandoff as AgentHandoff,
+        AgentHooks as AgentHooks,
+        GuardrailFunctionOutput as GuardrailFunctionOutput,
+        InputGuardrail as InputGuardrail,
+        InputGuardrailResult as InputGuardrailResult,
+        OutputGuardrail as OutputGuardrail,
+        OutputGuardrailResult as OutputGuardrailResult,
+        RunHooks as RunHooks,
+        function_tool as function_tool,
+        input_guardrail as input_guardrail,
+        output_guardrail as output_guardrail,
+        set_default_model as set_default_model,
+    )
+    from ._agent_state import (
+        RunState as RunState,
+    )
+    from ._observe import (
+        instrument as instrument,
+        uninstrument as uninstrument,
+    )
+    from ._run_context import (
+        RunContextWrapper as RunContextWrapper,
+        RunUsage as RunUsage,
+    )
+    from ._stream_events import (
+        AsyncChatCompletionStream as AsyncChatCompletionStream,
+        ChatCompletionStream as ChatCompletionStream,
+        ChunkEvent as ChunkEvent,
+        ContentDeltaEvent as ContentDeltaEvent,
+        ContentDoneEvent as ContentDoneEvent,
+        FunctionToolCallArgumentsDeltaEvent as FunctionToolCallArgumentsDeltaEvent,
+        FunctionToolCallArgumentsDoneEvent as FunctionToolCallArgumentsDoneEvent,
+        RefusalDeltaEvent as RefusalDeltaEvent,
+        RefusalDoneEvent as RefusalDoneEvent,
+    )
+    from ._structured import (
+        ContentFilterFinishReasonError as ContentFilterFinishReasonError,
+        LengthFinishReasonError as LengthFinishReasonError,
+    )
+    from .agents import (
+        Agent as Agent,
+        AgentEvent as AgentEvent,
+        ContextStrategy as ContextStrategy,
+        Handoff as Handoff,
+        ModelRequest as ModelRequest,
+        RunCompleted as RunCompleted,
+        RunLimits as RunLimits,
+        Runner as Runner,
+        RunResult as RunResult,
+        RunResultStreaming as RunResultStreaming,
+        RunStarted as RunStarted,
+        Session as Session,
+        TextDelta as TextDelta,
+        ToolCallExecutionEvent as ToolCallExecutionEvent,
+        ToolCallRequestEvent as ToolCallRequestEvent,
+        ToolCallSummary as ToolCallSummary,
+        fit_tokens as fit_tokens,
+        keep_last as keep_last,
+    )
+    from .policy import (
+        AllowAll as AllowAll,
+        AllowTools as AllowTools,
+        DenyAll as DenyAll,
+        RequireApproval as RequireApproval,
+        ToolPolicyContext as ToolPolicyContext,
+        ToolPolicyDecision as ToolPolicyDecision,
+    )
+    from .providers.base import (
+        ChatRequest as ChatRequest,
+        Provider as Provider,
+    )
+    from .streaming import (
+        AsyncStream as AsyncStream,
+        Stream as Stream,
+    )
+    from .tools import (
+        Tool as Tool,
+        Tools as Tools,
+        tool as tool,
+    )
+    from .types import (
+        ChatCompletionChunk as ChatCompletionChunk,
+        ChatCompletionResponse as ChatCompletionResponse,
+        Choice as Choice,
+        ChoiceDelta as ChoiceDelta,
+        ChoiceDeltaToolCall as ChoiceDeltaToolCall,
+        CompletionTokensDetails as CompletionTokensDetails,
+        Function as Function,
+        Message as Message,
+        PromptTokensDetails as PromptTokensDetails,
+        SkippedModel as SkippedModel,
+        ToolCall as ToolCall,
+        ToolEvent as ToolEvent,
+        Usage as Usage,
+    )
 
 # name -> module that defines it, imported on first access (PEP 562).
 _LAZY = {
@@ -74,7 +191,8 @@ _LAZY = {
     **{name: "_agent_sdk" for name in (
         "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
         "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
-        "RunHooks", "AgentHooks", "handoff", "AgentHandoff", "set_default_model")},
+        "RunHooks", "AgentHooks", "AgentHandoff", "set_default_model")},
+    "handoff": "_agent_config",
     **{name: "_agent_items" for name in (
         "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",
         "HandoffOutputItem", "ToolApprovalItem", "RunItem", "ItemHelpers",
@@ -120,10 +238,12 @@ __all__ = [
     "ChatCompletionResponse", "ChatCompletionChunk", "Choice", "ChoiceDelta",
     "ChoiceDeltaToolCall", "Message", "ToolCall", "Function", "Usage", "PromptTokensDetails",
     "CompletionTokensDetails", "ToolEvent",
-    "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError", "PermissionDeniedError",
+    "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError",
+    "PermissionDeniedError",
     "NotFoundError", "BadRequestError", "ContextWindowExceededError", "RateLimitError",
     "APITimeoutError", "APIConnectionError", "InternalServerError", "InvalidModelError",
-    "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",
+    "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
+    "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
     "APIResponseValidationError",
     "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",

@@ -15,7 +15,8 @@ after it instead (or, when nothing else fits, with the whole round).
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Iterable, Optional, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Optional
 
 from .errors import ConcurrentRunError
 from .providers._common import text_of

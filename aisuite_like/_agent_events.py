@@ -131,8 +131,8 @@ _COLOURS = {"dim": "2", "bold": "1", "model": "36", "tool": "33", "ok": "32", "e
             "handoff": "35"}
 
 
-def _shorten(text: Any, limit: int = 160) -> str:
-    text = str(text).replace("\n", " ")
+def _shorten(value: Any, limit: int = 160) -> str:
+    text = str(value).replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

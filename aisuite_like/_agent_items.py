@@ -10,14 +10,15 @@ messages, which is how a handoff ``input_filter`` edits what the next agent sees
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from .providers._common import text_of
 from .types import ToolCall
 
 if TYPE_CHECKING:
-    from .agents import Agent
+    from ._agent_config import Agent
 
 __all__ = [
     "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",
@@ -130,7 +131,7 @@ RunItem = Union[MessageOutputItem, ToolCallItem, ToolCallOutputItem, HandoffCall
 # --- messages <-> items --------------------------------------------------------------------
 
 
-def message_items(message: Any, agent: "Agent") -> list[Any]:
+def message_items(message: Any, agent: "Agent") -> list[RunItem]:
     """The items of one message (``ai.Message`` or dict) that ``agent``'s turn produced."""
     handoffs = agent._handoff_map
     if isinstance(message, dict):
@@ -140,7 +141,7 @@ def message_items(message: Any, agent: "Agent") -> list[Any]:
         role, content = message.role, message.content
         calls = message.tool_calls or ()
     if role == "assistant":
-        items: list[Any] = []
+        items: list[RunItem] = []
         if content or not calls:
             items.append(MessageOutputItem(agent, message, message))
         for call in calls:
@@ -264,7 +265,7 @@ _ITEM_EVENT_NAMES = {
 }
 
 
-def item_event(item: Any) -> RunItemStreamEvent:
+def item_event(item: RunItem) -> RunItemStreamEvent:
     return RunItemStreamEvent(_ITEM_EVENT_NAMES[item.type], item)
 
 

@@ -22,13 +22,14 @@ What it adds to the engine's rules:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Optional, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from ._agent_events import Handoff, tool_call_events
-from ._agent_items import HandoffInputData, ToolApprovalItem, message_items
+from ._agent_events import AgentEvent, Handoff, tool_call_events
+from ._agent_items import HandoffInputData, RunItem, ToolApprovalItem, message_items
 from ._agent_sdk import AgentHandoff, maybe_await, needs_approval_now
 from .errors import OutputValidationError
 from .policy import ToolPolicyDecision, _evaluate_policy
@@ -39,7 +40,7 @@ from .tools import Tool, Tools, _NoFieldTitles, _strict_schema, _validation_summ
 from .types import ChatCompletionResponse, Message, ToolCall
 
 if TYPE_CHECKING:
-    from .agents import Agent, RunLimits
+    from ._agent_config import Agent, RunLimits
 
 FINAL_RESULT = "final_result"
 HANDOFF_PREFIX = "transfer_to_"
@@ -270,7 +271,9 @@ class AgentLoop(ToolLoop):
                  context: Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]],
                  run_id: str, run_context: Any = None) -> None:
         super().__init__(setup.request.replace(messages=messages), setup.tools,
-                         max_turns=max_turns, tool_policy=setup.policy, on_max_turns="return")
+                         max_turns=max_turns, tool_policy=setup.policy, on_max_turns="return",
+                         tool_timeout=setup.agent.tool_timeout,
+                         max_tool_result_chars=setup.agent.max_tool_result_chars)
         self.setup = setup
         self.agent = setup.agent
         self.limits = limits
@@ -279,7 +282,7 @@ class AgentLoop(ToolLoop):
         self._context = context
         self.message_id = ""
         self.call_kind = "turn"  # "turn" | "reflection" | "output_retry", read by the hooks
-        self.outbox: list[Any] = []  # events decided here, emitted by the run's hooks
+        self.outbox: list[AgentEvent] = []  # events decided here, emitted by the run's hooks
         self.status: Optional[str] = None
         self.limit: Optional[str] = None
         self.output: Any = _NO_OUTPUT
@@ -334,6 +337,10 @@ class AgentLoop(ToolLoop):
                 call.can_defer = True
             self._screen(action.batch)
         return self._gate(action)
+
+    def cancelled(self, reason: str = "") -> None:
+        """Nothing here: the run itself answers the open calls once its task has stopped,
+        saying why (cancelled, or its timeout_s limit); see ``_AgentRun``."""
 
     def tools_done(self, batch: ToolBatch) -> Action:
         self.open_batch = None
@@ -493,6 +500,8 @@ class AgentLoop(ToolLoop):
         setup = self._setup_for(target)
         self.setup, self.agent = setup, target
         self.tools, self.policy = setup.tools, setup.policy
+        self.tool_timeout = target.tool_timeout  # the receiving agent's tool bounds
+        self.max_tool_result_chars = target.max_tool_result_chars
         self._reflecting = False
         self._output_failures = 0
         if self.turn >= self.max_turns:
@@ -501,10 +510,12 @@ class AgentLoop(ToolLoop):
 
     # -- the Agents SDK's view (used by the async layer in agents.py)
 
-    def items(self, start: int = 0, end: Optional[int] = None) -> list[Any]:
+    def items(self, start: int = 0, end: Optional[int] = None) -> list[RunItem]:
         """The run items of ``produced[start:end]``, each tied to the agent of its turn."""
-        out: list[Any] = []
-        for message, owner in zip(self.produced[start:end], self.owners[start:end]):
+        out: list[RunItem] = []
+        # owners can lag produced until _own() runs: pairs stop at the shorter list.
+        for message, owner in zip(self.produced[start:end], self.owners[start:end],
+                                  strict=False):
             out += message_items(message, owner)
         return out
 
@@ -530,7 +541,7 @@ class AgentLoop(ToolLoop):
                 for c in batch.calls if c.deferred]
 
     def _refuse(self, calls: list[ToolCall], reason: str) -> None:
-        runs = [ToolCallRun(call, self.tools, self.turn) for call in calls]
+        runs = [self.new_call(call) for call in calls]
         self.abandon(ToolBatch(self.turn, runs, None, self._conversation), reason)
         # These calls never reach the driver's tool hooks: report them like any other call.
         events = [tool_call_events(self, run) for run in runs]

@@ -1,5 +1,6 @@
 """The OpenAI Agents SDK's building blocks, on our agents: ``function_tool``, guardrails,
-lifecycle hooks, ``handoff()``, and the default model.
+lifecycle hooks, the ``AgentHandoff`` that ``handoff()`` (_agent_config.py) builds, and the
+default model.
 
 These are plain configuration objects; the run (agents.py, _agent_loop.py) calls them at the
 points the Agents SDK does. Every user callback may be sync or async.
@@ -9,22 +10,23 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Optional, Union, overload
 
-from ._run_context import RunContextWrapper
+from ._run_context import RunContextWrapper, TContext
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from .agents import Agent
+    from ._agent_config import Agent
+    from .types import ChatCompletionResponse
 
 __all__ = [
     "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
     "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
-    "RunHooks", "AgentHooks", "handoff", "AgentHandoff", "set_default_model",
+    "RunHooks", "AgentHooks", "AgentHandoff", "set_default_model",
 ]
 
-TContext = TypeVar("TContext")
 MAX_TOOL_NAME = 64
 
 
@@ -38,12 +40,31 @@ async def maybe_await(value: Any) -> Any:
 # --- tools ---------------------------------------------------------------------------------
 
 
+#: ``needs_approval``: a bool, or ``(ctx, arguments[, call_id]) -> bool`` (sync or async).
+_NeedsApproval = Union[bool, Callable[..., Any]]
+
+
+@overload
+def function_tool(func: Callable[..., Any], *, name_override: Optional[str] = None,
+                  description_override: Optional[str] = None, strict_mode: bool = True,
+                  needs_approval: _NeedsApproval = False,
+                  timeout: Optional[float] = None) -> Tool: ...
+
+
+@overload
+def function_tool(func: None = None, *, name_override: Optional[str] = None,
+                  description_override: Optional[str] = None, strict_mode: bool = True,
+                  needs_approval: _NeedsApproval = False,
+                  timeout: Optional[float] = None) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
 def function_tool(func: Optional[Callable[..., Any]] = None, *,
                   name_override: Optional[str] = None,
                   description_override: Optional[str] = None,
                   strict_mode: bool = True,
-                  needs_approval: Any = False,
-                  timeout: Optional[float] = None) -> Any:
+                  needs_approval: _NeedsApproval = False,
+                  timeout: Optional[float] = None
+                  ) -> Union[Tool, Callable[[Callable[..., Any]], Tool]]:
     """The Agents SDK's decorator: ``@function_tool`` or ``@function_tool(name_override=...,
     description_override=..., strict_mode=True, needs_approval=False, timeout=None)`` turns a
     function into an ``ai.Tool``. The schema comes from the signature, the docstring
@@ -158,8 +179,21 @@ class OutputGuardrail(Generic[TContext]):
                                      _check_output(value, self.get_name()))
 
 
+@overload
+def input_guardrail(func: Callable[..., Any], *, name: Optional[str] = None,
+                    run_in_parallel: bool = True) -> InputGuardrail[Any]: ...
+
+
+@overload
+def input_guardrail(func: None = None, *, name: Optional[str] = None,
+                    run_in_parallel: bool = True
+                    ) -> Callable[[Callable[..., Any]], InputGuardrail[Any]]: ...
+
+
 def input_guardrail(func: Optional[Callable[..., Any]] = None, *, name: Optional[str] = None,
-                    run_in_parallel: bool = True) -> Any:
+                    run_in_parallel: bool = True
+                    ) -> Union[InputGuardrail[Any], Callable[[Callable[..., Any]],
+                                                             InputGuardrail[Any]]]:
     """Decorator: ``@input_guardrail`` or ``@input_guardrail(name=..., run_in_parallel=...)``
     turns ``fn(ctx, agent, input) -> GuardrailFunctionOutput`` into an ``InputGuardrail``."""
     def build(fn: Callable[..., Any]) -> InputGuardrail[Any]:
@@ -168,8 +202,19 @@ def input_guardrail(func: Optional[Callable[..., Any]] = None, *, name: Optional
     return build if func is None else build(func)
 
 
+@overload
+def output_guardrail(func: Callable[..., Any], *, name: Optional[str] = None
+                     ) -> OutputGuardrail[Any]: ...
+
+
+@overload
+def output_guardrail(func: None = None, *, name: Optional[str] = None
+                     ) -> Callable[[Callable[..., Any]], OutputGuardrail[Any]]: ...
+
+
 def output_guardrail(func: Optional[Callable[..., Any]] = None, *, name: Optional[str] = None
-                     ) -> Any:
+                     ) -> Union[OutputGuardrail[Any], Callable[[Callable[..., Any]],
+                                                               OutputGuardrail[Any]]]:
     """Decorator: ``@output_guardrail`` or ``@output_guardrail(name=...)`` turns
     ``fn(ctx, agent, output) -> GuardrailFunctionOutput`` into an ``OutputGuardrail``."""
     def build(fn: Callable[..., Any]) -> OutputGuardrail[Any]:
@@ -191,7 +236,7 @@ class RunHooks(Generic[TContext]):
         """Before each model call: the system prompt and the messages sent."""
 
     async def on_llm_end(self, context: RunContextWrapper[TContext], agent: "Agent",
-                         response: Any) -> None:
+                         response: ChatCompletionResponse) -> None:
         """After each model call; ``response`` is the ``ChatCompletionResponse``."""
 
     async def on_agent_start(self, context: RunContextWrapper[TContext], agent: "Agent"
@@ -242,7 +287,7 @@ class AgentHooks(Generic[TContext]):
         """Before each model call this agent makes."""
 
     async def on_llm_end(self, context: RunContextWrapper[TContext], agent: "Agent",
-                         response: Any) -> None:
+                         response: ChatCompletionResponse) -> None:
         """After each model call this agent made."""
 
 
@@ -270,45 +315,6 @@ class AgentHandoff:
     @property
     def agent_name(self) -> str:
         return self.agent.name
-
-
-def handoff(agent: "Agent", tool_name_override: Optional[str] = None,
-            tool_description_override: Optional[str] = None,
-            on_handoff: Optional[Callable[..., Any]] = None, input_type: Any = None,
-            input_filter: Optional[Callable[[Any], Any]] = None) -> AgentHandoff:
-    """A handoff to ``agent`` with options (the Agents SDK's ``handoff()``):
-
-    - ``tool_name_override`` / ``tool_description_override``: the tool the model sees
-      (default ``transfer_to_<agent name snake_cased>``);
-    - ``on_handoff(ctx)``, or ``on_handoff(ctx, input)`` with ``input_type``: runs when the
-      model hands off (sync or async); with ``input_type`` the tool's arguments follow that
-      type's schema and are validated (an invalid call gets an error result and no handoff);
-    - ``input_filter(HandoffInputData) -> HandoffInputData`` (sync or async): edits what the
-      receiving agent sees (e.g. ``handoff_filters.remove_all_tools``). The run's own record
-      (``new_items``, the session) keeps everything.
-    """
-    from .agents import Agent
-
-    if not isinstance(agent, Agent):
-        raise TypeError(f"handoff() needs an ai.Agent, got {type(agent).__name__}")
-    if input_type is not None and on_handoff is None:
-        raise ValueError("handoff(input_type=...) needs on_handoff(ctx, input) to receive it")
-    if on_handoff is not None:
-        if not callable(on_handoff):
-            raise TypeError("on_handoff must be a callable")
-        wanted = 2 if input_type is not None else 1
-        params = [p for p in inspect.signature(on_handoff).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        if len(params) != wanted:
-            raise ValueError("on_handoff must take " + ("two arguments: (ctx, input)"
-                             if wanted == 2 else "one argument: (ctx)"))
-    if input_filter is not None and not callable(input_filter):
-        raise TypeError("input_filter must be a callable (HandoffInputData) -> HandoffInputData")
-    name = tool_name_override or default_handoff_tool_name(agent.name)
-    if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name):
-        raise ValueError(f"handoff tool name {name!r} must be 1-64 letters, digits, '_' or '-'")
-    return AgentHandoff(agent, name, tool_description_override, input_type, on_handoff,
-                        input_filter)
 
 
 # --- the default model ---------------------------------------------------------------------

@@ -14,10 +14,12 @@ then the run continues as usual.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Callable, Generator, Optional, Sequence
+from collections.abc import Callable, Generator, Sequence
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic_core import to_jsonable_python
 
+from ._agent_config import Agent
 from ._agent_items import ToolApprovalItem
 from ._agent_loop import REJECTED, AgentLoop, AgentSetup
 from ._run_context import RunContextWrapper, RunUsage
@@ -25,7 +27,7 @@ from .runner import _DEFERRED, _DONE, ToolBatch, ToolCallRun, _to_message
 from .types import ChatCompletionResponse, ToolCall, ToolEvent
 
 if TYPE_CHECKING:
-    from .agents import Agent, _AgentRun
+    from .agents import _AgentRun
 
 __all__ = ["RunState", "SCHEMA_VERSION"]
 
@@ -218,8 +220,6 @@ class RunState:
         found by name from ``initial_agent`` (the run's starting agent) and its handoffs.
         ``context_override`` replaces the stored context; ``context_deserializer(data)``
         rebuilds it. Works with ``await`` too, as in the Agents SDK."""
-        from .agents import Agent
-
         if not isinstance(initial_agent, Agent):
             raise TypeError(f"from_json needs the run's starting ai.Agent first, got "
                             f"{type(initial_agent).__name__}")
@@ -304,7 +304,9 @@ def restore_loop(state: RunState, run: "_AgentRun", setup_for: Callable[["Agent"
     done: set[str] = set()
     for entry in data["pending"]["calls"]:
         call_id = entry["call_id"]
-        call = ToolCallRun(by_id[call_id], setup.tools, int(data["pending"]["turn"]))
+        call = ToolCallRun(by_id[call_id], setup.tools, int(data["pending"]["turn"]),
+                           timeout=loop.tool_timeout,
+                           max_result_chars=loop.max_tool_result_chars)
         call.context, call.can_defer = run.context, True
         if entry["state"] == "done":
             call.result, call.is_error = entry["result"], bool(entry["is_error"])

@@ -49,9 +49,16 @@ class FallbackProvider(Provider):
         return response
 
     @staticmethod
-    def _give_up(error: BaseException, skipped: list[Any]) -> None:
-        if skipped:  # the last model's error, telling what was tried before it
+    def _failed(error: BaseException, label: str, last: bool, skipped: list[Any]) -> None:
+        """A model of the chain failed with a fallback error: note it and return (try the
+        next), or, for the last model, re-raise it telling what was tried before it. Called
+        inside the ``except`` block, so a bare ``raise`` keeps the traceback."""
+        if not last:
+            skipped.append(_skipped(label, error))
+            return
+        if skipped:
             setattr(error, "fallback_errors", skipped)
+        raise error
 
     def complete(self, request: ChatRequest) -> Any:
         skipped: list[Any] = []
@@ -59,10 +66,7 @@ class FallbackProvider(Provider):
             try:
                 response = provider.complete(req)
             except FALLBACK_ERRORS as error:
-                if last:
-                    self._give_up(error, skipped)
-                    raise
-                skipped.append(_skipped(label, error))
+                self._failed(error, label, last, skipped)
                 continue
             return self._served(response, skipped)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -73,10 +77,7 @@ class FallbackProvider(Provider):
             try:
                 response = await provider.acomplete(req)
             except FALLBACK_ERRORS as error:
-                if last:
-                    self._give_up(error, skipped)
-                    raise
-                skipped.append(_skipped(label, error))
+                self._failed(error, label, last, skipped)
                 continue
             return self._served(response, skipped)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -94,10 +95,7 @@ class FallbackProvider(Provider):
             except StopIteration:
                 return
             except FALLBACK_ERRORS as error:
-                if last:
-                    self._give_up(error, skipped)
-                    raise
-                skipped.append(_skipped(label, error))
+                self._failed(error, label, last, skipped)
                 continue
             yield head
             yield from chunks
@@ -115,10 +113,7 @@ class FallbackProvider(Provider):
             except StopAsyncIteration:
                 return
             except FALLBACK_ERRORS as error:
-                if last:
-                    self._give_up(error, skipped)
-                    raise
-                skipped.append(_skipped(label, error))
+                self._failed(error, label, last, skipped)
                 continue
             try:
                 yield head

@@ -8,15 +8,22 @@ attribute test.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.trace import TracerProvider
+
+    from ._otel import Instrumentation
 
 __all__ = ["instrument", "uninstrument", "ACTIVE"]
 
 #: The active ``_otel.Instrumentation``, or None (not instrumented).
-ACTIVE: Optional[Any] = None
+ACTIVE: Optional[Instrumentation] = None
 
 
-def instrument(tracer_provider: Any = None, meter_provider: Any = None,
+def instrument(tracer_provider: Optional[TracerProvider] = None,
+               meter_provider: Optional[MeterProvider] = None,
                capture_content: bool = False) -> None:
     """Emit OpenTelemetry spans and metrics for every model call, tool execution, tool-runner
     run and agent run, after the OpenTelemetry GenAI semantic conventions (docs/observability.md).

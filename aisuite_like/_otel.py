@@ -27,11 +27,11 @@ import json
 import os
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Optional
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import urlsplit
 
-from opentelemetry import context as otel_context
-from opentelemetry import metrics, trace
+from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 if TYPE_CHECKING:
@@ -69,8 +69,8 @@ _DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12,
 class Instrumentation:
     """The state of ``instrument()``: tracer, instruments and settings."""
 
-    def __init__(self, tracer_provider: Any, meter_provider: Any,
-                 capture_content: bool) -> None:
+    def __init__(self, tracer_provider: Optional[trace.TracerProvider],
+                 meter_provider: Optional[metrics.MeterProvider], capture_content: bool) -> None:
         from . import __version__
 
         self.tracer = trace.get_tracer("aisuite_like", __version__,

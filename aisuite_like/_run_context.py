@@ -7,11 +7,15 @@ needs it to recognise a tool's context parameter and agents.py builds one per ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Optional, TypeVar
+from typing import Any, Generic, Optional
+
+from typing_extensions import TypeVar
 
 __all__ = ["RunContextWrapper", "RunUsage"]
 
-TContext = TypeVar("TContext")
+#: The type of the run's context object (``Runner.run(..., context=...)``). Defaults to Any,
+#: so ``Agent`` means ``Agent[Any]``, as in the Agents SDK.
+TContext = TypeVar("TContext", default=Any)
 
 
 @dataclass

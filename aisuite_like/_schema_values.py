@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Optional
+import sys
+from typing import Any, Optional, cast
 
-try:  # Python 3.11+
-    import re._parser as _re_parser  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover  (Python 3.10)
-    import sre_parse as _re_parser  # type: ignore[no-redef]
+if sys.version_info >= (3, 11):  # sre_parse is deprecated there
+    import re._parser as _re_parser  # type: ignore[import-not-found]  # no stub: private
+else:  # pragma: no cover  (Python 3.10)
+    import sre_parse as _re_parser
 
 __all__ = ["example_for_schema"]
 
@@ -56,7 +57,7 @@ class _Generator:
             if not part:
                 continue
             node = node[part.replace("~1", "/").replace("~0", "~")]
-        return node
+        return cast(dict[str, Any], node)  # a $ref names a schema object
 
     def value(self, schema: Any, name: str, depth: int, refs: tuple[str, ...]) -> Any:
         """``refs``: the ``$ref``s being expanded, so a recursive model stops at an optional

@@ -1,7 +1,7 @@
-"""Agents (DESIGN.md section 5): immutable ``Agent`` configuration, ``Runner`` to run one, and
-``RunResult``. A run drives the tool runner's engine (runner.py) through ``AgentLoop``
-(_agent_loop.py) with the async driver; run state lives in the run, so one agent serves many
-concurrent runs.
+"""Agents (DESIGN.md section 5): immutable ``Agent`` configuration (defined in
+_agent_config.py, below the run's modules), ``Runner`` to run one, and ``RunResult``. A run
+drives the tool runner's engine (runner.py) through ``AgentLoop`` (_agent_loop.py) with the
+async driver; run state lives in the run, so one agent serves many concurrent runs.
 
     agent = ai.Agent(name="weather", model="openai:gpt-4o", instructions="Be brief.",
                      tools=[get_weather])
@@ -20,23 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import secrets
 import threading
-from dataclasses import KW_ONLY, dataclass, field, replace
-from types import MappingProxyType
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    AsyncIterator,
-    Mapping,
-    Optional,
-    Sequence,
-    TextIO,
-    TypeVar,
-)
+from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
+
+from pydantic import BaseModel
 
 from . import _observe
+from ._agent_config import Agent, RunLimits
 from ._agent_context import ContextStrategy, Session, fit_tokens, keep_last
 from ._agent_events import (
     AgentEvent,
@@ -54,6 +47,7 @@ from ._agent_items import (
     AgentUpdatedStreamEvent,
     HandoffInputData,
     RawResponsesStreamEvent,
+    RunItem,
     StreamEvent,
     ToolApprovalItem,
     item_event,
@@ -65,33 +59,36 @@ from ._agent_loop import (
     AgentLoop,
     AgentSetup,
     Approvals,
-    _ControlTool,
-    OutputSpec,
     _AgentPolicy,
-    handoff_tool,
+    _ControlTool,
     supports_native_output,
 )
-from ._agent_sdk import RunHooks as SDKRunHooks
 from ._agent_sdk import (
-    AgentHandoff,
     InputGuardrail,
-    OutputGuardrail,
-    default_handoff_tool_name,
+    InputGuardrailResult,
+    OutputGuardrailResult,
+    RunHooks as SDKRunHooks,
     default_model,
     maybe_await,
 )
-from ._run_context import RunContextWrapper
+from ._agent_state import RunState, restore_loop, snapshot_loop
+from ._run_context import RunContextWrapper, TContext
 from .errors import (
     InputGuardrailTripwireTriggered,
     OutputGuardrailTripwireTriggered,
     UnsupportedParameterError,
 )
-from .policy import _check_policy
 from .providers._common import text_of
-from .runner import RunHooks as _DriverHooks
-from .runner import _drive_async, _run_coro_sync, _to_message
-from .tools import Tools
-from .types import ChatCompletionResponse, Message, ToolEvent, Usage
+from .runner import (
+    CallModel,
+    RunHooks as _DriverHooks,
+    ToolBatch,
+    ToolCallRun,
+    _drive_async,
+    _run_coro_sync,
+    _to_message,
+)
+from .types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolEvent, Usage
 
 __all__ = [
     "Agent", "Runner", "RunResult", "RunLimits", "ToolCallSummary", "Session", "keep_last",
@@ -100,210 +97,19 @@ __all__ = [
 ]
 
 # Control characters (C0, DEL, C1) are not allowed in agent names.
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_SUMMARY_FIELDS = {"tool_name": "t", "arguments": "{}", "result": "r", "is_error": False}
-# Keys an agent's model_settings may not set: the run owns them.
-_RUN_OWNED = frozenset({"model", "messages", "tools", "stream", "max_turns", "tool_policy",
-                        "on_tool_error", "on_max_turns"})
 _DEFAULT_BUFFER = 64
 _T = TypeVar("_T")
 
+#: One input message: an OpenAI-style message dict, or an ``ai.Message`` (in a list, any
+#: pydantic message object, e.g. the OpenAI SDK's).
+_RunInputMessage = Union[Mapping[str, Any], Message]
+#: What a run starts from: a prompt, one message, messages, or a paused run's ``RunState``.
+_RunInput = Union[str, _RunInputMessage, Iterable[Union[_RunInputMessage, BaseModel]], RunState]
+#: A run's client: ``None`` means a ``Client()`` from the environment.
+_AnyClient = Union["Client", "AsyncClient"]
+
 if TYPE_CHECKING:
-    from ._agent_state import RunState
-
-
-# --- configuration ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class Agent:
-    """Immutable agent configuration, validated at construction.
-
-    ``name``: any non-empty text without control characters or surrounding whitespace (its
-    handoff tool is ``transfer_to_<name snake_cased>``); ``model``: ``"provider:model"``, or
-    None for the default model (``ai.set_default_model``); ``instructions``: the system message,
-    or a callable ``(ctx, agent) -> str`` (sync or async) called before each model call;
-    ``tools``: functions, ``ai.Tool`` or ``function_tool`` tools; ``handoffs``: agents (or
-    ``handoff(...)``) this one may hand the conversation to; ``tool_policy``: as in the tool
-    runner (not applied to handoff and final_result calls); ``model_settings``: keyword
-    arguments of ``create`` (temperature, max_tokens, provider-native ones...);
-    ``reflect_on_tool_use``, ``tool_call_summary_format``: how a run that ends after tools
-    ends; ``output_type``: any type pydantic validates, for structured output; ``max_turns``:
-    model calls per run (default 10); ``handoff_description``: told to agents that may hand
-    off to this one; ``input_guardrails`` / ``output_guardrails``; ``hooks``: ``AgentHooks``.
-    """
-
-    name: str
-    model: Optional[str] = None
-    _: KW_ONLY
-    instructions: Any = None
-    tools: Sequence[Any] = ()
-    handoffs: Sequence["Agent"] = ()
-    tool_policy: Any = None
-    model_settings: Mapping[str, Any] = field(default_factory=dict)
-    reflect_on_tool_use: bool = True
-    tool_call_summary_format: str = "{result}"
-    output_type: Optional[type] = None
-    max_turns: int = 10
-    handoff_description: Optional[str] = None
-    input_guardrails: Sequence[Any] = ()
-    output_guardrails: Sequence[Any] = ()
-    hooks: Any = None
-    # Built once at construction (never per run or per call).
-    _tools: Optional[Tools] = field(init=False, repr=False, default=None)
-    _tools_with_output: Optional[Tools] = field(init=False, repr=False, default=None)
-    _output: Optional[OutputSpec] = field(init=False, repr=False, default=None)
-    _handoff_map: Mapping[str, "Agent"] = field(init=False, repr=False, default_factory=dict)
-    _handoff_specs: Mapping[str, AgentHandoff] = field(init=False, repr=False,
-                                                       default_factory=dict)
-
-    def __post_init__(self) -> None:
-        from .client import _parse_model
-
-        set_ = object.__setattr__
-        if (not isinstance(self.name, str) or not self.name.strip()
-                or self.name != self.name.strip() or _CONTROL_CHARS.search(self.name)):
-            raise ValueError(f"agent name must be non-empty text without control characters "
-                             f"or leading/trailing whitespace, got {self.name!r}")
-        if self.model is not None:
-            _parse_model(self.model)  # InvalidModelError (a ValueError) now, not at a run
-        if self.instructions is not None and not (isinstance(self.instructions, str)
-                                                  or callable(self.instructions)):
-            raise TypeError(f"instructions must be a str, a callable (ctx, agent) -> str, or "
-                            f"None; got {type(self.instructions).__name__}")
-        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or \
-                self.max_turns < 1:
-            raise ValueError(f"max_turns must be an int >= 1, got {self.max_turns!r}")
-        if not isinstance(self.reflect_on_tool_use, bool):
-            raise TypeError("reflect_on_tool_use must be True or False")
-        _check_summary_format(self.tool_call_summary_format)
-        _check_policy(self.tool_policy)
-        if not isinstance(self.model_settings, Mapping):
-            raise TypeError("model_settings must be a mapping of create() keyword arguments")
-        owned = sorted(_RUN_OWNED & set(self.model_settings))
-        if owned:
-            raise ValueError(f"model_settings may not set {owned}: the agent and the run own "
-                             "them (use tools=, handoffs=, tool_policy=, max_turns=)")
-        if self.output_type is not None and "response_format" in self.model_settings:
-            raise ValueError("give either output_type or model_settings['response_format'], "
-                             "not both")
-        set_(self, "model_settings", MappingProxyType(dict(self.model_settings)))
-
-        tools = (self.tools,) if callable(self.tools) else tuple(self.tools or ())
-        for i, item in enumerate(tools):
-            if isinstance(item, dict) and item.get("type") != "mcp":
-                raise ValueError(f"tools[{i}] is a JSON schema dict; an agent runs its tools, "
-                                 "so pass the function (or an aisuite_like.Tool)")
-        handoffs = tuple(self.handoffs or ())
-        handoff_map: dict[str, Agent] = {}
-        specs: dict[str, AgentHandoff] = {}
-        for item in handoffs:
-            if isinstance(item, Agent):
-                tool_name = default_handoff_tool_name(item.name)
-                if len(tool_name) > 64:
-                    raise ValueError(f"agent name {item.name!r} is too long for its handoff "
-                                     f"tool {tool_name!r} (tool names have at most 64 "
-                                     "characters); shorten it or use handoff(agent, "
-                                     "tool_name_override=...)")
-                spec = AgentHandoff(item, tool_name)
-            elif isinstance(item, AgentHandoff):
-                spec = item
-            else:
-                raise TypeError(f"handoffs must be Agent objects or handoff(...), got "
-                                f"{type(item).__name__}")
-            target, tool_name = spec.agent, spec.tool_name
-            if target is self or target.name == self.name:
-                raise ValueError(f"agent {self.name!r} cannot hand off to itself")
-            if tool_name in handoff_map:
-                raise ValueError(f"two handoffs of agent {self.name!r} map to the tool "
-                                 f"{tool_name!r} ({handoff_map[tool_name].name!r} and "
-                                 f"{target.name!r}); rename an agent or use handoff(agent, "
-                                 "tool_name_override=...)")
-            handoff_map[tool_name] = target
-            specs[tool_name] = spec
-        for kind, guards, cls in (("input_guardrails", self.input_guardrails, InputGuardrail),
-                                  ("output_guardrails", self.output_guardrails,
-                                   OutputGuardrail)):
-            if not all(isinstance(g, cls) for g in guards or ()):
-                raise TypeError(f"{kind} must be {cls.__name__} objects (use the "
-                                f"@{kind[:-1]} decorator)")
-            set_(self, kind, tuple(guards or ()))
-        set_(self, "tools", tools)
-        set_(self, "handoffs", handoffs)
-        set_(self, "_handoff_map", MappingProxyType(handoff_map))
-        set_(self, "_handoff_specs", MappingProxyType(specs))
-        control = [handoff_tool(spec) for spec in specs.values()]
-        try:
-            built = Tools([*tools, *control])  # unique names, schemas built once
-        except ValueError as exc:
-            raise ValueError(f"agent {self.name!r}: {exc}") from None
-        set_(self, "_tools", built)
-        if self.output_type is not None and self.output_type is not str:  # str: plain text
-            if FINAL_RESULT in built.by_name:
-                raise ValueError(f"a tool is named {FINAL_RESULT!r}, which output_type uses; "
-                                 "rename the tool")
-            output_spec = OutputSpec(self.output_type)
-            set_(self, "_output", output_spec)
-            set_(self, "_tools_with_output", Tools([*tools, *control, output_spec.tool]))
-
-    def __class_getitem__(cls, context_type: Any) -> type["Agent"]:
-        """``Agent[MyContext](...)``, as in the Agents SDK (the context type is for your type
-        checker; any context works at run time)."""
-        return cls
-
-    def clone(self, **changes: Any) -> "Agent":
-        """A new agent with some fields changed (validated again)."""
-        return replace(self, **changes)
-
-    def __repr__(self) -> str:
-        return (f"Agent(name={self.name!r}, model={self.model!r}, "
-                f"tools={[t.name for t in self._tools.by_name.values()] if self._tools else []}, "
-                f"handoffs={[a.name for a in self._handoff_map.values()]})")
-
-
-def _check_summary_format(fmt: Any) -> None:
-    if not isinstance(fmt, str):
-        raise TypeError("tool_call_summary_format must be a str")
-    try:
-        fmt.format(**_SUMMARY_FIELDS)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise ValueError(f"tool_call_summary_format {fmt!r} is not valid: {exc!r}; use the "
-                         "placeholders {tool_name}, {arguments}, {result}, {is_error}") from None
-
-
-@dataclass(frozen=True)
-class RunLimits:
-    """Bounds of one run, each independent; hitting one ends the run with ``status="limit"``
-    and ``result.limit`` the bound's name (no exception).
-
-    ``max_model_calls``: model calls, counting reflection and output retries;
-    ``max_tool_calls``: executions of the agents' tools (calls beyond it are answered with an
-    error result, not run); ``max_total_tokens``: no model call starts once the run has used
-    this many tokens; ``timeout_s``: wall-clock seconds for the whole run; ``max_cost``: no
-    model call starts once the run has cost this many USD (``usage.cost``, from genai-prices:
-    every agent the run may reach must have a known price, checked before the run starts).
-    """
-
-    max_model_calls: Optional[int] = None
-    max_tool_calls: Optional[int] = None
-    max_total_tokens: Optional[int] = None
-    timeout_s: Optional[float] = None
-    max_cost: Optional[float] = None
-
-    def __post_init__(self) -> None:
-        for name in ("max_model_calls", "max_tool_calls", "max_total_tokens"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or value < 1):
-                raise ValueError(f"RunLimits.{name} must be None or an int >= 1, got {value!r}")
-        t = self.timeout_s
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0):
-            raise ValueError(f"RunLimits.timeout_s must be None or seconds > 0, got {t!r}")
-        c = self.max_cost
-        if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float))
-                              or not c > 0 or c == float("inf")):
-            raise ValueError(f"RunLimits.max_cost must be None or USD > 0, got {c!r}")
-
+    from .client import AsyncClient, Client
 
 _NO_LIMITS = RunLimits()
 
@@ -350,15 +156,17 @@ class RunResult:
     new_messages: list[Message] = field(repr=False)
     raw_responses: list[ChatCompletionResponse] = field(repr=False)
     usage: Optional[Usage] = field(repr=False)
-    events: list[Any] = field(repr=False)
+    events: list[AgentEvent] = field(repr=False)
     tool_events: list[ToolEvent] = field(repr=False)
     tool_call_summary: Optional[ToolCallSummary] = field(default=None, repr=False)
     # The OpenAI Agents SDK's names.
     input: Any = field(default=None, repr=False)
-    new_items: list[Any] = field(default_factory=list, repr=False)
+    new_items: list[RunItem] = field(default_factory=list, repr=False)
     context_wrapper: Optional[RunContextWrapper[Any]] = field(default=None, repr=False)
-    input_guardrail_results: list[Any] = field(default_factory=list, repr=False)
-    output_guardrail_results: list[Any] = field(default_factory=list, repr=False)
+    input_guardrail_results: list[InputGuardrailResult] = field(default_factory=list,
+                                                                repr=False)
+    output_guardrail_results: list[OutputGuardrailResult] = field(default_factory=list,
+                                                                  repr=False)
     interruptions: list[ToolApprovalItem] = field(default_factory=list, repr=False)
     _snapshot: Optional[dict[str, Any]] = field(default=None, repr=False)
     _start_agent: Optional[Agent] = field(default=None, repr=False)
@@ -387,8 +195,6 @@ class RunResult:
         if self._snapshot is None:
             raise ValueError(f"this run ended with status {self.status!r}; only an "
                              "interrupted run (result.interruptions) has a state to resume")
-        from ._agent_state import RunState
-
         assert self.context_wrapper is not None
         return RunState._from_snapshot(self._snapshot, self._starting_agent,
                                        self.context_wrapper)
@@ -433,7 +239,7 @@ class _EventHooks(_DriverHooks):
         self.run = run
         self._streamed_text = False
 
-    async def on_model_request(self, engine: Any, action: Any) -> None:
+    async def on_model_request(self, engine: Any, action: CallModel) -> None:
         run = self.run
         await run.flush(engine)
         await run.prepare_request(engine, action)
@@ -444,7 +250,7 @@ class _EventHooks(_DriverHooks):
             run_id=engine.run_id, agent_name=engine.agent.name, message_id=engine.message_id,
             turn=action.turn, model=engine.setup.model, kind=kind))
 
-    async def on_chunk(self, engine: Any, chunk: Any) -> None:
+    async def on_chunk(self, engine: Any, chunk: ChatCompletionChunk) -> None:
         if self.run.sdk_stream:
             await self.run.emit_sdk(RawResponsesStreamEvent(chunk))
         if chunk.choices:
@@ -454,7 +260,8 @@ class _EventHooks(_DriverHooks):
                 await self.run.emit(TextDelta(run_id=engine.run_id, agent_name=engine.agent.name,
                                               message_id=engine.message_id, text=text))
 
-    async def on_model_response(self, engine: Any, response: Any) -> None:
+    async def on_model_response(self, engine: Any,
+                                response: ChatCompletionResponse) -> None:
         run = self.run
         if not self._streamed_text and response.choices:  # not streamed: the text, once
             text = text_of(response.choices[0].message.content)
@@ -467,13 +274,13 @@ class _EventHooks(_DriverHooks):
             for item in message_items(response.choices[0].message, engine.agent):
                 await run.emit_sdk(item_event(item))
 
-    async def on_tool_batch(self, engine: Any, batch: Any) -> None:
+    async def on_tool_batch(self, engine: Any, batch: ToolBatch) -> None:
         await self.run.guardrails_passed()  # nothing runs before the input guardrails pass
         for call in batch.calls:
             if call.call_id not in engine.resumed_ids:
                 await self.run.emit(tool_call_events(engine, call)[0])
 
-    async def on_tool_result(self, engine: Any, call: Any) -> None:
+    async def on_tool_result(self, engine: Any, call: ToolCallRun) -> None:
         if call.deferred or call.call_id in engine.resumed_done:
             return  # waits for a person / already reported before the pause
         await self.run.emit(tool_call_events(engine, call)[1])
@@ -481,11 +288,11 @@ class _EventHooks(_DriverHooks):
             for item in message_items(call.tool_message(), engine.agent):
                 await self.run.emit_sdk(item_event(item))
 
-    async def on_tool_start(self, engine: Any, call: Any) -> None:
+    async def on_tool_start(self, engine: Any, call: ToolCallRun) -> None:
         if not isinstance(call.tool, _ControlTool):
             await self.run.call_hooks(engine.agent, "on_tool_start", "on_tool_start", call.tool)
 
-    async def on_tool_end(self, engine: Any, call: Any) -> None:
+    async def on_tool_end(self, engine: Any, call: ToolCallRun) -> None:
         if not isinstance(call.tool, _ControlTool):
             await self.run.call_hooks(engine.agent, "on_tool_end", "on_tool_end", call.tool,
                                       call.result)
@@ -498,8 +305,6 @@ class _AgentRun:
                  max_turns: Optional[int], limits: Optional[RunLimits], streamed: bool,
                  queue: Optional["asyncio.Queue[Any]"] = None, context: Any = None,
                  hooks: Any = None) -> None:
-        from ._agent_state import RunState
-
         if not isinstance(agent, Agent):
             raise TypeError(f"Runner needs an ai.Agent, got {type(agent).__name__}")
         if session is not None and not isinstance(session, Session):
@@ -545,9 +350,9 @@ class _AgentRun:
         self.sdk_stream = False  # the consumer reads stream_events(): queue the SDK's events
         self.detached = False  # the stream's consumer is gone: keep events, stop queueing
         self.run_id = self.state.run_id if self.state is not None else _new_id("run")
-        self.events: list[Any] = []
-        self.input_guardrail_results: list[Any] = []
-        self.output_guardrail_results: list[Any] = []
+        self.events: list[AgentEvent] = []
+        self.input_guardrail_results: list[InputGuardrailResult] = []
+        self.output_guardrail_results: list[OutputGuardrailResult] = []
         self.approvals = Approvals(self.context)
         if self.state is not None:
             self.approvals.always.update(self.state._always)
@@ -555,12 +360,12 @@ class _AgentRun:
         self._tripped: Optional[BaseException] = None
         self._agent_started: Optional[Agent] = None
 
-    async def emit(self, event: Any) -> None:
+    async def emit(self, event: AgentEvent) -> None:
         self.events.append(event)
         if self.queue is not None and not self.detached and not self.sdk_stream:
             await self.queue.put(event)
 
-    async def emit_sdk(self, event: Any) -> None:
+    async def emit_sdk(self, event: StreamEvent) -> None:
         if self.queue is not None and not self.detached and self.sdk_stream:
             await self.queue.put(event)
 
@@ -692,6 +497,7 @@ class _AgentRun:
             tools = agent._tools_with_output if forced else agent._tools
             forced_choice: Any = None
             if forced:
+                assert tools is not None  # built with the output spec
                 if "tool_choice" in kwargs:
                     raise UnsupportedParameterError(
                         f"agent {agent.name!r}: model_settings['tool_choice'] cannot be combined "
@@ -730,8 +536,6 @@ class _AgentRun:
         setup_for = self._setup_for(client, {})
         context = session._context if session is not None else list
         if self.state is not None:
-            from ._agent_state import restore_loop
-
             loop = restore_loop(self.state, self, setup_for, context)
             history_count = self.state.session_count
         else:
@@ -815,8 +619,6 @@ class _AgentRun:
         interruptions = loop.paused_items()
         snapshot = None
         if interruptions:
-            from ._agent_state import snapshot_loop
-
             snapshot = snapshot_loop(loop, self)
             if self.sdk_stream:
                 for item in interruptions:
@@ -871,11 +673,12 @@ def _background_loop() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
         return loop, thread
 
 
-def _run_sync(coro: Any) -> Any:
+def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     loop, thread = _background_loop()
     if threading.current_thread() is thread:
         # run_sync from inside a run on that loop (e.g. an async tool): a private loop.
-        return _run_coro_sync(coro)
+        result: _T = _run_coro_sync(coro)
+        return result
     future = asyncio.run_coroutine_threadsafe(coro, loop)  # carries the caller's contextvars
     try:
         return future.result()
@@ -890,9 +693,11 @@ class Runner:
     Agents SDK's)."""
 
     @staticmethod
-    async def run(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
-                  session: Optional[Session] = None, max_turns: Optional[int] = None,
-                  limits: Optional[RunLimits] = None, hooks: Any = None) -> RunResult:
+    async def run(starting_agent: Agent[TContext], input: _RunInput, *,
+                  context: Optional[TContext] = None,
+                  client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                  max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                  hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
         """Run ``starting_agent`` on ``input`` (a prompt, a message, a list of messages, or a
         ``RunState`` to resume). ``context``: any object, given to tools, instructions,
         guardrails and hooks in their ``RunContextWrapper`` (never sent to the model);
@@ -904,9 +709,11 @@ class Runner:
         return await run.execute()
 
     @staticmethod
-    def run_sync(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
-                 session: Optional[Session] = None, max_turns: Optional[int] = None,
-                 limits: Optional[RunLimits] = None, hooks: Any = None) -> RunResult:
+    def run_sync(starting_agent: Agent[TContext], input: _RunInput, *,
+                 context: Optional[TContext] = None,
+                 client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                 max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                 hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
         """``run`` from sync code, also inside a running event loop (the run executes on a
         background event-loop thread; the calling thread waits for it)."""
         _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
@@ -917,9 +724,11 @@ class Runner:
                                     hooks=hooks))
 
     @staticmethod
-    def run_streamed(starting_agent: Agent, input: Any, *, context: Any = None, client: Any = None,
-                     session: Optional[Session] = None, max_turns: Optional[int] = None,
-                     limits: Optional[RunLimits] = None, hooks: Any = None,
+    def run_streamed(starting_agent: Agent[TContext], input: _RunInput, *,
+                     context: Optional[TContext] = None,
+                     client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                     max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                     hooks: Optional[SDKRunHooks[TContext]] = None,
                      buffer_size: int = _DEFAULT_BUFFER) -> "RunResultStreaming":
         """A streamed run (``RunResultStreaming``). ``async for event in it`` gives our events,
         ending with ``RunCompleted`` (its ``result`` is the ``RunResult``); ``async for event in
@@ -957,6 +766,7 @@ class RunResultStreaming:
         self._iterator: Optional[AsyncIterator[Any]] = None
         self._result: Optional[RunResult] = None
         self.current_agent: Agent = arguments["agent"]
+        self._closing: Optional[asyncio.Future[None]] = None
 
     @property
     def is_complete(self) -> bool:
@@ -995,7 +805,8 @@ class RunResultStreaming:
     def cancel(self) -> None:
         """Stop the run (the Agents SDK's name); read the iterator to its end or close it."""
         if self._iterator is not None:
-            asyncio.ensure_future(self.aclose())
+            # Kept: the event loop holds only a weak reference to a task.
+            self._closing = asyncio.ensure_future(self.aclose())
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name in ("_result", "_arguments", "_iterator"):

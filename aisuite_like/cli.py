@@ -5,8 +5,9 @@
     aisuite-like providers
 
 Exit codes: 0 ok; 2 usage (bad arguments, bad model string, unknown provider, bad ``--tool``,
-unsupported parameter); 1 a provider or run failure, printed with its error type; 130 when
-interrupted. The answer goes to stdout; the tool trace of a run goes to stderr.
+unsupported parameter); 1 a provider or run failure, printed with its error type, or a tool
+run that reached ``--max-turns`` with no final answer; 130 when interrupted. The answer goes
+to stdout; the tool trace of a run goes to stderr.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import importlib.util
 import json
 import os
 import sys
-from typing import Any, Optional, Sequence, TextIO
+from collections.abc import Sequence
+from typing import Any, Optional, TextIO
 
 __all__ = ["main"]
 
@@ -150,8 +152,16 @@ def _print_trace(response: Any, err: TextIO) -> None:
             event.arguments, ensure_ascii=False)
         mark = " [error]" if event.is_error else ""
         err.write(f"-> {event.name}({args}) = {event.result}{mark}\n")
-    if getattr(response, "stop_reason", None) == "max_turns":
-        err.write("(stopped: max turns reached; raise --max-turns to let the run continue)\n")
+
+
+def _turn_cap(response: Any, max_turns: int, err: TextIO) -> int:
+    """A run that stopped at the turn cap has no final answer: say so, exit 1."""
+    if getattr(response, "stop_reason", None) != "max_turns":
+        return EXIT_OK
+    err.write(f"aisuite-like: error: the run reached --max-turns {max_turns} while the model "
+              f"still asked for tools, so there is no final answer; raise it (e.g. "
+              f"--max-turns {max_turns * 2}) to let the run continue\n")
+    return EXIT_ERROR
 
 
 def _print_usage(response: Any, err: TextIO) -> None:
@@ -199,10 +209,13 @@ def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> 
                 out.write(_response_json(response) + "\n")
             else:
                 _print_trace(response, err)
-                out.write((response.content or "") + "\n")
+                if response.content:  # what the model said, even on a run cut short
+                    out.write(response.content + "\n")
+                elif response.stop_reason != "max_turns":
+                    out.write("\n")
             if args.usage:
                 _print_usage(response, err)
-            return EXIT_OK
+            return _turn_cap(response, kwargs.get("max_turns", 0), err)
         with client.chat.completions.create(model=args.model, messages=messages, stream=True,
                                             **kwargs) as stream:
             for chunk in stream:
@@ -213,12 +226,13 @@ def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> 
                     if choice.index == 0 and choice.delta.content:
                         out.write(choice.delta.content)
                         out.flush()
+            final = stream.get_final_response()
             if not args.json:
                 out.write("\n")
-                _print_trace(stream.get_final_response(), err)
+                _print_trace(final, err)
             if args.usage:
-                _print_usage(stream.get_final_response(), err)
-    return EXIT_OK
+                _print_usage(final, err)
+    return _turn_cap(final, kwargs.get("max_turns", 0), err)
 
 
 # --- providers -----------------------------------------------------------------------------
@@ -260,7 +274,8 @@ def _providers(out: TextIO) -> int:
         rows.append((key, extra, installed, shown, key_set))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+        line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        out.write(line.rstrip() + "\n")
     return EXIT_OK
 
 

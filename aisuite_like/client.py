@@ -8,6 +8,7 @@ import threading
 from typing import Any, Iterable, Mapping, Optional
 
 from . import _observe, _request_checks, _secrets
+from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
 from .errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from .providers import (
@@ -28,7 +29,7 @@ _PORTABLE = frozenset({
 })
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
-                "tool_policy_context")
+                "tool_policy_context", "tool_timeout", "max_tool_result_chars")
 
 # Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
 _NOT_SENT: set[str] = {"parsed"}
@@ -110,7 +111,7 @@ def _check_configs(configs: dict[str, dict[str, Any]], installed: Iterable[str])
 
 
 def _refuse_real_request(key: str) -> None:
-    from .testing import RealRequestBlockedError
+    from ._request_guard import RealRequestBlockedError
 
     raise RealRequestBlockedError(
         f"provider {key!r} would make a real request inside "
@@ -282,8 +283,8 @@ class _Completions:
         if request.stream:
             from .streaming import Stream, _started
 
-            return Stream(_started(provider.stream(request)))
-        response = provider.complete(request)
+            return Stream(_started(provider.stream(request)), prior_messages=request.messages)
+        response = unique_tool_call_ids(provider.complete(request), request.messages)
         attach_price_ref(response, request.model)
         return response
 
@@ -382,8 +383,9 @@ async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, A
     if request.stream:
         from .streaming import AsyncStream, _astarted
 
-        return AsyncStream(await _astarted(provider.astream(request)))
-    response = await provider.acomplete(request)
+        return AsyncStream(await _astarted(provider.astream(request)),
+                           prior_messages=request.messages)
+    response = unique_tool_call_ids(await provider.acomplete(request), request.messages)
     attach_price_ref(response, request.model)
     return response
 

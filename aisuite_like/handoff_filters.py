@@ -1,7 +1,8 @@
 """Ready-made handoff input filters (the OpenAI Agents SDK's ``handoff_filters``).
 
     from aisuite_like import handoff, handoff_filters
-    triage = ai.Agent("Triage", handoffs=[handoff(faq, input_filter=handoff_filters.remove_all_tools)])
+    triage = ai.Agent("Triage",
+                      handoffs=[handoff(faq, input_filter=handoff_filters.remove_all_tools)])
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ reason.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Optional, Protocol, Union
 
 from .types import Message
 
@@ -102,10 +103,19 @@ _ALLOW = ToolPolicyDecision(True)
 _DEFER = ToolPolicyDecision.defer("waiting for a person's approval")
 
 PolicyResult = Union[bool, ToolPolicyDecision]
+
+
+class _EvaluatesCalls(Protocol):
+    """A policy object: ``evaluate(ctx)`` decides (sync or async)."""
+
+    def evaluate(self, ctx: ToolPolicyContext, /
+                 ) -> Union[PolicyResult, Awaitable[PolicyResult]]: ...
+
+
 ToolPolicy = Union[
     None,
     Callable[[ToolPolicyContext], Union[PolicyResult, Awaitable[PolicyResult]]],
-    Any,  # an object with evaluate(ctx)
+    _EvaluatesCalls,
 ]
 
 

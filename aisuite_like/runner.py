@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _observe
+from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
 from .errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
 from .policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
@@ -36,11 +37,13 @@ from .types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolCal
 
 __all__ = [
     "ToolLoop", "ToolBatch", "ToolCallRun", "RunHooks", "CallModel", "RunTools", "Finish",
-    "Fail", "DEFAULT_MAX_TOOL_CONCURRENCY",
+    "Fail", "DEFAULT_MAX_TOOL_CONCURRENCY", "DEFAULT_MAX_TOOL_RESULT_CHARS",
 ]
 
 #: Tool calls of one response that may run at the same time, unless ``max_tool_concurrency``.
 DEFAULT_MAX_TOOL_CONCURRENCY = 8
+#: The longest tool result sent to the model, unless ``max_tool_result_chars``.
+DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000
 
 _ON_TOOL_ERROR = ("return", "raise")
 _ON_MAX_TURNS = ("return", "raise", "final_answer")
@@ -100,9 +103,18 @@ class ToolCallRun:
 
     __slots__ = ("call_id", "name", "raw_arguments", "arguments", "tool", "turn", "kwargs",
                  "allowed", "reason", "result", "is_error", "duration_s", "exception", "state",
-                 "context", "can_defer")
+                 "context", "can_defer", "timeout", "max_result_chars", "truncated",
+                 "threads")
 
-    def __init__(self, call: ToolCall, tools: Optional[Tools], turn: int) -> None:
+    def __init__(self, call: ToolCall, tools: Optional[Tools], turn: int, *,
+                 timeout: Optional[float] = None,
+                 max_result_chars: Optional[int] = DEFAULT_MAX_TOOL_RESULT_CHARS) -> None:
+        # timeout: the run's tool_timeout (the tool's own Tool(timeout=) wins, below);
+        # max_result_chars: longer results are cut (None: unbounded).
+        self.timeout = timeout
+        self.max_result_chars = max_result_chars
+        self.truncated = False
+        self.threads: Optional[_ToolThreads] = None  # the async run's pool for a sync tool
         self.call_id = call.id
         self.name = call.function.name
         self.raw_arguments = call.function.arguments
@@ -136,6 +148,8 @@ class ToolCallRun:
                 return
             self.arguments = parsed
         self.tool = tools.by_name.get(self.name) if tools is not None else None
+        if self.tool is not None and self.tool.timeout is not None:
+            self.timeout = self.tool.timeout
         if self.tool is None:
             available = ", ".join(tools.by_name) if tools is not None and tools.by_name else "none"
             self._error(f"unknown tool {self.name!r}; available tools: {available}")
@@ -195,7 +209,7 @@ class ToolCallRun:
     def succeed(self, value: Any, duration_s: float) -> None:
         self.duration_s = duration_s
         try:
-            self.result = _format_result(value)
+            self.result = self._bounded(_format_result(value))
         except Exception as exc:  # e.g. a result JSON cannot express
             self.exception = exc
             self._error(f"the result of tool {self.name!r} could not be serialized: "
@@ -217,9 +231,19 @@ class ToolCallRun:
             self._error(reason)
 
     def _error(self, text: str) -> None:
-        self.result = "Error: " + text
+        self.result = self._bounded("Error: " + text)
         self.is_error = True
         self.state = _DONE
+
+    def _bounded(self, text: str) -> str:
+        """``text`` cut to ``max_result_chars`` with a visible marker saying how much was cut
+        (a 10 MB result must not go whole into the next request)."""
+        limit = self.max_result_chars
+        if limit is None or len(text) <= limit:
+            return text
+        self.truncated = True
+        return (f"{text[:limit]}\n[truncated: {len(text) - limit} of {len(text)} characters "
+                f"cut (max_tool_result_chars={limit})]")
 
     def tool_message(self) -> dict[str, Any]:
         return {"role": "tool", "tool_call_id": self.call_id, "name": self.name,
@@ -229,7 +253,21 @@ class ToolCallRun:
         return ToolEvent.model_construct(
             call_id=self.call_id, name=self.name, arguments=self.arguments,
             allowed=self.allowed, reason=self.reason, result=self.result,
-            is_error=self.is_error, duration_s=self.duration_s, turn=self.turn)
+            is_error=self.is_error, duration_s=self.duration_s, turn=self.turn,
+            truncated=self.truncated)
+
+
+def _check_tool_bounds(tool_timeout: Any, max_tool_result_chars: Any) -> None:
+    """The runner's (and agents') tool bounds, checked before anything is sent."""
+    if tool_timeout is not None and (isinstance(tool_timeout, bool) or not isinstance(
+            tool_timeout, (int, float)) or not tool_timeout > 0 or tool_timeout == float("inf")):
+        raise ValueError(f"tool_timeout must be None or a positive number of seconds, got "
+                         f"{tool_timeout!r}")
+    if max_tool_result_chars is not None and (
+            isinstance(max_tool_result_chars, bool) or not isinstance(max_tool_result_chars, int)
+            or max_tool_result_chars < 1):
+        raise ValueError(f"max_tool_result_chars must be None (unbounded) or an int >= 1, got "
+                         f"{max_tool_result_chars!r}")
 
 
 def _shorten(text: str, limit: int = 200) -> str:
@@ -244,6 +282,7 @@ class ToolBatch:
                  policy_context: Optional[Mapping[str, Any]] = None) -> None:
         self.turn = turn
         self.calls = calls
+        self.recorded = False  # its results are in the trace (recorded once, never twice)
         self._policy = policy
         self._messages = messages
         self._policy_context = policy_context if policy_context is not None else {}
@@ -310,10 +349,13 @@ class ToolLoop:
         on_max_turns: str = "return",
         max_tool_concurrency: Optional[int] = None,
         tool_policy_context: Optional[Mapping[str, Any]] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = DEFAULT_MAX_TOOL_RESULT_CHARS,
     ) -> None:
         if tool_policy_context is not None and not isinstance(tool_policy_context, Mapping):
             raise TypeError("tool_policy_context must be a dict (it reaches the policy as "
                             f"ToolPolicyContext.context), got {type(tool_policy_context).__name__}")
+        _check_tool_bounds(tool_timeout, max_tool_result_chars)
         self.policy_context = tool_policy_context
         if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
@@ -350,6 +392,8 @@ class ToolLoop:
         self.on_tool_error = on_tool_error
         self.on_max_turns = on_max_turns
         self.max_tool_concurrency = max_tool_concurrency
+        self.tool_timeout = None if tool_timeout is None else float(tool_timeout)
+        self.max_tool_result_chars = max_tool_result_chars
         self.turn = 0
         # The conversation as sent: the caller's dicts (read-only) + what the run produced.
         self.history: list[dict[str, Any]] = list(request.messages)
@@ -358,6 +402,8 @@ class ToolLoop:
         self.tool_events: list[ToolEvent] = []
         self.stop_reason: Optional[str] = None
         self.result: Optional[ChatCompletionResponse] = None
+        #: the batch handed to the driver and not yet reported back (``tools_done``)
+        self.pending_batch: Optional[ToolBatch] = None
         self._final_answer = False
         self._inputs: Optional[list[Message]] = None
 
@@ -367,6 +413,9 @@ class ToolLoop:
         return self._call_model(1)
 
     def model_responded(self, response: ChatCompletionResponse) -> Action:
+        # Unique tool-call ids (in the reply and the run) before anything runs: results pair.
+        # The drivers did it already (hooks see it); a no-op then, a guarantee for any driver.
+        response = unique_tool_call_ids(response, self.history)
         attach_price_ref(response, self.request.model)  # usage.cost, priced on first read
         self.responses.append(response)
         message = response.choices[0].message if response.choices else None
@@ -382,21 +431,23 @@ class ToolLoop:
                 # The model ignored tool_choice="none". Answer its calls (not executed) so
                 # response.messages stays a valid history: providers reject an assistant
                 # tool call without its result.
-                self.abandon(ToolBatch(self.turn, [ToolCallRun(c, self.tools, self.turn)
-                                                   for c in calls], None, self._conversation),
+                self.abandon(ToolBatch(self.turn, [self.new_call(c) for c in calls], None,
+                                       self._conversation),
                              f"tool call not executed: the run reached max_turns="
                              f"{self.max_turns}")
             return self.finish("max_turns")
         if not calls:
             return self.finish("completed")
-        runs = [ToolCallRun(call, self.tools, self.turn) for call in calls]
+        runs = [self.new_call(call) for call in calls]
         if self.policy is None:
             for run in runs:
                 run.allow()
-        return RunTools(ToolBatch(self.turn, runs, self.policy, self._conversation,
-                                  self.policy_context))
+        self.pending_batch = ToolBatch(self.turn, runs, self.policy, self._conversation,
+                                       self.policy_context)
+        return RunTools(self.pending_batch)
 
     def tools_done(self, batch: ToolBatch) -> Action:
+        self.pending_batch = None
         self._record(batch)
         override = self.after_tools(batch)
         if override is not None:
@@ -422,12 +473,28 @@ class ToolLoop:
             return self.finish("max_turns")
         return self._call_model(self.turn + 1)
 
+    def new_call(self, call: ToolCall) -> ToolCallRun:
+        """A ``ToolCallRun`` of this turn, with the run's tool bounds."""
+        return ToolCallRun(call, self.tools, self.turn, timeout=self.tool_timeout,
+                           max_result_chars=self.max_tool_result_chars)
+
     def abandon(self, batch: ToolBatch, reason: str = "tool call cancelled") -> None:
         """Give every unfinished call of ``batch`` an error result and record the batch, so
         the trace has no tool call without its result (used on cancellation)."""
         for call in batch.calls:
             call.cancel(reason)
         self._record(batch)
+
+    def cancelled(self, reason: str = "tool call not finished: the run was cancelled") -> None:
+        """The driver's task was cancelled: answer the calls of the pending batch (those
+        that finished keep their results), and keep the partial run as ``result`` with
+        ``stop_reason="cancelled"``, so the trace is a valid history to continue from."""
+        if self.pending_batch is not None:
+            self.abandon(self.pending_batch, reason)
+            self.pending_batch = None
+        self.stop_reason = "cancelled"
+        if self.responses and self.result is None:
+            self.result = self.finalize()
 
     def finish(self, stop_reason: Optional[str]) -> Finish:
         self.stop_reason = stop_reason
@@ -440,7 +507,8 @@ class ToolLoop:
             tool_events=self.tool_events, stop_reason=self.stop_reason)
 
     def final_response(self) -> ChatCompletionResponse:
-        """The finalized response of a finished run (``Stream(final=...)``)."""
+        """The finalized response of a finished run (``Stream(final=...)``), or the partial
+        run of a cancelled one (``stop_reason="cancelled"``)."""
         if self.result is None:
             raise RuntimeError("the tool run did not finish (the stream was closed or failed "
                                "before the end), so there is no final response")
@@ -469,6 +537,9 @@ class ToolLoop:
                          self._final_answer)
 
     def _record(self, batch: ToolBatch) -> None:
+        if batch.recorded:
+            return
+        batch.recorded = True
         for call in batch.calls:
             message = call.tool_message()
             self.history.append(message)
@@ -628,16 +699,17 @@ def _execute_sync_call(call: ToolCallRun) -> None:
     tool = call.tool
     assert tool is not None
     args, kwargs = tool._call_args(call.kwargs, call.context)
+    timeout = call.timeout
     start = time.perf_counter()
     try:
         if tool.is_async:
-            value = _run_coro_sync(_await_with_timeout(tool.fn(*args, **kwargs), tool.timeout))
-        elif tool.timeout is not None:
-            value = _call_in_thread(tool.fn, args, kwargs, tool.timeout)
+            value = _run_coro_sync(_await_with_timeout(tool.fn(*args, **kwargs), timeout))
+        elif timeout is not None:
+            value = _call_in_thread(tool.fn, args, kwargs, timeout)
         else:
             value = tool.fn(*args, **kwargs)
     except _ToolTimeout:
-        call.time_out(tool.timeout or 0.0, time.perf_counter() - start)
+        call.time_out(timeout or 0.0, time.perf_counter() - start)
     except Exception as exc:
         call.fail(exc, time.perf_counter() - start)
     else:
@@ -693,7 +765,7 @@ def _stream_turn_sync(provider: Provider, action: CallModel, acc: _ChunkAccumula
     try:
         for chunk in chunks:
             chunk.turn = turn
-            acc.add(chunk)
+            chunk = acc.add(chunk)
             if hooks is not None:
                 _call_hook_sync(hooks.on_chunk, engine, chunk)
             yield chunk
@@ -716,11 +788,13 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
                     _call_hook_sync(hooks.on_model_request, engine, action)
                 target = action.provider or provider
                 if action.request.stream:
-                    acc = _ChunkAccumulator()
+                    acc = _ChunkAccumulator(engine.history)
                     yield from _stream_turn_sync(target, action, acc, engine, hooks)
                     response = acc.build()
                 else:
-                    response = target.complete(action.request)
+                    # unique ids already here, so the hooks see what the trace will hold
+                    response = unique_tool_call_ids(target.complete(action.request),
+                                                    engine.history)
                 if hooks is not None:
                     _call_hook_sync(hooks.on_model_response, engine, response)
                 action = engine.model_responded(response)
@@ -778,17 +852,21 @@ async def _execute_async_call(call: ToolCallRun) -> None:
     tool = call.tool
     assert tool is not None
     args, kwargs = tool._call_args(call.kwargs, call.context)
+    timeout = call.timeout
     start = time.perf_counter()
     try:
         if tool.is_async:
-            value = await _await_with_timeout(tool.fn(*args, **kwargs), tool.timeout)
-        elif tool.timeout is None:  # a sync tool must not block the event loop
-            value = await asyncio.to_thread(tool.fn, *args, **kwargs)
+            value = await _await_with_timeout(tool.fn(*args, **kwargs), timeout)
+        elif timeout is None:  # a sync tool must not block the event loop
+            if call.threads is not None:
+                value = await call.threads.run(tool.fn, args, kwargs)
+            else:
+                value = await asyncio.to_thread(tool.fn, *args, **kwargs)
         else:
             value = await _await_with_timeout(
-                _daemon_thread_future(tool.fn, args, kwargs), tool.timeout)
+                _daemon_thread_future(tool.fn, args, kwargs), timeout)
     except _ToolTimeout:
-        call.time_out(tool.timeout or 0.0, time.perf_counter() - start)
+        call.time_out(timeout or 0.0, time.perf_counter() - start)
     except Exception as exc:
         call.fail(exc, time.perf_counter() - start)
     else:
@@ -822,14 +900,41 @@ def _daemon_thread_future(fn: Callable[..., Any], args: tuple[Any, ...],
     return future
 
 
-async def _run_batch_async(batch: ToolBatch, limit: int, engine: Optional[ToolLoop] = None,
+class _ToolThreads:
+    """The async run's threads for sync tools: ``limit`` (``max_tool_concurrency``) of them,
+    created on first need, one pool per run; not the event loop's default executor, whose size
+    has nothing to do with the run's bound. A sync tool with a timeout gets a daemon thread of
+    its own instead (``_daemon_thread_future``): an abandoned call must not hold a pool thread."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._pool: Optional[ThreadPoolExecutor] = None
+
+    def run(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+            ) -> "asyncio.Future[Any]":
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.limit, thread_name_prefix="aisuite-like-tools")
+        context = contextvars.copy_context()
+        return asyncio.get_running_loop().run_in_executor(
+            self._pool, lambda: context.run(fn, *args, **kwargs))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+
+
+async def _run_batch_async(batch: ToolBatch, limit: int, pool: _ToolThreads,
+                           engine: Optional[ToolLoop] = None,
                            hooks: Optional[RunHooks] = None) -> None:
-    """Policy in call order, then each group as concurrent tasks bounded by ``limit``."""
+    """Policy in call order, then each group as concurrent tasks bounded by ``limit``; sync
+    tools run on ``pool``."""
     for call in batch.awaiting_policy():
         value = batch.ask_policy(call)
         if inspect.isawaitable(value):
             value = await value
         call.decide(value)
+    for call in batch.calls:
+        call.threads = pool
     semaphore = asyncio.Semaphore(limit)
     execute = _execute_async
     if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
@@ -855,7 +960,7 @@ async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkA
     try:
         async for chunk in chunks:
             chunk.turn = turn
-            acc.add(chunk)
+            chunk = acc.add(chunk)
             if hooks is not None:
                 await _call_hook_async(hooks.on_chunk, engine, chunk)
             yield chunk
@@ -868,44 +973,56 @@ async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkA
 async def _drive_async(engine: ToolLoop, provider: Provider,
                        hooks: Optional[RunHooks] = None) -> AsyncIterator[ChatCompletionChunk]:
     """The async twin of ``_drive_sync``: same actions, performed with ``await``."""
-    action = engine.start()
-    while True:
-        if isinstance(action, CallModel):
-            if hooks is not None:
-                await _call_hook_async(hooks.on_model_request, engine, action)
-            target = action.provider or provider
-            if action.request.stream:
-                acc = _ChunkAccumulator()
-                turn_chunks = _stream_turn_async(target, action, acc, engine, hooks)
-                try:
-                    async for chunk in turn_chunks:
-                        yield chunk
-                finally:
-                    await turn_chunks.aclose()
-                response = acc.build()
+    threads = _ToolThreads(engine.max_tool_concurrency)
+    try:
+        action = engine.start()
+        while True:
+            if isinstance(action, CallModel):
+                if hooks is not None:
+                    await _call_hook_async(hooks.on_model_request, engine, action)
+                target = action.provider or provider
+                if action.request.stream:
+                    acc = _ChunkAccumulator(engine.history)
+                    turn_chunks = _stream_turn_async(target, action, acc, engine, hooks)
+                    try:
+                        async for chunk in turn_chunks:
+                            yield chunk
+                    finally:
+                        await turn_chunks.aclose()
+                    response = acc.build()
+                else:
+                    response = unique_tool_call_ids(await target.acomplete(action.request),
+                                                    engine.history)
+                if hooks is not None:
+                    await _call_hook_async(hooks.on_model_response, engine, response)
+                action = engine.model_responded(response)
+            elif isinstance(action, RunTools):
+                if hooks is not None:
+                    await _call_hook_async(hooks.on_tool_batch, engine, action.batch)
+                await _run_batch_async(action.batch, engine.max_tool_concurrency, threads,
+                                       engine, hooks)
+                if hooks is not None:
+                    for call in action.batch.calls:
+                        await _call_hook_async(hooks.on_tool_result, engine, call)
+                action = engine.tools_done(action.batch)
+            elif isinstance(action, Finish):
+                return
             else:
-                response = await target.acomplete(action.request)
-            if hooks is not None:
-                await _call_hook_async(hooks.on_model_response, engine, response)
-            action = engine.model_responded(response)
-        elif isinstance(action, RunTools):
-            if hooks is not None:
-                await _call_hook_async(hooks.on_tool_batch, engine, action.batch)
-            await _run_batch_async(action.batch, engine.max_tool_concurrency, engine, hooks)
-            if hooks is not None:
-                for call in action.batch.calls:
-                    await _call_hook_async(hooks.on_tool_result, engine, call)
-            action = engine.tools_done(action.batch)
-        elif isinstance(action, Finish):
-            return
-        else:
-            raise action.error
+                raise action.error
+    except asyncio.CancelledError:
+        engine.cancelled()  # answer the pending calls: the trace stays a valid history
+        raise
+    finally:
+        threads.close()
 
 
 async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools], *,
                         max_turns: int, **options: Any
                         ) -> Union[ChatCompletionResponse, AsyncStream]:
-    """The async tool runner: same engine, same options, same results as ``_tool_runner``."""
+    """The async tool runner: same engine, same options, same results as ``_tool_runner``.
+    Cancelling the task stops the run (``asyncio.CancelledError`` propagates); the engine
+    keeps the partial run (``ToolLoop.cancelled``), which a stream's ``get_final_response()``
+    returns."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
     instrumentation = _observe.ACTIVE
     if instrumentation is not None:  # instrument(): the run is a span around its calls

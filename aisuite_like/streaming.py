@@ -7,8 +7,9 @@ The accumulator only appends strings and looks up tool calls by index: no valida
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Iterator, Optional
+from typing import Any, AsyncIterator, Callable, Iterator, Optional, Sequence
 
+from ._call_ids import CallIdAssigner, _chunk_with_ids
 from ._cost import attach_price_ref
 from .types import (
     ChatCompletionChunk,
@@ -24,19 +25,24 @@ __all__ = ["Stream", "AsyncStream"]
 
 
 class _ChunkAccumulator:
-    """Folds chunks of ONE model reply into a response (choice 0 and any others by index)."""
+    """Folds chunks of ONE model reply into a response (choice 0 and any others by index).
 
-    __slots__ = ("id", "created", "model", "provider", "usage", "_choices")
+    ``add`` also gives every tool call a unique id (``_call_ids``; ``prior`` is the
+    conversation the request sent) and returns the chunk to pass on: the same one, or a copy
+    carrying the corrected id, so what the caller sees pairs with the final response."""
 
-    def __init__(self) -> None:
+    __slots__ = ("id", "created", "model", "provider", "usage", "_choices", "_ids")
+
+    def __init__(self, prior: Sequence[Any] = ()) -> None:
         self.id = ""
         self.created = 0
         self.model = ""
         self.provider = ""
         self.usage: Optional[Usage] = None
         self._choices: dict[int, dict[str, Any]] = {}
+        self._ids = CallIdAssigner(prior)
 
-    def add(self, chunk: ChatCompletionChunk) -> None:
+    def add(self, chunk: ChatCompletionChunk) -> ChatCompletionChunk:
         if not self.id and chunk.id:
             self.id = chunk.id
         if not self.created and chunk.created:
@@ -47,7 +53,8 @@ class _ChunkAccumulator:
             self.provider = chunk.provider
         if chunk.usage is not None:
             self.usage = chunk.usage
-        for choice in chunk.choices:
+        renamed: Optional[dict[tuple[int, int], str]] = None
+        for position, choice in enumerate(chunk.choices):
             state = self._choices.get(choice.index)
             if state is None:
                 state = self._choices[choice.index] = {
@@ -73,12 +80,18 @@ class _ChunkAccumulator:
                         psf[key] = value
             if delta.tool_calls:
                 calls = state["tool_calls"]
-                for tc in delta.tool_calls:
+                for d, tc in enumerate(delta.tool_calls):
                     call = calls.get(tc.index)
+                    first = call is None
                     if call is None:
-                        call = calls[tc.index] = {"id": tc.id or "", "name": "", "args": []}
-                    elif tc.id and not call["id"]:
-                        call["id"] = tc.id
+                        cid = self._ids.assign(tc.id, choice.index, tc.index)
+                        call = calls[tc.index] = {"id": cid, "name": "", "args": []}
+                    # The first fragment carries the call's id; a later one naming another
+                    # id is corrected too, so every id the caller sees pairs.
+                    if (first or tc.id is not None) and tc.id != call["id"]:
+                        if renamed is None:
+                            renamed = {}
+                        renamed[(position, d)] = call["id"]
                     fn = tc.function
                     if fn is not None:
                         if fn.name and not call["name"]:
@@ -89,6 +102,7 @@ class _ChunkAccumulator:
                 state["finish_reason"] = choice.finish_reason
             if choice.native_finish_reason is not None:
                 state["native_finish_reason"] = choice.native_finish_reason
+        return chunk if renamed is None else _chunk_with_ids(chunk, renamed)
 
     def build(self) -> ChatCompletionResponse:
         choices = []
@@ -176,10 +190,12 @@ class Stream:
         chunks: Iterator[ChatCompletionChunk],
         *,
         final: Optional[Callable[[], ChatCompletionResponse]] = None,
+        prior_messages: Sequence[Any] = (),
     ) -> None:
+        # prior_messages: the conversation the request sent (tool-call ids stay unique in it)
         self._iter = chunks
         self._final = final
-        self._acc = _ChunkAccumulator()
+        self._acc = _ChunkAccumulator(prior_messages)
         self.chunks: list[ChatCompletionChunk] = []
         self._done = False
 
@@ -197,9 +213,9 @@ class Stream:
         except BaseException:
             self._done = True
             raise
-        self.chunks.append(chunk)
         if self._final is None:
-            self._acc.add(chunk)
+            chunk = self._acc.add(chunk)
+        self.chunks.append(chunk)
         return chunk
 
     def get_final_response(self) -> ChatCompletionResponse:
@@ -240,10 +256,12 @@ class AsyncStream:
         chunks: AsyncIterator[ChatCompletionChunk],
         *,
         final: Optional[Callable[[], ChatCompletionResponse]] = None,
+        prior_messages: Sequence[Any] = (),
     ) -> None:
+        # prior_messages: the conversation the request sent (tool-call ids stay unique in it)
         self._iter = chunks
         self._final = final
-        self._acc = _ChunkAccumulator()
+        self._acc = _ChunkAccumulator(prior_messages)
         self.chunks: list[ChatCompletionChunk] = []
         self._done = False
 
@@ -261,9 +279,9 @@ class AsyncStream:
         except BaseException:
             self._done = True
             raise
-        self.chunks.append(chunk)
         if self._final is None:
-            self._acc.add(chunk)
+            chunk = self._acc.add(chunk)
+        self.chunks.append(chunk)
         return chunk
 
     async def get_final_response(self) -> ChatCompletionResponse:

@@ -39,8 +39,10 @@ import json
 import re
 import threading
 import time
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, Sequence, Union
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, Literal, Optional, TypedDict, Union
 
+from ._request_guard import RealRequestBlockedError
 from .errors import AisuiteLikeError, UnsupportedParameterError
 from .providers._common import text_of
 from .providers.base import ChatRequest, Provider
@@ -75,10 +77,6 @@ Reply = Union[str, ToolCall, Sequence[ToolCall], BaseException, Message, ChatCom
 
 class ScriptExhaustedError(AisuiteLikeError, AssertionError):
     """A ``ScriptedProvider`` got more requests than it has replies (a test failure)."""
-
-
-class RealRequestBlockedError(AisuiteLikeError, RuntimeError):
-    """A real provider was called inside ``block_real_requests()``."""
 
 
 # --- replies -----------------------------------------------------------------------------
@@ -184,7 +182,7 @@ class _ReplyBuilder:
                          function=Function(name=c.function.name,
                                            arguments=c.function.arguments))
                 for i, c in enumerate(calls)])
-        finish = "tool_calls" if message.tool_calls else "stop"
+        finish: Literal["tool_calls", "stop"] = "tool_calls" if message.tool_calls else "stop"
         return ChatCompletionResponse(
             id=f"{self._id_prefix}-{number}", created=int(time.time()), model=request.model,
             provider=provider,
@@ -198,12 +196,21 @@ class _ReplyBuilder:
 _WORDS = re.compile(r"\S+\s*|\s+")
 
 
+class _ChunkHead(TypedDict):
+    """The fields every chunk of one response repeats."""
+
+    id: str
+    created: int
+    model: str
+    provider: str
+
+
 def _chunks(response: ChatCompletionResponse) -> Iterator[ChatCompletionChunk]:
     """A response as OpenAI-shaped chunks: role first, text word by word, each tool call as a
     header fragment (id, name) then its arguments in two pieces, and a last chunk carrying
     ``finish_reason`` and ``usage``."""
-    head = dict(id=response.id, created=response.created, model=response.model,
-                provider=response.provider)
+    head = _ChunkHead(id=response.id, created=response.created, model=response.model,
+                      provider=response.provider)
     for choice in response.choices:
         message = choice.message
         yield ChatCompletionChunk(**head, choices=[ChunkChoice(
@@ -263,10 +270,10 @@ class _OfflineProvider(Provider):
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         return await self._arespond(request)
 
-    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:  # type: ignore[override]
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         return _chunks(self._respond(request))
 
-    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         # Not ``async def``: the client calls astream() without awaiting and iterates it; the
         # reply is fetched on first iteration, inside the event loop.
         async def gen() -> AsyncIterator[ChatCompletionChunk]:

@@ -306,12 +306,32 @@ async def _aopen_tool_sources(tools: Any, owner: Any) -> None:
 
 def _format_result(value: Any) -> str:
     """A tool's return value -> the text sent to the model: ``str`` as is, pydantic models
-    via ``model_dump_json``, anything else as JSON (objects JSON cannot express via ``str``)."""
+    via ``model_dump_json``, anything else as JSON (objects JSON cannot express via ``str``).
+    The JSON is always valid (RFC 8259): NaN and +/-Infinity, which JSON cannot express,
+    become ``null`` (as pydantic's and JavaScript's JSON writers do)."""
     if isinstance(value, str):
         return value
     if isinstance(value, BaseModel):
-        return value.model_dump_json()
-    return to_json(value, fallback=str).decode()
+        text = value.model_dump_json()
+    else:
+        text = to_json(value, fallback=str).decode()
+    if "NaN" in text or "Infinity" in text:  # rare: look closer (may be inside a string)
+        text = _finite_json(text)
+    return text
+
+
+def _finite_json(text: str) -> str:
+    """JSON that may hold the bare tokens NaN / Infinity / -Infinity -> valid JSON with
+    ``null`` in their place (unchanged when they only occur inside strings)."""
+    found: list[str] = []
+
+    def constant(name: str) -> None:
+        found.append(name)
+
+    value = json.loads(text, parse_constant=constant)
+    if not found:
+        return text
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _validation_summary(exc: Any) -> str:

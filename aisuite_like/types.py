@@ -245,7 +245,8 @@ class Usage(_Model):
 
 class ToolEvent(_Model):
     """What happened to one tool call in a run. ``result`` is the exact string sent to the
-    model; ``arguments`` the parsed dict, or the raw string when it did not parse."""
+    model; ``arguments`` the parsed dict, or the raw string when it did not parse;
+    ``truncated`` True when the result was cut to ``max_tool_result_chars``."""
 
     call_id: str
     name: str
@@ -256,6 +257,7 @@ class ToolEvent(_Model):
     is_error: bool = False
     duration_s: float = 0.0
     turn: Optional[int] = None
+    truncated: bool = False
 
 
 class SkippedModel(_Model):

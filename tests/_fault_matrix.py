@@ -3,9 +3,10 @@
     .venv/bin/python tests/_fault_matrix.py            # run the suite, rewrite the table
     .venv/bin/python tests/_fault_matrix.py --from results.json   # render saved results
 
-The suite (tests/test_faults_transport.py) records what happened per fault and family when
-``AISUITE_FAULT_MATRIX`` names a file; this script runs it that way, and only when every case
-passed, replaces the text between the ``fault-matrix`` markers of docs/reliability.md.
+The suites (tests/test_faults_transport.py, tests/test_faults_tools.py) record what happened
+per fault and family when ``AISUITE_FAULT_MATRIX`` names a file; this script runs them that
+way, and only when every case passed, replaces the text between the ``fault-matrix`` markers
+of docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -32,11 +33,14 @@ def run_suite() -> list[dict[str, str]]:
         env = {**os.environ, "AISUITE_FAULT_MATRIX": str(out),
                "AISUITE_FAULT_MATRIX_REPLIES": str(replies)}
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                               "tests/test_faults_transport.py", "tests/test_faults_replies.py"],
+                               "tests/test_faults_transport.py", "tests/test_faults_tools.py",
+                               "tests/test_faults_replies.py"],
                               cwd=ROOT, env=env)
         if proc.returncode != 0:
             sys.exit("the fault suite failed: the matrix is left as it was")
+        tools = Path(str(out) + ".tools.json")  # the tool faults' own file (test_faults_tools)
         return [*json.loads(out.read_text(encoding="utf-8")),
+                *json.loads(tools.read_text(encoding="utf-8")),
                 *json.loads(replies.read_text(encoding="utf-8"))]
 
 

@@ -165,20 +165,32 @@ def _user_parts(content: Any, where: str) -> list[dict[str, Any]]:
     return [_user_part(p, where) for p in content]
 
 
+_BASE64URL = str.maketrans("+/", "-_")
+
+
+def _wire_signature(signature: Any) -> Any:
+    """A thought signature as sent back: base64url, as google-genai encodes bytes fields and
+    as the service received it in the recorded exchanges (the reply carries standard base64;
+    both name the same bytes)."""
+    return signature.translate(_BASE64URL) if isinstance(signature, str) else signature
+
+
 def _signatures(message: Mapping[str, Any]) -> tuple[Any, Any, dict[str, str]]:
-    """Thought signatures saved on an assistant message -> (text, thought, by call id)."""
+    """Thought signatures saved on an assistant message -> (text, thought, by call id), in
+    the form sent back (``_wire_signature``)."""
     psf = message.get("provider_specific_fields")
     entries = psf.get("thought_signatures") if isinstance(psf, Mapping) else None
     text_sig = thought_sig = None
     by_call: dict[str, str] = {}
     for entry in entries or ():
         kind = entry.get("part")
+        signature = _wire_signature(entry.get("signature"))
         if kind == "function_call":
-            by_call[entry.get("id")] = entry.get("signature")
+            by_call[entry.get("id")] = signature
         elif kind == "text":
-            text_sig = entry.get("signature")
+            text_sig = signature
         elif kind == "thought":
-            thought_sig = entry.get("signature")
+            thought_sig = signature
     return text_sig, thought_sig, by_call
 
 

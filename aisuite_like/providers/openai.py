@@ -20,7 +20,7 @@ import asyncio
 import json
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from .._secrets import clean_api_key
@@ -148,6 +148,20 @@ SERVICES: dict[str, ServiceSpec] = dict([
     # Cohere's OpenAI compatibility API (its native SDK reads CO_API_KEY, not used here).
     _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY"),
 ])
+
+def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
+    """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
+    registered with ``OpenAIProvider``) sends the limit as ``max_tokens``, the one name every
+    compatible server knows: Hugging Face's router, for one, got ``max_tokens`` (recorded)."""
+    if spec.key != "openai" or not base_url:
+        return spec
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(str(base_url)).hostname or "").lower()
+    if host == "openai.com" or host.endswith(".openai.com"):
+        return spec
+    return replace(spec, max_tokens_field="max_tokens")
+
 
 # Config keys every service understands, plus the family-specific ones.
 _COMMON_CONFIG = frozenset({
@@ -815,7 +829,8 @@ class OpenAIProvider(Provider):
             raise ConfigurationError("pass either async_transport='aiohttp' or "
                                      "async_http_client, not both")
         self.key = service
-        self.spec = spec
+        self.spec = _spec_for_endpoint(
+            spec, config.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
         self._transport = transport
         self._reasoning_field = config.pop("reasoning_field", None)
         self._calls = _retry.CallPolicy.from_config(config, service)

@@ -1,0 +1,192 @@
+"""Recorded multi-step exchanges replayed the way a user runs them (tests/fixtures/recorded):
+the reply we parsed goes back in the next request, and the next request must carry what the
+service really received in the recording.
+
+- Hugging Face (``test_max_completion_tokens``): the service got the limit as
+  ``max_tokens``; whichever way the caller names the limit and whichever way the router is
+  reached (the ``huggingface`` key, the ``openai`` key or a key registered with
+  ``OpenAIProvider``, all pointed at the router), it goes out as ``max_tokens``.
+- Gemini (structured output with a function tool; a streamed tool call): the thought
+  signature of each reply comes back on the next turn exactly as the service received it
+  (base64url, as google-genai encodes it), on the part it came with.
+
+Through the REAL vendor SDKs with HTTP mocked at httpcore2, sync and async."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from typing import Any
+
+import pytest
+import respx
+from conftest import load_recorded
+
+import aisuite_like as ai
+from aisuite_like import providers
+
+HF = load_recorded("huggingface/test_huggingface__test_max_completion_tokens.json")
+HF_BODY = HF["interactions"][0]["request"]["body"]
+HF_REPLY = HF["interactions"][0]["response"]["body"]
+HF_URL = HF["base_url"] + "/chat/completions"
+
+STRUCTURED = load_recorded(
+    "google/google__test_structured_output__test_native_output_with_function_tools.json")
+STREAMED = load_recorded(
+    "google/test_google__test_google_streaming_tool_call_thought_signature.json")
+GOOGLE = {"google": {"api_key": "AIzaSyREPLAYKEY-0123456789abcdefghij", "max_retries": 0}}
+
+
+def create(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
+    if mode == "sync":
+        with ai.Client(config) as client:
+            result = client.chat.completions.create(**kwargs)
+            return result.get_final_response() if kwargs.get("stream") else result
+
+    async def main() -> Any:
+        async with ai.AsyncClient(config) as client:
+            result = await client.chat.completions.create(**kwargs)
+            return await result.get_final_response() if kwargs.get("stream") else result
+
+    return asyncio.run(main())
+
+
+# --- Hugging Face: the limit as the service got it ---------------------------------------------
+
+
+@pytest.fixture()
+def registered_router(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(providers, "_USER", dict(providers._USER))  # restored after the test
+    ai.register_provider("hfrouter", "aisuite_like.providers.openai:OpenAIProvider")
+    return "hfrouter"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("limit", ["max_tokens", "max_completion_tokens"])
+@pytest.mark.parametrize("key", ["huggingface", "openai", "registered"])
+def test_huggingface_limit_goes_out_as_recorded(mode: str, limit: str, key: str,
+                                                registered_router: str,
+                                                httpx2_mock: respx.Router) -> None:
+    if key == "registered":
+        key = registered_router
+    route = httpx2_mock.post(HF_URL).respond(200, json=HF_REPLY)
+    config = {key: {"api_key": "hf_test_0123456789", "base_url": HF["base_url"],
+                    "max_retries": 0}}
+    resp = create(mode, config, model=f"{key}:{HF_BODY['model']}",
+                  messages=HF_BODY["messages"], **{limit: 100})
+    sent = json.loads(route.calls[0].request.content)
+    # what the service got, less the defaults we leave out ("stream": false, "tools": [])
+    recorded = {k: v for k, v in HF_BODY.items() if k not in ("stream", "tools")}
+    assert sent == recorded
+    assert resp.choices[0].finish_reason == "length"  # the service applied the limit
+
+
+@pytest.mark.parametrize("base_url", [None, "https://api.openai.com/v1",
+                                      "https://eu.api.openai.com/v1"])
+def test_openai_itself_keeps_max_completion_tokens(base_url: Any,
+                                                   httpx2_mock: respx.Router) -> None:
+    url = (base_url or "https://api.openai.com/v1") + "/chat/completions"
+    route = httpx2_mock.post(url).respond(200, json={
+        "id": "c", "object": "chat.completion", "created": 1, "model": "o3", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "ok"},
+             "finish_reason": "stop"}]})
+    config: dict[str, Any] = {"api_key": "sk-test-0123456789", "max_retries": 0}
+    if base_url:
+        config["base_url"] = base_url
+    create("sync", {"openai": config}, model="openai:o3",
+           messages=[{"role": "user", "content": "hi"}], max_tokens=7)
+    sent = json.loads(route.calls[0].request.content)
+    assert sent["max_completion_tokens"] == 7 and "max_tokens" not in sent
+
+
+# --- Gemini: thought signatures come back as the service got them ------------------------------
+
+
+def get_user_country() -> str:
+    """"""
+    return "Mexico"
+
+
+def get_country() -> str:
+    """"""
+    return "Mexico"
+
+
+def _reply(response: dict[str, Any]) -> respx.MockResponse:
+    if "sse" in response:
+        return respx.MockResponse(200, content=response["sse"].encode(),
+                                  headers={"content-type": "text/event-stream"})
+    return respx.MockResponse(200, json=response["body"])
+
+
+def _mock(router: respx.Router, recording: dict[str, Any], extra: int = 0) -> Any:
+    replies = [_reply(i["response"]) for i in recording["interactions"]]
+    replies += [replies[-1]] * extra
+    return router.post(url__regex=r"generativelanguage\.googleapis\.com/").mock(
+        side_effect=replies)
+
+
+def _function_responses(content: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """(id, name, the one value of ``response``): the recorded client named the value
+    ``return_value``, we name it ``output``; Gemini reads either."""
+    out = []
+    for part in content["parts"]:
+        fr = part["functionResponse"]
+        (value,) = fr["response"].values()
+        out.append((fr["id"], fr["name"], value))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_structured_output_run_sends_the_signature_back_as_recorded(
+        mode: str, httpx2_mock: respx.Router) -> None:
+    first, second = (i["request"]["body"] for i in STRUCTURED["interactions"])
+    route = _mock(httpx2_mock, STRUCTURED, extra=1)
+    config = first["generationConfig"]
+    schema = config["responseJsonSchema"]
+    resp = create(mode, GOOGLE, model="google:gemini-3-flash-preview",
+                  messages=[{"role": "user", "content": first["contents"][0]["parts"][0]["text"]}],
+                  tools=[get_user_country], max_turns=3,
+                  response_format={"type": "json_schema",
+                                   "json_schema": {"name": "CityLocation", "schema": schema}})
+    sent = [json.loads(c.request.content) for c in route.calls]
+    assert len(sent) == 2
+    # turn 2: the model's function call goes back with its signature, as the service got it
+    assert sent[1]["contents"][:2] == second["contents"][:2]
+    assert _function_responses(sent[1]["contents"][2]) == _function_responses(
+        second["contents"][2])
+    for body in sent:
+        assert body["generationConfig"]["responseJsonSchema"] == schema
+        assert body["generationConfig"]["responseMimeType"] == "application/json"
+    assert json.loads(resp.content) == {"city": "Mexico City", "country": "Mexico"}
+
+    # Continuing after the structured answer: its text part goes back with its signature,
+    # encoded as google-genai encodes a Part's thought_signature bytes.
+    replied = STRUCTURED["interactions"][1]["response"]["body"]
+    signature = replied["candidates"][0]["content"]["parts"][0]["thoughtSignature"]
+    create(mode, GOOGLE, model="google:gemini-3-flash-preview",
+           messages=[*resp.messages, {"role": "user", "content": "And the next one?"}])
+    third = json.loads(route.calls[2].request.content)
+    assert third["contents"][3] == {"role": "model", "parts": [{
+        "text": replied["candidates"][0]["content"]["parts"][0]["text"],
+        "thoughtSignature": base64.urlsafe_b64encode(base64.b64decode(signature)).decode()}]}
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_streamed_tool_call_signature_goes_back_as_recorded(mode: str,
+                                                            httpx2_mock: respx.Router) -> None:
+    first, second = (i["request"]["body"] for i in STREAMED["interactions"])
+    route = _mock(httpx2_mock, STREAMED)
+    resp = create(mode, GOOGLE, model="google:gemini-3-pro-preview",
+                  messages=[{"role": "user", "content": first["contents"][0]["parts"][0]["text"]}],
+                  tools=[get_country], max_turns=3, stream=True)
+    sent = [json.loads(c.request.content) for c in route.calls]
+    assert len(sent) == 2
+    ours, recorded = sent[1]["contents"][1], second["contents"][1]
+    # The recorded client named the call (Gemini sent no id); ids aside, the part is the same.
+    (our_part,), (recorded_part,) = ours["parts"], recorded["parts"]
+    assert our_part["thoughtSignature"] == recorded_part["thoughtSignature"]
+    assert {k: v for k, v in our_part["functionCall"].items() if k != "id"} == {
+        k: v for k, v in recorded_part["functionCall"].items() if k != "id"}
+    assert resp.content == "The capital of Mexico is Mexico City."

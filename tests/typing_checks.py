@@ -1,0 +1,233 @@
+"""What a user's type checker sees of the public API: ``mypy --strict`` checks this file in
+tests/test_code_health.py, and that test also runs it (``run_all()``), so every expression
+checked here is real, offline code (the scripted provider).
+
+``assert_type`` fails under mypy when the inferred type differs, ``Any`` included; a
+``# type: ignore[code]`` in ``_rejected`` fails (as an unused ignore) when mypy stops rejecting
+that misuse.
+
+Not collected by pytest (the name does not start with ``test_``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from pydantic import BaseModel
+from typing_extensions import assert_type
+
+import aisuite_like as ai
+from aisuite_like.testing import ScriptedProvider, tool_call
+
+# client.chat.completions.create / acreate / parse: their overloads (the result type follows
+# `stream`) are checked here once client.py is typed.
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: int
+
+
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return f"sunny in {city}"
+
+
+def _client(*replies: Any) -> ai.Client:
+    return ai.Client(providers={"scripted": ScriptedProvider(list(replies))})
+
+
+def check_public_names() -> None:
+    assert_type(ai.Client(), ai.Client)
+    assert_type(ai.AsyncClient(), ai.AsyncClient)
+    assert_type(ai.Agent("a", model="scripted:m"), ai.Agent)
+    assert_type(ai.RunLimits(max_model_calls=3), ai.RunLimits)
+    assert_type(ai.Session(), ai.Session)
+    assert_type(ai.testing.ScriptedProvider(["hi"]), ScriptedProvider)
+    agent = ai.Agent("a", model="scripted:m", instructions=lambda ctx, agent: "Be brief.",
+                     tool_policy=ai.AllowTools(["get_weather"]), hooks=ai.AgentHooks())
+    assert_type(agent.hooks, Optional[ai.AgentHooks[Any]])
+    assert_type(agent.input_guardrails, Sequence[ai.InputGuardrail[Any]])
+
+    def allow(ctx: ai.ToolPolicyContext) -> bool:
+        return True
+
+    async def decide(ctx: ai.ToolPolicyContext) -> ai.ToolPolicyDecision:
+        return ai.ToolPolicyDecision(True)
+
+    for policy in (allow, decide, ai.RequireApproval(), ai.DenyAll(), None):
+        ai.Agent("a", model="scripted:m", tool_policy=policy)
+
+
+def check_run_sync() -> None:
+    agent = ai.Agent("weather", model="scripted:m", tools=[get_weather])
+    client = _client(tool_call("get_weather", {"city": "Paris"}), "It is sunny.")
+    result = ai.Runner.run_sync(agent, "Weather in Paris?", client=client, max_turns=3)
+    assert_type(result, ai.RunResult)
+    assert_type(result.final_output, Any)
+    assert_type(result.final_output_as(str), str)
+    assert_type(result.last_agent, ai.Agent)
+    assert_type(result.status, str)
+    assert_type(result.limit, Optional[str])
+    assert_type(result.messages, list[ai.Message])
+    assert_type(result.new_messages, list[ai.Message])
+    assert_type(result.usage, Optional[ai.Usage])
+    assert_type(result.events, list[ai.AgentEvent])
+    assert_type(result.tool_events, list[ai.ToolEvent])
+    assert_type(result.new_items, list[ai.RunItem])
+    assert_type(result.interruptions, list[ai.ToolApprovalItem])
+    assert_type(result.input_guardrail_results, list[ai.InputGuardrailResult])
+    assert_type(result.tool_call_summary, Optional[ai.ToolCallSummary])
+    assert_type(result.to_input_list(), list[dict[str, Any]])
+    assert result.final_output_as(str, raise_if_incorrect_type=True) == "It is sunny."
+    # A next run takes the previous one's messages as its input.
+    again = ai.Runner.run_sync(agent, [*result.to_input_list(), {"role": "user", "content": "?"}],
+                               client=_client("Still sunny."))
+    assert_type(again, ai.RunResult)
+
+
+def check_structured_output() -> None:
+    agent = ai.Agent("typed", model="scripted:m", output_type=int)
+    # The scripted provider has no native structured output: the forced final_result tool.
+    answer = tool_call("final_result", {"response": 4})
+    result = ai.Runner.run_sync(agent, "2 + 2?", client=_client(answer))
+    assert_type(result.final_output_as(int), int)
+    assert result.final_output_as(int, raise_if_incorrect_type=True) == 4
+    weather = ai.Agent("weather", model="scripted:m", output_type=Weather)
+    reply = tool_call("final_result", {"city": "Paris", "celsius": 21})
+    typed = ai.Runner.run_sync(weather, "Paris?", client=_client(reply))
+    assert_type(typed.final_output_as(Weather), Weather)
+    assert typed.final_output_as(Weather).celsius == 21
+
+
+async def check_async_and_streamed() -> None:
+    agent = ai.Agent("a", model="scripted:m")
+    result = await ai.Runner.run(agent, {"role": "user", "content": "hi"}, client=_client("hey"))
+    assert_type(result, ai.RunResult)
+    streamed = ai.Runner.run_streamed(agent, "hi", client=_client("hey there"))
+    assert_type(streamed, ai.RunResultStreaming)
+    kinds = []
+    async for event in streamed:
+        assert_type(event, ai.AgentEvent)
+        kinds.append(event.type)
+    assert kinds[0] == "RunStarted" and kinds[-1] == "RunCompleted"
+    sdk_events = ai.Runner.run_streamed(agent, "hi", client=_client("hey")).stream_events()
+    assert_type(sdk_events, AsyncIterator[ai.StreamEvent])
+    async for sdk_event in sdk_events:
+        assert_type(sdk_event, ai.StreamEvent)
+
+
+@dataclass
+class UserInfo:
+    name: str
+
+
+def check_context_types() -> None:
+    def greet(ctx: ai.RunContextWrapper[UserInfo], agent: ai.Agent[UserInfo]) -> str:
+        return f"Call the user {ctx.context.name}."
+
+    class Counter(ai.RunHooks[UserInfo]):
+        calls = 0
+
+        async def on_llm_end(self, context: ai.RunContextWrapper[UserInfo], agent: ai.Agent,
+                             response: ai.ChatCompletionResponse) -> None:
+            Counter.calls += 1
+
+    agent = ai.Agent[UserInfo]("a", model="scripted:m", instructions=greet)
+    assert_type(agent, ai.Agent[UserInfo])
+    assert_type(agent.clone(name="b"), ai.Agent[UserInfo])
+    result = ai.Runner.run_sync(agent, "hi", context=UserInfo("Ada"), hooks=Counter(),
+                                client=_client("Hello Ada"))
+    assert_type(result.context_wrapper, Optional[ai.RunContextWrapper[Any]])
+    assert result.context_wrapper is not None and result.context_wrapper.context.name == "Ada"
+    assert Counter.calls == 1
+    # Any type pydantic validates is an output type, special forms included.
+    ai.Agent("listing", model="scripted:m", output_type=list[int])
+    ai.Agent("maybe", model="scripted:m", output_type=Optional[int])
+
+
+def check_paused_run_state() -> None:
+    @ai.function_tool(needs_approval=True)
+    def delete(path: str) -> str:
+        """Delete a file."""
+        return f"deleted {path}"
+
+    assert_type(delete, ai.Tool)
+    agent = ai.Agent("files", model="scripted:m", tools=[delete])
+    provider = ScriptedProvider([tool_call("delete", {"path": "a.txt"}), "Done."])
+    client = ai.Client(providers={"scripted": provider})
+    paused = ai.Runner.run_sync(agent, "delete a.txt", client=client)
+    assert paused.status == "interrupted"
+    state = paused.to_state()
+    assert_type(state, ai.RunState)
+    data = state.to_json()
+    assert_type(data, dict[str, Any])
+    restored = ai.RunState.from_json(agent, data)
+    assert_type(restored, ai.RunState)
+    assert_type(ai.RunState.from_string(agent, state.to_string()), ai.RunState)
+    for item in restored.get_interruptions():
+        assert_type(item, ai.ToolApprovalItem)
+        restored.approve(item)
+    resumed = ai.Runner.run_sync(agent, restored, client=client)
+    assert_type(resumed, ai.RunResult)
+    assert resumed.final_output == "Done."
+
+
+def check_decorators_and_handoffs() -> None:
+    def shout(text: str) -> str:
+        """Shout."""
+        return text.upper()
+
+    assert_type(ai.function_tool(shout), ai.Tool)
+    named = ai.function_tool(name_override="yell")
+    assert_type(named, Callable[[Callable[..., Any]], ai.Tool])
+    assert named(shout).name == "yell"
+
+    @ai.input_guardrail
+    def no_secrets(ctx: ai.RunContextWrapper[None], agent: ai.Agent,
+                   input: Any) -> ai.GuardrailFunctionOutput:
+        return ai.GuardrailFunctionOutput(output_info=None, tripwire_triggered=False)
+
+    assert_type(no_secrets, ai.InputGuardrail[Any])
+
+    @ai.output_guardrail(name="short")
+    def short(ctx: ai.RunContextWrapper[None], agent: ai.Agent,
+              output: Any) -> ai.GuardrailFunctionOutput:
+        return ai.GuardrailFunctionOutput(output_info=None, tripwire_triggered=len(output) > 99)
+
+    assert_type(short, ai.OutputGuardrail[Any])
+    faq = ai.Agent("faq", model="scripted:m")
+    assert_type(ai.handoff(faq), ai.AgentHandoff)
+    billing = ai.Agent("billing", model="scripted:m")
+    triage = ai.Agent("triage", model="scripted:m", handoffs=[ai.handoff(faq), billing],
+                      input_guardrails=[no_secrets], output_guardrails=[short])
+    assert_type(triage.clone(name="triage 2"), ai.Agent)
+
+
+def _rejected() -> None:
+    """Misuses the type checker must reject (never called)."""
+    agent = ai.Agent("a", model="scripted:m")
+    ai.Runner.run_sync(agent, 42)  # type: ignore[arg-type]
+    ai.Runner.run_sync(agent, "hi", hooks=object())  # type: ignore[arg-type]
+    ai.Runner.run_sync(agent, "hi", client="openai")  # type: ignore[arg-type]
+    ai.Runner.run_sync(agent, "hi", limits={"max_model_calls": 1})  # type: ignore[arg-type]
+    ai.Runner.run_sync(agent, "hi").final_output_as(int).upper()  # type: ignore[attr-defined]
+    ai.Agent("a", instructions=42)  # type: ignore[arg-type]
+    ai.Agent("a", input_guardrails=[print])  # type: ignore[list-item]
+    ai.Agent("a", hooks=ai.RunHooks())  # type: ignore[arg-type]
+    ai.Agent("a", tool_policy="allow")  # type: ignore[arg-type]
+    typed = ai.Agent[UserInfo]("typed")
+    ai.Runner.run_sync(typed, "hi", context=42)  # type: ignore[misc]
+
+
+def run_all() -> None:
+    check_public_names()
+    check_run_sync()
+    check_structured_output()
+    asyncio.run(check_async_and_streamed())
+    check_context_types()
+    check_paused_run_state()
+    check_decorators_and_handoffs()
