@@ -8,71 +8,20 @@ installs a ``logging.Filter`` on the loggers of the SDKs and their HTTP stack (o
 anthropic, google_genai, httpx2, httpcore2, ...) that applies ``redact`` to each record's
 message, arguments and traceback.
 
-Light on purpose: imported by ``errors``; nothing here imports a vendor SDK. The filter runs
-only for records a logger actually emits (a disabled level never builds a record).
+The registry of remembered keys lives in ``_secret_forms`` (the error tree uses it too).
+Nothing here imports a vendor SDK. The filter runs only for records a logger actually emits
+(a disabled level never builds a record).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable
+
+from . import _secret_forms
+from ._secret_forms import REDACTED, redact, remember
 
 __all__ = ["clean_api_key", "remember", "redact", "protect_logs", "REDACTED"]
-
-REDACTED = "[REDACTED]"
-
-# A shorter string is never treated as a secret: no real API key is that short, and replacing
-# e.g. a test key "k" everywhere would mangle ordinary text.
-_MIN_SECRET_LENGTH = 8
-
-# Every form of every remembered key, longest first (a form containing another is replaced
-# before it). Replaced as a whole tuple, so readers need no lock.
-_FORMS: tuple[str, ...] = ()
-_KNOWN: set[str] = set()
-_LOCK = threading.Lock()
-
-
-def _forms(key: str) -> set[str]:
-    """The key as it may appear in a text: as given, stripped, and escaped the ways errors,
-    logs and URLs escape it."""
-    import json
-    from urllib.parse import quote, quote_plus
-
-    out = set()
-    for base in {key, key.strip()}:
-        if not base:
-            continue
-        out.add(base)
-        out.add(json.dumps(base)[1:-1])
-        out.add(json.dumps(base)[1:-1].replace("/", "\\/"))  # JSON may escape "/" too
-        out.add(repr(base)[1:-1])
-        out.add(repr(base.encode("utf-8", "backslashreplace"))[2:-1])
-        out.add(quote(base, safe=""))
-        out.add(quote_plus(base, safe=""))
-    return {f for f in out if len(f) >= _MIN_SECRET_LENGTH}
-
-
-def remember(key: Optional[str]) -> None:
-    """Redact ``key`` (all its forms) from now on, process-wide. Short strings are ignored."""
-    global _FORMS
-    if not isinstance(key, str) or len(key.strip()) < _MIN_SECRET_LENGTH or key in _KNOWN:
-        return
-    with _LOCK:
-        if key in _KNOWN:
-            return
-        _KNOWN.add(key)
-        forms = set(_FORMS) | _forms(key)
-        _FORMS = tuple(sorted(forms, key=len, reverse=True))
-
-
-def redact(text: str) -> str:
-    """``text`` with every remembered key replaced by ``[REDACTED]`` (the same object back when
-    none occurs)."""
-    for form in _FORMS:
-        if form in text:
-            text = text.replace(form, REDACTED)
-    return text
 
 
 def _has_inner_space_or_control(key: str) -> bool:
@@ -129,7 +78,7 @@ class _RedactingFilter(logging.Filter):
     """Redacts remembered keys from a record's message, arguments and traceback text."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not _FORMS:
+        if not _secret_forms._FORMS:
             return True
         try:
             message = record.getMessage()

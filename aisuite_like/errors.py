@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from . import _secrets
+from . import _secret_forms
 
 __all__ = [
     "AisuiteLikeError",
@@ -271,11 +271,11 @@ _KEY_PATTERN = re.compile(
 
 def _redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     """Remove known secrets (``secrets`` and every configured key, in all their forms, see
-    ``_secrets``) and key-shaped strings from ``text``."""
+    ``_secret_forms``) and key-shaped strings from ``text``."""
     for secret in secrets:
         if secret and len(secret) >= 4 and secret in text:
             text = text.replace(secret, "[REDACTED]")
-    return _KEY_PATTERN.sub("[REDACTED]", _secrets.redact(text))
+    return _KEY_PATTERN.sub("[REDACTED]", _secret_forms.redact(text))
 
 
 def _redact_value(value: Any, secrets: tuple[str | None, ...]) -> Any:
