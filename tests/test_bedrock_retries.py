@@ -2,12 +2,19 @@
 loopback Bedrock server (tests/_bedrock_server.py): what is retried and how long we wait
 (``FakeClock`` records the waits), streams retried only before their first chunk, and
 ``max_concurrency`` bounding requests in flight. Every failing case also checks that the AWS
-secret key and session token show in no error text, traceback or DEBUG log record."""
+secret key and session token show in no error text, traceback or DEBUG log record.
+
+Each case records its outcome as tests/test_faults_transport.py does (same fault names where
+the fault is the same); with ``AISUITE_FAULT_MATRIX=<path>`` set they are written there as
+JSON, and ``tests/_fault_matrix.py`` renders them as the bedrock column of docs/reliability.md.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
 import threading
 import time
 import traceback
@@ -38,6 +45,21 @@ USER = [{"role": "user", "content": "Hi"}]
 MODEL = "bedrock:anthropic.claude-sonnet-4-v1:0"
 # Echoed by the server in error messages: only the provider's redaction can hide them.
 ECHO = f"token {SESSION_TOKEN} secret {SECRET_KEY}"
+
+_OUTCOMES: list[dict[str, str]] = []
+
+
+def record(fault: str, outcome: str) -> None:
+    _OUTCOMES.append({"fault": fault, "family": "bedrock", "outcome": outcome})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_matrix() -> Iterator[None]:
+    yield
+    path = os.environ.get("AISUITE_FAULT_MATRIX")
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(_OUTCOMES, f, indent=1)
 
 
 @pytest.fixture(autouse=True)
@@ -145,6 +167,7 @@ def test_throttling_with_retry_hint_then_success(server: BedrockServer, mode: st
     assert_same_request_signed(server.requests)
     assert "x-amz-security-token" in logs.text.lower()  # botocore did log the signed headers
     assert SECRET_KEY not in logs.text and SESSION_TOKEN not in logs.text
+    record("429 with Retry-After: 3", "retried after 3 s; success on attempt 2")
 
 
 def test_throttling_without_hint_backs_off(server: BedrockServer, mode: str) -> None:
@@ -156,6 +179,8 @@ def test_throttling_without_hint_backs_off(server: BedrockServer, mode: str) -> 
     assert create(mode, config(server, clock)).content == "ok"
     assert len(server.requests) == 3 and clock.waits == [0.5, 1.0]
     assert_same_request_signed(server.requests)
+    record("429 ThrottlingException twice (no Retry-After), then 200",
+           "retried (0.5 s, 1 s); success on attempt 3")
 
 
 def test_backoff_has_jitter(server: BedrockServer) -> None:
@@ -170,28 +195,47 @@ def test_backoff_has_jitter(server: BedrockServer) -> None:
 def test_retry_hint_over_max_retry_wait_gives_up_at_once(server: BedrockServer, mode: str,
                                                          logs: pytest.LogCaptureFixture) -> None:
     clock = FakeClock()
-    server.reply(error(429, "ThrottlingException", ECHO, headers={"Retry-After": "90"}),
-                 converse_text("never sent"))
+    server.default = converse_text("ok")  # what a retry would get
+    server.reply(error(429, "ThrottlingException", ECHO, headers={"Retry-After": "120"}))
     with pytest.raises(ai.RateLimitError) as info:
-        create(mode, config(server, clock, max_retry_wait=30))
-    assert info.value.retry_after == 90.0
-    assert len(server.requests) == 1 and server.unused == 1 and clock.waits == []
+        create(mode, config(server, clock))
+    assert info.value.retry_after == 120.0
+    assert len(server.requests) == 1 and clock.waits == []
     assert_no_secret(info.value, logs)
+    # A longer max_retry_wait honours the same kind of demand.
+    server.reply(error(429, "ThrottlingException", "slow", headers={"Retry-After": "90"}))
+    assert create(mode, config(server, clock, max_retry_wait=90)).content == "ok"
+    assert len(server.requests) == 3 and clock.waits == [90.0]
+    record("429 asking 120 s (> max_retry_wait 60 s)",
+           "RateLimitError(retry_after=120) at once, 1 attempt")
 
 
+@pytest.mark.parametrize("status, code", [(500, "InternalServerException"),
+                                          (503, "ServiceUnavailableException")])
 @pytest.mark.parametrize("max_retries", [2, 4])
-def test_persistent_500_gives_up_after_max_retries(server: BedrockServer, mode: str,
-                                                   max_retries: int,
+def test_persistent_5xx_gives_up_after_max_retries(server: BedrockServer, mode: str,
+                                                   status: int, code: str, max_retries: int,
                                                    logs: pytest.LogCaptureFixture) -> None:
     clock = FakeClock()
-    server.default = error(500, "InternalServerException", ECHO)
+    server.default = error(status, code, ECHO)
     with pytest.raises(ai.InternalServerError) as info:
         create(mode, config(server, clock, max_retries=max_retries))
-    assert info.value.status_code == 500 and info.value.provider == "bedrock"
+    assert info.value.status_code == status and info.value.provider == "bedrock"
     assert len(server.requests) == max_retries + 1
     assert clock.waits == [0.5, 1.0, 2.0, 4.0][:max_retries]
     assert "[REDACTED]" in str(info.value)
     assert_no_secret(info.value, logs)
+    if max_retries == 2:
+        record(f"{status} on every attempt", "InternalServerError after 3 attempts")
+
+
+def test_500_twice_then_success(server: BedrockServer, mode: str) -> None:
+    clock = FakeClock()
+    server.reply(error(500, "InternalServerException", "oops"),
+                 error(500, "InternalServerException", "oops", via="body"), converse_text("ok"))
+    assert create(mode, config(server, clock)).content == "ok"
+    assert len(server.requests) == 3 and clock.waits == [0.5, 1.0]
+    record("500 twice, then 200", "retried (0.5 s, 1 s); success on attempt 3")
 
 
 @pytest.mark.parametrize("status, code, expected", [
@@ -210,17 +254,22 @@ def test_other_transient_errors_are_retried(server: BedrockServer, status: int, 
     with pytest.raises(expected):
         create("sync", config(server, clock, max_retries=1))
     assert len(server.requests) == 4
+    record(f"{status} {code} once, then 200", "retried (0.5 s); success on attempt 2; "
+           f"{expected.__name__} when it persists")
 
 
-@pytest.mark.parametrize("status, code, expected", [
-    (400, "ValidationException", ai.BadRequestError),
-    (403, "AccessDeniedException", ai.PermissionDeniedError),
-    (404, "ResourceNotFoundException", ai.NotFoundError),
-    (424, "ModelErrorException", ai.InternalServerError),
-    (400, "ServiceQuotaExceededException", ai.RateLimitError),
+@pytest.mark.parametrize("row, status, code, expected", [
+    ("400", 400, "ValidationException", ai.BadRequestError),
+    ("403", 403, "AccessDeniedException", ai.PermissionDeniedError),
+    ("404", 404, "ResourceNotFoundException", ai.NotFoundError),
+    ("403 UnrecognizedClientException (bad credentials)", 403, "UnrecognizedClientException",
+     ai.AuthenticationError),
+    ("424 ModelErrorException", 424, "ModelErrorException", ai.InternalServerError),
+    ("400 ServiceQuotaExceededException", 400, "ServiceQuotaExceededException",
+     ai.RateLimitError),
 ])
-def test_request_errors_are_not_retried(server: BedrockServer, mode: str, status: int,
-                                        code: str, expected: type,
+def test_request_errors_are_not_retried(server: BedrockServer, mode: str, row: str,
+                                        status: int, code: str, expected: type,
                                         logs: pytest.LogCaptureFixture) -> None:
     clock = FakeClock()
     server.reply(error(status, code, ECHO), converse_text("never sent"))
@@ -229,14 +278,21 @@ def test_request_errors_are_not_retried(server: BedrockServer, mode: str, status
     assert type(info.value) is expected and info.value.status_code == status
     assert len(server.requests) == 1 and server.unused == 1 and clock.waits == []
     assert_no_secret(info.value, logs)
+    record(row, f"{expected.__name__}, 1 attempt (never retried)")
 
 
-def test_max_retries_0_is_one_attempt(server: BedrockServer, mode: str) -> None:
+@pytest.mark.parametrize("status, code, expected", [
+    (503, "ServiceUnavailableException", ai.InternalServerError),
+    (429, "ThrottlingException", ai.RateLimitError),
+])
+def test_max_retries_0_is_one_attempt(server: BedrockServer, mode: str, status: int,
+                                      code: str, expected: type) -> None:
     clock = FakeClock()
-    server.reply(error(429, "ThrottlingException", "slow"), converse_text("never sent"))
-    with pytest.raises(ai.RateLimitError):
+    server.reply(error(status, code, "busy"), converse_text("never sent"))
+    with pytest.raises(expected):
         create(mode, config(server, clock, max_retries=0))
     assert len(server.requests) == 1 and server.unused == 1 and clock.waits == []
+    record(f"{status} with max_retries=0", f"{expected.__name__}, 1 attempt")
 
 
 def test_read_timeout_is_retried_per_attempt(server: BedrockServer, mode: str) -> None:
@@ -246,6 +302,23 @@ def test_read_timeout_is_retried_per_attempt(server: BedrockServer, mode: str) -
     assert create(mode, config(server, clock, timeout=0.3)).content == "ok"
     assert len(server.requests) == 2 and clock.waits == [0.5]
     assert time.monotonic() - started < 1.0  # the second attempt did not wait for the first
+    record("server hangs once (timeout=0.3), then answers",
+           "the attempt times out and is retried; success")
+
+
+def test_server_that_never_answers_times_out_per_attempt(
+        server: BedrockServer, mode: str, logs: pytest.LogCaptureFixture) -> None:
+    clock = FakeClock()
+    server.default = Hang(1.0)
+    started = time.monotonic()
+    with pytest.raises(ai.APITimeoutError, match="127.0.0.1") as info:
+        create(mode, config(server, clock, timeout=0.3, max_retries=1))
+    elapsed = time.monotonic() - started
+    assert len(server.requests) == 2 and clock.waits == [0.5]
+    assert 0.5 <= elapsed < 1.8  # two attempts of 0.3 s each, not the server's 1 s each
+    assert_no_secret(info.value, logs)
+    record("server never answers (timeout=0.3)",
+           "APITimeoutError; each attempt bounded by the timeout")
 
 
 def test_connection_refused_is_retried(mode: str, logs: pytest.LogCaptureFixture) -> None:
@@ -262,6 +335,7 @@ def test_connection_refused_is_retried(mode: str, logs: pytest.LogCaptureFixture
         create(mode, cfg)
     assert clock.waits == [0.5, 1.0]
     assert_no_secret(info.value, logs)
+    record("connection refused", "APIConnectionError naming the host after 3 attempts")
 
 
 def test_bad_retry_settings_are_configuration_errors() -> None:
@@ -277,11 +351,11 @@ def test_bad_retry_settings_are_configuration_errors() -> None:
 
 # ----------------------------------------------------------------------------- streams ---
 
-BEFORE_FIRST_EVENT = {
-    "503 before the body": error(503, "ServiceUnavailableException", ECHO),
-    "throttlingException as the first event": Stream([exception_event("throttlingException",
-                                                                       ECHO)]),
-    "connection cut before the first event": Stream([], cut=True),
+BEFORE_FIRST_EVENT = {  # fault -> the reply (the fault names are the matrix rows)
+    "stream answered 503 (before its body)": error(503, "ServiceUnavailableException", ECHO),
+    "stream's first event is a throttlingException":
+        Stream([exception_event("throttlingException", ECHO)]),
+    "stream closed before its first event": Stream([], cut=True),
 }
 
 
@@ -297,6 +371,7 @@ def test_stream_failing_before_its_first_event_is_retried(server: BedrockServer,
     assert len(server.requests) == 2 and clock.waits == [0.5]
     assert {r.operation for r in server.requests} == {"converse-stream"}
     assert_same_request_signed(server.requests)
+    record(fault, "retried; the caller sees one whole reply")
 
 
 @pytest.mark.parametrize("fault", list(BEFORE_FIRST_EVENT))
@@ -313,10 +388,10 @@ def test_stream_failing_before_its_first_event_gives_up(server: BedrockServer, m
 
 
 AFTER_FIRST_CHUNK: dict[str, tuple[Callable[[list[bytes]], Stream], type]] = {
-    "throttlingException event": (
+    "stream sends a throttlingException after its first chunk": (
         lambda frames: Stream([*frames, exception_event("throttlingException", ECHO)],
                               delay_s=0.05), ai.RateLimitError),
-    "connection cut": (lambda frames: Stream(frames, cut=True, delay_s=0.05),
+    "stream closed after its first chunk": (lambda frames: Stream(frames, cut=True, delay_s=0.05),
                        ai.APIConnectionError),
 }
 
@@ -335,6 +410,7 @@ def test_stream_failing_after_its_first_chunk_is_not_retried(
     assert text_of(chunks) == "par"  # the caller saw part of the reply: no second attempt
     assert len(server.requests) == 1 and server.unused == 1 and clock.waits == []
     assert_no_secret(info.value, logs)
+    record(fault, f"{expected.__name__} after the chunks already seen; not retried")
 
 
 # ------------------------------------------------------------------------- concurrency ---
@@ -368,6 +444,8 @@ def test_max_concurrency_bounds_sync_threads(server: BedrockServer) -> None:
             model=MODEL, messages=USER).content, range(36)))
     assert results == ["ok"] * 36 and len(server.requests) == 36
     assert 1 <= counter.most <= 3
+    record("36 requests from 12 threads, max_concurrency=3",
+           f"all succeed; at most {counter.most} in flight")
 
 
 @pytest.mark.parametrize("limit", [None, 4])
@@ -388,6 +466,9 @@ def test_max_concurrency_bounds_async_requests(server: BedrockServer,
         assert counter.most > 4  # without a limit the bridge's 32 threads run at once
     else:
         assert 1 <= counter.most <= limit
+    record(f"48 concurrent async requests, max_concurrency={limit}",
+           f"all succeed; at most {counter.most} in flight" if limit else
+           "all succeed; up to the async bridge's 32 threads in flight")
 
 
 def test_max_concurrency_holds_a_slot_for_a_whole_stream(server: BedrockServer,
@@ -406,6 +487,7 @@ def test_max_concurrency_holds_a_slot_for_a_whole_stream(server: BedrockServer,
             rest = list(stream)
             assert later.result(timeout=5).content == "ok"
         assert text_of([first, *rest]) == "abc"
+        record("a stream open, max_concurrency=1", "the next request waits for it to end")
         return
 
     async def run() -> None:
@@ -422,3 +504,4 @@ def test_max_concurrency_holds_a_slot_for_a_whole_stream(server: BedrockServer,
         assert text_of([first, *rest]) == "abc"
 
     asyncio.run(run())
+    record("a stream open, max_concurrency=1", "the next request waits for it to end")
