@@ -3,10 +3,11 @@
     .venv/bin/python tests/_fault_matrix.py            # run the suite, rewrite the table
     .venv/bin/python tests/_fault_matrix.py --from results.json   # render saved results
 
-The suites (tests/test_faults_transport.py, tests/test_faults_tools.py) record what happened
-per fault and family when ``AISUITE_FAULT_MATRIX`` names a file; this script runs them that
-way, and only when every case passed, replaces the text between the ``fault-matrix`` markers
-of docs/reliability.md.
+The suites (tests/test_faults_transport.py and tests/test_faults_tools.py for the HTTP
+families, tests/test_bedrock_retries.py for Bedrock) record what happened per fault and family
+when ``AISUITE_FAULT_MATRIX`` names a file (the tool faults write ``<file>.tools.json``); this
+script runs each that way, and only when every case passed, replaces the text between the
+``fault-matrix`` markers of docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -22,26 +23,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "reliability.md"
 START, END = "<!-- fault-matrix:start -->", "<!-- fault-matrix:end -->"
-FAMILIES = ("openai", "anthropic", "google")
+FAMILIES = ("openai", "anthropic", "google", "bedrock")
+SUITES = ("tests/test_faults_transport.py", "tests/test_faults_tools.py",
+          "tests/test_bedrock_retries.py",
+          "tests/test_faults_replies.py")
 
 
 def run_suite() -> list[dict[str, str]]:
-    """The transport suite's outcomes, then the reply suite's (tests/test_faults_replies.py:
-    malformed replies, truncated streams, malformed arguments)."""
+    outcomes: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        out, replies = Path(tmp) / "outcomes.json", Path(tmp) / "replies.json"
-        env = {**os.environ, "AISUITE_FAULT_MATRIX": str(out),
-               "AISUITE_FAULT_MATRIX_REPLIES": str(replies)}
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                               "tests/test_faults_transport.py", "tests/test_faults_tools.py",
-                               "tests/test_faults_replies.py"],
-                              cwd=ROOT, env=env)
-        if proc.returncode != 0:
-            sys.exit("the fault suite failed: the matrix is left as it was")
-        tools = Path(str(out) + ".tools.json")  # the tool faults' own file (test_faults_tools)
-        return [*json.loads(out.read_text(encoding="utf-8")),
-                *json.loads(tools.read_text(encoding="utf-8")),
-                *json.loads(replies.read_text(encoding="utf-8"))]
+        for n, suite in enumerate(SUITES):
+            out = Path(tmp) / f"outcomes-{n}.json"
+            env = {**os.environ, "AISUITE_FAULT_MATRIX": str(out)}
+            proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p",
+                                   "no:cacheprovider", suite], cwd=ROOT, env=env)
+            if proc.returncode != 0:
+                sys.exit(f"{suite} failed: the matrix is left as it was")
+            for written in (out, Path(str(out) + ".tools.json")):
+                if written.exists():
+                    outcomes += json.loads(written.read_text(encoding="utf-8"))
+    return outcomes
 
 
 def render(outcomes: list[dict[str, str]]) -> str:

@@ -5,8 +5,8 @@ before anything is sent). Each case asserts the typed error, the number of attem
 the key shows in no exception text, traceback, repr or log record (DEBUG, every logger).
 
 Outcomes are recorded for the fault matrix of docs/reliability.md: with
-``AISUITE_FAULT_MATRIX_REPLIES=<path>`` set they are written there as JSON
-(``tests/_fault_matrix.py`` renders them after the transport suite's rows).
+``AISUITE_FAULT_MATRIX=<path>`` set they are written there as JSON (``tests/_fault_matrix.py``
+runs each fault suite on its own and renders their rows in turn).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def record(fault: str, family: str, outcome: str) -> None:
 @pytest.fixture(scope="module", autouse=True)
 def _write_matrix() -> Iterator[None]:
     yield
-    path = os.environ.get("AISUITE_FAULT_MATRIX_REPLIES")
+    path = os.environ.get("AISUITE_FAULT_MATRIX")
     if path:
         with open(path, "w", encoding="utf-8") as f:
             json.dump(_OUTCOMES, f, indent=1)

@@ -555,20 +555,20 @@ def test_errors_are_mapped(server: BedrockServer, status: int, code: str, messag
                            expected: type, via: str) -> None:
     server.reply(error(status, code, message, via=via))
     with pytest.raises(ai.APIError) as info:
-        create("sync", server.config())
+        create("sync", server.config(max_retries=0))  # retries: tests/test_bedrock_retries.py
     err = info.value
     assert type(err) is expected
     assert err.provider == "bedrock" and err.status_code == status
     assert err.request_id and err.request_id.startswith("req-")
     assert code in str(err) and message in str(err)
     assert err.__cause__ is not None
-    assert len(server.requests) == 1  # botocore's own retries are off
+    assert len(server.requests) == 1
 
 
 def test_throttling_carries_retry_after(server: BedrockServer, mode: str) -> None:
     server.reply(error(429, "ThrottlingException", "slow down", headers={"Retry-After": "7"}))
     with pytest.raises(ai.RateLimitError) as info:
-        create(mode, server.config())
+        create(mode, server.config(max_retries=0))
     assert info.value.retry_after == 7.0
 
 
@@ -605,7 +605,8 @@ def test_connection_refused_names_the_host(mode: str) -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     config = {"endpoint_url": f"http://127.0.0.1:{port}", "region_name": REGION,
-              "aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY}
+              "aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY,
+              "max_retries": 0}
     with pytest.raises(ai.APIConnectionError, match=f"127.0.0.1:{port}"):
         create(mode, config)
 
@@ -613,13 +614,13 @@ def test_connection_refused_names_the_host(mode: str) -> None:
 def test_read_timeout(server: BedrockServer, mode: str) -> None:
     server.reply(Hang(1.5))
     with pytest.raises(ai.APITimeoutError, match="127.0.0.1"):
-        create(mode, server.config(timeout=0.3))
+        create(mode, server.config(timeout=0.3, max_retries=0))
 
 
 def test_per_call_timeout(server: BedrockServer) -> None:
     server.reply(Hang(1.5))
     with pytest.raises(ai.APITimeoutError):
-        create("sync", server.config(), timeout=0.3)
+        create("sync", server.config(max_retries=0), timeout=0.3)
 
 
 def test_no_credentials_is_an_authentication_error(server: BedrockServer) -> None:
@@ -805,7 +806,7 @@ def test_import_does_not_load_botocore() -> None:
 def test_botocore_retries_are_off(server: BedrockServer) -> None:
     server.reply(error(503, "ServiceUnavailableException", "busy"), converse_text("late"))
     with pytest.raises(ai.InternalServerError):
-        create("sync", server.config())
+        create("sync", server.config(max_retries=0))  # ours off too: one attempt
     assert len(server.requests) == 1 and server.unused == 1
 
 

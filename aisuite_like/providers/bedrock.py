@@ -29,6 +29,7 @@ import time
 import zlib
 from typing import Any, AsyncIterator, Generator, Iterable, Iterator, Optional
 
+from .. import _retry
 from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -1013,7 +1014,10 @@ def _protect_logs(secrets: Iterable[Optional[str]]) -> None:
 
 _CONFIG_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token",
                 "region_name", "profile_name", "endpoint_url", "timeout", "max_retries",
-                "max_concurrency")
+                "max_retry_wait", "max_concurrency", "retry_clock")
+
+# One request as the retry drivers pass it: Converse kwargs, model, per-call timeout.
+_Call = tuple[dict[str, Any], str, Optional[float]]
 
 _END = object()  # end of an async-bridged stream
 _STREAM_BUFFER = 64  # body reads an async stream decodes ahead of its consumer, at most
@@ -1026,9 +1030,11 @@ class BedrockProvider(Provider):
     ``region_name`` (else ``AWS_REGION`` / ``AWS_DEFAULT_REGION`` / the profile's),
     ``profile_name``, ``endpoint_url``; anything not given comes from the standard AWS chain
     (environment, shared config and credentials files, SSO, instance roles). ``timeout``
-    (seconds to wait for the server, default 600), ``max_retries`` (default 2; botocore's own
-    retries are always off), ``max_concurrency`` (threads of the async bridge and botocore
-    connections, default 32).
+    (seconds to wait for the server per attempt, default 600). ``max_retries`` (default 2;
+    0 = one attempt), ``max_retry_wait``, ``max_concurrency`` (requests in flight at most, sync
+    and async; it also sizes the async bridge's threads and botocore's connections, which are
+    32 without it), ``retry_clock``: the retry policy of every family
+    (``aisuite_like._retry``); botocore's own retries are always off.
     """
 
     #: agents send output_type as native ``outputConfig.textFormat``
@@ -1044,8 +1050,10 @@ class BedrockProvider(Provider):
         profile_name: Optional[str] = None,
         endpoint_url: Optional[str] = None,
         timeout: Optional[float] = None,
-        max_retries: int = 2,
+        max_retries: int = _retry.DEFAULT_MAX_RETRIES,
+        max_retry_wait: float = _retry.DEFAULT_MAX_RETRY_WAIT,
         max_concurrency: Optional[int] = None,
+        retry_clock: Any = None,
         **unknown: Any,
     ) -> None:
         if unknown:
@@ -1054,12 +1062,9 @@ class BedrockProvider(Provider):
             raise ConfigurationError(
                 f"unknown config key(s) for provider 'bedrock': {', '.join(sorted(unknown))}"
                 f"{hint}. Known keys: {', '.join(_CONFIG_KEYS)}")
-        if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
-            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
-        if max_concurrency is not None and (not isinstance(max_concurrency, int)
-                                            or isinstance(max_concurrency, bool)
-                                            or max_concurrency < 1):
-            raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
+        self._calls = _retry.CallPolicy.from_config(
+            {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
+             "max_concurrency": max_concurrency, "retry_clock": retry_clock}, PROVIDER)
         self._timeout = _check_timeout(timeout) if timeout is not None else DEFAULT_TIMEOUT
         import botocore.config  # type: ignore[import-untyped]
         import botocore.exceptions  # type: ignore[import-untyped]
@@ -1070,7 +1075,6 @@ class BedrockProvider(Provider):
         self._exc = botocore.exceptions
         # A stream's body is read through urllib3 directly: its errors reach us unwrapped.
         self._urllib3 = urllib3.exceptions
-        self._max_retries = max_retries  # for the shared retry layer; botocore's are off
         self._workers = max_concurrency or DEFAULT_ASYNC_WORKERS
         self._secrets: tuple[Optional[str], ...] = (aws_secret_access_key, aws_session_token)
         _protect_logs(self._secrets)
@@ -1145,10 +1149,23 @@ class BedrockProvider(Provider):
             self._secrets = (*self._secrets, frozen.secret_key, frozen.token)
             _protect_logs(self._secrets)
 
-    # -- the SDK calls (one small method each, so a shared retry layer can wrap them) --------
+    # -- the SDK calls (one attempt each; aisuite_like._retry repeats them) -----------------
 
     def _converse(self, kwargs: dict[str, Any], timeout: Optional[float]) -> dict[str, Any]:
         return self._client(timeout).converse(**kwargs)  # type: ignore[no-any-return]
+
+    def _converse_once(self, call: _Call) -> dict[str, Any]:
+        try:
+            return self._converse(call[0], call[2])
+        except self._sdk_errors() as exc:
+            raise self._error(exc) from exc
+
+    async def _aconverse_once(self, call: _Call) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool(), self._converse, call[0], call[2])
+        except self._sdk_errors() as exc:
+            raise self._error(exc) from exc
 
     def _converse_stream(self, kwargs: dict[str, Any], timeout: Optional[float]) -> Any:
         return self._client(timeout).converse_stream(**kwargs)
@@ -1200,22 +1217,21 @@ class BedrockProvider(Provider):
 
     # -- calls -----------------------------------------------------------------------------
 
+    def _call(self, request: ChatRequest) -> _Call:
+        """Translate (bad arguments raise here, before anything is sent)."""
+        return build_request(request, provider=self._key()), request.model, request.timeout
+
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        kwargs = build_request(request, provider=self._key())
-        try:
-            data = self._converse(kwargs, request.timeout)
-        except self._sdk_errors() as exc:
-            raise self._error(exc) from exc
+        data = _retry.call(self._calls, self._converse_once, self._call(request))
         return parse_response(data, model=request.model, provider=self._key())
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        """Translate now (bad arguments raise at ``create``), send on first iteration."""
-        return self._stream(build_request(request, provider=self._key()), request.model,
-                            request.timeout)
+        """Translate now (bad arguments raise at ``create``), send on first iteration; retried
+        until the first chunk arrives, never after."""
+        return _retry.stream(self._calls, self._stream, self._call(request))
 
-    def _stream(self, kwargs: dict[str, Any], model: str,
-                timeout: Optional[float]) -> Generator[ChatCompletionChunk, None, None]:
-        batches = self._stream_batches(kwargs, model, timeout)
+    def _stream(self, call: _Call) -> Generator[ChatCompletionChunk, None, None]:
+        batches = self._stream_batches(*call)
         try:
             for batch in batches:
                 yield from batch
@@ -1282,22 +1298,18 @@ class BedrockProvider(Provider):
         return self._executor
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        kwargs = build_request(request, provider=self._key())
-        loop = asyncio.get_running_loop()
-        try:
-            data = await loop.run_in_executor(self._pool(), self._converse, kwargs,
-                                              request.timeout)
-        except self._sdk_errors() as exc:
-            raise self._error(exc) from exc
+        data = await _retry.acall(self._calls, self._aconverse_once, self._call(request))
         return parse_response(data, model=request.model, provider=self._key())
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: the sync stream runs on a pool thread and hands its
-        chunks to the event loop (translate now, send on first iteration)."""
+        chunks to the event loop (translate now, send on first iteration; retried until the
+        first chunk arrives)."""
+        return _retry.astream(self._calls, self._astream_once, self._call(request))
+
+    def _astream_once(self, call: _Call) -> AsyncIterator[ChatCompletionChunk]:
         opened: list[Any] = []
-        batches = self._stream_batches(build_request(request, provider=self._key()),
-                                       request.model, request.timeout, opened)
-        return self._astream(batches, opened)
+        return self._astream(self._stream_batches(*call, opened), opened)
 
     async def _astream(self, batches: Generator[list[ChatCompletionChunk], None, None],
                        opened: list[Any]) -> AsyncIterator[ChatCompletionChunk]:
