@@ -1,5 +1,5 @@
-"""Benchmarks: aisuite_like against the raw vendor SDKs on a loopback server, with the budget of
-issue 7 printed next to each ratio.
+"""Benchmarks: aisuite_like against the raw vendor SDKs on a loopback server, with the performance
+budget (benchmarks/README.md) printed next to each ratio.
 
     make bench                                    # = .venv/bin/python benchmarks/run.py
     python benchmarks/run.py --quick              # tiny sizes, one repeat (the smoke test)
@@ -520,7 +520,7 @@ def _load(before: dict[str, Any], after: dict[str, Any], wall: float) -> dict[st
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description="aisuite_like vs the raw SDKs (issue 7)")
+    parser = argparse.ArgumentParser(description="aisuite_like vs the raw SDKs on a loopback server")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, one repeat, one process per family and side")
     parser.add_argument("--only", default=",".join(SCENARIOS),
