@@ -239,3 +239,30 @@ def host_of(exc: BaseException) -> Optional[str]:
             return f"{host}:{port}" if port else host
         current = current.__cause__ or current.__context__
     return None
+
+
+def json_schema_format(response_format: Any, provider: str,
+                       api: str) -> Optional[dict[str, Any]]:
+    """The portable ``response_format`` for APIs that only do schema-bound JSON: None for
+    none / ``text``; the ``json_schema`` spec (its ``schema`` checked to be a dict) for
+    ``json_schema``; ``json_object`` and anything else raise, naming ``api``."""
+    if response_format is None:
+        return None
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    if kind == "text":
+        return None
+    if kind == "json_schema":
+        spec = response_format.get("json_schema") or {}
+        if not isinstance(spec, dict) or not isinstance(spec.get("schema"), dict):
+            raise UnsupportedParameterError(
+                "response_format json_schema needs json_schema.schema (a JSON schema dict)",
+                parameter="response_format", provider=provider)
+        return spec
+    if kind == "json_object":
+        raise unsupported(
+            provider, "response_format",
+            f"json_object (JSON without a schema) has no {api} equivalent; pass "
+            "response_format={'type': 'json_schema', 'json_schema': {'name': ..., 'schema': "
+            "{...}}} for native structured output, or ask for JSON in the prompt")
+    raise unsupported(provider, "response_format",
+                      f"expected a dict with type text / json_schema, got {response_format!r}")

@@ -62,6 +62,7 @@ from ._common import (
     bad_stream_json,
     decode_json,
     host_of,
+    json_schema_format,
     loads_arguments,
     need_name,
     need_object,
@@ -464,27 +465,10 @@ def translate_tool_choice(tool_choice: Any, parallel_tool_calls: Optional[bool],
 def translate_response_format(response_format: Any, *,
                               provider: str = PROVIDER) -> Optional[dict[str, Any]]:
     """OpenAI ``response_format`` -> ``output_config`` (native structured outputs)."""
-    if response_format is None:
+    spec = json_schema_format(response_format, provider, "Messages API")
+    if spec is None:
         return None
-    kind = response_format.get("type") if isinstance(response_format, dict) else None
-    if kind == "text":
-        return None
-    if kind == "json_schema":
-        spec = response_format.get("json_schema") or {}
-        schema = spec.get("schema")
-        if not isinstance(schema, dict):
-            raise UnsupportedParameterError(
-                "response_format json_schema needs json_schema.schema (a JSON schema dict)",
-                parameter="response_format", provider=provider)
-        return {"format": {"type": "json_schema", "schema": schema}}
-    if kind == "json_object":
-        raise unsupported(
-            provider, "response_format",
-            "json_object (JSON without a schema) has no Messages API equivalent; pass "
-            "response_format={'type': 'json_schema', 'json_schema': {'name': ..., 'schema': "
-            "{...}}} for native structured output, or ask for JSON in the prompt")
-    raise unsupported(provider, "response_format",
-                      f"expected a dict with type text / json_schema, got {response_format!r}")
+    return {"format": {"type": "json_schema", "schema": spec["schema"]}}
 
 
 # =============================================================================================

@@ -59,7 +59,14 @@ from ..types import (
     Usage,
     _built,
 )
-from ._common import loads_arguments, parse_data_url, stop_sequences, text_of, unsupported
+from ._common import (
+    json_schema_format,
+    loads_arguments,
+    parse_data_url,
+    stop_sequences,
+    text_of,
+    unsupported,
+)
 from .base import ChatRequest, Provider
 
 __all__ = [
@@ -499,33 +506,15 @@ def translate_tool_choice(tool_choice: Any, *, has_tools: bool,
 def translate_response_format(response_format: Any, *,
                               provider: str = PROVIDER) -> Optional[dict[str, Any]]:
     """OpenAI ``response_format`` -> ``outputConfig.textFormat`` (native structured output)."""
-    if response_format is None:
+    spec = json_schema_format(response_format, provider, "Converse")
+    if spec is None:
         return None
-    kind = response_format.get("type") if isinstance(response_format, dict) else None
-    if kind == "text":
-        return None
-    if kind == "json_schema":
-        spec = response_format.get("json_schema") or {}
-        schema = spec.get("schema")
-        if not isinstance(schema, dict):
-            raise UnsupportedParameterError(
-                "response_format json_schema needs json_schema.schema (a JSON schema dict)",
-                parameter="response_format", provider=provider)
-        definition: dict[str, Any] = {"schema": json.dumps(schema)}
-        if spec.get("name"):
-            definition["name"] = spec["name"]
-        if spec.get("description"):
-            definition["description"] = spec["description"]
-        return {"textFormat": {"type": "json_schema",
-                               "structure": {"jsonSchema": definition}}}
-    if kind == "json_object":
-        raise unsupported(
-            provider, "response_format",
-            "json_object (JSON without a schema) has no Converse equivalent; pass "
-            "response_format={'type': 'json_schema', 'json_schema': {'name': ..., 'schema': "
-            "{...}}}, or ask for JSON in the prompt")
-    raise unsupported(provider, "response_format",
-                      f"expected a dict with type text / json_schema, got {response_format!r}")
+    definition: dict[str, Any] = {"schema": json.dumps(spec["schema"])}
+    if spec.get("name"):
+        definition["name"] = spec["name"]
+    if spec.get("description"):
+        definition["description"] = spec["description"]
+    return {"textFormat": {"type": "json_schema", "structure": {"jsonSchema": definition}}}
 
 
 # =============================================================================================
