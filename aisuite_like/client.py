@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Iterable, Mapping, Optional
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    Iterable,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    TypeVar,
+    Union,
+    overload,
+)
 
 from . import _observe, _request_checks, _secrets
 from ._call_ids import unique_tool_call_ids
@@ -19,6 +31,15 @@ from .providers import (
     create_provider,
     provider_keys,
 )
+
+if TYPE_CHECKING:
+    from ._message_params import ChatCompletionMessageParam
+    from .streaming import AsyncStream, Stream
+    from .types import ChatCompletionResponse, Message
+
+    # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
+    # Message objects, or any mapping of that shape.
+    _Messages = Iterable[Union[ChatCompletionMessageParam, Message, Mapping[str, Any]]]
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -270,6 +291,102 @@ class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
 
+    @overload
+    def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Literal[True],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> Stream: ...
+
+    @overload
+    def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Optional[Literal[False]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ChatCompletionResponse: ...
+
+    @overload
+    def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: bool,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> Union[Stream, ChatCompletionResponse]: ...
+
     def create(self, model: str, messages: Any, **kwargs: Any) -> Any:
         """One chat completion. With ``max_turns`` the tool runner executes the tools; with
         ``stream=True`` a ``Stream`` is returned."""
@@ -287,6 +404,102 @@ class _Completions:
         response = unique_tool_call_ids(provider.complete(request), request.messages)
         attach_price_ref(response, request.model)
         return response
+
+    @overload
+    async def acreate(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Literal[True],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> AsyncStream: ...
+
+    @overload
+    async def acreate(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Optional[Literal[False]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ChatCompletionResponse: ...
+
+    @overload
+    async def acreate(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: bool,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
     async def acreate(self, model: str, messages: Any, **kwargs: Any) -> Any:
         """Async ``create`` on the sync client (aisuite's name)."""
@@ -390,13 +603,17 @@ async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, A
     return response
 
 
-class _Chat:
-    def __init__(self, completions: Any) -> None:
+_CompletionsT = TypeVar("_CompletionsT")
+
+
+class _Chat(Generic[_CompletionsT]):
+    # Generic so `client.chat.completions` has its class's type (the overloads of `create`).
+    def __init__(self, completions: _CompletionsT) -> None:
         self.completions = completions
 
 
-class _Beta:
-    def __init__(self, chat: _Chat) -> None:
+class _Beta(Generic[_CompletionsT]):
+    def __init__(self, chat: _Chat[_CompletionsT]) -> None:
         self.chat = chat
 
 
@@ -425,6 +642,102 @@ class Client(_Base):
 class _AsyncCompletions:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
+
+    @overload
+    async def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Literal[True],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> AsyncStream: ...
+
+    @overload
+    async def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Optional[Literal[False]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ChatCompletionResponse: ...
+
+    @overload
+    async def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: bool,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
     async def create(self, model: str, messages: Any, **kwargs: Any) -> Any:
         """Async chat completion; ``stream=True`` returns an ``AsyncStream``."""
