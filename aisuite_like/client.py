@@ -16,6 +16,7 @@ from typing import (
     Sequence,
     TypeVar,
     Union,
+    cast,
     overload,
 )
 
@@ -219,7 +220,8 @@ class _Base:
         _request_checks.check_arguments(kwargs)
         provider = self._provider(key)
         if _observe.ACTIVE is not None:  # instrument(): a span around each model call
-            provider = _observe.ACTIVE.traced(provider)
+            # the traced proxy has Provider's interface (duck-typed, not a subclass)
+            provider = cast(Provider, _observe.ACTIVE.traced(provider))
         fallbacks = kwargs.pop("fallbacks", None)
         if fallbacks is not None:
             provider = self._with_fallbacks(provider, model, name, fallbacks)
@@ -273,7 +275,7 @@ class _Base:
             key, fallback_name = _parse_model(fallback)
             fallback_provider = self._provider(key)
             if _observe.ACTIVE is not None:  # each model tried gets its own span
-                fallback_provider = _observe.ACTIVE.traced(fallback_provider)
+                fallback_provider = cast(Provider, _observe.ACTIVE.traced(fallback_provider))
             chain.append((fallback_provider, fallback_name, fallback))
         return FallbackProvider(chain)
 
