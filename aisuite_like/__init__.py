@@ -82,6 +82,14 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from ._agent_state import (
         RunState as RunState,
     )
+    from ._message_params import (
+        ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
+        ChatCompletionDeveloperMessageParam as ChatCompletionDeveloperMessageParam,
+        ChatCompletionMessageParam as ChatCompletionMessageParam,
+        ChatCompletionSystemMessageParam as ChatCompletionSystemMessageParam,
+        ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
+        ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
+    )
     from ._observe import (
         instrument as instrument,
         uninstrument as uninstrument,
@@ -209,6 +217,11 @@ _LAZY = {
         "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
         "ContentDoneEvent", "RefusalDeltaEvent", "RefusalDoneEvent",
         "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent")},
+    # _message_params.py (TypedDicts of the messages create() takes)
+    **{name: "_message_params" for name in (
+        "ChatCompletionMessageParam", "ChatCompletionSystemMessageParam",
+        "ChatCompletionDeveloperMessageParam", "ChatCompletionUserMessageParam",
+        "ChatCompletionAssistantMessageParam", "ChatCompletionToolMessageParam")},
     # modules
     "testing": None, "handoff_filters": None,
 }

@@ -5,7 +5,20 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Iterable, Mapping, Optional
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    Iterable,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
 
 from . import _observe, _request_checks, _secrets
 from ._call_ids import unique_tool_call_ids
@@ -19,6 +32,15 @@ from .providers import (
     create_provider,
     provider_keys,
 )
+
+if TYPE_CHECKING:
+    from ._message_params import ChatCompletionMessageParam
+    from .streaming import AsyncStream, Stream
+    from .types import ChatCompletionResponse, Message
+
+    # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
+    # Message objects, or any mapping of that shape.
+    _Messages = Iterable[Union[ChatCompletionMessageParam, Message, Mapping[str, Any]]]
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -198,7 +220,8 @@ class _Base:
         _request_checks.check_arguments(kwargs)
         provider = self._provider(key)
         if _observe.ACTIVE is not None:  # instrument(): a span around each model call
-            provider = _observe.ACTIVE.traced(provider)
+            # the traced proxy has Provider's interface (duck-typed, not a subclass)
+            provider = cast(Provider, _observe.ACTIVE.traced(provider))
         fallbacks = kwargs.pop("fallbacks", None)
         if fallbacks is not None:
             provider = self._with_fallbacks(provider, model, name, fallbacks)
@@ -252,7 +275,7 @@ class _Base:
             key, fallback_name = _parse_model(fallback)
             fallback_provider = self._provider(key)
             if _observe.ACTIVE is not None:  # each model tried gets its own span
-                fallback_provider = _observe.ACTIVE.traced(fallback_provider)
+                fallback_provider = cast(Provider, _observe.ACTIVE.traced(fallback_provider))
             chain.append((fallback_provider, fallback_name, fallback))
         return FallbackProvider(chain)
 
@@ -269,6 +292,102 @@ class _Base:
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
+
+    @overload
+    def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Literal[True],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> Stream: ...
+
+    @overload
+    def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Optional[Literal[False]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ChatCompletionResponse: ...
+
+    @overload
+    def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: bool,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> Union[Stream, ChatCompletionResponse]: ...
 
     def create(self, model: str, messages: Any, **kwargs: Any) -> Any:
         """One chat completion. With ``max_turns`` the tool runner executes the tools; with
@@ -287,6 +406,102 @@ class _Completions:
         response = unique_tool_call_ids(provider.complete(request), request.messages)
         attach_price_ref(response, request.model)
         return response
+
+    @overload
+    async def acreate(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Literal[True],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> AsyncStream: ...
+
+    @overload
+    async def acreate(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Optional[Literal[False]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ChatCompletionResponse: ...
+
+    @overload
+    async def acreate(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: bool,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
     async def acreate(self, model: str, messages: Any, **kwargs: Any) -> Any:
         """Async ``create`` on the sync client (aisuite's name)."""
@@ -390,13 +605,17 @@ async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, A
     return response
 
 
-class _Chat:
-    def __init__(self, completions: Any) -> None:
+_CompletionsT = TypeVar("_CompletionsT")
+
+
+class _Chat(Generic[_CompletionsT]):
+    # Generic so `client.chat.completions` has its class's type (the overloads of `create`).
+    def __init__(self, completions: _CompletionsT) -> None:
         self.completions = completions
 
 
-class _Beta:
-    def __init__(self, chat: _Chat) -> None:
+class _Beta(Generic[_CompletionsT]):
+    def __init__(self, chat: _Chat[_CompletionsT]) -> None:
         self.chat = chat
 
 
@@ -425,6 +644,102 @@ class Client(_Base):
 class _AsyncCompletions:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
+
+    @overload
+    async def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Literal[True],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> AsyncStream: ...
+
+    @overload
+    async def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: Optional[Literal[False]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ChatCompletionResponse: ...
+
+    @overload
+    async def create(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        stream: bool,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        response_format: Any = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
     async def create(self, model: str, messages: Any, **kwargs: Any) -> Any:
         """Async chat completion; ``stream=True`` returns an ``AsyncStream``."""

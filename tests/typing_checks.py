@@ -22,9 +22,6 @@ from typing_extensions import assert_type
 import aisuite_like as ai
 from aisuite_like.testing import ScriptedProvider, tool_call
 
-# client.chat.completions.create / acreate / parse: their overloads (the result type follows
-# `stream`) are checked here once client.py is typed.
-
 
 class Weather(BaseModel):
     city: str
@@ -60,6 +57,72 @@ def check_public_names() -> None:
 
     for policy in (allow, decide, ai.RequireApproval(), ai.DenyAll(), None):
         ai.Agent("a", model="scripted:m", tool_policy=policy)
+
+
+def check_create() -> None:
+    """``create``'s result type follows ``stream``; messages may be TypedDicts, Message objects
+    or any mapping."""
+    client = _client("hi", "hello there", tool_call("get_weather", {"city": "Paris"}), "Sunny.")
+    system: ai.ChatCompletionMessageParam = {"role": "system", "content": "Be brief."}
+    plain = client.chat.completions.create(
+        model="scripted:m", messages=[system, {"role": "user", "content": "hi"}],
+        temperature=0.2, max_tokens=50)
+    assert_type(plain, ai.ChatCompletionResponse)
+    assert plain.choices[0].message.content == "hi"
+    stream = client.chat.completions.create(
+        model="scripted:m", messages=[ai.Message(role="user", content="hi")], stream=True)
+    assert_type(stream, ai.Stream)
+    for chunk in stream:
+        assert_type(chunk, ai.ChatCompletionChunk)
+    final = stream.get_final_response()
+    assert_type(final, ai.ChatCompletionResponse)
+    assert final.choices[0].message.content == "hello there"
+    ran = client.chat.completions.create(
+        model="scripted:m", messages=[{"role": "user", "content": "Weather in Paris?"}],
+        tools=[get_weather], max_turns=3)
+    assert_type(ran, ai.ChatCompletionResponse)
+    assert ran.choices[0].message.content == "Sunny."
+    # A plain dict (of any shape) and a stream flag known only at run time.
+    flag: bool = False
+    message: dict[str, Any] = {"role": "user", "content": "hi"}
+    either = _client("ok").chat.completions.create(model="scripted:m", messages=[message],
+                                                   stream=flag)
+    assert_type(either, "ai.Stream | ai.ChatCompletionResponse")
+    assert isinstance(either, ai.ChatCompletionResponse)
+
+
+async def check_acreate() -> None:
+    client = _client("hi", "streamed")
+    plain = await client.chat.completions.acreate(
+        model="scripted:m", messages=[{"role": "user", "content": "hi"}])
+    assert_type(plain, ai.ChatCompletionResponse)
+    stream = await client.chat.completions.acreate(
+        model="scripted:m", messages=[{"role": "user", "content": "hi"}], stream=True)
+    assert_type(stream, ai.AsyncStream)
+    async for chunk in stream:
+        assert_type(chunk, ai.ChatCompletionChunk)
+    final = await stream.get_final_response()
+    assert_type(final, ai.ChatCompletionResponse)
+    assert final.choices[0].message.content == "streamed"
+
+
+async def check_async_client_create() -> None:
+    client = ai.AsyncClient(providers={"scripted": ScriptedProvider(
+        ["hi", "streamed", tool_call("get_weather", {"city": "Paris"}), "Sunny."])})
+    plain = await client.chat.completions.create(
+        model="scripted:m", messages=[{"role": "user", "content": "hi"}], seed=1)
+    assert_type(plain, ai.ChatCompletionResponse)
+    stream = await client.chat.completions.create(
+        model="scripted:m", messages=[{"role": "user", "content": "hi"}], stream=True)
+    assert_type(stream, ai.AsyncStream)
+    async for chunk in stream:
+        assert_type(chunk, ai.ChatCompletionChunk)
+    assert_type(await stream.get_final_response(), ai.ChatCompletionResponse)
+    ran = await client.chat.completions.create(
+        model="scripted:m", messages=[{"role": "user", "content": "Paris?"}],
+        tools=[get_weather], max_turns=3)
+    assert_type(ran, ai.ChatCompletionResponse)
+    assert ran.choices[0].message.content == "Sunny."
 
 
 def check_run_sync() -> None:
@@ -221,10 +284,19 @@ def _rejected() -> None:
     ai.Agent("a", tool_policy="allow")  # type: ignore[arg-type]
     typed = ai.Agent[UserInfo]("typed")
     ai.Runner.run_sync(typed, "hi", context=42)  # type: ignore[misc]
+    client = ai.Client()
+    client.chat.completions.create(model="m", messages="hi")  # type: ignore[arg-type]
+    client.chat.completions.create(  # type: ignore[call-overload]
+        model="m", messages=[], temperature="hot")
+    reply = client.chat.completions.create(model="m", messages=[])
+    print(reply.choices[0].nope)  # type: ignore[attr-defined]
 
 
 def run_all() -> None:
     check_public_names()
+    check_create()
+    asyncio.run(check_acreate())
+    asyncio.run(check_async_client_create())
     check_run_sync()
     check_structured_output()
     asyncio.run(check_async_and_streamed())
