@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import struct
 import threading
@@ -413,3 +414,21 @@ class FaultServer:
             return
         finally:
             stop.cancel()
+
+
+class MatrixOutcomes:
+    """What a fault suite saw, per fault and family. ``write`` saves it to the file the
+    ``AISUITE_FAULT_MATRIX`` variable names (plus ``suffix``), for tests/_fault_matrix.py."""
+
+    def __init__(self, suffix: str = "") -> None:
+        self.items: list[dict[str, str]] = []
+        self.suffix = suffix
+
+    def record(self, fault: str, family: str, outcome: str) -> None:
+        self.items.append({"fault": fault, "family": family, "outcome": outcome})
+
+    def write(self) -> None:
+        path = os.environ.get("AISUITE_FAULT_MATRIX")
+        if path:
+            with open(path + self.suffix, "w", encoding="utf-8") as f:
+                json.dump(self.items, f, indent=1)

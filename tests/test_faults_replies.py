@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import traceback
 from typing import Any, Iterator, Optional
 
@@ -23,7 +22,14 @@ import pytest
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
 
-from _fault_server import FaultServer, Reply, Stream, stream_events, success_body
+from _fault_server import (
+    FaultServer,
+    MatrixOutcomes,
+    Reply,
+    Stream,
+    stream_events,
+    success_body,
+)
 from test_validation import MALFORMED_ARGUMENTS
 
 FAMILIES = ("openai", "anthropic", "google")
@@ -33,20 +39,14 @@ KEYS = {"openai": "opn-Reply-Secret-5e1c9a7b3d", "anthropic": "ant-Reply-Secret-
         "google": "ggl-Reply-Secret-7a3c5e9b1d"}
 USER = [{"role": "user", "content": "hi"}]
 
-_OUTCOMES: list[dict[str, str]] = []
-
-
-def record(fault: str, family: str, outcome: str) -> None:
-    _OUTCOMES.append({"fault": fault, "family": family, "outcome": outcome})
+_OUTCOMES = MatrixOutcomes()
+record = _OUTCOMES.record
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _write_matrix() -> Iterator[None]:
     yield
-    path = os.environ.get("AISUITE_FAULT_MATRIX")
-    if path:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(_OUTCOMES, f, indent=1)
+    _OUTCOMES.write()
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from typing import Any, Iterator, Optional
 
 import pytest
 
 import aisuite_like as ai
-from _fault_server import FaultServer, Reply
+from _fault_server import FaultServer, MatrixOutcomes, Reply
 from _tool_wire import FAMILIES as WIRE
 from aisuite_like.runner import DEFAULT_MAX_TOOL_RESULT_CHARS
 
@@ -25,20 +24,14 @@ KEYS = {"openai": "opn-Tools-4f8a1c9e7b2d", "anthropic": "ant-Tools-9c2e7f1a3b5d
 USER = [{"role": "user", "content": "go"}]
 ANSWER = "done"
 
-_OUTCOMES: list[dict[str, str]] = []
-
-
-def record(fault: str, family: str, outcome: str) -> None:
-    _OUTCOMES.append({"fault": fault, "family": family, "outcome": outcome})
+_OUTCOMES = MatrixOutcomes(".tools.json")
+record = _OUTCOMES.record
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _write_matrix() -> Iterator[None]:
     yield
-    path = os.environ.get("AISUITE_FAULT_MATRIX")
-    if path:
-        with open(path + ".tools.json", "w", encoding="utf-8") as f:
-            json.dump(_OUTCOMES, f, indent=1)
+    _OUTCOMES.write()
 
 
 @pytest.fixture(scope="module")

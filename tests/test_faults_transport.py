@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import threading
 import time
 import traceback
@@ -25,7 +24,16 @@ import pytest
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
 
-from _fault_server import Delay, FaultServer, Reply, Reset, Stall, Stream, error_body
+from _fault_server import (
+    Delay,
+    FaultServer,
+    MatrixOutcomes,
+    Reply,
+    Reset,
+    Stall,
+    Stream,
+    error_body,
+)
 
 FAMILIES = ("openai", "anthropic", "google")
 MODELS = {"openai": "openai:gpt-x", "anthropic": "anthropic:claude-x", "google": "google:gemini-x"}
@@ -34,20 +42,14 @@ KEYS = {"openai": "opn-Secret-4f8a1c9e7b2d", "anthropic": "ant-Secret-9c2e7f1a3b
         "google": "ggl-Secret-1b3d5f7a9c2e"}
 USER = [{"role": "user", "content": "hi"}]
 
-_OUTCOMES: list[dict[str, str]] = []
-
-
-def record(fault: str, family: str, outcome: str) -> None:
-    _OUTCOMES.append({"fault": fault, "family": family, "outcome": outcome})
+_OUTCOMES = MatrixOutcomes()
+record = _OUTCOMES.record
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _write_matrix() -> Iterator[None]:
     yield
-    path = os.environ.get("AISUITE_FAULT_MATRIX")
-    if path:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(_OUTCOMES, f, indent=1)
+    _OUTCOMES.write()
 
 
 @pytest.fixture(scope="module")
