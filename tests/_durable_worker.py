@@ -1,0 +1,59 @@
+"""A worker process for the durable-run tests (not a test module).
+
+    python _durable_worker.py MODE DATABASE_URL RUN_ID [EXECUTOR_ID]
+
+MODE: ``create`` (a durable max_turns run), ``agent`` (a DurableAgent run), ``resume`` (only
+launch, which resumes this executor's unfinished runs, then wait for RUN_ID), ``serve``
+(launch and take runs from the durable queue until killed; a file ``recover-<id>`` appearing
+next to $DURABLE_TOOL_LOG makes it recover that executor's runs). Prints the result as JSON.
+Environment: DURABLE_BASE_URL, DURABLE_API_KEY, DURABLE_TOOL_LOG.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _durable_tools  # noqa: E402  (registers the agents at import time, before launch)
+
+from aisuite_like import durable  # noqa: E402
+
+
+def main() -> None:
+    mode, url, run_id = sys.argv[1:4]
+    executor_id = sys.argv[4] if len(sys.argv) > 4 else None
+    durable.configure(url, client=_durable_tools.make_client(), executor_id=executor_id)
+    durable.launch()
+    print("LAUNCHED", flush=True)
+    if mode == "create":
+        resp = durable.create(model="openai:gpt-test",
+                              messages=[{"role": "user", "content": "record twice"}],
+                              tools=[_durable_tools.record], max_turns=5, run_id=run_id)
+        out = {"content": resp.choices[0].message.content, "stop_reason": resp.stop_reason,
+               "tool_results": [e.result for e in resp.tool_events]}
+    elif mode == "agent":
+        result = _durable_tools.recorder.run_sync("record twice", run_id=run_id)
+        out = {"final_output": result.final_output, "status": result.status}
+    elif mode == "resume":
+        value = durable.result(run_id)
+        out = ({"content": value.choices[0].message.content, "stop_reason": value.stop_reason}
+               if hasattr(value, "choices") else
+               {"final_output": value.final_output, "status": value.status})
+    else:  # serve
+        control = os.path.dirname(os.environ["DURABLE_TOOL_LOG"])
+        while True:
+            for name in os.listdir(control):
+                if name.startswith("recover-"):
+                    os.remove(os.path.join(control, name))
+                    durable.recover([name[len("recover-"):]])
+            time.sleep(0.05)
+    print("RESULT " + json.dumps(out), flush=True)
+    durable.shutdown()
+
+
+if __name__ == "__main__":
+    main()
