@@ -74,6 +74,8 @@ _LIVE_CLIENTS: dict[str, Any] = {}  # run id -> the client its caller passed (th
 _DEFAULT_CLIENT: list[Any] = []
 _WORKFLOWS: dict[str, Any] = {}  # name -> the registered DBOS workflow function
 _LAUNCHED: list[bool] = [False]
+_DBOS_CLIENT: list[Any] = []  # a DBOSClient, in a process that did not launch
+_POLL_S = 0.05  # how often a wait for a run's result looks at the database
 
 
 def _dbos() -> Any:
@@ -384,15 +386,15 @@ def _register() -> None:
         _WORKFLOWS["agent"] = DBOS.workflow(name="aisuite_like.durable.agent")(_agent_workflow)
 
 
+def _is_launched() -> bool:
+    return _LAUNCHED[0]
+
+
 def _require_launched() -> Any:
     DBOS = _dbos()
-    if not _LAUNCHED[0]:
-        import dbos._dbos as dbos_module
-
-        instance = dbos_module._dbos_global_instance
-        if instance is None or not getattr(instance, "_launched", False):
-            raise RuntimeError("call durable.launch() first (it starts DBOS and resumes "
-                               "unfinished runs)")
+    if not _is_launched():
+        raise RuntimeError("call durable.launch() first (it starts DBOS, or the program's own "
+                           "DBOS instance, and resumes unfinished runs)")
     return DBOS
 
 
@@ -440,7 +442,7 @@ def create(client: Optional["Client"] = None, *, model: str, messages: Any,
     try:
         with SetWorkflowID(run_id):
             handle = DBOS.start_workflow(_WORKFLOWS["create"], spec)
-        response: ChatCompletionResponse = handle.get_result()
+        response: ChatCompletionResponse = handle.get_result(polling_interval_sec=_POLL_S)
         return response
     finally:
         _LIVE_CLIENTS.pop(run_id, None)
@@ -460,15 +462,26 @@ def submit(*, model: str, messages: Any, tools: Optional[Iterable[Any]] = None,
     return run_id
 
 
-def result(run_id: str, *, timeout: Optional[float] = None) -> Any:
+def _api() -> Any:
+    """What reads and messages runs: ``DBOS`` in a launched process, else a ``DBOSClient`` on
+    the configured database (a process that only approves or reads results need not
+    launch, and then never runs or recovers runs)."""
+    DBOS = _dbos()
+    if _is_launched():
+        return DBOS
+    with _LOCK:
+        if not _DBOS_CLIENT:
+            from dbos import DBOSClient
+
+            _DBOS_CLIENT.append(DBOSClient(system_database_url=_database_url()))
+        return _DBOS_CLIENT[0]
+
+
+def result(run_id: str) -> Any:
     """Wait for the run ``run_id`` (started by any process on this database) and return its
     result: a ``ChatCompletionResponse`` (``create`` / ``submit``) or a ``DurableRunResult``
-    (an agent run). A failed run raises its error."""
-    DBOS = _require_launched()
-    handle = DBOS.retrieve_workflow(run_id, existing_workflow=True)
-    if timeout is None:
-        return handle.get_result()
-    return handle.get_result(polling_interval_sec=0.1, timeout_seconds=timeout)
+    (an agent run). A failed run raises its error. Works without ``launch``."""
+    return _api().retrieve_workflow(run_id).get_result(polling_interval_sec=_POLL_S)
 
 
 # --- approvals -------------------------------------------------------------------------------
@@ -476,8 +489,7 @@ def result(run_id: str, *, timeout: Optional[float] = None) -> Any:
 
 def _decide(run_id: str, call_id: Optional[str], approved: bool, always: bool,
             message: Optional[str]) -> None:
-    DBOS = _require_launched()
-    DBOS.send(run_id, {"call_id": call_id, "approved": approved, "always": always,
+    _api().send(run_id, {"call_id": call_id, "approved": approved, "always": always,
                        "message": message}, topic=_APPROVAL_TOPIC)
 
 
@@ -498,8 +510,7 @@ def reject(run_id: str, call_id: Optional[str] = None, *, always: bool = False,
 def pending(run_id: str, *, timeout: float = 0.0) -> list[dict[str, Any]]:
     """The calls of agent run ``run_id`` waiting for a person (``call_id``, ``tool_name``,
     ``arguments``); ``timeout``: wait this long for the run to publish them."""
-    DBOS = _require_launched()
-    value = DBOS.get_event(run_id, _PENDING_EVENT, timeout_seconds=timeout)
+    value = _api().get_event(run_id, _PENDING_EVENT, timeout_seconds=timeout)
     return list(value or [])
 
 
@@ -584,7 +595,7 @@ class DurableAgent:
         for ``durable.approve`` / ``reject`` from any process). ``run_id`` makes it
         idempotent."""
         run_id = self.start(input, run_id=run_id, max_turns=max_turns)
-        outcome: DurableRunResult = _dbos().retrieve_workflow(run_id).get_result()
+        outcome: DurableRunResult = result(run_id)
         return outcome
 
     async def run(self, input: Any, *, run_id: Optional[str] = None,
@@ -596,6 +607,6 @@ class DurableAgent:
 
         with SetWorkflowID(_new_run_id(run_id)):
             handle = await DBOS.start_workflow_async(_WORKFLOWS["agent"], spec)
-        outcome: DurableRunResult = await handle.get_result()
+        outcome: DurableRunResult = await handle.get_result(polling_interval_sec=_POLL_S)
         return outcome
 

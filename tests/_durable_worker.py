@@ -52,7 +52,7 @@ def main() -> None:
                     durable.recover([name[len("recover-"):]])
             time.sleep(0.05)
     print("RESULT " + json.dumps(out), flush=True)
-    durable.shutdown()
+    os._exit(0)  # the run is recorded; skip DBOS's graceful shutdown (about a second)
 
 
 if __name__ == "__main__":
