@@ -3,9 +3,12 @@
     python _durable_worker.py MODE DATABASE_URL RUN_ID [EXECUTOR_ID]
 
 MODE: ``create`` (a durable max_turns run), ``agent`` (a DurableAgent run), ``resume`` (only
-launch, which resumes this executor's unfinished runs, then wait for RUN_ID), ``serve``
-(launch and take runs from the durable queue until killed; a file ``recover-<id>`` appearing
-next to $DURABLE_TOOL_LOG makes it recover that executor's runs). Prints the result as JSON.
+launch, which resumes this executor's unfinished runs, then wait for RUN_ID), ``child`` (both
+inside a DBOS workflow of the program's own), ``approval-run`` (an agent run that pauses for
+approval; prints PENDING when it waits), ``approve`` (no launch: approve RUN_ID's waiting
+call from outside), ``submit`` (put a run on the durable queue, no wait), ``serve`` (take runs
+from the durable queue until killed; a file ``recover-<id>`` appearing next to
+$DURABLE_TOOL_LOG makes it recover that executor's runs). Prints the result as JSON.
 Environment: DURABLE_BASE_URL, DURABLE_API_KEY, DURABLE_TOOL_LOG.
 """
 
@@ -15,21 +18,56 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _durable_tools  # noqa: E402  (registers the agents at import time, before launch)
 
+from dbos import DBOS, SetWorkflowID  # noqa: E402
+
 from aisuite_like import durable  # noqa: E402
+
+MESSAGES = [{"role": "user", "content": "record twice"}]
+
+
+@DBOS.workflow()
+def user_workflow(run_id: str) -> dict[str, Any]:
+    """A workflow of the program's own that runs both kinds of durable run."""
+    resp = durable.create(model="openai:gpt-test", messages=MESSAGES,
+                          tools=[_durable_tools.record], max_turns=5, run_id=run_id + "-create")
+    result = _durable_tools.recorder.run_sync("record twice", run_id=run_id + "-agent")
+    return {"content": resp.choices[0].message.content, "final_output": result.final_output}
 
 
 def main() -> None:
     mode, url, run_id = sys.argv[1:4]
     executor_id = sys.argv[4] if len(sys.argv) > 4 else None
     durable.configure(url, client=_durable_tools.make_client(), executor_id=executor_id)
+    if mode == "approve":  # from outside: no launch (this process runs no workflow)
+        waiting = durable.pending(run_id, timeout=30)
+        durable.approve(run_id, waiting[0]["call_id"])
+        print("RESULT " + json.dumps({"approved": waiting}), flush=True)
+        return
     durable.launch()
     print("LAUNCHED", flush=True)
-    if mode == "create":
+    out: dict[str, Any]
+    if mode == "child":
+        with SetWorkflowID(run_id):
+            out = user_workflow(run_id)
+        out["parents"] = [DBOS.get_workflow_status(run_id + suffix).parent_workflow_id
+                          for suffix in ("-create", "-agent")]
+    elif mode == "approval-run":
+        _durable_tools.approver.start("record once", run_id=run_id)
+        print("PENDING " + json.dumps(durable.pending(run_id, timeout=30)), flush=True)
+        final = durable.result(run_id)
+        out = {"final_output": final.final_output, "status": final.status,
+               "tools": [e.name for e in final.tool_events]}
+    elif mode == "submit":
+        out = {"run_id": durable.submit(model="openai:gpt-test", messages=MESSAGES,
+                                        tools=[_durable_tools.record], max_turns=5,
+                                        run_id=run_id)}
+    elif mode == "create":
         resp = durable.create(model="openai:gpt-test",
                               messages=[{"role": "user", "content": "record twice"}],
                               tools=[_durable_tools.record], max_turns=5, run_id=run_id)

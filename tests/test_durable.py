@@ -137,3 +137,46 @@ def test_killed_run_resumes_in_a_new_process_exactly_once(crash_setup: Any, mode
     values = decoded_values(db)
     assert any("record twice" in v for v in values)  # the scan does see the recorded inputs
     assert not [v for v in values if API_KEY in v]
+
+
+def test_runs_inside_a_program_workflow_are_its_children(tmp_path: pathlib.Path) -> None:
+    with DurableServer(rounds=2) as server:
+        workers = Workers(tmp_path, server)
+        try:
+            out = workers.finish(workers.start("child", f"sqlite:///{tmp_path / 'db.sqlite'}",
+                                               "user-1"))
+        finally:
+            workers.close()
+    assert out == {"content": "done after 2 tool calls",
+                   "final_output": "done after 2 tool calls", "parents": ["user-1", "user-1"]}
+    assert server.answered == Counter({0: 2, 1: 2, 2: 2})
+    assert workers.tool_runs() == ["1", "2", "1", "2"]
+
+
+def test_a_paused_approval_waits_durably_across_a_crash(tmp_path: pathlib.Path) -> None:
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    with DurableServer(rounds=1) as server:
+        workers = Workers(tmp_path, server)
+        try:
+            first = workers.start("approval-run", url, "ask-1")
+            assert first.stdout is not None
+            line = first.stdout.readline()
+            while line and not line.startswith("PENDING "):
+                line = first.stdout.readline()
+            assert line, first.communicate()[1][-3000:]
+            waiting = json.loads(line[len("PENDING "):])
+            assert [(w["call_id"], w["tool_name"]) for w in waiting] == [("call_1", "sensitive")]
+            first.send_signal(signal.SIGKILL)  # the run waits for a person; its process dies
+            first.wait(10)
+            assert server.answered == Counter({0: 1})
+            assert workers.tool_runs() == []  # not run before approval
+
+            # A process that never launches approves; then a new worker resumes the run.
+            approved = workers.finish(workers.start("approve", url, "ask-1"))
+            assert approved["approved"] == waiting
+            resumed = workers.finish(workers.start("resume", url, "ask-1"))
+        finally:
+            workers.close()
+    assert resumed == {"final_output": "done after 1 tool calls", "status": "completed"}
+    assert server.answered == Counter({0: 1, 1: 1})
+    assert workers.tool_runs() == ["1"]
