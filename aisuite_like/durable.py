@@ -46,6 +46,7 @@ __all__ = [
 QUEUE_NAME = "aisuite_like_durable"
 #: The file of the default system database (in the working directory).
 DEFAULT_SQLITE_FILE = "aisuite_like_durable.sqlite"
+_APP_NAME = "aisuite_like"  # the DBOS application name of durable runs
 _APPROVAL_TOPIC = "aisuite_like.approval"
 _PENDING_EVENT = "aisuite_like.pending"
 # Keyword names that may carry a credential: never recorded in the database.
@@ -75,6 +76,8 @@ _DEFAULT_CLIENT: list[Any] = []
 _WORKFLOWS: dict[str, Any] = {}  # name -> the registered DBOS workflow function
 _LAUNCHED: list[bool] = [False]
 _DBOS_CLIENT: list[Any] = []  # a DBOSClient, in a process that did not launch
+_CREATE, _AGENT = "create", "agent"
+_WORKFLOW_NAMES = {_CREATE: "aisuite_like.durable.create", _AGENT: "aisuite_like.durable.agent"}
 _POLL_S = 0.05  # how often a wait for a run's result looks at the database
 
 
@@ -128,7 +131,7 @@ def launch() -> None:
     import dbos._dbos as dbos_module
 
     if dbos_module._dbos_global_instance is None:
-        config: dict[str, Any] = {"name": "aisuite_like", "system_database_url": _database_url(),
+        config: dict[str, Any] = {"name": _APP_NAME, "system_database_url": _database_url(),
                                   "log_level": "WARNING"}
         if _SETTINGS.executor_id is not None:
             config["executor_id"] = _SETTINGS.executor_id
@@ -381,9 +384,8 @@ def _register() -> None:
         if _WORKFLOWS:
             return
         DBOS = _dbos()
-        _WORKFLOWS["create"] = DBOS.workflow(name="aisuite_like.durable.create")(
-            _create_workflow)
-        _WORKFLOWS["agent"] = DBOS.workflow(name="aisuite_like.durable.agent")(_agent_workflow)
+        _WORKFLOWS[_CREATE] = DBOS.workflow(name=_WORKFLOW_NAMES[_CREATE])(_create_workflow)
+        _WORKFLOWS[_AGENT] = DBOS.workflow(name=_WORKFLOW_NAMES[_AGENT])(_agent_workflow)
 
 
 def _is_launched() -> bool:
@@ -441,7 +443,7 @@ def create(client: Optional["Client"] = None, *, model: str, messages: Any,
         _LIVE_CLIENTS[run_id] = client
     try:
         with SetWorkflowID(run_id):
-            handle = DBOS.start_workflow(_WORKFLOWS["create"], spec)
+            handle = DBOS.start_workflow(_WORKFLOWS[_CREATE], spec)
         response: ChatCompletionResponse = handle.get_result(polling_interval_sec=_POLL_S)
         return response
     finally:
@@ -451,14 +453,24 @@ def create(client: Optional["Client"] = None, *, model: str, messages: Any,
 def submit(*, model: str, messages: Any, tools: Optional[Iterable[Any]] = None,
            max_turns: int, run_id: Optional[str] = None, **kwargs: Any) -> str:
     """Put a durable ``max_turns`` run on the durable queue; any launched process sharing the
-    database runs it with its own client. Returns the run id (``result(run_id)`` waits)."""
+    database runs it with its own client. Returns the run id (``result(run_id)`` waits). Works
+    without ``launch`` (a producer that runs nothing itself)."""
     spec = _create_spec(model, messages, tools, max_turns, kwargs)
-    _require_launched()
-    from dbos import SetWorkflowID
+    return _enqueue(_CREATE, spec, _new_run_id(run_id))
 
-    run_id = _new_run_id(run_id)
-    with SetWorkflowID(run_id):
-        _WORKFLOWS["queue"].enqueue(_WORKFLOWS["create"], spec)
+
+def _enqueue(workflow: str, spec: dict[str, Any], run_id: str) -> str:
+    """Put a run on the durable queue: through DBOS in a launched process, else through a
+    ``DBOSClient`` (a producer that runs no workflows itself)."""
+    api = _api()
+    if _is_launched():
+        from dbos import SetWorkflowID
+
+        with SetWorkflowID(run_id):
+            _WORKFLOWS["queue"].enqueue(_WORKFLOWS[workflow], spec)
+    else:
+        api.enqueue({"queue_name": QUEUE_NAME, "workflow_name": _WORKFLOW_NAMES[workflow],
+                     "workflow_id": run_id}, spec)
     return run_id
 
 
@@ -473,7 +485,9 @@ def _api() -> Any:
         if not _DBOS_CLIENT:
             from dbos import DBOSClient
 
-            _DBOS_CLIENT.append(DBOSClient(system_database_url=_database_url()))
+            _DBOS_CLIENT.append(DBOSClient(
+                system_database_url=_database_url(),
+                application_name=_SETTINGS.dbos_config.get("name", _APP_NAME)))
         return _DBOS_CLIENT[0]
 
 
@@ -578,15 +592,14 @@ class DurableAgent:
         """Start a run without waiting (``queue=True``: on the durable queue, for any worker);
         returns its run id."""
         spec = self._spec(input, max_turns)
+        run_id = _new_run_id(run_id)
+        if queue:
+            return _enqueue(_AGENT, spec, run_id)
         DBOS = _require_launched()
         from dbos import SetWorkflowID
 
-        run_id = _new_run_id(run_id)
         with SetWorkflowID(run_id):
-            if queue:
-                _WORKFLOWS["queue"].enqueue(_WORKFLOWS["agent"], spec)
-            else:
-                DBOS.start_workflow(_WORKFLOWS["agent"], spec)
+            DBOS.start_workflow(_WORKFLOWS[_AGENT], spec)
         return run_id
 
     def run_sync(self, input: Any, *, run_id: Optional[str] = None,
@@ -606,7 +619,7 @@ class DurableAgent:
         from dbos import SetWorkflowID
 
         with SetWorkflowID(_new_run_id(run_id)):
-            handle = await DBOS.start_workflow_async(_WORKFLOWS["agent"], spec)
+            handle = await DBOS.start_workflow_async(_WORKFLOWS[_AGENT], spec)
         outcome: DurableRunResult = await handle.get_result(polling_interval_sec=_POLL_S)
         return outcome
 

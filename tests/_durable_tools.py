@@ -13,7 +13,7 @@ from aisuite_like import durable
 def record(n: int) -> str:
     """Record that call n ran."""
     with open(os.environ["DURABLE_TOOL_LOG"], "a", encoding="utf-8") as log:
-        log.write(f"{n}\n")
+        log.write(f"{n} {os.getpid()}\n")
         log.flush()
         os.fsync(log.fileno())
     return f"recorded {n}"

@@ -6,7 +6,8 @@ MODE: ``create`` (a durable max_turns run), ``agent`` (a DurableAgent run), ``re
 launch, which resumes this executor's unfinished runs, then wait for RUN_ID), ``child`` (both
 inside a DBOS workflow of the program's own), ``approval-run`` (an agent run that pauses for
 approval; prints PENDING when it waits), ``approve`` (no launch: approve RUN_ID's waiting
-call from outside), ``submit`` (put a run on the durable queue, no wait), ``serve`` (take runs
+call from outside), ``submit`` (no launch: put a run on the durable queue), ``wait`` (no
+launch: wait for RUN_ID's result), ``serve`` (take runs
 from the durable queue until killed; a file ``recover-<id>`` appearing next to
 $DURABLE_TOOL_LOG makes it recover that executor's runs). Prints the result as JSON.
 Environment: DURABLE_BASE_URL, DURABLE_API_KEY, DURABLE_TOOL_LOG.
@@ -44,10 +45,20 @@ def main() -> None:
     mode, url, run_id = sys.argv[1:4]
     executor_id = sys.argv[4] if len(sys.argv) > 4 else None
     durable.configure(url, client=_durable_tools.make_client(), executor_id=executor_id)
-    if mode == "approve":  # from outside: no launch (this process runs no workflow)
-        waiting = durable.pending(run_id, timeout=30)
-        durable.approve(run_id, waiting[0]["call_id"])
-        print("RESULT " + json.dumps({"approved": waiting}), flush=True)
+    if mode in ("approve", "submit", "wait"):  # from outside: no launch, runs no workflow
+        if mode == "approve":
+            waiting = durable.pending(run_id, timeout=30)
+            durable.approve(run_id, waiting[0]["call_id"])
+            out = {"approved": waiting}
+        elif mode == "submit":
+            out = {"run_id": durable.submit(model="openai:gpt-test", messages=MESSAGES,
+                                            tools=[_durable_tools.record], max_turns=5,
+                                            run_id=run_id)}
+        else:
+            value = durable.result(run_id)
+            out = {"content": value.choices[0].message.content,
+                   "stop_reason": value.stop_reason}
+        print("RESULT " + json.dumps(out), flush=True)
         return
     durable.launch()
     print("LAUNCHED", flush=True)
@@ -63,10 +74,6 @@ def main() -> None:
         final = durable.result(run_id)
         out = {"final_output": final.final_output, "status": final.status,
                "tools": [e.name for e in final.tool_events]}
-    elif mode == "submit":
-        out = {"run_id": durable.submit(model="openai:gpt-test", messages=MESSAGES,
-                                        tools=[_durable_tools.record], max_turns=5,
-                                        run_id=run_id)}
     elif mode == "create":
         resp = durable.create(model="openai:gpt-test",
                               messages=[{"role": "user", "content": "record twice"}],

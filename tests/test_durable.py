@@ -55,7 +55,11 @@ class Workers:
         return json.loads(line[len("RESULT "):])  # type: ignore[no-any-return]
 
     def tool_runs(self) -> list[str]:
-        return self.log.read_text().split() if self.log.exists() else []
+        """The calls the tool executed, in order (each line: n, then the process id)."""
+        return [line.split()[0] for line in self.tool_lines()]
+
+    def tool_lines(self) -> list[str]:
+        return self.log.read_text().splitlines() if self.log.exists() else []
 
     def close(self) -> None:
         for proc in self.procs:
