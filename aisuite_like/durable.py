@@ -565,13 +565,14 @@ class DurableAgent:
 
         if not isinstance(agent, Agent):
             raise TypeError(f"DurableAgent needs an ai.Agent, got {type(agent).__name__}")
+        self.agent: Agent = agent
+        self.client: Optional[Any] = client
         with _LOCK:
-            if agent.name in _AGENTS and _AGENTS[agent.name].agent is not agent:
+            known = _AGENTS.get(agent.name)
+            if known is not None and known.agent is not agent:
                 raise ValueError(f"a DurableAgent named {agent.name!r} exists already: durable "
                                  "runs find their agent by name, so names must be unique")
             _AGENTS[agent.name] = self
-        self.agent = agent
-        self.client = client
 
     def __repr__(self) -> str:
         return f"DurableAgent({self.agent.name!r})"

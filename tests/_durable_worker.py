@@ -23,11 +23,10 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import _durable_tools  # noqa: E402  (registers the agents at import time, before launch)
+import _durable_tools
+from dbos import DBOS, SetWorkflowID
 
-from dbos import DBOS, SetWorkflowID  # noqa: E402
-
-from aisuite_like import durable  # noqa: E402
+from aisuite_like import durable
 
 MESSAGES = [{"role": "user", "content": "record twice"}]
 

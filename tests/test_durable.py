@@ -20,13 +20,13 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
 pytest.importorskip("dbos")
 
-from _durable_server import DurableServer  # noqa: E402
+from _durable_server import DurableServer
 
 HERE = pathlib.Path(__file__).parent
 WORKER = str(HERE / "_durable_worker.py")

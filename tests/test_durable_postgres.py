@@ -22,7 +22,6 @@ import pathlib
 import pickle
 import pwd
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
