@@ -26,7 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = "openai:gpt-bench-tools1-rounds1"

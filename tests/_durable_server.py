@@ -2,9 +2,10 @@
 state, it counts the model calls it ANSWERED, and can hold one request until the test has
 killed the process that sent it.
 
-Script: a request whose messages hold ``k`` tool results gets, while ``k < rounds``, one call
-of the first tool it offers with ``{"n": k + 1}``; then a text answer. So each model call of a run
-is told apart by ``k`` (its turn minus one), whichever process sends it.
+Script: a request whose messages hold ``k`` assistant messages gets, while ``k < rounds``,
+``calls`` calls of the first tool it offers (``{"n": k * calls + j}`` for j = 1..calls, ids
+``call_<n>``); then a text answer. So each model call of a run is told apart by ``k`` (its turn
+minus one), whichever process sends it.
 
 ``hold_at=k``: the first request with ``k`` tool results is held (``held`` is set) until the
 test calls ``drop_held()`` (the request is then closed unanswered: it was never an executed
@@ -25,8 +26,9 @@ __all__ = ["DurableServer"]
 
 
 class DurableServer:
-    def __init__(self, rounds: int = 2, hold_at: Optional[int] = None) -> None:
+    def __init__(self, rounds: int = 2, hold_at: Optional[int] = None, calls: int = 1) -> None:
         self.rounds = rounds
+        self.calls = calls
         self.hold_at = hold_at
         self.received: Counter[int] = Counter()
         self.answered: Counter[int] = Counter()
@@ -46,7 +48,7 @@ class DurableServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.authorization.add(self.headers.get("Authorization", ""))
-                k = sum(1 for m in body["messages"] if m.get("role") == "tool")
+                k = sum(1 for m in body["messages"] if m.get("role") == "assistant")
                 hold = False
                 with server._lock:
                     server.received[k] += 1
@@ -78,13 +80,15 @@ class DurableServer:
     def reply(self, k: int, model: str, tool: str = "record") -> dict[str, Any]:
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         if k < self.rounds:
+            numbers = [k * self.calls + j for j in range(1, self.calls + 1)]
             message: dict[str, Any] = {
                 "role": "assistant", "content": None,
-                "tool_calls": [{"id": f"call_{k + 1}", "type": "function", "function": {
-                    "name": tool, "arguments": json.dumps({"n": k + 1})}}]}
+                "tool_calls": [{"id": f"call_{n}", "type": "function", "function": {
+                    "name": tool, "arguments": json.dumps({"n": n})}} for n in numbers]}
             finish = "tool_calls"
         else:
-            message = {"role": "assistant", "content": f"done after {k} tool calls"}
+            message = {"role": "assistant",
+                       "content": f"done after {k * self.calls} tool calls"}
             finish = "stop"
         return {"id": f"chatcmpl-{k}", "object": "chat.completion", "created": 1,
                 "model": model, "usage": usage,

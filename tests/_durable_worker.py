@@ -2,7 +2,8 @@
 
     python _durable_worker.py MODE DATABASE_URL RUN_ID [EXECUTOR_ID]
 
-MODE: ``create`` (a durable max_turns run), ``agent`` (a DurableAgent run), ``resume`` (only
+MODE: ``create`` (a durable max_turns run; ``parallel`` the same), ``agent`` (a DurableAgent run;
+``agent-async`` through ``await agent.run``), ``resume`` (only
 launch, which resumes this executor's unfinished runs, then wait for RUN_ID), ``child`` (both
 inside a DBOS workflow of the program's own), ``approval-run`` (an agent run that pauses for
 approval; prints PENDING when it waits), ``approve`` (no launch: approve RUN_ID's waiting
@@ -15,6 +16,7 @@ Environment: DURABLE_BASE_URL, DURABLE_API_KEY, DURABLE_TOOL_LOG.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -73,14 +75,16 @@ def main() -> None:
         final = durable.result(run_id)
         out = {"final_output": final.final_output, "status": final.status,
                "tools": [e.name for e in final.tool_events]}
-    elif mode == "create":
+    elif mode in ("create", "parallel"):
         resp = durable.create(model="openai:gpt-test",
                               messages=[{"role": "user", "content": "record twice"}],
                               tools=[_durable_tools.record], max_turns=5, run_id=run_id)
         out = {"content": resp.choices[0].message.content, "stop_reason": resp.stop_reason,
                "tool_results": [e.result for e in resp.tool_events]}
-    elif mode == "agent":
-        result = _durable_tools.recorder.run_sync("record twice", run_id=run_id)
+    elif mode in ("agent", "agent-async"):
+        result = (_durable_tools.recorder.run_sync("record twice", run_id=run_id)
+                  if mode == "agent" else
+                  asyncio.run(_durable_tools.recorder.run("record twice", run_id=run_id)))
         out = {"final_output": result.final_output, "status": result.status}
     elif mode == "resume":
         value = durable.result(run_id)

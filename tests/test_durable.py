@@ -107,7 +107,7 @@ def crash_setup(tmp_path: pathlib.Path) -> Any:
             workers.close()
 
 
-@pytest.mark.parametrize("mode", ["create", "agent"])
+@pytest.mark.parametrize("mode", ["create", "agent", "agent-async"])
 def test_killed_run_resumes_in_a_new_process_exactly_once(crash_setup: Any, mode: str,
                                                           tmp_path: pathlib.Path) -> None:
     server, workers, url = crash_setup
@@ -184,3 +184,22 @@ def test_a_paused_approval_waits_durably_across_a_crash(tmp_path: pathlib.Path) 
     assert resumed == {"final_output": "done after 1 tool calls", "status": "completed"}
     assert server.answered == Counter({0: 1, 1: 1})
     assert workers.tool_runs() == ["1"]
+
+
+def test_concurrent_tool_calls_of_one_response_replay_in_call_order(
+        tmp_path: pathlib.Path) -> None:
+    """Three calls per response run concurrently, each its own step; killed during the second
+    model call and resumed, each ran once and each result is paired with its call."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    with DurableServer(rounds=2, hold_at=1, calls=3) as server:
+        workers = Workers(tmp_path, server)
+        try:
+            kill_when_held(server, workers.start("parallel", url, "par-1"))
+            assert sorted(workers.tool_runs()) == ["1", "2", "3"]
+            resumed = workers.finish(workers.start("parallel", url, "par-1"))
+        finally:
+            workers.close()
+    assert resumed["content"] == "done after 6 tool calls"
+    assert resumed["tool_results"] == [f"recorded {n}" for n in range(1, 7)]
+    assert sorted(workers.tool_runs()) == ["1", "2", "3", "4", "5", "6"]
+    assert server.answered == Counter({0: 1, 1: 1, 2: 1})
