@@ -6,7 +6,7 @@ MODE: ``create`` (a durable max_turns run; ``parallel`` the same), ``agent`` (a 
 ``agent-async`` through ``await agent.run``), ``resume`` (only
 launch, which resumes this executor's unfinished runs, then wait for RUN_ID), ``child`` (both
 inside a DBOS workflow of the program's own), ``approval-run`` (an agent run that pauses for
-approval; prints PENDING when it waits), ``approve`` (no launch: approve RUN_ID's waiting
+approval; prints PENDING when it waits), ``reject-run`` (the same, rejected), ``approve`` (no launch: approve RUN_ID's waiting
 call from outside), ``submit`` (no launch: put a run on the durable queue), ``wait`` (no
 launch: wait for RUN_ID's result), ``serve`` (take runs
 from the durable queue until killed; a file ``recover-<id>`` appearing next to
@@ -69,6 +69,14 @@ def main() -> None:
             out = user_workflow(run_id)
         out["parents"] = [DBOS.get_workflow_status(run_id + suffix).parent_workflow_id
                           for suffix in ("-create", "-agent")]
+    elif mode == "reject-run":  # pauses; rejected from this same (launched) process
+        _durable_tools.approver.start("record once", run_id=run_id)
+        waiting = durable.pending(run_id, timeout=30)
+        durable.reject(run_id, message="Not today.")
+        final = durable.result(run_id)
+        out = {"waiting": [w["call_id"] for w in waiting], "status": final.status,
+               "results": [e.result for e in final.tool_events],
+               "pending_after": durable.pending(run_id)}
     elif mode == "approval-run":
         _durable_tools.approver.start("record once", run_id=run_id)
         print("PENDING " + json.dumps(durable.pending(run_id, timeout=30)), flush=True)

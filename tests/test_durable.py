@@ -203,3 +203,17 @@ def test_concurrent_tool_calls_of_one_response_replay_in_call_order(
     assert resumed["tool_results"] == [f"recorded {n}" for n in range(1, 7)]
     assert sorted(workers.tool_runs()) == ["1", "2", "3", "4", "5", "6"]
     assert server.answered == Counter({0: 1, 1: 1, 2: 1})
+
+
+def test_a_rejected_call_is_not_run_and_the_model_is_told(tmp_path: pathlib.Path) -> None:
+    with DurableServer(rounds=1) as server:
+        workers = Workers(tmp_path, server)
+        try:
+            out = workers.finish(workers.start("reject-run", f"sqlite:///{tmp_path / 'db'}",
+                                               "no-1"))
+        finally:
+            workers.close()
+    assert out == {"waiting": ["call_1"], "status": "completed",
+                   "results": ["Error: Not today."], "pending_after": []}
+    assert workers.tool_runs() == []
+    assert server.answered == Counter({0: 1, 1: 1})
