@@ -49,8 +49,13 @@ DEFAULT_SQLITE_FILE = "aisuite_like_durable.sqlite"
 _APP_NAME = "aisuite_like"  # the DBOS application name of durable runs
 _APPROVAL_TOPIC = "aisuite_like.approval"
 _PENDING_EVENT = "aisuite_like.pending"
-# Keyword names that may carry a credential: never recorded in the database.
-_SECRET_WORDS = ("key", "token", "secret", "password", "header", "auth", "credential")
+# Keyword names that carry credentials: never recorded in the database (max_tokens or
+# prompt_cache_key are ordinary request parameters and pass).
+_SECRET_NAMES = frozenset({"api_key", "key", "token", "secret", "password", "auth",
+                           "authorization", "credentials", "headers"})
+_SECRET_SUFFIXES = ("api_key", "_secret", "_password", "_credentials", "_headers",
+                    "access_token", "auth_token", "bearer_token", "session_token",
+                    "secret_access_key", "secret_key")
 
 
 class NotDurableError(AisuiteLikeError, TypeError):
@@ -274,7 +279,8 @@ def _resolve_tool(ref: str, check: bool = True) -> Any:
 
 def _check_recordable(kwargs: Mapping[str, Any]) -> None:
     for name in kwargs:
-        if any(word in name.lower() for word in _SECRET_WORDS):
+        lowered = name.lower()
+        if lowered in _SECRET_NAMES or lowered.endswith(_SECRET_SUFFIXES):
             raise NotDurableError(
                 f"{name!r} may carry a credential, and a durable run records its arguments in "
                 "the database: configure credentials on the client (durable.configure(client="

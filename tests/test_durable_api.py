@@ -84,6 +84,8 @@ def test_module_level_tools_are_recorded_by_import_path() -> None:
 @pytest.mark.parametrize("kwargs, match", [
     ({"api_key": "sk-x"}, "credential"),
     ({"extra_headers": {"Authorization": "Bearer x"}}, "credential"),
+    ({"aws_secret_access_key": "x"}, "credential"),
+    ({"headers": {}}, "credential"),
     ({"stream": True}, "cannot stream"),
     ({"tool_policy": ai.AllowAll()}, "tool_policy"),
 ])
@@ -113,3 +115,11 @@ def test_durable_agents_are_found_by_name_so_names_are_unique() -> None:
         durable.DurableAgent(ai.Agent(name="durable api test agent", model="openai:gpt-x"))
     with pytest.raises(RuntimeError, match=r"durable\.launch\(\)"):
         first.run_sync("hi")
+
+
+def test_ordinary_parameters_with_token_or_key_in_their_name_pass_the_check() -> None:
+    # Refused only for want of launch(), i.e. after the recording checks passed.
+    with pytest.raises(RuntimeError, match=r"durable\.launch\(\)"):
+        durable.create(model="openai:gpt-x", messages=MESSAGES, tools=[module_tool],
+                       max_turns=2, max_tokens=5, max_completion_tokens=None,
+                       prompt_cache_key="k1")
