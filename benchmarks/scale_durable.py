@@ -10,7 +10,7 @@ in a fresh process (DBOS is one per process): plain ``client.chat.completions.cr
 durable runs on SQLite (a file in a temporary directory), and durable runs on Postgres (a
 server this script starts in a temporary directory, when the Postgres server binaries are
 installed), each one after another ("sequential") and from ``--threads`` threads at once.
-Prints runs/s and writes benchmarks/results/durable.json.
+Prints runs/s and writes benchmarks/results/durable.json (``--out``).
 """
 
 from __future__ import annotations
@@ -144,6 +144,8 @@ def main() -> None:
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     parser.add_argument("--database-url", help=argparse.SUPPRESS)
     parser.add_argument("--no-postgres", action="store_true", help="skip the Postgres case")
+    parser.add_argument("--out", default=os.path.join(HERE, "results", "durable.json"),
+                        help="where to write the results (JSON)")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.base_url, args.database_url, args.runs,
@@ -176,8 +178,8 @@ def main() -> None:
             if postgres is not None:
                 postgres.close()
             shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "durable.json"), "w", encoding="utf-8") as out:
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as out:
         json.dump({"workload": "2-turn tool loop (2 model calls, 1 tool call), max_turns=3",
                    "cpu_count": os.cpu_count(), "results": results}, out, indent=2)
         out.write("\n")
