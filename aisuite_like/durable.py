@@ -509,6 +509,11 @@ def result(run_id: str) -> Any:
 
 def _decide(run_id: str, call_id: Optional[str], approved: bool, always: bool,
             message: Optional[str]) -> None:
+    waiting = [item["call_id"] for item in pending(run_id)]
+    if not waiting or (call_id is not None and call_id not in waiting):
+        what = "no call" if call_id is None else f"no call {call_id!r}"
+        raise ValueError(f"{what} of run {run_id!r} waits for approval now; waiting: "
+                         f"{waiting} (see durable.pending)")
     _api().send(run_id, {"call_id": call_id, "approved": approved, "always": always,
                        "message": message}, topic=_APPROVAL_TOPIC)
 

@@ -72,11 +72,15 @@ def main() -> None:
     elif mode == "reject-run":  # pauses; rejected from this same (launched) process
         _durable_tools.approver.start("record once", run_id=run_id)
         waiting = durable.pending(run_id, timeout=30)
+        try:
+            durable.approve(run_id, "call_9")
+        except ValueError as exc:
+            unknown = str(exc)
         durable.reject(run_id, message="Not today.")
         final = durable.result(run_id)
         out = {"waiting": [w["call_id"] for w in waiting], "status": final.status,
                "results": [e.result for e in final.tool_events],
-               "pending_after": durable.pending(run_id)}
+               "pending_after": durable.pending(run_id), "unknown": unknown}
     elif mode == "approval-run":
         _durable_tools.approver.start("record once", run_id=run_id)
         print("PENDING " + json.dumps(durable.pending(run_id, timeout=30)), flush=True)

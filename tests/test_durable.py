@@ -214,6 +214,8 @@ def test_a_rejected_call_is_not_run_and_the_model_is_told(tmp_path: pathlib.Path
         finally:
             workers.close()
     assert out == {"waiting": ["call_1"], "status": "completed",
-                   "results": ["Error: Not today."], "pending_after": []}
+                   "results": ["Error: Not today."], "pending_after": [],
+                   "unknown": "no call 'call_9' of run 'no-1' waits for approval now; "
+                              "waiting: ['call_1'] (see durable.pending)"}
     assert workers.tool_runs() == []
     assert server.answered == Counter({0: 1, 1: 1})
