@@ -162,7 +162,7 @@ def recover(executor_ids: Sequence[str]) -> list[str]:
     process sharing the database; returns their run ids. DBOS resumes a process's own runs
     when a process with the same executor id launches; use this when a worker will not come
     back under its id."""
-    DBOS = _dbos()
+    DBOS = _require_launched()
     if isinstance(executor_ids, str):
         executor_ids = [executor_ids]
     handles = DBOS._recover_pending_workflows(list(executor_ids))
