@@ -46,7 +46,7 @@ from .providers import provider_keys, register_provider
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
-    from . import handoff_filters as handoff_filters, testing as testing
+    from . import durable as durable, handoff_filters as handoff_filters, testing as testing
     from ._agent_config import (
         handoff as handoff,
     )
@@ -223,7 +223,7 @@ _LAZY = {
         "ChatCompletionDeveloperMessageParam", "ChatCompletionUserMessageParam",
         "ChatCompletionAssistantMessageParam", "ChatCompletionToolMessageParam")},
     # modules
-    "testing": None, "handoff_filters": None,
+    "testing": None, "handoff_filters": None, "durable": None,
 }
 
 

@@ -80,7 +80,9 @@ from .errors import (
 )
 from .providers._common import text_of
 from .runner import (
+    _DIRECT,
     CallModel,
+    DriverSteps,
     RunHooks as _DriverHooks,
     ToolBatch,
     ToolCallRun,
@@ -359,6 +361,7 @@ class _AgentRun:
         self._guard_task: Optional[asyncio.Future[Any]] = None
         self._tripped: Optional[BaseException] = None
         self._agent_started: Optional[Agent] = None
+        self.steps: DriverSteps = _DIRECT  # how model and tool calls run (durable: as steps)
 
     async def emit(self, event: AgentEvent) -> None:
         self.events.append(event)
@@ -590,10 +593,10 @@ class _AgentRun:
 
     async def _drive(self, loop: AgentLoop) -> None:
         instrumentation = _observe.ACTIVE
-        if instrumentation is not None:  # instrument(): an invoke_agent span around the run
+        if instrumentation is not None and self.steps is _DIRECT:  # instrument(): a span
             await instrumentation.agent_run(loop, loop.setup.provider, _EventHooks(self))
             return
-        async for _ in _drive_async(loop, loop.setup.provider, _EventHooks(self)):
+        async for _ in _drive_async(loop, loop.setup.provider, _EventHooks(self), self.steps):
             pass
 
     async def _result(self, loop: AgentLoop, status: str, limit: Optional[str],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import inspect
 import json
 import threading
@@ -36,8 +37,8 @@ from .tools import Tool, Tools, _format_result, _validation_summary
 from .types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolCall, ToolEvent
 
 __all__ = [
-    "ToolLoop", "ToolBatch", "ToolCallRun", "RunHooks", "CallModel", "RunTools", "Finish",
-    "Fail", "DEFAULT_MAX_TOOL_CONCURRENCY", "DEFAULT_MAX_TOOL_RESULT_CHARS",
+    "ToolLoop", "ToolBatch", "ToolCallRun", "RunHooks", "DriverSteps", "CallModel",
+    "RunTools", "Finish", "Fail", "DEFAULT_MAX_TOOL_CONCURRENCY", "DEFAULT_MAX_TOOL_RESULT_CHARS",
 ]
 
 #: Tool calls of one response that may run at the same time, unless ``max_tool_concurrency``.
@@ -625,6 +626,36 @@ class RunHooks:
         """Just after a call executed (``call.result`` is set)."""
 
 
+# --- steps (how a driver performs the engine's I/O) ----------------------------------------
+
+
+class DriverSteps:
+    """How a driver performs a model call and a tool call. This default performs them
+    directly; a layer overrides them to wrap each in something (aisuite_like.durable records
+    each as a DBOS step). ``bind_tools`` is called in the driver's thread or task, with the
+    runnable calls of a batch in call order, before any of them runs (so a layer can number
+    its steps deterministically while the calls then run concurrently)."""
+
+    def complete(self, provider: Provider, request: ChatRequest) -> ChatCompletionResponse:
+        return provider.complete(request)
+
+    async def acomplete(self, provider: Provider, request: ChatRequest
+                        ) -> ChatCompletionResponse:
+        return await provider.acomplete(request)
+
+    def bind_tools(self, calls: list[ToolCallRun]) -> None:
+        """The runnable calls of a batch, in call order, before any runs."""
+
+    def execute(self, call: ToolCallRun) -> None:
+        _execute_sync_call(call)
+
+    async def aexecute(self, call: ToolCallRun) -> None:
+        await _execute_async_call(call)
+
+
+_DIRECT = DriverSteps()
+
+
 # --- sync driver -------------------------------------------------------------------------
 
 
@@ -687,10 +718,10 @@ async def _await_with_timeout(awaitable: Any, timeout: Optional[float]) -> Any:
 
 
 def _execute_sync(call: ToolCallRun, engine: Optional[ToolLoop] = None,
-                  hooks: Optional[RunHooks] = None) -> None:
+                  hooks: Optional[RunHooks] = None, steps: DriverSteps = _DIRECT) -> None:
     if hooks is not None:
         _call_hook_sync(hooks.on_tool_start, engine, call)
-    _execute_sync_call(call)
+    steps.execute(call)
     if hooks is not None:
         _call_hook_sync(hooks.on_tool_end, engine, call)
 
@@ -726,8 +757,9 @@ class _SyncToolExecutor:
     """Runs a batch's calls: policy in call order, then each group concurrently in a thread
     pool bounded by the concurrency limit (created on first need, one per run)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, steps: DriverSteps = _DIRECT) -> None:
         self.limit = limit
+        self.steps = steps
         self._pool: Optional[ThreadPoolExecutor] = None
 
     def run(self, batch: ToolBatch, engine: Optional[ToolLoop] = None,
@@ -737,8 +769,11 @@ class _SyncToolExecutor:
             if inspect.isawaitable(value):
                 value = _run_coro_sync(value)
             call.decide(value)
-        execute = _execute_sync
-        if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+        execute: Callable[..., None] = _execute_sync
+        if self.steps is not _DIRECT:
+            self.steps.bind_tools([call for call in batch.calls if call.runnable])
+            execute = functools.partial(_execute_sync, steps=self.steps)
+        elif _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
             _observe.ACTIVE.tools_not_run(batch)
             execute = _observe.ACTIVE.execute_tool_sync
         for group in batch.groups():
@@ -776,10 +811,12 @@ def _stream_turn_sync(provider: Provider, action: CallModel, acc: _ChunkAccumula
 
 
 def _drive_sync(engine: ToolLoop, provider: Provider,
-                hooks: Optional[RunHooks] = None) -> Iterator[ChatCompletionChunk]:
+                hooks: Optional[RunHooks] = None,
+                steps: DriverSteps = _DIRECT) -> Iterator[ChatCompletionChunk]:
     """Perform the engine's actions; yields the chunks of streamed turns (nothing when not
-    streaming). On return, ``engine.result`` is the finalized response."""
-    executor = _SyncToolExecutor(engine.max_tool_concurrency)
+    streaming). On return, ``engine.result`` is the finalized response. ``steps`` performs
+    the (non-streamed) model calls and the tool calls."""
+    executor = _SyncToolExecutor(engine.max_tool_concurrency, steps)
     try:
         action = engine.start()
         while True:
@@ -793,7 +830,7 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
                     response = acc.build()
                 else:
                     # unique ids already here, so the hooks see what the trace will hold
-                    response = unique_tool_call_ids(target.complete(action.request),
+                    response = unique_tool_call_ids(steps.complete(target, action.request),
                                                     engine.history)
                 if hooks is not None:
                     _call_hook_sync(hooks.on_model_response, engine, response)
@@ -840,10 +877,11 @@ async def _call_hook_async(hook: Any, *args: Any) -> None:
 
 
 async def _execute_async(call: ToolCallRun, engine: Optional[ToolLoop] = None,
-                         hooks: Optional[RunHooks] = None) -> None:
+                         hooks: Optional[RunHooks] = None,
+                         steps: DriverSteps = _DIRECT) -> None:
     if hooks is not None:
         await _call_hook_async(hooks.on_tool_start, engine, call)
-    await _execute_async_call(call)
+    await steps.aexecute(call)
     if hooks is not None:
         await _call_hook_async(hooks.on_tool_end, engine, call)
 
@@ -925,7 +963,8 @@ class _ToolThreads:
 
 async def _run_batch_async(batch: ToolBatch, limit: int, pool: _ToolThreads,
                            engine: Optional[ToolLoop] = None,
-                           hooks: Optional[RunHooks] = None) -> None:
+                           hooks: Optional[RunHooks] = None,
+                           steps: DriverSteps = _DIRECT) -> None:
     """Policy in call order, then each group as concurrent tasks bounded by ``limit``; sync
     tools run on ``pool``."""
     for call in batch.awaiting_policy():
@@ -936,8 +975,11 @@ async def _run_batch_async(batch: ToolBatch, limit: int, pool: _ToolThreads,
     for call in batch.calls:
         call.threads = pool
     semaphore = asyncio.Semaphore(limit)
-    execute = _execute_async
-    if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+    execute: Callable[..., Any] = _execute_async
+    if steps is not _DIRECT:
+        steps.bind_tools([call for call in batch.calls if call.runnable])
+        execute = functools.partial(_execute_async, steps=steps)
+    elif _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
         _observe.ACTIVE.tools_not_run(batch)
         execute = _observe.ACTIVE.execute_tool_async
 
@@ -971,7 +1013,8 @@ async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkA
 
 
 async def _drive_async(engine: ToolLoop, provider: Provider,
-                       hooks: Optional[RunHooks] = None) -> AsyncIterator[ChatCompletionChunk]:
+                       hooks: Optional[RunHooks] = None,
+                       steps: DriverSteps = _DIRECT) -> AsyncIterator[ChatCompletionChunk]:
     """The async twin of ``_drive_sync``: same actions, performed with ``await``."""
     threads = _ToolThreads(engine.max_tool_concurrency)
     try:
@@ -991,8 +1034,8 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
                         await turn_chunks.aclose()
                     response = acc.build()
                 else:
-                    response = unique_tool_call_ids(await target.acomplete(action.request),
-                                                    engine.history)
+                    response = unique_tool_call_ids(
+                        await steps.acomplete(target, action.request), engine.history)
                 if hooks is not None:
                     await _call_hook_async(hooks.on_model_response, engine, response)
                 action = engine.model_responded(response)
@@ -1000,7 +1043,7 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
                 if hooks is not None:
                     await _call_hook_async(hooks.on_tool_batch, engine, action.batch)
                 await _run_batch_async(action.batch, engine.max_tool_concurrency, threads,
-                                       engine, hooks)
+                                       engine, hooks, steps)
                 if hooks is not None:
                     for call in action.batch.calls:
                         await _call_hook_async(hooks.on_tool_result, engine, call)
