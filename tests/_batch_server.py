@@ -15,6 +15,7 @@ connection handling, request log and fault actions).
 A batch moves one status per poll (``polls_to_finish`` retrieves after create it has
 ended). What each request gets is decided by its custom_id: ``fail*`` -> an HTTP 400 error
 for that request, ``bad*`` -> a malformed result (a results line of the wrong shape),
+``garbled*`` -> a results line cut short (not JSON; inline Gemini: a malformed response),
 anything else -> a success whose text is ``"echo <custom_id>"``. ``outcome = "expired"`` makes
 the next batches expire (no request run). ``fail(route, *actions)`` queues fault actions
 (``_fault_server.Reply`` etc.) for a route such as ``"openai.retrieve"``.
@@ -247,6 +248,8 @@ class BatchServer(FaultServer):
                 kind = "fail"
             elif custom_id.startswith("bad"):
                 kind = "bad"
+            elif custom_id.startswith("garbled"):
+                kind = "garbled"
             else:
                 kind = "ok"
             out.append((custom_id, kind, request))
@@ -258,7 +261,7 @@ class BatchServer(FaultServer):
         status = self._status(batch)
         ended = status in ("completed", "expired", "cancelled")
         outcomes = self._outcomes(batch)
-        done = sum(1 for o in outcomes if o[1] in ("ok", "bad")) if ended else 0
+        done = sum(1 for o in outcomes if o[1] in ("ok", "bad", "garbled")) if ended else 0
         if ended and not batch.files:
             self._openai_files(batch, outcomes)
         return {"id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions",
@@ -284,6 +287,8 @@ class BatchServer(FaultServer):
                 line["response"] = {"status_code": 200, "request_id": f"req_{n}",
                                     "body": {"id": "x", "choices": "not a list"}}
                 output.append(json.dumps(line))
+            elif kind == "garbled":  # a line cut short: not JSON at all
+                output.append(json.dumps(line)[:-20])
             elif kind == "fail":
                 line["response"] = {"status_code": 400, "request_id": f"req_{n}", "body": {
                     "error": {"message": "injected bad request", "type": "invalid_request_error",
@@ -309,7 +314,8 @@ class BatchServer(FaultServer):
             if native != "ended":
                 counts["processing"] += 1
             else:
-                counts[{"ok": "succeeded", "bad": "succeeded", "fail": "errored",
+                counts[{"ok": "succeeded", "bad": "succeeded", "garbled": "succeeded",
+                        "fail": "errored",
                         "expired": "expired", "cancelled": "canceled"}[kind]] += 1
         created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created))
         return {"id": batch.id, "type": "message_batch", "processing_status": native,
@@ -331,6 +337,9 @@ class BatchServer(FaultServer):
             elif kind == "fail":
                 result = {"type": "errored", "error": {"type": "error", "error": {
                     "type": "invalid_request_error", "message": "injected bad request"}}}
+            elif kind == "garbled":
+                lines.append(json.dumps({"custom_id": custom_id, "result": {}})[:-6])
+                continue
             else:
                 result = {"type": "canceled" if kind == "cancelled" else "expired"}
             lines.append(json.dumps({"custom_id": custom_id, "result": result}))
@@ -358,12 +367,12 @@ class BatchServer(FaultServer):
                 item: dict[str, Any] = {"metadata": {"custom_id": custom_id}}
                 if kind == "ok":
                     item["response"] = success_body("gemini", f"echo {custom_id}", batch.model)
-                elif kind == "bad":
+                elif kind in ("bad", "garbled"):
                     item["response"] = {"candidates": "nope"}
                 else:
                     item["error"] = {"code": 3, "message": "injected bad request"}
                 responses.append(item)
-            ok = sum(1 for o in outcomes if o[1] in ("ok", "bad"))
+            ok = sum(1 for o in outcomes if o[1] in ("ok", "bad", "garbled"))
             meta["batchStats"].update({"successfulRequestCount": str(ok),
                                        "failedRequestCount": str(len(outcomes) - ok)})
             output = {"inlinedResponses": {"inlinedResponses": responses}}
