@@ -144,16 +144,17 @@ def line_result(result: Any, provider: str) -> Any:
     from .providers._common import read_reply
     from .providers.anthropic import error_from_stream_event, parse_response
 
-    kind = result.get("type") if isinstance(result, Mapping) else None
-    assert kind is None or isinstance(result, Mapping)
+    result = result if isinstance(result, Mapping) else {}
+    kind = result.get("type")
     if kind == "succeeded":
+        message = result.get("message")
         try:
-            return read_reply(lambda: parse_response(result.get("message"),  # type: ignore[union-attr,arg-type]
-                                                     provider=provider), provider, 200, None)
+            return read_reply(lambda: parse_response(message, provider=provider),
+                              provider, 200, None)
         except APIError as exc:
             return exc
     if kind == "errored":
-        error = result.get("error")  # type: ignore[union-attr]
+        error = result.get("error")
         event = error if isinstance(error, dict) else {"error": {"type": "api_error"}}
         return error_from_stream_event(event, provider=provider, where="batch request")
     if kind == "canceled":

@@ -13,8 +13,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generator, Literal, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar
 
 from .errors import AisuiteLikeError, APIError
 

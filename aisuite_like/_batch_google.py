@@ -144,11 +144,20 @@ def _http_status(error: Any) -> Any:
     return error
 
 
+def _response(data: Any, provider: str, model: str) -> Any:
+    from .providers._common import read_reply
+    from .providers.google import parse_response
+
+    try:
+        return read_reply(lambda: parse_response(data, provider, model), provider, 200, None)
+    except APIError as exc:
+        return exc
+
+
 def read_inline(raw: Mapping[str, Any], provider: str) -> list[tuple[str, Any]]:
     """The inline responses of a finished batch -> ``(custom_id, response | APIError)``, in
     the order of the requests."""
-    from .providers._common import read_reply
-    from .providers.google import _error_event, parse_response
+    from .providers.google import _error_event
 
     inlined = _inlined(raw)
     if inlined is None:
@@ -168,11 +177,5 @@ def read_inline(raw: Mapping[str, Any], provider: str) -> list[tuple[str, Any]]:
             out.append((custom_id, _error_event(_http_status(item["error"]), provider,
                                                 where="batch request")))
             continue
-        response = item.get("response")
-        try:
-            out.append((custom_id, read_reply(
-                lambda: parse_response(response, provider, model),  # type: ignore[arg-type]
-                provider, 200, None)))
-        except APIError as exc:
-            out.append((custom_id, exc))
+        out.append((custom_id, _response(item.get("response"), provider, model)))
     return out

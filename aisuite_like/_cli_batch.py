@@ -86,7 +86,7 @@ def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
             continue
         try:
             item = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise BatchRequestError(f"{path}:{number}: not JSON ({exc.msg})") from None
         if not isinstance(item, dict):
             raise BatchRequestError(f"{path}:{number}: expected a JSON object, got "

@@ -147,7 +147,7 @@ class BatchServer(FaultServer):
 
     async def _perform(self, action: Any, request: Request, reader: asyncio.StreamReader,
                        writer: asyncio.StreamWriter) -> bool:
-        fmt, route, args = _route(request.method, request.path)
+        _, route, args = _route(request.method, request.path)
         with self._lock:
             fault = self._faults[route].popleft() if self._faults[route] else None
         if fault is not None:

@@ -9,15 +9,16 @@ import copy
 import json
 import subprocess
 import sys
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from _batch_server import BatchServer
+from _fault_server import Reply
+from pydantic import BaseModel, ValidationError
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
-from _batch_server import BatchServer
-from _fault_server import Reply
 
 KEYS = {"openai": "sk-test-OPENAI-SECRET-1234", "anthropic": "sk-ant-test-SECRET-5678",
         "google": "gem-test-SECRET-9012", "groq": "gsk-test-SECRET-3456"}
@@ -546,7 +547,7 @@ def test_id_round_trip_keeps_unicode_and_metadata() -> None:
 def test_batch_is_typed_and_frozen(server: BatchServer) -> None:
     batch = make_client(server).batches.create([req("a", "openai")])
     assert isinstance(batch, ai.Batch) and isinstance(batch.parts[0], ai.BatchPart)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         batch.status = "completed"  # type: ignore[misc]
     assert ai.Batch.model_validate(batch.model_dump()) == batch
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 from _batch_server import BatchServer
+
 from aisuite_like.cli import main
 
 KEY = "sk-test-CLI-SECRET-4242"
