@@ -552,3 +552,18 @@ def test_batch_is_typed_and_frozen(server: BatchServer) -> None:
     assert ai.Batch.model_validate(batch.model_dump()) == batch
 
 
+
+
+def test_scale_benchmark_quick_runs() -> None:
+    """benchmarks/scale_batches.py --quick: the code keeps working (its numbers mean
+    nothing at N=20)."""
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "benchmarks" / "scale_batches.py"
+    done = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert {(r["family"], r["mode"]) for r in report["rows"]} == {
+        (f, m) for f in ("openai", "anthropic", "google") for m in ("sync", "async")}
+    assert all(r["n"] == 20 and r["requests_per_s"] > 0 for r in report["rows"])
