@@ -47,8 +47,8 @@ def sdk(provider: Provider, is_async: bool) -> Any:
             else provider._sync_client())  # type: ignore[attr-defined]
 
 
-def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
-           metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
+def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[str, Any]]:
+    """The requests of one Message Batch; too many or too large is refused here."""
     if len(entries) > MAX_REQUESTS:
         raise BatchRequestError(f"{len(entries)} requests for one Anthropic batch; the limit "
                                 f"is {MAX_REQUESTS}: split them over several create() calls")
@@ -56,6 +56,11 @@ def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[st
     if size > MAX_BYTES:
         raise BatchRequestError(f"the batch would be about {size} bytes; Anthropic accepts "
                                 f"{MAX_BYTES}: split the requests over several batches")
+    return entries
+
+
+def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
+           metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
     created: dict[str, Any] = yield SdkCall("messages.batches.with_raw_response.create",
                                             kwargs={"requests": entries})
     return created

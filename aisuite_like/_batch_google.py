@@ -53,16 +53,21 @@ def _model_path(client: Any, model: str) -> str:
     return str(_transformers.t_model(client._api_client, model))
 
 
-def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
-           metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
-    assert model is not None  # one model per Gemini batch: the caller splits per model
+def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[str, Any]]:
+    """The inline requests of one batch; too large is refused here."""
     size = sum(len(json.dumps(e, separators=(",", ":"))) for e in entries)
     if size > MAX_INLINE_BYTES:
         raise BatchRequestError(f"the inline requests for {model!r} would be about {size} "
                                 f"bytes; Gemini batch mode accepts {MAX_INLINE_BYTES} inline: "
                                 "split them over several batches")
+    return entries
+
+
+def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
+           metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
+    assert model is not None  # one model per Gemini batch: the caller splits per model
     path = _model_path(provider._sdk(), model) + ":batchGenerateContent"  # type: ignore[attr-defined]
-    batch: dict[str, Any] = {"displayName": (metadata or {}).get("name", "aisuite-like batch"),
+    batch: dict[str, Any] = {"displayName": "aisuite-like batch",
                              "inputConfig": {"requests": {"requests": entries}}}
     created: dict[str, Any] = yield _call("post", path, {"batch": batch})
     return created

@@ -49,7 +49,7 @@ def entry(custom_id: str, provider: Provider, request: ChatRequest) -> dict[str,
             "body": body(provider, request)}
 
 
-def encode(entries: list[dict[str, Any]]) -> bytes:
+def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> bytes:
     """The JSONL input file; too many requests or bytes for one batch is refused here."""
     if len(entries) > MAX_REQUESTS:
         raise BatchRequestError(f"{len(entries)} requests for one OpenAI batch; the limit is "
@@ -66,9 +66,8 @@ def sdk(provider: Provider, is_async: bool) -> Any:
     return provider._async() if is_async else provider._sync()  # type: ignore[attr-defined]
 
 
-def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
+def submit(provider: Provider, data: bytes, model: Optional[str],
            metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
-    data = encode(entries)
     uploaded = yield SdkCall("files.with_raw_response.create", kwargs={
         "file": ("batch.jsonl", data, "application/jsonl"), "purpose": "batch"})
     kwargs: dict[str, Any] = {"input_file_id": uploaded["id"], "endpoint": endpoint(provider),

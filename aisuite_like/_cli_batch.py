@@ -155,7 +155,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> in
         with ai.Client() as client:
             if args.batch_command == "submit":
                 requests = _requests(args.file, stdin)
-                batch = client.batches.create(requests, metadata=_metadata(args.metadata))
+                try:
+                    batch = client.batches.create(requests, metadata=_metadata(args.metadata))
+                except (TypeError, ValueError) as exc:
+                    if isinstance(exc, ai.AisuiteLikeError):
+                        raise  # typed: the command's own handling (exit 2 or 1)
+                    err.write(f"aisuite-like: error: {type(exc).__name__}: {exc}\n")
+                    return EXIT_USAGE  # a bad argument in a request line, nothing sent
                 out.write(batch.id + "\n")
                 out.flush()
                 err.write(f"submitted {len(requests)} requests in {len(batch.parts)} provider "

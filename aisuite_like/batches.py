@@ -171,7 +171,7 @@ def _check_metadata(metadata: Any) -> Optional[dict[str, str]]:
 class _Group:
     """The requests of one provider batch."""
 
-    __slots__ = ("key", "provider", "family", "model", "entries")
+    __slots__ = ("key", "provider", "family", "model", "entries", "payload")
 
     def __init__(self, key: str, provider: "Provider", family: "ModuleType",
                  model: Optional[str]) -> None:
@@ -180,6 +180,7 @@ class _Group:
         self.family = family
         self.model = model
         self.entries: list[dict[str, Any]] = []
+        self.payload: Any = None  # what the family submits (e.g. the JSONL file)
 
 
 def _plan_groups(client: "_Base", requests: Any) -> list[_Group]:
@@ -248,6 +249,8 @@ def _plan_groups(client: "_Base", requests: Any) -> list[_Group]:
         group.entries.append(entry)
     if not count:
         raise BatchRequestError("requests is empty; pass at least one request")
+    for group in groups.values():  # each provider's limits, still before anything is sent
+        group.payload = group.family.prepare(group.entries, group.model)
     return list(groups.values())
 
 
@@ -332,7 +335,7 @@ class Batches:
         parts = []
         for g in groups:
             raw = core.run(g.provider, g.family.sdk(g.provider, False),
-                           g.family.submit(g.provider, g.entries, g.model, meta))
+                           g.family.submit(g.provider, g.payload, g.model, meta))
             parts.append(_part(g.key, g.family, raw))
         return _batch(parts, created, meta)
 
@@ -392,7 +395,7 @@ class Batches:
         parts = []
         for g in groups:
             raw = await core.arun(g.provider, g.family.sdk(g.provider, True),
-                                  g.family.submit(g.provider, g.entries, g.model, meta))
+                                  g.family.submit(g.provider, g.payload, g.model, meta))
             parts.append(_part(g.key, g.family, raw))
         return _batch(parts, created, meta)
 

@@ -251,6 +251,24 @@ def test_request_errors_name_the_request(server: BatchServer) -> None:
         client.batches.create([req("z", "anthropic", seed=1)])
 
 
+@pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
+def test_provider_limits_are_checked_before_any_provider_gets_a_batch(
+        server: BatchServer, monkeypatch: pytest.MonkeyPatch, family: str) -> None:
+    from aisuite_like import _batch_anthropic, _batch_google, _batch_openai
+
+    # Lowered so a test can exceed them; the real ones are 50,000 requests / 200 MB
+    # (OpenAI), 100,000 / 256 MB (Anthropic), 20 MB inline (Gemini).
+    monkeypatch.setattr(_batch_openai, "MAX_REQUESTS", 2)
+    monkeypatch.setattr(_batch_anthropic, "MAX_BYTES", 400)
+    monkeypatch.setattr(_batch_google, "MAX_INLINE_BYTES", 300)
+    others = [req(f"other-{f}", f) for f in MODELS if f != family]
+    big = [req(f"{family}-{i}", family, "x" * 50) for i in range(3)]
+    with pytest.raises(ai.BatchRequestError, match="split"):
+        client = make_client(server)
+        client.batches.create([*others, *big])
+    assert server.requests == []
+
+
 @pytest.mark.parametrize("metadata", [{"a": 1}, "x", {f"k{i}": "v" for i in range(17)}])
 def test_bad_metadata(server: BatchServer, metadata: Any) -> None:
     with pytest.raises(ai.BatchRequestError, match="metadata"):

@@ -90,6 +90,10 @@ def test_submit_from_stdin_without_wait(server: BatchServer) -> None:
     ([REQUESTS[0], "[1]"], "requests.jsonl:2: expected a JSON object"),
     ([REQUESTS[0], REQUESTS[0]], "used twice"),
     ([{**REQUESTS[0], "stream": True}], "stream"),
+    ([{**REQUESTS[0], "temprature": 0.1}], "did you mean"),
+    ([{**REQUESTS[0], "temperature": "hot"}], "temperature"),
+    ([{**REQUESTS[1], "seed": 1}], "UnsupportedParameterError"),
+    ([{**REQUESTS[0], "model": "nope"}], "InvalidModelError"),
 ])
 def test_bad_files_exit_2_before_anything_is_sent(server: BatchServer, tmp_path: Path,
                                                    lines: list[Any], text: str) -> None:
