@@ -186,7 +186,6 @@ class _Group:
 def _plan_groups(client: "_Base", requests: Any) -> list[_Group]:
     """Validate and translate every request (as ``create`` would), split per provider key
     (and per model on Gemini). Nothing is sent; the caller's dicts are not mutated."""
-    from .client import _parse_model
     from .providers import canonical_key
 
     if isinstance(requests, (str, bytes, Mapping)) or not isinstance(requests, Iterable):
@@ -224,14 +223,14 @@ def _plan_groups(client: "_Base", requests: Any) -> list[_Group]:
                                     "'messages'", index=index, custom_id=custom_id)
         kwargs = {k: v for k, v in request.items()
                   if k not in ("custom_id", "model", "messages", *_REFUSED)}
-        key, name = _parse_model(request["model"])
-        provider, family = _provider_for(client, key)
-        try:
+        try:  # the model string and every argument, checked as create() checks them
             _, chat_request, _, _, _ = client._prepare(request["model"], request["messages"],
                                                        kwargs)
             from ._request_checks import check_not_empty
 
             check_not_empty(chat_request.messages)
+            key, name = request["model"].partition(":")[0], chat_request.model
+            provider, family = _provider_for(client, key)
             entry = family.entry(custom_id, provider, chat_request)
         except BatchRequestError as exc:
             raise BatchRequestError(f"requests[{index}] ({custom_id!r}): {exc}", index=index,
