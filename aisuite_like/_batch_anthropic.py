@@ -66,13 +66,13 @@ def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[st
     return created
 
 
-def retrieve(batch_id: str) -> Plan[dict[str, Any]]:
+def retrieve(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
     raw: dict[str, Any] = yield SdkCall("messages.batches.with_raw_response.retrieve",
                                         (batch_id,))
     return raw
 
 
-def cancel(batch_id: str) -> Plan[dict[str, Any]]:
+def cancel(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
     raw: dict[str, Any] = yield SdkCall("messages.batches.with_raw_response.cancel",
                                         (batch_id,))
     return raw

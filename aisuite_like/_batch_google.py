@@ -69,23 +69,35 @@ def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[st
     path = _model_path(provider._sdk(), model) + ":batchGenerateContent"  # type: ignore[attr-defined]
     batch: dict[str, Any] = {"displayName": "aisuite-like batch",
                              "inputConfig": {"requests": {"requests": entries}}}
-    created: dict[str, Any] = yield _call("post", path, {"batch": batch})
+    created: dict[str, Any] = yield _call(provider, "post", path, {"batch": batch})
     return created
 
 
-def _call(method: str, path: str, data: dict[str, Any]) -> SdkCall:
-    return SdkCall("_api_client.request", (method, path, data, None), read="genai",
-                   async_path="_api_client.async_request")
+def _call(provider: Provider, method: str, path: str, data: dict[str, Any]) -> SdkCall:
+    return SdkCall("_api_client.request", (method, path, data, _http_options(provider)),
+                   read="genai", async_path="_api_client.async_request")
 
 
-def retrieve(batch_id: str) -> Plan[dict[str, Any]]:
-    raw: dict[str, Any] = yield _call("get", batch_id, {})
+def _http_options(provider: Provider) -> dict[str, Any]:
+    """Each request's timeout, as ``create`` bounds its own: the configured one, else the
+    family default (600 s); google-genai alone would wait forever."""
+    from .providers.google import _DEFAULT_TIMEOUT
+
+    timeout = provider._config.get("timeout")  # type: ignore[attr-defined]
+    if not isinstance(timeout, (int, float)):  # None, or an httpx2.Timeout: its longest part
+        parts = [getattr(timeout, name, None) for name in ("read", "connect", "write", "pool")]
+        timeout = max((p for p in parts if p is not None), default=_DEFAULT_TIMEOUT)
+    return {"timeout": max(1, int(timeout * 1000))}
+
+
+def retrieve(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
+    raw: dict[str, Any] = yield _call(provider, "get", batch_id, {})
     return raw
 
 
-def cancel(batch_id: str) -> Plan[dict[str, Any]]:
-    yield _call("post", f"{batch_id}:cancel", {})
-    raw: dict[str, Any] = yield _call("get", batch_id, {})
+def cancel(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
+    yield _call(provider, "post", f"{batch_id}:cancel", {})
+    raw: dict[str, Any] = yield _call(provider, "get", batch_id, {})
     return raw
 
 

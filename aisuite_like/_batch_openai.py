@@ -78,12 +78,12 @@ def submit(provider: Provider, data: bytes, model: Optional[str],
     return created
 
 
-def retrieve(batch_id: str) -> Plan[dict[str, Any]]:
+def retrieve(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
     raw: dict[str, Any] = yield SdkCall("batches.with_raw_response.retrieve", (batch_id,))
     return raw
 
 
-def cancel(batch_id: str) -> Plan[dict[str, Any]]:
+def cancel(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
     raw: dict[str, Any] = yield SdkCall("batches.with_raw_response.cancel", (batch_id,))
     return raw
 

@@ -370,7 +370,7 @@ class Batches:
         for key, provider_batch in parts:
             provider, family = _provider_for(self._client, key)
             client = family.sdk(provider, False)
-            raw = core.run(provider, client, family.retrieve(provider_batch))
+            raw = core.run(provider, client, family.retrieve(provider, provider_batch))
             yield from core.run(provider, client, family.results(provider, raw))
 
     def _each(self, batch_id: str, operation: str) -> Batch:
@@ -379,7 +379,7 @@ class Batches:
         for key, provider_batch in parts:
             provider, family = _provider_for(self._client, key)
             raw = core.run(provider, family.sdk(provider, False),
-                           getattr(family, operation)(provider_batch))
+                           getattr(family, operation)(provider, provider_batch))
             out.append(_part(key, family, raw))
         return _batch(out, created, meta)
 
@@ -429,7 +429,7 @@ class Batches:
         for key, provider_batch in parts:
             provider, family = _provider_for(self._client, key)
             client = family.sdk(provider, True)
-            raw = await core.arun(provider, client, family.retrieve(provider_batch))
+            raw = await core.arun(provider, client, family.retrieve(provider, provider_batch))
             for item in await core.arun(provider, client, family.results(provider, raw)):
                 yield item
 
@@ -439,7 +439,7 @@ class Batches:
         for key, provider_batch in parts:
             provider, family = _provider_for(self._client, key)
             raw = await core.arun(provider, family.sdk(provider, True),
-                                  getattr(family, operation)(provider_batch))
+                                  getattr(family, operation)(provider, provider_batch))
             out.append(_part(key, family, raw))
         return _batch(out, created, meta)
 

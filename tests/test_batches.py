@@ -585,3 +585,85 @@ def test_scale_benchmark_quick_runs() -> None:
     assert {(r["family"], r["mode"]) for r in report["rows"]} == {
         (f, m) for f in ("openai", "anthropic", "google") for m in ("sync", "async")}
     assert all(r["n"] == 20 and r["requests_per_s"] > 0 for r in report["rows"])
+
+
+@pytest.mark.parametrize("family, route", [("openai", "openai.retrieve"),
+                                           ("anthropic", "anthropic.retrieve"),
+                                           ("google", "gemini.retrieve")])
+def test_a_stalled_poll_times_out_typed(server: BatchServer, family: str, route: str) -> None:
+    from _fault_server import Stall
+
+    client = make_client(server, max_retries=0, timeout=0.3)
+    batch = client.batches.create([req("a", family)])
+    server.fail(route, Stall())
+    with pytest.raises(ai.APITimeoutError) as info:
+        client.batches.retrieve(batch.id)
+    assert info.value.provider == family
+
+
+# --- per-request errors map as create maps them (the pure result translators) ---------------
+
+
+@pytest.mark.parametrize("response, error", [
+    ({"status_code": 400, "body": {"error": {"message": "This model's maximum context length "
+                                              "is 128000 tokens", "type": "invalid_request_error",
+                                              "code": "context_length_exceeded"}}},
+     ai.ContextWindowExceededError),
+    ({"status_code": 429, "body": {"error": {"message": "slow down"}}}, ai.RateLimitError),
+    ({"status_code": 500, "body": {"error": {"message": "boom"}}}, ai.InternalServerError),
+    ({"status_code": 404, "body": {"error": {"message": "no model"}}}, ai.NotFoundError),
+])
+def test_openai_result_line_errors(response: dict[str, Any], error: type[Exception]) -> None:
+    from aisuite_like._batch_openai import line_result
+
+    result = line_result({"custom_id": "x", "response": {**response, "request_id": "req_9"},
+                          "error": None}, "openai")
+    assert type(result) is error and result.request_id == "req_9"
+
+
+@pytest.mark.parametrize("error, expected", [
+    ({"type": "invalid_request_error", "message": "prompt is too long: 250000 tokens > 200000"},
+     ai.ContextWindowExceededError),
+    ({"type": "overloaded_error", "message": "Overloaded"}, ai.InternalServerError),
+    ({"type": "rate_limit_error", "message": "x"}, ai.RateLimitError),
+    ({"type": "authentication_error", "message": "x"}, ai.AuthenticationError),
+])
+def test_anthropic_result_errors(error: dict[str, Any], expected: type[Exception]) -> None:
+    from aisuite_like._batch_anthropic import line_result
+
+    result = line_result({"type": "errored", "error": {"type": "error", "error": error}},
+                         "anthropic")
+    assert type(result) is expected
+
+
+@pytest.mark.parametrize("code, expected", [
+    (3, ai.BadRequestError), (8, ai.RateLimitError), (5, ai.NotFoundError),
+    (13, ai.InternalServerError), (429, ai.RateLimitError)])
+def test_gemini_inline_errors(code: int, expected: type[Exception]) -> None:
+    from aisuite_like._batch_google import read_inline
+
+    raw = {"name": "batches/1", "metadata": {"state": "BATCH_STATE_SUCCEEDED", "output": {
+        "inlinedResponses": {"inlinedResponses": [
+            {"metadata": {"custom_id": "x"}, "error": {"code": code, "message": "m"}},
+            {"response": {"candidates": []}}]}}}}
+    (first_id, first), (second_id, second) = read_inline(raw, "google")
+    assert first_id == "x" and type(first) is expected
+    assert second_id == "" and isinstance(second, ai.APIResponseValidationError)
+
+
+def test_openai_line_that_is_json_but_not_an_object_keeps_the_others() -> None:
+    from aisuite_like._batch_openai import read_lines
+
+    ok = {"custom_id": "ok", "response": {"status_code": 200, "body": {
+        "id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [
+            {"index": 0, "finish_reason": "stop",
+             "message": {"role": "assistant", "content": "hi"}}]}}, "error": None}
+    data = "\n".join(["[1, 2]", json.dumps(ok), '{"custom_id": "cut\\"q", "resp', "",
+                      json.dumps({"custom_id": "e", "response": None,
+                                  "error": {"code": "batch_cancelled", "message": "c"}})])
+    results = read_lines(data.encode(), "openai")
+    assert [r[0] for r in results] == ["", "ok", 'cut"q', "e"]
+    assert isinstance(results[1][1], ai.ChatCompletionResponse)
+    assert isinstance(results[0][1], ai.APIResponseValidationError)
+    assert isinstance(results[2][1], ai.APIResponseValidationError)
+    assert isinstance(results[3][1], ai.BatchRequestCancelledError)
