@@ -101,7 +101,7 @@ def part_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
             "status": _status(raw, counts), "total": sum(counts.values()),
             "completed": counts["succeeded"],
             "failed": counts["errored"] + counts["canceled"] + counts["expired"],
-            "created_at": _timestamp(raw.get("created_at"))}
+            "created_at": _timestamp(raw.get("created_at")), "error": None}
 
 
 def _timestamp(value: Any) -> Optional[int]:

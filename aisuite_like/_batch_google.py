@@ -131,7 +131,15 @@ def part_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
             "native_status": native, "status": _STATES.get(short, "in_progress"),
             "total": count("requestCount"), "completed": count("successfulRequestCount"),
             "failed": count("failedRequestCount"),
-            "created_at": _timestamp(meta.get("createTime"))}
+            "created_at": _timestamp(meta.get("createTime")), "error": _error_text(raw)}
+
+
+def _error_text(raw: Mapping[str, Any]) -> Optional[str]:
+    """The operation's error (a batch that failed as a whole), briefly."""
+    error = raw.get("error")
+    if not isinstance(error, Mapping):
+        return None
+    return f"{error.get('status') or error.get('code') or 'error'}: {error.get('message') or ''}"
 
 
 def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[tuple[str, Any]]]:

@@ -99,7 +99,20 @@ def part_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
             "completed": int(counts.get("completed") or 0),
             "failed": int(counts.get("failed") or 0),
             "created_at": raw.get("created_at") if isinstance(raw.get("created_at"), int)
-            else None}
+            else None,
+            "error": _batch_errors(raw.get("errors"))}
+
+
+def _batch_errors(errors: Any) -> Optional[str]:
+    """Why a batch failed as a whole (e.g. its input file did not validate), briefly."""
+    data = errors.get("data") if isinstance(errors, Mapping) else None
+    if not isinstance(data, list) or not data:
+        return None
+    texts = [f"{e.get('code') or 'error'}: {e.get('message') or ''}"
+             + (f" (line {e['line']})" if e.get("line") is not None else "")
+             for e in data[:5] if isinstance(e, Mapping)]
+    more = f" (+{len(data) - 5} more)" if len(data) > 5 else ""
+    return "; ".join(texts) + more
 
 
 _STATUSES = frozenset({"validating", "in_progress", "finalizing", "completed", "failed",

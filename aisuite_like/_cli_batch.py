@@ -182,7 +182,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> in
                         counts = part.request_counts
                         out.write(f"  {part.provider} {part.batch_id}: {part.status} "
                                   f"({part.native_status}) {counts.completed + counts.failed}/"
-                                  f"{counts.total}\n")
+                                  f"{counts.total}{f': {part.error}' if part.error else ''}\n")
                 return EXIT_OK
             ok = failed = 0
             for custom_id, result in client.batches.results(batch.id):

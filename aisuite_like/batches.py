@@ -75,6 +75,9 @@ class BatchPart(BaseModel):
     native_status: str
     request_counts: BatchRequestCounts
     created_at: Optional[int] = None
+    #: Why the provider batch failed as a whole (e.g. an input file that did not validate),
+    #: when the provider says; per-request failures are in ``results``.
+    error: Optional[str] = None
 
 
 class Batch(BaseModel):
@@ -263,7 +266,7 @@ def _part(key: str, family: "ModuleType", raw: Mapping[str, Any]) -> BatchPart:
                      request_counts=BatchRequestCounts(total=fields["total"],
                                                        completed=fields["completed"],
                                                        failed=fields["failed"]),
-                     created_at=fields["created_at"])
+                     created_at=fields["created_at"], error=fields["error"])
 
 
 def _batch(parts: list[BatchPart], created_at: int,

@@ -17,7 +17,8 @@ ended). What each request gets is decided by its custom_id: ``fail*`` -> an HTTP
 for that request, ``bad*`` -> a malformed result (a results line of the wrong shape),
 ``garbled*`` -> a results line cut short (not JSON; inline Gemini: a malformed response),
 anything else -> a success whose text is ``"echo <custom_id>"``. ``outcome = "expired"`` makes
-the next batches expire (no request run). ``fail(route, *actions)`` queues fault actions
+the next batches expire (no request run); ``outcome = "failed"`` makes them fail as a whole
+(OpenAI and Gemini, with their error objects). ``fail(route, *actions)`` queues fault actions
 (``_fault_server.Reply`` etc.) for a route such as ``"openai.retrieve"``.
 """
 
@@ -242,7 +243,7 @@ class BatchServer(FaultServer):
         status = self._status(batch)
         out = []
         for custom_id, request in batch.requests:
-            if status in ("expired", "cancelled"):
+            if status in ("expired", "cancelled", "failed"):
                 kind = status
             elif custom_id.startswith("fail"):
                 kind = "fail"
@@ -259,10 +260,10 @@ class BatchServer(FaultServer):
 
     def _openai(self, batch: _Batch) -> dict[str, Any]:
         status = self._status(batch)
-        ended = status in ("completed", "expired", "cancelled")
+        ended = status in ("completed", "expired", "cancelled", "failed")
         outcomes = self._outcomes(batch)
         done = sum(1 for o in outcomes if o[1] in ("ok", "bad", "garbled")) if ended else 0
-        if ended and not batch.files:
+        if ended and not batch.files and status != "failed":
             self._openai_files(batch, outcomes)
         return {"id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions",
                 "input_file_id": batch.input_file, "completion_window": "24h",
@@ -270,6 +271,9 @@ class BatchServer(FaultServer):
                 "output_file_id": batch.files.get("output"),
                 "error_file_id": batch.files.get("error"),
                 "metadata": batch.metadata,
+                "errors": ({"object": "list", "data": [{
+                    "code": "invalid_json_line", "message": "line 1 is not valid",
+                    "line": 1}]} if status == "failed" else None),
                 "request_counts": {"total": len(outcomes), "completed": done,
                                    "failed": (len(outcomes) - done) if ended else 0}}
 
@@ -352,7 +356,7 @@ class BatchServer(FaultServer):
         state = {"validating": "BATCH_STATE_PENDING", "in_progress": "BATCH_STATE_RUNNING",
                  "finalizing": "BATCH_STATE_RUNNING", "completed": "BATCH_STATE_SUCCEEDED",
                  "expired": "BATCH_STATE_EXPIRED", "cancelling": "BATCH_STATE_RUNNING",
-                 "cancelled": "BATCH_STATE_CANCELLED"}[status]
+                 "cancelled": "BATCH_STATE_CANCELLED", "failed": "BATCH_STATE_FAILED"}[status]
         outcomes = self._outcomes(batch)
         meta: dict[str, Any] = {
             "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
@@ -380,6 +384,9 @@ class BatchServer(FaultServer):
             op["done"] = True
             op["response"] = {"@type": "type.googleapis.com/google.ai.generativelanguage."
                                        "v1beta.GenerateContentBatchOutput", **output}
-        elif status in ("expired", "cancelled"):
+        elif status in ("expired", "cancelled", "failed"):
             op["done"] = True
+            if status == "failed":
+                op["error"] = {"code": 3, "message": "input did not validate",
+                               "status": "INVALID_ARGUMENT"}
         return op

@@ -667,3 +667,31 @@ def test_openai_line_that_is_json_but_not_an_object_keeps_the_others() -> None:
     assert isinstance(results[0][1], ai.APIResponseValidationError)
     assert isinstance(results[2][1], ai.APIResponseValidationError)
     assert isinstance(results[3][1], ai.BatchRequestCancelledError)
+
+
+def test_block_real_requests_covers_batches(server: BatchServer) -> None:
+    from aisuite_like import testing
+
+    client = make_client(server)
+    batch = client.batches.create([req("a", "openai")])
+    server.reset()
+    fresh = make_client(server)
+    with testing.block_real_requests():
+        with pytest.raises(testing.RealRequestBlockedError):
+            fresh.batches.create([req("b", "anthropic")])
+        with pytest.raises(testing.RealRequestBlockedError):
+            fresh.batches.retrieve(batch.id)
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("family", ["openai", "google"])
+def test_a_batch_that_fails_as_a_whole_says_why(server: BatchServer, family: str) -> None:
+    server.outcome = "failed"
+    client = make_client(server)
+    batch = client.batches.create([req("a", family)])
+    done = client.batches.wait(batch.id, poll_interval=0.001, timeout=30)
+    assert done.status == "failed" and done.parts[0].status == "failed"
+    assert done.parts[0].error == {
+        "openai": "invalid_json_line: line 1 is not valid (line 1)",
+        "google": "INVALID_ARGUMENT: input did not validate"}[family]
+    assert drain(client, batch.id) == {}
