@@ -133,6 +133,16 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         fit_tokens as fit_tokens,
         keep_last as keep_last,
     )
+    from .batches import (
+        Batch as Batch,
+        BatchError as BatchError,
+        BatchPart as BatchPart,
+        BatchRequestCancelledError as BatchRequestCancelledError,
+        BatchRequestError as BatchRequestError,
+        BatchRequestExpiredError as BatchRequestExpiredError,
+        BatchTimeoutError as BatchTimeoutError,
+        InvalidBatchIdError as InvalidBatchIdError,
+    )
     from .policy import (
         AllowAll as AllowAll,
         AllowTools as AllowTools,
@@ -222,6 +232,10 @@ _LAZY = {
         "ChatCompletionMessageParam", "ChatCompletionSystemMessageParam",
         "ChatCompletionDeveloperMessageParam", "ChatCompletionUserMessageParam",
         "ChatCompletionAssistantMessageParam", "ChatCompletionToolMessageParam")},
+    # batches.py (client.batches; provider batch APIs)
+    **{name: "batches" for name in (
+        "Batch", "BatchPart", "BatchError", "InvalidBatchIdError", "BatchRequestError",
+        "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
     # modules
     "testing": None, "handoff_filters": None, "durable": None,
 }

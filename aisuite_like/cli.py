@@ -3,6 +3,7 @@
     aisuite-like chat -m openai:gpt-4o-mini "prompt" [--system S] [--tool pkg.mod:func ...]
                       [--max-turns N] [--stream] [--json] [--usage]
     aisuite-like providers
+    aisuite-like batch submit FILE.jsonl [--wait] | batch status ID | batch results ID
 
 Exit codes: 0 ok; 2 usage (bad arguments, bad model string, unknown provider, bad ``--tool``,
 unsupported parameter); 1 a provider or run failure, printed with its error type, or a tool
@@ -75,6 +76,9 @@ def _build_parser() -> argparse.ArgumentParser:
                         description="List every provider key, whether its extra is installed "
                                     "and whether its API key variable is set (the key itself "
                                     "is never printed).")
+    from . import _cli_batch
+
+    _cli_batch.add_parser(commands)
     return parser
 
 
@@ -297,6 +301,10 @@ def main(argv: Optional[Sequence[str]] = None, *, stdin: Optional[TextIO] = None
     try:
         if args.command == "providers":
             return _providers(out)
+        if args.command == "batch":
+            from . import _cli_batch
+
+            return _cli_batch.run(args, out, err, stdin or sys.stdin)
         return _chat(args, out, err, stdin or sys.stdin)
     except _UsageError as exc:
         err.write(f"aisuite-like: error: {exc}\n")

@@ -35,6 +35,7 @@ from .providers import (
 
 if TYPE_CHECKING:
     from ._message_params import ChatCompletionMessageParam
+    from .batches import AsyncBatches, Batches
     from .streaming import AsyncStream, Stream
     from .types import ChatCompletionResponse, Message
 
@@ -634,6 +635,17 @@ class Client(_Base):
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
+    @property
+    def batches(self) -> Batches:
+        """Provider batch APIs: ``create`` / ``retrieve`` / ``cancel`` / ``wait`` /
+        ``results`` (docs/batches.md). Loaded on first use."""
+        batches = self.__dict__.get("_batches")
+        if batches is None:
+            from .batches import Batches
+
+            batches = self.__dict__["_batches"] = Batches(self)
+        return batches
+
     def __enter__(self) -> "Client":
         return self
 
@@ -767,6 +779,16 @@ class AsyncClient(_Base):
         super().__init__(provider_configs, providers=providers)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
+
+    @property
+    def batches(self) -> AsyncBatches:
+        """Provider batch APIs, awaited (docs/batches.md). Loaded on first use."""
+        batches = self.__dict__.get("_batches")
+        if batches is None:
+            from .batches import AsyncBatches
+
+            batches = self.__dict__["_batches"] = AsyncBatches(self)
+        return batches
 
     async def aclose(self) -> None:
         for provider in {id(p): p for p in self._instances.values()}.values():

@@ -1,0 +1,174 @@
+"""``client.batches`` on Anthropic Message Batches (``messages.batches.create / retrieve /
+cancel / results``). Each request's ``params`` are exactly what ``messages.create`` sends;
+results are read line by line from the results JSONL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Optional
+
+from ._batch_core import (
+    BatchRequestCancelledError,
+    BatchRequestError,
+    BatchRequestExpiredError,
+    Plan,
+    SdkCall,
+)
+from ._batch_openai import _CUSTOM_ID
+from .errors import APIError, APIResponseValidationError
+from .providers.base import ChatRequest, Provider
+
+FAMILY = "anthropic"
+# Anthropic's documented limits for one Message Batch.
+MAX_REQUESTS = 100_000
+MAX_BYTES = 256 * 1024 * 1024
+_SDK_ONLY = ("extra_headers", "extra_query", "timeout", "betas")
+
+
+def params(provider: Provider, request: ChatRequest) -> dict[str, Any]:
+    """The JSON body ``create`` sends for ``request`` (``extra_body`` merged, as the SDK
+    does)."""
+    kwargs = provider._kwargs(request)  # type: ignore[attr-defined]
+    for name in _SDK_ONLY:
+        if name in kwargs:
+            raise BatchRequestError(f"{name!r} cannot be sent in a batch (a batch request is "
+                                    "a request body only); remove it")
+    extra = kwargs.pop("extra_body", None) or {}
+    return {**kwargs, **extra}
+
+
+def entry(custom_id: str, provider: Provider, request: ChatRequest) -> dict[str, Any]:
+    return {"custom_id": custom_id, "params": params(provider, request)}
+
+
+def sdk(provider: Provider, is_async: bool) -> Any:
+    return (provider._async_client() if is_async  # type: ignore[attr-defined]
+            else provider._sync_client())  # type: ignore[attr-defined]
+
+
+def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[str, Any]]:
+    """The requests of one Message Batch; too many or too large is refused here."""
+    if len(entries) > MAX_REQUESTS:
+        raise BatchRequestError(f"{len(entries)} requests for one Anthropic batch; the limit "
+                                f"is {MAX_REQUESTS}: split them over several create() calls")
+    size = sum(len(json.dumps(e, separators=(",", ":"))) for e in entries)
+    if size > MAX_BYTES:
+        raise BatchRequestError(f"the batch would be about {size} bytes; Anthropic accepts "
+                                f"{MAX_BYTES}: split the requests over several batches")
+    return entries
+
+
+def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
+           metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
+    created: dict[str, Any] = yield SdkCall("messages.batches.with_raw_response.create",
+                                            kwargs={"requests": entries})
+    return created
+
+
+def retrieve(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
+    raw: dict[str, Any] = yield SdkCall("messages.batches.with_raw_response.retrieve",
+                                        (batch_id,))
+    return raw
+
+
+def cancel(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
+    raw: dict[str, Any] = yield SdkCall("messages.batches.with_raw_response.cancel",
+                                        (batch_id,))
+    return raw
+
+
+def _status(raw: Mapping[str, Any], counts: Mapping[str, int]) -> str:
+    native = raw.get("processing_status")
+    if native == "canceling":
+        return "cancelling"
+    if native != "ended":
+        return "in_progress"
+    if raw.get("cancel_initiated_at"):
+        return "cancelled"
+    ran = counts["succeeded"] + counts["errored"]
+    if not ran and counts["expired"]:
+        return "expired"
+    return "completed"
+
+
+def part_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
+    given = raw.get("request_counts") or {}
+    counts = {name: int(given.get(name) or 0)
+              for name in ("processing", "succeeded", "errored", "canceled", "expired")}
+    return {"batch_id": str(raw.get("id") or ""),
+            "native_status": str(raw.get("processing_status") or ""),
+            "status": _status(raw, counts), "total": sum(counts.values()),
+            "completed": counts["succeeded"],
+            "failed": counts["errored"] + counts["canceled"] + counts["expired"],
+            "created_at": _timestamp(raw.get("created_at")), "error": None}
+
+
+def _timestamp(value: Any) -> Optional[int]:
+    from datetime import datetime
+
+    if not isinstance(value, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        return None
+
+
+def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[tuple[str, Any]]]:
+    if raw.get("processing_status") != "ended" or not raw.get("results_url"):
+        return []
+    data = yield SdkCall("messages.batches.with_raw_response.results", (raw["id"],),
+                         read="bytes")
+    return read_lines(data, provider.key)
+
+
+def read_lines(data: bytes, provider: str) -> list[tuple[str, Any]]:
+    """The results JSONL -> ``(custom_id, ChatCompletionResponse | APIError)`` per line; a
+    line that cannot be read is an error for its custom_id only."""
+    out: list[tuple[str, Any]] = []
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
+                raise ValueError("no custom_id")
+        except ValueError:
+            found = _CUSTOM_ID.search(line)
+            custom_id = json.loads(f'"{found.group(1)}"') if found else ""
+            out.append((custom_id, APIResponseValidationError(
+                f"results line {number} is not a JSON object with a custom_id",
+                provider=provider)))
+            continue
+        out.append((item["custom_id"], line_result(item.get("result"), provider)))
+    return out
+
+
+def line_result(result: Any, provider: str) -> Any:
+    from .providers._common import read_reply
+    from .providers.anthropic import error_from_stream_event, parse_response
+
+    result = result if isinstance(result, Mapping) else {}
+    kind = result.get("type")
+    if kind == "succeeded":
+        message = result.get("message")
+        try:
+            return read_reply(lambda: parse_response(message, provider=provider),
+                              provider, 200, None)
+        except APIError as exc:
+            return exc
+    if kind == "errored":
+        error = result.get("error")
+        event = error if isinstance(error, dict) else {"error": {"type": "api_error"}}
+        return error_from_stream_event(event, provider=provider, where="batch request")
+    if kind == "canceled":
+        return BatchRequestCancelledError(
+            f"{provider}: the request was not run: the batch was cancelled first",
+            provider=provider)
+    if kind == "expired":
+        return BatchRequestExpiredError(
+            f"{provider}: the request was not run before the batch expired (24 h)",
+            provider=provider)
+    return APIResponseValidationError(f"result.type is {kind!r}, expected succeeded, errored, "
+                                      "canceled or expired", provider=provider)

@@ -1,0 +1,247 @@
+"""The sans-IO core of ``client.batches``: errors, the unified status vocabulary, batch ids,
+and the drivers that perform a family's SDK calls sync or async.
+
+A family (``_batch_openai``, ``_batch_anthropic``, ``_batch_google``) writes each operation
+once, as a generator of ``SdkCall``s: it yields the SDK call it needs, receives the decoded
+reply, and returns its result. ``run`` performs the calls with the sync SDK client,
+``arun`` with the async one; both go through the provider's retry policy and error mapping,
+as ``create`` does.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar
+
+from .errors import AisuiteLikeError, APIError
+
+if TYPE_CHECKING:
+    from .providers.base import Provider
+
+__all__ = [
+    "BatchError", "InvalidBatchIdError", "BatchRequestError", "BatchTimeoutError",
+    "BatchRequestCancelledError", "BatchRequestExpiredError", "BatchStatus", "STATUSES",
+    "SdkCall", "Plan", "run", "arun", "encode_id", "decode_id", "merge_status", "TERMINAL",
+]
+
+T = TypeVar("T")
+
+# --- errors -------------------------------------------------------------------------------
+
+
+class BatchError(AisuiteLikeError):
+    """Root of the errors of ``client.batches`` about a batch as a whole."""
+
+
+class InvalidBatchIdError(BatchError, ValueError):
+    """A batch id that ``client.batches.create`` did not make (or that was altered)."""
+
+
+class BatchRequestError(BatchError, ValueError):
+    """A request given to ``client.batches.create`` cannot be batched as it is (a missing or
+    repeated ``custom_id``, ``stream`` or ``max_turns``, a provider without a batch API, too
+    many requests for one provider batch). Raised before anything is sent. ``index`` is the
+    request's position in the input, when the error is about one request."""
+
+    def __init__(self, message: str, *, index: Optional[int] = None,
+                 custom_id: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.index = index
+        self.custom_id = custom_id
+
+
+class BatchTimeoutError(BatchError, TimeoutError):
+    """``client.batches.wait`` ran out of time: ``batch_id`` and its last ``status``."""
+
+    def __init__(self, message: str, *, batch_id: str, status: str) -> None:
+        super().__init__(message)
+        self.batch_id = batch_id
+        self.status = status
+
+
+class BatchRequestCancelledError(APIError):
+    """One request of a batch was not run because the batch was cancelled first."""
+
+
+class BatchRequestExpiredError(APIError):
+    """One request of a batch was not run before the batch's completion window ended."""
+
+
+# --- statuses -------------------------------------------------------------------------------
+
+BatchStatus = Literal["validating", "in_progress", "finalizing", "completed", "failed",
+                      "expired", "cancelling", "cancelled"]
+STATUSES: tuple[str, ...] = ("validating", "in_progress", "finalizing", "completed", "failed",
+                             "expired", "cancelling", "cancelled")
+TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+_PROGRESS = {"validating": 0, "in_progress": 1, "finalizing": 2}
+
+
+def merge_status(statuses: list[str]) -> str:
+    """The status of a batch made of parts with these statuses. Active while any part is:
+    ``cancelling`` if any part is, else the least advanced active status. Once every part has
+    ended: ``completed`` if any part completed (each part keeps its own status), else
+    ``cancelled``, ``expired`` or ``failed``, in that order."""
+    active = [s for s in statuses if s not in TERMINAL]
+    if active:
+        if "cancelling" in active:
+            return "cancelling"
+        return min(active, key=lambda s: _PROGRESS.get(s, 1))
+    for status in ("completed", "cancelled", "expired", "failed"):
+        if status in statuses:
+            return status
+    return "failed"
+
+
+# --- batch ids ------------------------------------------------------------------------------
+
+_ID_PREFIX = "batch_"
+_ID_VERSION = 1
+
+
+def encode_id(parts: list[tuple[str, str]], created_at: int,
+              metadata: Optional[dict[str, str]]) -> str:
+    """``batch_`` + base64url(JSON) of the provider keys (names, never API keys), each
+    provider batch id, the creation time and the metadata: everything ``retrieve`` needs on
+    a fresh client, with no local state."""
+    data: dict[str, Any] = {"v": _ID_VERSION, "p": [list(p) for p in parts], "t": created_at}
+    if metadata:
+        data["m"] = metadata
+    raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+    return _ID_PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_id(batch_id: Any) -> tuple[list[tuple[str, str]], int, Optional[dict[str, str]]]:
+    """The parts, creation time and metadata ``encode_id`` put in ``batch_id``; anything
+    else is an ``InvalidBatchIdError``."""
+    def bad(why: str) -> InvalidBatchIdError:
+        shown = batch_id if isinstance(batch_id, str) and len(batch_id) <= 80 else (
+            f"{str(batch_id)[:80]}..." if isinstance(batch_id, str) else type(batch_id).__name__)
+        return InvalidBatchIdError(
+            f"{shown!r} is not a batch id made by client.batches.create ({why}); pass the "
+            "Batch.id that create() returned, e.g. 'batch_eyJ2Ijo...'")
+
+    if not isinstance(batch_id, str) or not batch_id.startswith(_ID_PREFIX):
+        raise bad(f"it must be a str starting with {_ID_PREFIX!r}")
+    body = batch_id[len(_ID_PREFIX):]
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        data = json.loads(raw)
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise bad("its body is not base64url JSON") from None
+    if not isinstance(data, dict) or data.get("v") != _ID_VERSION:
+        raise bad("unknown id version")
+    parts, created, metadata = data.get("p"), data.get("t"), data.get("m")
+    if not isinstance(parts, list) or not parts or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) and x for x in p)
+            for p in parts):
+        raise bad("no valid provider batch list")
+    if not isinstance(created, int) or isinstance(created, bool):
+        raise bad("no creation time")
+    if metadata is not None and not (isinstance(metadata, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        raise bad("malformed metadata")
+    return [(p[0], p[1]) for p in parts], created, metadata
+
+
+# --- SDK calls, performed sync or async -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SdkCall:
+    """One SDK call a family needs: the method at ``path`` on the SDK client (``async_path``
+    on the async client when the name differs) called with ``args`` / ``kwargs``. ``read``
+    says what the plan receives: ``"raw"`` the SDK's return value, ``"bytes"`` the body of a
+    ``with_raw_response`` reply, ``"json"`` that body decoded, ``"genai"`` the decoded body of
+    a google-genai ``HttpResponse``."""
+
+    path: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    read: Literal["raw", "bytes", "json", "genai"] = "json"
+    async_path: Optional[str] = None
+
+
+Plan = Generator[SdkCall, Any, T]
+
+
+def _method(client: Any, path: str) -> Any:
+    target = client
+    for name in path.split("."):
+        target = getattr(target, name)
+    return target
+
+
+def _decode(provider: "Provider", body: Any, status: Optional[int],
+            request_id: Optional[str]) -> Any:
+    from .providers._common import decode_json
+
+    return decode_json(body, provider.key, status_code=status, request_id=request_id)
+
+
+def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
+    if call.read == "raw":
+        return reply
+    if call.read == "genai":
+        return _decode(provider, reply.body or "{}", 200, None)
+    if call.read == "bytes":
+        return body
+    http = reply.http_response
+    return _decode(provider, body, http.status_code, http.headers.get("x-request-id")
+                   or http.headers.get("request-id"))
+
+
+def _attempt(provider: "Provider", client: Any) -> Any:
+    from .providers.base import _mapped_errors
+
+    def attempt(call: SdkCall) -> Any:
+        with _mapped_errors(provider._error):  # type: ignore[attr-defined]
+            reply = _method(client, call.path)(*call.args, **call.kwargs)
+            body = reply.http_response.read() if call.read in ("bytes", "json") else None
+        return _finish(provider, call, reply, body)
+    return attempt
+
+
+def _aattempt(provider: "Provider", client: Any) -> Any:
+    from .providers.base import _mapped_errors
+
+    async def attempt(call: SdkCall) -> Any:
+        with _mapped_errors(provider._error):  # type: ignore[attr-defined]
+            reply = await _method(client, call.async_path or call.path)(*call.args,
+                                                                         **call.kwargs)
+            body = (await reply.http_response.aread() if call.read in ("bytes", "json")
+                    else None)
+        return _finish(provider, call, reply, body)
+    return attempt
+
+
+def run(provider: "Provider", client: Any, plan: Plan[T]) -> T:
+    """Perform ``plan`` with the sync SDK ``client`` (each call retried as ``create`` is)."""
+    from . import _retry
+
+    attempt = _attempt(provider, client)
+    policy = provider._calls  # type: ignore[attr-defined]
+    try:
+        call = next(plan)
+        while True:
+            call = plan.send(_retry.call(policy, attempt, call))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+async def arun(provider: "Provider", client: Any, plan: Plan[T]) -> T:
+    """Perform ``plan`` with the async SDK ``client``."""
+    from . import _retry
+
+    attempt = _aattempt(provider, client)
+    policy = provider._calls  # type: ignore[attr-defined]
+    try:
+        call = next(plan)
+        while True:
+            call = plan.send(await _retry.acall(policy, attempt, call))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
