@@ -11,7 +11,8 @@ replays and tests stay stable). Pure: no I/O; the caller's objects are never mod
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from .types import ChatCompletionChunk, ChatCompletionResponse
@@ -81,7 +82,7 @@ def unique_tool_call_ids(response: "ChatCompletionResponse", prior: Sequence[Any
         for index, call in enumerate(calls):
             cid = ids.assign(call.id, choice.index, index)
             new_calls.append(call if cid == call.id else call.model_copy(update={"id": cid}))
-        if any(a is not b for a, b in zip(new_calls, calls)):
+        if any(a is not b for a, b in zip(new_calls, calls, strict=True)):
             changed = True
             fixed[position] = choice.model_copy(update={
                 "message": message.model_copy(update={"tool_calls": new_calls})})

@@ -9,7 +9,8 @@ known secrets and key-shaped strings before any text reaches an error.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from . import _secret_forms
 
@@ -288,7 +289,7 @@ def _redact_value(value: Any, secrets: tuple[str | None, ...]) -> Any:
         return value if all(out[k] is value[k] for k in value) else out
     if isinstance(value, (list, tuple)):
         items = [_redact_value(v, secrets) for v in value]
-        if all(a is b for a, b in zip(items, value)):
+        if all(a is b for a, b in zip(items, value, strict=True)):
             return value
         return type(value)(items) if isinstance(value, tuple) else items
     return value
