@@ -21,9 +21,10 @@ import inspect
 import json
 import threading
 import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from . import _observe
 from ._call_ids import unique_tool_call_ids
@@ -954,7 +955,7 @@ async def _run_batch_async(batch: ToolBatch, limit: int, pool: _ToolThreads,
 
 async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkAccumulator,
                              engine: ToolLoop, hooks: Optional[RunHooks]
-                             ) -> AsyncIterator[ChatCompletionChunk]:
+                             ) -> AsyncGenerator[ChatCompletionChunk, None]:
     turn = action.turn
     chunks = provider.astream(action.request)
     try:
