@@ -28,8 +28,9 @@ import shlex
 import tempfile
 import threading
 import weakref
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, AsyncIterator, Iterable, Mapping, Optional, Sequence
+from typing import IO, Any, Optional
 
 from .errors import AisuiteLikeError, MCPError, MissingDependencyError
 from .tools import Tool
@@ -185,7 +186,7 @@ class _Connection:
                 self.ready.set_result(None)
                 assert self._stop is not None
                 await self._stop.wait()
-        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for ready
+        except BaseException as exc:  # handed to whoever waits for ready
             if not self.ready.done():
                 self.ready.set_exception(self.server._start_error(self, _leaf_error(exc)))
             if isinstance(exc, asyncio.CancelledError):
