@@ -9,8 +9,9 @@ pull chunks. Logprobs events and ``parsed_arguments`` of strict tools are not pr
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, Union
+from typing import Any, Optional, Union
 
 from ._structured import _validate, is_output_class, parse_completion
 from .streaming import AsyncStream, Stream, _ChunkAccumulator

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterable, Mapping, Sequence
 from typing import (
     TYPE_CHECKING,
     Any,
     Generic,
-    Iterable,
     Literal,
-    Mapping,
     Optional,
-    Sequence,
     TypeVar,
     Union,
     cast,

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _secret_forms
+
+if TYPE_CHECKING:
+    from .types import SkippedModel
 
 __all__ = [
     "AisuiteLikeError",
@@ -55,6 +58,8 @@ class APIError(AisuiteLikeError):
     the wait in seconds the server asked for (``Retry-After``), on any status, when given."""
 
     retry_after: float | None = None
+    #: Only on the error of the last model of ``fallbacks=[...]``: the models tried before it.
+    fallback_errors: list[SkippedModel]
 
     def __init__(
         self,

@@ -7,7 +7,8 @@ The accumulator only appends strings and looks up tool calls by index: no valida
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, Optional
 
 from ._call_ids import CallIdAssigner, _chunk_with_ids
 from ._cost import attach_price_ref

@@ -7,7 +7,7 @@ goes through normal validation.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,9 +43,10 @@ Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
 _set = object.__setattr__
+_M = TypeVar("_M", bound=BaseModel)
 
 
-def _built(cls: Any, values: dict[str, Any]) -> Any:
+def _built(cls: type[_M], values: dict[str, Any]) -> _M:
     """``cls.model_construct(**values)`` for translators that pass EVERY field of ``cls``
     (our types have no aliases, private attributes or post-init): skips model_construct's
     per-field loop, which was most of the per-chunk cost of a stream."""

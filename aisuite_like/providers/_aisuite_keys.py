@@ -6,7 +6,8 @@ reading a Vertex credentials file the config names).
 - ``huggingface``: ``token`` -> ``api_key``;
 - ``google``: ``project_id`` / ``region`` / ``application_credentials`` (a service-account
   JSON file) -> Vertex AI (``vertexai=True``, ``project``, ``location``, ``credentials``);
-- ``azure`` without ``api_version`` (and no ``OPENAI_API_VERSION``) -> ``AZURE_DEFAULT_API_VERSION``.
+- ``azure`` without ``api_version`` (and no ``OPENAI_API_VERSION``) ->
+  ``AZURE_DEFAULT_API_VERSION``.
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ import struct
 import threading
 import time
 import zlib
-from typing import Any, AsyncIterator, Generator, Iterable, Iterator, Optional
+from collections.abc import AsyncIterator, Generator, Iterable, Iterator
+from typing import Any, Optional
 
 from .. import _retry
 from ..errors import (

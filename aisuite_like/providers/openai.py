@@ -1004,12 +1004,12 @@ class OpenAIProvider(Provider):
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        return _retry.call(self._calls, self._complete_once, kwargs)  # type: ignore[no-any-return]
+        return _retry.call(self._calls, self._complete_once, kwargs)
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        return await _retry.acall(self._calls, self._acomplete_once, kwargs)  # type: ignore[no-any-return]
+        return await _retry.acall(self._calls, self._acomplete_once, kwargs)
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
