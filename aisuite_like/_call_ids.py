@@ -12,12 +12,15 @@ replays and tests stay stable). Pure: no I/O; the caller's objects are never mod
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 if TYPE_CHECKING:
     from .types import ChatCompletionChunk, ChatCompletionResponse
 
 __all__ = ["CallIdAssigner", "unique_tool_call_ids"]
+
+# A chunk of any ChatCompletionChunk class: copies keep the class of the chunk they copy.
+_ChunkT = TypeVar("_ChunkT", bound="ChatCompletionChunk")
 
 
 def _ids_in(messages: Sequence[Any]) -> set[str]:
@@ -89,8 +92,7 @@ def unique_tool_call_ids(response: "ChatCompletionResponse", prior: Sequence[Any
     return response.model_copy(update={"choices": fixed}) if changed else response
 
 
-def _chunk_with_ids(chunk: "ChatCompletionChunk", ids: dict[tuple[int, int], str]
-                    ) -> "ChatCompletionChunk":
+def _chunk_with_ids(chunk: _ChunkT, ids: dict[tuple[int, int], str]) -> _ChunkT:
     """A copy of ``chunk`` whose tool-call deltas at (choice position, delta position) carry
     the given ids (the chunk itself may be the caller's: never modified)."""
     choices = list(chunk.choices)

@@ -33,8 +33,9 @@ from .providers import (
 
 if TYPE_CHECKING:
     from ._message_params import ChatCompletionMessageParam
+    from ._stream_events import AsyncChatCompletionStream, ChatCompletionStream
     from .streaming import AsyncStream, Stream
-    from .types import ChatCompletionResponse, Message
+    from .types import ChatCompletionResponse, Message, ParsedChatCompletion
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
     # Message objects, or any mapping of that shape.
@@ -287,6 +288,10 @@ class _Base:
             mcp._close_opened_by(self)
 
 
+# The class given as ``response_format`` to ``parse``: the type of ``message.parsed``.
+_ParsedT = TypeVar("_ParsedT")
+
+
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
@@ -505,6 +510,15 @@ class _Completions:
         """Async ``create`` on the sync client (aisuite's name)."""
         return await _acreate(self._client, model, messages, kwargs)
 
+    @overload
+    def parse(self, model: str, messages: _Messages, *, response_format: type[_ParsedT],
+              **kwargs: Any) -> ParsedChatCompletion[_ParsedT]: ...
+
+    @overload
+    def parse(self, model: str, messages: _Messages, *,
+              response_format: Optional[Mapping[str, Any]],
+              **kwargs: Any) -> ParsedChatCompletion[None]: ...
+
     def parse(self, model: str, messages: Any, *, response_format: Any, **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse``: ``create`` with ``response_format`` a pydantic class
         (sent as a strict JSON schema, through each provider's native structured output),
@@ -517,10 +531,28 @@ class _Completions:
                                response_format=response_format_param(response_format), **kwargs)
         return parse_completion(response, response_format)
 
+    @overload
+    async def aparse(self, model: str, messages: _Messages, *, response_format: type[_ParsedT],
+                     **kwargs: Any) -> ParsedChatCompletion[_ParsedT]: ...
+
+    @overload
+    async def aparse(self, model: str, messages: _Messages, *,
+                     response_format: Optional[Mapping[str, Any]],
+                     **kwargs: Any) -> ParsedChatCompletion[None]: ...
+
     async def aparse(self, model: str, messages: Any, *, response_format: Any,
                      **kwargs: Any) -> Any:
         """Async ``parse`` on the sync client (as ``acreate``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
+
+    @overload
+    def stream(self, model: str, messages: _Messages, *, response_format: type[_ParsedT],
+               **kwargs: Any) -> ChatCompletionStream[_ParsedT]: ...
+
+    @overload
+    def stream(self, model: str, messages: _Messages, *,
+               response_format: Optional[Mapping[str, Any]] = None,
+               **kwargs: Any) -> ChatCompletionStream[None]: ...
 
     def stream(self, model: str, messages: Any, *, response_format: Any = None,
                **kwargs: Any) -> Any:
@@ -555,7 +587,7 @@ async def _aparse(client: _Base, model: str, messages: Any, response_format: Any
     return parse_completion(response, response_format)
 
 
-class _AsyncStreamManager:
+class _AsyncStreamManager(Generic[_ParsedT]):
     """``async with aclient.chat.completions.stream(...) as stream``: the OpenAI SDK's shape
     (not awaited; entering starts the request)."""
 
@@ -563,9 +595,9 @@ class _AsyncStreamManager:
                  response_format: Any) -> None:
         self._start = (client, model, messages, kwargs)
         self._response_format = response_format
-        self._stream: Any = None
+        self._stream: Optional[AsyncChatCompletionStream[_ParsedT]] = None
 
-    async def __aenter__(self) -> Any:
+    async def __aenter__(self) -> AsyncChatCompletionStream[_ParsedT]:
         from ._stream_events import AsyncChatCompletionStream, completion_finisher
         from ._structured import response_format_param
 
@@ -743,13 +775,31 @@ class _AsyncCompletions:
         """Async chat completion; ``stream=True`` returns an ``AsyncStream``."""
         return await _acreate(self._client, model, messages, kwargs)
 
+    @overload
+    async def parse(self, model: str, messages: _Messages, *, response_format: type[_ParsedT],
+                    **kwargs: Any) -> ParsedChatCompletion[_ParsedT]: ...
+
+    @overload
+    async def parse(self, model: str, messages: _Messages, *,
+                    response_format: Optional[Mapping[str, Any]],
+                    **kwargs: Any) -> ParsedChatCompletion[None]: ...
+
     async def parse(self, model: str, messages: Any, *, response_format: Any,
                     **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse`` (see ``Client.chat.completions.parse``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
 
+    @overload
+    def stream(self, model: str, messages: _Messages, *, response_format: type[_ParsedT],
+               **kwargs: Any) -> _AsyncStreamManager[_ParsedT]: ...
+
+    @overload
+    def stream(self, model: str, messages: _Messages, *,
+               response_format: Optional[Mapping[str, Any]] = None,
+               **kwargs: Any) -> _AsyncStreamManager[None]: ...
+
     def stream(self, model: str, messages: Any, *, response_format: Any = None,
-               **kwargs: Any) -> _AsyncStreamManager:
+               **kwargs: Any) -> _AsyncStreamManager[Any]:
         """The OpenAI SDK's ``stream``: ``async with aclient.chat.completions.stream(...) as
         s``; ``async for event in s``; ``await s.get_final_completion()`` is the accumulated
         (parsed) response."""

@@ -7,7 +7,7 @@ goes through normal validation.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, Optional, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -357,3 +357,21 @@ class ChatCompletionChunk(_Model):
     usage: Optional[Usage] = None
     # Runner streams: which model call (1-based) this chunk belongs to.
     turn: Optional[int] = None
+
+
+if TYPE_CHECKING:
+    # What ``chat.completions.parse()`` returns, as type checkers see it: typed by the
+    # ``response_format`` class, as the OpenAI SDK's ``ParsedChatCompletion[T]``. At run time
+    # the objects are the classes above (``parsed`` is an extra field of the message), so
+    # these names exist for annotations only: import them under ``if TYPE_CHECKING:``.
+    _ParsedT = TypeVar("_ParsedT")
+
+    class ParsedMessage(Message, Generic[_ParsedT]):
+        parsed: Optional[_ParsedT]
+
+    class ParsedChoice(Choice, Generic[_ParsedT]):
+        message: ParsedMessage[_ParsedT]
+
+    class ParsedChatCompletion(ChatCompletionResponse, Generic[_ParsedT]):
+        # A list of the narrower choices (a list is invariant; the OpenAI SDK does the same).
+        choices: list[ParsedChoice[_ParsedT]]  # type: ignore[assignment]
