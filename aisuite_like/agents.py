@@ -73,6 +73,7 @@ from ._agent_sdk import (
 )
 from ._agent_state import RunState, restore_loop, snapshot_loop
 from ._run_context import RunContextWrapper, TContext
+from ._sync_bridge import run_coro_sync as _run_coro_sync
 from .errors import (
     InputGuardrailTripwireTriggered,
     OutputGuardrailTripwireTriggered,
@@ -85,7 +86,6 @@ from .runner import (
     ToolBatch,
     ToolCallRun,
     _drive_async,
-    _run_coro_sync,
     _to_message,
 )
 from .types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolEvent, Usage

@@ -29,6 +29,7 @@ from typing import Any, Optional, Union
 from . import _observe
 from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
+from ._sync_bridge import run_coro_sync as _run_coro_sync
 from .errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
 from .policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
 from .providers.base import ChatRequest, Provider
@@ -631,21 +632,6 @@ class RunHooks:
 
 class _ToolTimeout(Exception):
     """Raised by the drivers' timeout helpers (a tool cannot raise it by accident)."""
-
-
-def _run_coro_sync(awaitable: Any) -> Any:
-    """Run an awaitable to completion from sync code: in this thread when no event loop runs
-    here, else in a helper thread with its own loop (the sync client used inside async code)."""
-
-    async def _await() -> Any:
-        return await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_await())
-    with ThreadPoolExecutor(1, thread_name_prefix="aisuite-like-async") as helper:
-        return helper.submit(contextvars.copy_context().run, asyncio.run, _await()).result()
 
 
 def _call_in_thread(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],

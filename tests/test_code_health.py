@@ -93,13 +93,11 @@ ALLOWED_EDGES = {
     # instrument() loads the optional OpenTelemetry layer on demand; the layer wraps the
     # runner's drivers, which reach it only through ``_observe.ACTIVE``.
     ("aisuite_like._observe", "aisuite_like._otel"),
-    # Pending, in modules that are not yet typed (see [tool.mypy.overrides]); remove each when
-    # its cycle is broken. ``Tools`` recognises an MCP server in ``tools=[...]`` (mcp.py builds
-    # on tools.py) ...
+    # mcp.py builds on tools.py (an MCP tool is a ``Tool``), and ``Tools`` must recognise an
+    # MCP server, or an inline ``{"type": "mcp", ...}`` config, in ``tools=[...]`` and open it.
+    # tools.py is loaded by every call with tools; it reaches mcp.py only when such an item is
+    # there, so a call without MCP never loads mcp.py and what it starts (threads, processes).
     ("aisuite_like.tools", "aisuite_like.mcp"),
-    # ... and ``Tools.execute_tool`` (aisuite's method) delegates to _aisuite_tools.py, which
-    # drives the runner, which imports tools.py.
-    ("aisuite_like.tools", "aisuite_like._aisuite_tools"),
 }
 
 
