@@ -276,7 +276,7 @@ def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[R]],
             except StopIteration:
                 return
             except APIError as error:
-                chunks.close()  # type: ignore[attr-defined]
+                chunks.close()  # type: ignore[attr-defined]  # a generator
                 wait = policy.wait(attempts, error)
                 if wait is None:
                     raise
@@ -364,7 +364,7 @@ async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncI
             except StopAsyncIteration:
                 return
             except APIError as error:
-                await chunks.aclose()  # type: ignore[attr-defined]
+                await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
                 wait = policy.wait(attempts, error)
                 if wait is None:
                     raise
@@ -374,7 +374,7 @@ async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncI
                     async for chunk in chunks:
                         yield chunk
                 finally:  # also when the caller stops early: release the connection
-                    await chunks.aclose()  # type: ignore[attr-defined]
+                    await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
                 return
         finally:
             if limit is not None:

@@ -66,7 +66,7 @@ class MCPToolResult:
 
 def _require_sdk() -> None:
     try:
-        import mcp  # noqa: F401
+        import mcp  # noqa: F401 (only: is it installed?)
     except ImportError:
         raise MissingDependencyError(
             "MCP tools need the 'mcp' package, which is not installed. Install it with: "
@@ -127,8 +127,8 @@ def _to_result(raw: Any) -> MCPToolResult:
 
 def _leaf_error(exc: BaseException) -> BaseException:
     """The first non-group exception inside (anyio task groups wrap failures)."""
-    while getattr(exc, "exceptions", None):  # BaseExceptionGroup (3.11+ or the backport)
-        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    while inner := getattr(exc, "exceptions", None):  # BaseExceptionGroup (3.11+, backport)
+        exc = inner[0]
     return exc
 
 
@@ -607,7 +607,7 @@ class MCPServerStdio(MCPServer):
         conn.stderr = tempfile.TemporaryFile()
         params = StdioServerParameters(command=self.command, args=list(self.args),
                                        env=self.env, cwd=self.cwd)
-        return stdio_client(params, errlog=conn.stderr)  # type: ignore[arg-type]
+        return stdio_client(params, errlog=conn.stderr)  # type: ignore[arg-type]  # any file serves as stderr
 
 
 class MCPServerHTTP(MCPServer):

@@ -809,7 +809,7 @@ def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools
     max_tool_concurrency), validated there."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
     if _observe.ACTIVE is not None:  # instrument(): the run is a span around its calls
-        return _observe.ACTIVE.tool_run_sync(engine, provider)  # type: ignore[no-any-return]
+        return _observe.ACTIVE.tool_run_sync(engine, provider)  # type: ignore[no-any-return]  # a response or Stream
     if request.stream:
         return Stream(_drive_sync(engine, provider), final=engine.final_response)
     for _ in _drive_sync(engine, provider):
@@ -1013,7 +1013,7 @@ async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optiona
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
     instrumentation = _observe.ACTIVE
     if instrumentation is not None:  # instrument(): the run is a span around its calls
-        return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]
+        return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]  # a response or stream
     if request.stream:
         return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
     async for _ in _drive_async(engine, provider):

@@ -156,7 +156,7 @@ def _started(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatCompletionCh
     def rest() -> Iterator[ChatCompletionChunk]:
         try:
             if first is not _END:
-                yield first  # type: ignore[misc]
+                yield first  # type: ignore[misc]  # not _END: a chunk
                 yield from chunks
         finally:
             close = getattr(chunks, "close", None)

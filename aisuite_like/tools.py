@@ -509,7 +509,7 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
 def _type_hints(fn: Any) -> dict[str, Any]:
     target = fn
     if not (inspect.isfunction(target) or inspect.ismethod(target)):
-        target = getattr(fn, "func", None) or getattr(type(fn), "__call__", fn)  # noqa: B004
+        target = getattr(fn, "func", None) or getattr(type(fn), "__call__", fn)  # noqa: B004 (its hints)
     try:
         return typing.get_type_hints(target, include_extras=True)
     except Exception:

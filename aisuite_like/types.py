@@ -7,9 +7,12 @@ goes through normal validation.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, Literal, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Optional, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
 __all__ = [
     "Function",
@@ -89,10 +92,14 @@ class _ItemAccess:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:  # given by the pydantic model this is mixed into
+        model_fields: ClassVar[dict[str, FieldInfo]]
+        __pydantic_extra__: Optional[dict[str, Any]]
+
     def __getitem__(self, key: str) -> Any:
-        if key in type(self).model_fields:  # type: ignore[attr-defined]
+        if key in type(self).model_fields:
             return getattr(self, key)
-        extra = self.__pydantic_extra__  # type: ignore[attr-defined]
+        extra = self.__pydantic_extra__
         if extra and key in extra:
             return extra[key]
         raise KeyError(key)
@@ -108,7 +115,7 @@ class _ItemAccess:
         return isinstance(key, str) and self.get(key) is not None
 
     def keys(self) -> list[str]:
-        names = [*type(self).model_fields, *(self.__pydantic_extra__ or ())]  # type: ignore[attr-defined]
+        names = [*type(self).model_fields, *(self.__pydantic_extra__ or ())]
         return [name for name in names if self.get(name) is not None]
 
 
@@ -374,4 +381,4 @@ if TYPE_CHECKING:
 
     class ParsedChatCompletion(ChatCompletionResponse, Generic[_ParsedT]):
         # A list of the narrower choices (a list is invariant; the OpenAI SDK does the same).
-        choices: list[ParsedChoice[_ParsedT]]  # type: ignore[assignment]
+        choices: list[ParsedChoice[_ParsedT]]  # type: ignore[assignment]  # narrower

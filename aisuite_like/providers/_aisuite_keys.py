@@ -77,7 +77,7 @@ def _service_account(path: Any) -> Any:
             'application_credentials needs google-auth: pip install "aisuite-like[google]"'
         ) from exc
     try:
-        return service_account.Credentials.from_service_account_file(  # type: ignore[no-untyped-call]
+        return service_account.Credentials.from_service_account_file(  # type: ignore[no-untyped-call]  # google-auth: unannotated
             str(path), scopes=list(_VERTEX_SCOPES))
     except (OSError, ValueError) as exc:
         raise ConfigurationError(

@@ -900,7 +900,7 @@ class StreamTranslator:
     def _choice(self, cand: Mapping[str, Any], index: int) -> Optional[ChunkChoice]:
         parts = _Parts()
         parts.read(_candidate_parts(cand, self.provider),
-                   self._ids.for_candidate(index), self.provider)  # type: ignore[union-attr]
+                   self._ids.for_candidate(index), self.provider)  # type: ignore[union-attr]  # set by _translate
         tool_calls = None
         if parts.calls:
             first = self._calls.get(index, 0)
