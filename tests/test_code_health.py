@@ -64,6 +64,26 @@ def test_the_typing_checks_run(monkeypatch: pytest.MonkeyPatch) -> None:
     module.run_all()
 
 
+def test_the_create_overloads_agree() -> None:
+    """The nine create/acreate overloads of client.py list the same keyword parameters (the
+    first is the one to edit; ``make overloads`` copies it into the others)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        import _create_overloads as overloads
+    finally:
+        sys.path.remove(str(ROOT / "tests"))
+    text = overloads.CLIENT.read_text(encoding="utf-8")
+    assert overloads.render(text) == text, "run: make overloads"
+    # The check sees a difference: a parameter changed in the last overload only is put back.
+    found = overloads.overloads(text)
+    last = found[-1]
+    assert "        seed: Optional[int] = None,\n" in last.group(2)
+    drifted = (text[:last.start(2)]
+               + last.group(2).replace("seed: Optional[int]", "seed: Optional[str]")
+               + text[last.end(2):])
+    assert drifted != text and overloads.render(drifted) == text
+
+
 def test_every_lazy_name_is_visible_to_type_checkers() -> None:
     """``aisuite_like/__init__.py`` loads most names on first access (``_LAZY``); its
     ``if TYPE_CHECKING:`` block must import each from the same module, or type checkers and
