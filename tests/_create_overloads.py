@@ -1,13 +1,14 @@
-"""Keep the keyword parameters of the ``create`` / ``acreate`` overloads in
+"""Keep the keyword parameters of the ``create`` / ``parse`` / ``stream`` overloads in
 aisuite_like/client.py written once.
 
-Each of the nine overloads (``Client.chat.completions.create`` and ``acreate``,
-``AsyncClient.chat.completions.create``; ``stream`` true, false or unknown) must list the same
-named parameters after ``stream``. The first overload is the one to edit; then
+Every overload of ``create`` and ``acreate`` (sync and async clients; ``stream`` true, false
+or unknown) lists the same named parameters after ``stream``; every overload of ``parse``,
+``aparse`` and ``stream()`` lists them too, after its own ``response_format`` (and without
+the general one). The first overload of ``create`` is the one to edit; then
 
     .venv/bin/python tests/_create_overloads.py     # or: make overloads
 
-copies its parameters into the other eight. ``--check`` changes nothing and exits 1 when they
+copies its parameters into all the others. ``--check`` changes nothing and exits 1 when they
 differ (tests/test_code_health.py checks the same).
 """
 
@@ -20,28 +21,41 @@ from pathlib import Path
 
 CLIENT = Path(__file__).resolve().parent.parent / "aisuite_like" / "client.py"
 
-# One overload: its head up to the ``stream`` line, the parameters after it, and the tail.
+# One overload: its head up to its first keyword parameter (``stream`` for create/acreate,
+# ``response_format`` for parse/aparse/stream), the parameters after it, and the tail.
 OVERLOAD = re.compile(
-    r"(    @overload\n    (?:async )?def (?:create|acreate)\(\n"
+    r"(    @overload\n    (?:async )?def (create|acreate|parse|aparse|stream)\(\n"
     r"        self,\n        model: str,\n        messages: _Messages,\n        \*,\n"
-    r"        stream: [^\n]*\n)"
+    r"        (?:stream|response_format): [^\n]*\n)"
     r"(.*?)"
     r"(        \*\*kwargs: Any,\n    \) -> )", re.S)
-COUNT = 9
+# create/acreate: 3 overloads each on the sync client, 3 on the async client's create;
+# parse/aparse/stream: 2 each (a class, or a dict / None).
+COUNT = 19
+# The general response_format of create, which parse and stream() replace with their own.
+GENERAL_RESPONSE_FORMAT = "        response_format: Any = None,\n"
 
 
 def overloads(text: str) -> list[re.Match[str]]:
     found = list(OVERLOAD.finditer(text))
-    if len(found) != COUNT:
-        raise SystemExit(f"{CLIENT}: expected {COUNT} create/acreate overloads, found "
+    if len(found) != COUNT or found[0].group(2) != "create":
+        raise SystemExit(f"{CLIENT}: expected {COUNT} overloads, create's first, found "
                          f"{len(found)} (has their shape changed?)")
     return found
 
 
 def render(text: str) -> str:
-    """``text`` with every overload's parameters replaced by the first overload's."""
-    params = overloads(text)[0].group(2)
-    return OVERLOAD.sub(lambda m: m.group(1) + params + m.group(3), text)
+    """``text`` with every overload's parameters made the first ``create`` overload's."""
+    params = overloads(text)[0].group(3)
+    if GENERAL_RESPONSE_FORMAT not in params:
+        raise SystemExit(f"{CLIENT}: the first create overload has no {GENERAL_RESPONSE_FORMAT!r}")
+    structured = params.replace(GENERAL_RESPONSE_FORMAT, "")
+
+    def body(match: re.Match[str]) -> str:
+        own = params if match.group(2) in ("create", "acreate") else structured
+        return match.group(1) + own + match.group(4)
+
+    return OVERLOAD.sub(body, text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,8 +73,7 @@ def main(argv: list[str] | None = None) -> int:
               f"tests/_create_overloads.py to copy it")
         return 1
     CLIENT.write_text(wanted, encoding="utf-8")
-    print(f"{CLIENT.name}: copied the first overload's parameters into the other "
-          f"{COUNT - 1}")
+    print(f"{CLIENT.name}: copied the first overload's parameters into the other {COUNT - 1}")
     return 0
 
 

@@ -441,6 +441,10 @@ def _rejected() -> None:
     parsed = client.chat.completions.parse(model="m", messages=[], response_format=Weather)
     print(parsed.choices[0].message.parsed.celsius)  # type: ignore[union-attr]
     client.chat.completions.parse(model="m", messages=[], response_format=42)  # type: ignore[call-overload]
+    client.chat.completions.parse(  # type: ignore[call-overload]
+        model="m", messages=[], response_format=Weather, max_tokens="many")
+    client.chat.completions.stream(  # type: ignore[call-overload]
+        model="m", messages=[], temperature="hot")
     for chunk in client.chat.completions.create(model="m", messages=[], stream=True):
         print(chunk.nope)  # type: ignore[attr-defined]
 
