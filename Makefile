@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: test demo bench install clean fault-matrix
+.PHONY: test demo bench install clean fault-matrix overloads
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,9 @@ bench: $(STAMP)
 # Re-run the transport fault suite and regenerate the fault matrix of docs/reliability.md.
 fault-matrix: $(STAMP)
 	$(PY) tests/_fault_matrix.py
+
+overloads: $(STAMP)
+	$(PY) tests/_create_overloads.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

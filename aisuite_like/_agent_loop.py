@@ -150,7 +150,7 @@ class OutputSpec:
         self.type = output_type
         self.wrapped = _wraps_output(output_type)
         self.name = re.sub(r"[^A-Za-z0-9_-]", "_", _type_name(output_type))[:64] or "output"
-        target = (TypedDict("OutputType", {"response": output_type})  # type: ignore[operator]
+        target = (TypedDict("OutputType", {"response": output_type})  # type: ignore[operator]  # a functional TypedDict
                   if self.wrapped else output_type)
         try:
             self.adapter: Any = TypeAdapter(target)

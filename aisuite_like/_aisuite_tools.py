@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel, ValidationError
 
+from ._sync_bridge import run_coro_sync as _run_coro_sync
 from .policy import ToolPolicyContext, _evaluate_policy, _to_decision
 
 if TYPE_CHECKING:
@@ -86,8 +88,6 @@ def _as_list(tool_calls: Any) -> list[Any]:
 def execute_tool(tools: "Tools", tool_calls: Any, tool_policy: Any = None,
                  tool_policy_context: Optional[Mapping[str, Any]] = None
                  ) -> tuple[list[Any], list[dict[str, Any]]]:
-    from .runner import _run_coro_sync
-
     results: list[Any] = []
     messages: list[dict[str, Any]] = []
     for call in _as_list(tool_calls):

@@ -11,12 +11,16 @@ replays and tests stay stable). Pure: no I/O; the caller's objects are never mod
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 if TYPE_CHECKING:
     from .types import ChatCompletionChunk, ChatCompletionResponse
 
 __all__ = ["CallIdAssigner", "unique_tool_call_ids"]
+
+# A chunk of any ChatCompletionChunk class: copies keep the class of the chunk they copy.
+_ChunkT = TypeVar("_ChunkT", bound="ChatCompletionChunk")
 
 
 def _ids_in(messages: Sequence[Any]) -> set[str]:
@@ -81,15 +85,14 @@ def unique_tool_call_ids(response: "ChatCompletionResponse", prior: Sequence[Any
         for index, call in enumerate(calls):
             cid = ids.assign(call.id, choice.index, index)
             new_calls.append(call if cid == call.id else call.model_copy(update={"id": cid}))
-        if any(a is not b for a, b in zip(new_calls, calls)):
+        if any(a is not b for a, b in zip(new_calls, calls, strict=True)):
             changed = True
             fixed[position] = choice.model_copy(update={
                 "message": message.model_copy(update={"tool_calls": new_calls})})
     return response.model_copy(update={"choices": fixed}) if changed else response
 
 
-def _chunk_with_ids(chunk: "ChatCompletionChunk", ids: dict[tuple[int, int], str]
-                    ) -> "ChatCompletionChunk":
+def _chunk_with_ids(chunk: _ChunkT, ids: dict[tuple[int, int], str]) -> _ChunkT:
     """A copy of ``chunk`` whose tool-call deltas at (choice position, delta position) carry
     the given ids (the chunk itself may be the caller's: never modified)."""
     choices = list(chunk.choices)

@@ -64,7 +64,7 @@ def cost_of(usage: "Usage") -> Optional[float]:
     """The cached or freshly computed cost of ``usage`` in USD (None: unknown)."""
     d = usage.__dict__
     if _COST in d:
-        return d[_COST]  # type: ignore[no-any-return]
+        return d[_COST]  # type: ignore[no-any-return]  # our cached float
     reported = (usage.__pydantic_extra__ or {}).get("cost")
     if isinstance(reported, (int, float)) and not isinstance(reported, bool):
         cost: Optional[float] = float(reported)  # the provider's own figure (e.g. OpenRouter)
@@ -128,7 +128,7 @@ def check_priced_agents(agent: Any) -> None:
     """Before a run with ``RunLimits(max_cost=...)``: every agent it may reach (the agent and,
     transitively, its handoffs) must have a known price, or the bound could not be kept."""
     try:
-        import genai_prices  # noqa: F401
+        import genai_prices  # noqa: F401 (only: is it installed?)
     except ImportError:
         from .errors import MissingDependencyError
 

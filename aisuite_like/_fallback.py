@@ -7,10 +7,20 @@ and agents use it unchanged; in the runner each model call falls back on its own
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from .errors import APIConnectionError, APITimeoutError, InternalServerError, RateLimitError
+from .errors import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    InternalServerError,
+    RateLimitError,
+)
 from .providers.base import ChatRequest, Provider
+
+if TYPE_CHECKING:
+    from .types import SkippedModel
 
 __all__ = ["FallbackProvider", "FALLBACK_ERRORS"]
 
@@ -19,7 +29,7 @@ __all__ = ["FallbackProvider", "FALLBACK_ERRORS"]
 FALLBACK_ERRORS = (RateLimitError, InternalServerError, APIConnectionError, APITimeoutError)
 
 
-def _skipped(label: str, error: BaseException) -> Any:
+def _skipped(label: str, error: APIError) -> SkippedModel:
     from .types import SkippedModel
 
     return SkippedModel(model=label, error_type=type(error).__name__, message=str(error),
@@ -43,13 +53,13 @@ class FallbackProvider(Provider):
             yield provider, request if i == 0 else request.replace(model=name), label, i == last
 
     @staticmethod
-    def _served(response: Any, skipped: list[Any]) -> Any:
+    def _served(response: Any, skipped: list[SkippedModel]) -> Any:
         if skipped:
             response.fallback_errors = skipped
         return response
 
     @staticmethod
-    def _failed(error: BaseException, label: str, last: bool, skipped: list[Any]) -> None:
+    def _failed(error: APIError, label: str, last: bool, skipped: list[SkippedModel]) -> None:
         """A model of the chain failed with a fallback error: note it and return (try the
         next), or, for the last model, re-raise it telling what was tried before it. Called
         inside the ``except`` block, so a bare ``raise`` keeps the traceback."""
@@ -57,11 +67,11 @@ class FallbackProvider(Provider):
             skipped.append(_skipped(label, error))
             return
         if skipped:
-            setattr(error, "fallback_errors", skipped)
+            error.fallback_errors = skipped
         raise error
 
     def complete(self, request: ChatRequest) -> Any:
-        skipped: list[Any] = []
+        skipped: list[SkippedModel] = []
         for provider, req, label, last in self._requests(request):
             try:
                 response = provider.complete(req)
@@ -72,7 +82,7 @@ class FallbackProvider(Provider):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def acomplete(self, request: ChatRequest) -> Any:
-        skipped: list[Any] = []
+        skipped: list[SkippedModel] = []
         for provider, req, label, last in self._requests(request):
             try:
                 response = await provider.acomplete(req)
@@ -87,7 +97,7 @@ class FallbackProvider(Provider):
         return self._stream(request, self._chain[0][0].stream(request))
 
     def _stream(self, request: ChatRequest, first: Iterator[Any]) -> Iterator[Any]:
-        skipped: list[Any] = []
+        skipped: list[SkippedModel] = []
         for provider, req, label, last in self._requests(request):
             chunks = first if req is request else provider.stream(req)
             try:
@@ -105,7 +115,7 @@ class FallbackProvider(Provider):
         return self._astream(request, self._chain[0][0].astream(request))
 
     async def _astream(self, request: ChatRequest, first: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        skipped: list[Any] = []
+        skipped: list[SkippedModel] = []
         for provider, req, label, last in self._requests(request):
             chunks: Any = first if req is request else provider.astream(req)
             try:

@@ -36,7 +36,7 @@ def instrument(tracer_provider: Optional[TracerProvider] = None,
     replaces the previous settings."""
     global ACTIVE
     try:
-        import opentelemetry.trace  # noqa: F401
+        import opentelemetry.trace  # noqa: F401 (only: is it installed?)
     except ImportError:
         from .errors import MissingDependencyError
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import difflib
 import math
 import sys
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Optional
 
 from .errors import ConfigurationError, UnsupportedParameterError
 

@@ -16,13 +16,10 @@ import random
 import threading
 import time
 from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import (
     Any,
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterator,
     Optional,
     Protocol,
     TypeVar,
@@ -39,6 +36,7 @@ from .errors import (
 __all__ = ["RetryPolicy", "ConcurrencyLimit", "Clock", "SystemClock", "CallPolicy"]
 
 T = TypeVar("T")
+R = TypeVar("R")  # what an attempt returns (a response; a stream's chunks)
 
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_MAX_RETRY_WAIT = 60.0
@@ -220,7 +218,7 @@ class CallPolicy:
         return self.retry.wait_for(attempts, error, self.clock.random())
 
 
-def call(policy: CallPolicy, attempt: Callable[[T], Any], arg: T) -> Any:
+def call(policy: CallPolicy, attempt: Callable[[T], R], arg: T) -> R:
     """``attempt(arg)`` with retries (sync)."""
     limit = policy.limit
     attempts = 1
@@ -241,7 +239,7 @@ def call(policy: CallPolicy, attempt: Callable[[T], Any], arg: T) -> Any:
         attempts += 1
 
 
-async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[Any]], arg: T) -> Any:
+async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[R]], arg: T) -> R:
     """``await attempt(arg)`` with retries (async)."""
     limit = policy.limit
     attempts = 1
@@ -262,8 +260,8 @@ async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[Any]], arg:
         attempts += 1
 
 
-def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[Any]],
-           arg: T) -> Iterator[Any]:
+def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[R]],
+           arg: T) -> Iterator[R]:
     """The chunks of ``open_stream(arg)`` (a generator that sends the request when first
     iterated), retried until its first chunk arrives; never after."""
     limit = policy.limit
@@ -278,7 +276,7 @@ def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[Any]],
             except StopIteration:
                 return
             except APIError as error:
-                chunks.close()  # type: ignore[attr-defined]
+                chunks.close()  # type: ignore[attr-defined]  # a generator
                 wait = policy.wait(attempts, error)
                 if wait is None:
                     raise
@@ -293,8 +291,8 @@ def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[Any]],
         attempts += 1
 
 
-def astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[Any]],
-            arg: T) -> AsyncIterator[Any]:
+def astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[R]],
+            arg: T) -> AsyncIterator[R]:
     """Async twin of :func:`stream`."""
     if policy.limit is None:
         return _RetriedAsyncStream(policy, open_stream, arg)
@@ -352,8 +350,8 @@ class _RetriedAsyncStream:
             await chunks.aclose()
 
 
-async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[Any]],
-                           arg: T) -> AsyncIterator[Any]:
+async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[R]],
+                           arg: T) -> AsyncIterator[R]:
     limit = policy.limit
     attempts = 1
     while True:
@@ -366,7 +364,7 @@ async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncI
             except StopAsyncIteration:
                 return
             except APIError as error:
-                await chunks.aclose()  # type: ignore[attr-defined]
+                await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
                 wait = policy.wait(attempts, error)
                 if wait is None:
                     raise
@@ -376,7 +374,7 @@ async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncI
                     async for chunk in chunks:
                         yield chunk
                 finally:  # also when the caller stops early: release the connection
-                    await chunks.aclose()  # type: ignore[attr-defined]
+                    await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
                 return
         finally:
             if limit is not None:

@@ -16,7 +16,8 @@ Nothing here imports a vendor SDK. The filter runs only for records a logger act
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from . import _secret_forms
 from ._secret_forms import REDACTED, redact, remember

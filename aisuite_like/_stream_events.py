@@ -9,12 +9,16 @@ pull chunks. Logprobs events and ``parsed_arguments`` of strict tools are not pr
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Generic, Optional, TypeVar, Union
 
 from ._structured import _validate, is_output_class, parse_completion
 from .streaming import AsyncStream, Stream, _ChunkAccumulator
 from .types import ChatCompletionChunk, ChatCompletionResponse
+
+if TYPE_CHECKING:
+    from .types import ParsedChatCompletion
 
 __all__ = [
     "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
@@ -190,13 +194,19 @@ class _EventState:
             arguments=state.arguments.get(index, ""))]
 
 
-class ChatCompletionStream:
+# The ``response_format`` class: the type of ``message.parsed`` in the final completion.
+_ParsedT = TypeVar("_ParsedT")
+# What finishes a stream: the accumulated response -> the parsed one.
+_Finish = Callable[[ChatCompletionResponse], "ParsedChatCompletion[_ParsedT]"]
+
+
+class ChatCompletionStream(Generic[_ParsedT]):
     """What ``with client.chat.completions.stream(...) as stream`` gives: iterate it for
     events, ``get_final_completion()`` for the parsed response, ``until_done()``,
     ``current_completion_snapshot``, ``close()``. The raw chunks are in ``stream.chunks``."""
 
     def __init__(self, stream: Stream, response_format: Any,
-                 finish: Callable[[ChatCompletionResponse], ChatCompletionResponse]) -> None:
+                 finish: _Finish[_ParsedT]) -> None:
         self._stream = stream
         self._state = _EventState(response_format)
         self._finish = finish
@@ -213,31 +223,31 @@ class ChatCompletionStream:
         for chunk in self._stream:
             yield from self._state.events(chunk)
 
-    def until_done(self) -> "ChatCompletionStream":
+    def until_done(self) -> "ChatCompletionStream[_ParsedT]":
         for _ in self:
             pass
         return self
 
-    def get_final_completion(self) -> ChatCompletionResponse:
+    def get_final_completion(self) -> ParsedChatCompletion[_ParsedT]:
         self.until_done()
         return self._finish(self._stream.get_final_response())
 
     def close(self) -> None:
         self._stream.close()
 
-    def __enter__(self) -> "ChatCompletionStream":
+    def __enter__(self) -> "ChatCompletionStream[_ParsedT]":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
 
-class AsyncChatCompletionStream:
+class AsyncChatCompletionStream(Generic[_ParsedT]):
     """The async ``ChatCompletionStream``: ``async for event in stream``, ``await
     stream.get_final_completion()``."""
 
     def __init__(self, stream: AsyncStream, response_format: Any,
-                 finish: Callable[[ChatCompletionResponse], ChatCompletionResponse]) -> None:
+                 finish: _Finish[_ParsedT]) -> None:
         self._stream = stream
         self._state = _EventState(response_format)
         self._finish = finish
@@ -255,28 +265,27 @@ class AsyncChatCompletionStream:
             for event in self._state.events(chunk):
                 yield event
 
-    async def until_done(self) -> "AsyncChatCompletionStream":
+    async def until_done(self) -> "AsyncChatCompletionStream[_ParsedT]":
         async for _ in self:
             pass
         return self
 
-    async def get_final_completion(self) -> ChatCompletionResponse:
+    async def get_final_completion(self) -> ParsedChatCompletion[_ParsedT]:
         await self.until_done()
         return self._finish(await self._stream.get_final_response())
 
     async def close(self) -> None:
         await self._stream.close()
 
-    async def __aenter__(self) -> "AsyncChatCompletionStream":
+    async def __aenter__(self) -> "AsyncChatCompletionStream[_ParsedT]":
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.close()
 
 
-def completion_finisher(response_format: Any
-                        ) -> Callable[[ChatCompletionResponse], ChatCompletionResponse]:
-    def finish(response: ChatCompletionResponse) -> ChatCompletionResponse:
+def completion_finisher(response_format: Any) -> _Finish[Any]:
+    def finish(response: ChatCompletionResponse) -> ParsedChatCompletion[Any]:
         return parse_completion(response, response_format)
 
     return finish

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, cast
 
 from .errors import AisuiteLikeError
 from .types import ChatCompletionResponse
+
+if TYPE_CHECKING:
+    from .types import ParsedChatCompletion
 
 __all__ = ["LengthFinishReasonError", "ContentFilterFinishReasonError"]
 
@@ -140,7 +143,7 @@ def _resolve_ref(root: dict[str, Any], ref: str) -> dict[str, Any]:
 
 
 def parse_completion(response: ChatCompletionResponse, response_format: Any
-                     ) -> ChatCompletionResponse:
+                     ) -> ParsedChatCompletion[Any]:
     """A copy of ``response`` whose messages carry ``parsed``, as the OpenAI
     SDK's ``parse_chat_completion``: a ``length`` or ``content_filter`` finish raises (unless
     the message is a refusal), a refusal (``message.refusal``, or Anthropic's ``refusal``
@@ -170,7 +173,8 @@ def parse_completion(response: ChatCompletionResponse, response_format: Any
                            set(message.model_fields_set) | {"parsed", "tool_calls"}
                            | ({"refusal"} if refusal is not None else set()))
         choices.append(choice.model_copy(update={"message": out}))
-    return response.model_copy(update={"choices": choices})
+    # Its messages now carry ``parsed``: what ParsedChatCompletion tells type checkers.
+    return cast("ParsedChatCompletion[Any]", response.model_copy(update={"choices": choices}))
 
 
 def _validate(response_format: Any, content: Any) -> Any:

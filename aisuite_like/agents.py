@@ -73,6 +73,7 @@ from ._agent_sdk import (
 )
 from ._agent_state import RunState, restore_loop, snapshot_loop
 from ._run_context import RunContextWrapper, TContext
+from ._sync_bridge import run_coro_sync as _run_coro_sync
 from .errors import (
     InputGuardrailTripwireTriggered,
     OutputGuardrailTripwireTriggered,
@@ -87,7 +88,6 @@ from .runner import (
     ToolBatch,
     ToolCallRun,
     _drive_async,
-    _run_coro_sync,
     _to_message,
 )
 from .types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolEvent, Usage
@@ -183,7 +183,7 @@ class RunResult:
         if raise_if_incorrect_type and not isinstance(self.final_output, cls):
             raise TypeError(f"final output is not of type {cls.__name__}: "
                             f"{type(self.final_output).__name__}")
-        return self.final_output  # type: ignore[no-any-return]
+        return self.final_output  # type: ignore[no-any-return]  # the caller names its type
 
     def to_input_list(self) -> list[dict[str, Any]]:
         """This run's input and everything it produced, as message dicts: the input of a next
@@ -410,7 +410,7 @@ class _AgentRun:
         pending = engine.handoff_input()
         if pending is not None:
             spec, data = pending
-            filtered = await maybe_await(spec.input_filter(data))  # type: ignore[misc]
+            filtered = await maybe_await(spec.input_filter(data))  # type: ignore[misc]  # sync or async filter
             if not isinstance(filtered, HandoffInputData):
                 raise TypeError(f"the input_filter of handoff {spec.tool_name!r} must return "
                                 f"a HandoffInputData, got {type(filtered).__name__}")
@@ -803,7 +803,7 @@ class RunResultStreaming:
     async def aclose(self) -> None:
         """Stop reading: cancels the run if it is still going."""
         if self._iterator is not None:
-            await self._iterator.aclose()  # type: ignore[attr-defined]
+            await self._iterator.aclose()  # type: ignore[attr-defined]  # an async generator
 
     def cancel(self) -> None:
         """Stop the run (the Agents SDK's name); read the iterator to its end or close it."""

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterable, Mapping, Sequence
 from typing import (
     TYPE_CHECKING,
     Any,
     Generic,
-    Iterable,
     Literal,
-    Mapping,
     Optional,
-    Sequence,
     TypeVar,
     Union,
     cast,
@@ -35,9 +33,10 @@ from .providers import (
 
 if TYPE_CHECKING:
     from ._message_params import ChatCompletionMessageParam
+    from ._stream_events import AsyncChatCompletionStream, ChatCompletionStream
     from .batches import AsyncBatches, Batches
     from .streaming import AsyncStream, Stream
-    from .types import ChatCompletionResponse, Message
+    from .types import ChatCompletionResponse, Message, ParsedChatCompletion
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
     # Message objects, or any mapping of that shape.
@@ -290,6 +289,10 @@ class _Base:
             mcp._close_opened_by(self)
 
 
+# The class given as ``response_format`` to ``parse``: the type of ``message.parsed``.
+_ParsedT = TypeVar("_ParsedT")
+
+
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
@@ -508,6 +511,68 @@ class _Completions:
         """Async ``create`` on the sync client (aisuite's name)."""
         return await _acreate(self._client, model, messages, kwargs)
 
+    @overload
+    def parse(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: type[_ParsedT],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ParsedChatCompletion[_ParsedT]: ...
+
+    @overload
+    def parse(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: Optional[Mapping[str, Any]],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ParsedChatCompletion[None]: ...
+
     def parse(self, model: str, messages: Any, *, response_format: Any, **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse``: ``create`` with ``response_format`` a pydantic class
         (sent as a strict JSON schema, through each provider's native structured output),
@@ -520,10 +585,134 @@ class _Completions:
                                response_format=response_format_param(response_format), **kwargs)
         return parse_completion(response, response_format)
 
+    @overload
+    async def aparse(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: type[_ParsedT],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ParsedChatCompletion[_ParsedT]: ...
+
+    @overload
+    async def aparse(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: Optional[Mapping[str, Any]],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ParsedChatCompletion[None]: ...
+
     async def aparse(self, model: str, messages: Any, *, response_format: Any,
                      **kwargs: Any) -> Any:
         """Async ``parse`` on the sync client (as ``acreate``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
+
+    @overload
+    def stream(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: type[_ParsedT],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ChatCompletionStream[_ParsedT]: ...
+
+    @overload
+    def stream(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: Optional[Mapping[str, Any]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ChatCompletionStream[None]: ...
 
     def stream(self, model: str, messages: Any, *, response_format: Any = None,
                **kwargs: Any) -> Any:
@@ -558,7 +747,7 @@ async def _aparse(client: _Base, model: str, messages: Any, response_format: Any
     return parse_completion(response, response_format)
 
 
-class _AsyncStreamManager:
+class _AsyncStreamManager(Generic[_ParsedT]):
     """``async with aclient.chat.completions.stream(...) as stream``: the OpenAI SDK's shape
     (not awaited; entering starts the request)."""
 
@@ -566,9 +755,9 @@ class _AsyncStreamManager:
                  response_format: Any) -> None:
         self._start = (client, model, messages, kwargs)
         self._response_format = response_format
-        self._stream: Any = None
+        self._stream: Optional[AsyncChatCompletionStream[_ParsedT]] = None
 
-    async def __aenter__(self) -> Any:
+    async def __aenter__(self) -> AsyncChatCompletionStream[_ParsedT]:
         from ._stream_events import AsyncChatCompletionStream, completion_finisher
         from ._structured import response_format_param
 
@@ -757,13 +946,137 @@ class _AsyncCompletions:
         """Async chat completion; ``stream=True`` returns an ``AsyncStream``."""
         return await _acreate(self._client, model, messages, kwargs)
 
+    @overload
+    async def parse(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: type[_ParsedT],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ParsedChatCompletion[_ParsedT]: ...
+
+    @overload
+    async def parse(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: Optional[Mapping[str, Any]],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> ParsedChatCompletion[None]: ...
+
     async def parse(self, model: str, messages: Any, *, response_format: Any,
                     **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse`` (see ``Client.chat.completions.parse``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
 
+    @overload
+    def stream(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: type[_ParsedT],
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> _AsyncStreamManager[_ParsedT]: ...
+
+    @overload
+    def stream(
+        self,
+        model: str,
+        messages: _Messages,
+        *,
+        response_format: Optional[Mapping[str, Any]] = None,
+        tools: Optional[Iterable[Any]] = None,
+        tool_choice: Union[str, Mapping[str, Any], None] = None,
+        parallel_tool_calls: Optional[bool] = None,
+        max_turns: Optional[int] = None,
+        tool_policy: Any = None,
+        on_tool_error: Literal["return", "raise"] = "return",
+        on_max_turns: Literal["return", "raise", "final_answer"] = "return",
+        max_tool_concurrency: Optional[int] = None,
+        tool_timeout: Optional[float] = None,
+        max_tool_result_chars: Optional[int] = None,
+        temperature: Optional[float] = None,
+        top_p: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        max_completion_tokens: Optional[int] = None,
+        stop: Union[str, Sequence[str], None] = None,
+        seed: Optional[int] = None,
+        user: Optional[str] = None,
+        n: Optional[int] = None,
+        timeout: Any = None,
+        stream_options: Optional[Mapping[str, Any]] = None,
+        fallbacks: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> _AsyncStreamManager[None]: ...
+
     def stream(self, model: str, messages: Any, *, response_format: Any = None,
-               **kwargs: Any) -> _AsyncStreamManager:
+               **kwargs: Any) -> _AsyncStreamManager[Any]:
         """The OpenAI SDK's ``stream``: ``async with aclient.chat.completions.stream(...) as
         s``; ``async for event in s``; ``await s.get_final_completion()`` is the accumulated
         (parsed) response."""

@@ -9,9 +9,13 @@ known secrets and key-shaped strings before any text reaches an error.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from . import _secret_forms
+
+if TYPE_CHECKING:
+    from .types import SkippedModel
 
 __all__ = [
     "AisuiteLikeError",
@@ -54,6 +58,8 @@ class APIError(AisuiteLikeError):
     the wait in seconds the server asked for (``Retry-After``), on any status, when given."""
 
     retry_after: float | None = None
+    #: Only on the error of the last model of ``fallbacks=[...]``: the models tried before it.
+    fallback_errors: list[SkippedModel]
 
     def __init__(
         self,
@@ -288,7 +294,7 @@ def _redact_value(value: Any, secrets: tuple[str | None, ...]) -> Any:
         return value if all(out[k] is value[k] for k in value) else out
     if isinstance(value, (list, tuple)):
         items = [_redact_value(v, secrets) for v in value]
-        if all(a is b for a, b in zip(items, value)):
+        if all(a is b for a, b in zip(items, value, strict=True)):
             return value
         return type(value)(items) if isinstance(value, tuple) else items
     return value

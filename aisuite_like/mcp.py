@@ -28,8 +28,9 @@ import shlex
 import tempfile
 import threading
 import weakref
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, AsyncIterator, Iterable, Mapping, Optional, Sequence
+from typing import IO, Any, Optional
 
 from .errors import AisuiteLikeError, MCPError, MissingDependencyError
 from .tools import Tool
@@ -65,7 +66,7 @@ class MCPToolResult:
 
 def _require_sdk() -> None:
     try:
-        import mcp  # noqa: F401
+        import mcp  # noqa: F401 (only: is it installed?)
     except ImportError:
         raise MissingDependencyError(
             "MCP tools need the 'mcp' package, which is not installed. Install it with: "
@@ -126,8 +127,8 @@ def _to_result(raw: Any) -> MCPToolResult:
 
 def _leaf_error(exc: BaseException) -> BaseException:
     """The first non-group exception inside (anyio task groups wrap failures)."""
-    while getattr(exc, "exceptions", None):  # BaseExceptionGroup (3.11+ or the backport)
-        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    while inner := getattr(exc, "exceptions", None):  # BaseExceptionGroup (3.11+, backport)
+        exc = inner[0]
     return exc
 
 
@@ -185,7 +186,7 @@ class _Connection:
                 self.ready.set_result(None)
                 assert self._stop is not None
                 await self._stop.wait()
-        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for ready
+        except BaseException as exc:  # handed to whoever waits for ready
             if not self.ready.done():
                 self.ready.set_exception(self.server._start_error(self, _leaf_error(exc)))
             if isinstance(exc, asyncio.CancelledError):
@@ -606,7 +607,7 @@ class MCPServerStdio(MCPServer):
         conn.stderr = tempfile.TemporaryFile()
         params = StdioServerParameters(command=self.command, args=list(self.args),
                                        env=self.env, cwd=self.cwd)
-        return stdio_client(params, errlog=conn.stderr)  # type: ignore[arg-type]
+        return stdio_client(params, errlog=conn.stderr)  # type: ignore[arg-type]  # any file serves as stderr
 
 
 class MCPServerHTTP(MCPServer):

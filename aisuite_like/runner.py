@@ -22,13 +22,15 @@ import inspect
 import json
 import threading
 import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from . import _observe
 from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
+from ._sync_bridge import run_coro_sync as _run_coro_sync
 from .errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
 from .policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
 from .providers.base import ChatRequest, Provider
@@ -663,21 +665,6 @@ class _ToolTimeout(Exception):
     """Raised by the drivers' timeout helpers (a tool cannot raise it by accident)."""
 
 
-def _run_coro_sync(awaitable: Any) -> Any:
-    """Run an awaitable to completion from sync code: in this thread when no event loop runs
-    here, else in a helper thread with its own loop (the sync client used inside async code)."""
-
-    async def _await() -> Any:
-        return await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_await())
-    with ThreadPoolExecutor(1, thread_name_prefix="aisuite-like-async") as helper:
-        return helper.submit(contextvars.copy_context().run, asyncio.run, _await()).result()
-
-
 def _call_in_thread(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                     timeout: float) -> Any:
     """Run a sync tool with a deadline. Python cannot stop a thread: a timed-out tool keeps
@@ -859,7 +846,7 @@ def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools
     max_tool_concurrency), validated there."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
     if _observe.ACTIVE is not None:  # instrument(): the run is a span around its calls
-        return _observe.ACTIVE.tool_run_sync(engine, provider)  # type: ignore[no-any-return]
+        return _observe.ACTIVE.tool_run_sync(engine, provider)  # type: ignore[no-any-return]  # a response or Stream
     if request.stream:
         return Stream(_drive_sync(engine, provider), final=engine.final_response)
     for _ in _drive_sync(engine, provider):
@@ -996,7 +983,7 @@ async def _run_batch_async(batch: ToolBatch, limit: int, pool: _ToolThreads,
 
 async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkAccumulator,
                              engine: ToolLoop, hooks: Optional[RunHooks]
-                             ) -> AsyncIterator[ChatCompletionChunk]:
+                             ) -> AsyncGenerator[ChatCompletionChunk, None]:
     turn = action.turn
     chunks = provider.astream(action.request)
     try:
@@ -1069,7 +1056,7 @@ async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optiona
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
     instrumentation = _observe.ACTIVE
     if instrumentation is not None:  # instrument(): the run is a span around its calls
-        return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]
+        return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]  # a response or stream
     if request.stream:
         return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
     async for _ in _drive_async(engine, provider):

@@ -7,7 +7,11 @@ The accumulator only appends strings and looks up tool calls by index: no valida
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, Generic, Optional
+
+# A TypeVar with a default (PEP 696): a plain `Stream` means `Stream[ChatCompletionChunk]`.
+from typing_extensions import TypeVar
 
 from ._call_ids import CallIdAssigner, _chunk_with_ids
 from ._cost import attach_price_ref
@@ -22,6 +26,10 @@ from .types import (
 )
 
 __all__ = ["Stream", "AsyncStream"]
+
+# What a stream yields. Only ChatCompletionChunk (or a subclass) today, the default.
+_ChunkT = TypeVar("_ChunkT", bound=ChatCompletionChunk, default=ChatCompletionChunk)
+_C = TypeVar("_C", bound=ChatCompletionChunk)
 
 
 class _ChunkAccumulator:
@@ -42,7 +50,7 @@ class _ChunkAccumulator:
         self._choices: dict[int, dict[str, Any]] = {}
         self._ids = CallIdAssigner(prior)
 
-    def add(self, chunk: ChatCompletionChunk) -> ChatCompletionChunk:
+    def add(self, chunk: _C) -> _C:
         if not self.id and chunk.id:
             self.id = chunk.id
         if not self.created and chunk.created:
@@ -148,7 +156,7 @@ def _started(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatCompletionCh
     def rest() -> Iterator[ChatCompletionChunk]:
         try:
             if first is not _END:
-                yield first  # type: ignore[misc]
+                yield first  # type: ignore[misc]  # not _END: a chunk
                 yield from chunks
         finally:
             close = getattr(chunks, "close", None)
@@ -180,14 +188,14 @@ async def _astarted(chunks: AsyncIterator[ChatCompletionChunk]
     return rest()
 
 
-class Stream:
+class Stream(Generic[_ChunkT]):
     """A sync stream of ``ChatCompletionChunk``. Iterate it, use it as a context manager, and
     call ``get_final_response()`` for the accumulated response. ``chunks`` keeps what arrived,
     so after a mid-stream error the received part is still available."""
 
     def __init__(
         self,
-        chunks: Iterator[ChatCompletionChunk],
+        chunks: Iterator[_ChunkT],
         *,
         final: Optional[Callable[[], ChatCompletionResponse]] = None,
         prior_messages: Sequence[Any] = (),
@@ -196,13 +204,13 @@ class Stream:
         self._iter = chunks
         self._final = final
         self._acc = _ChunkAccumulator(prior_messages)
-        self.chunks: list[ChatCompletionChunk] = []
+        self.chunks: list[_ChunkT] = []
         self._done = False
 
-    def __iter__(self) -> Iterator[ChatCompletionChunk]:
+    def __iter__(self) -> Iterator[_ChunkT]:
         return self
 
-    def __next__(self) -> ChatCompletionChunk:
+    def __next__(self) -> _ChunkT:
         if self._done:
             raise StopIteration
         try:
@@ -233,7 +241,7 @@ class Stream:
         if close is not None:
             close()
 
-    def __enter__(self) -> "Stream":
+    def __enter__(self) -> "Stream[_ChunkT]":
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -247,13 +255,13 @@ class Stream:
             pass
 
 
-class AsyncStream:
+class AsyncStream(Generic[_ChunkT]):
     """The async twin of ``Stream``: ``async for``, ``async with``, ``await
     get_final_response()``, ``await close()``."""
 
     def __init__(
         self,
-        chunks: AsyncIterator[ChatCompletionChunk],
+        chunks: AsyncIterator[_ChunkT],
         *,
         final: Optional[Callable[[], ChatCompletionResponse]] = None,
         prior_messages: Sequence[Any] = (),
@@ -262,13 +270,13 @@ class AsyncStream:
         self._iter = chunks
         self._final = final
         self._acc = _ChunkAccumulator(prior_messages)
-        self.chunks: list[ChatCompletionChunk] = []
+        self.chunks: list[_ChunkT] = []
         self._done = False
 
-    def __aiter__(self) -> AsyncIterator[ChatCompletionChunk]:
+    def __aiter__(self) -> AsyncIterator[_ChunkT]:
         return self
 
-    async def __anext__(self) -> ChatCompletionChunk:
+    async def __anext__(self) -> _ChunkT:
         if self._done:
             raise StopAsyncIteration
         try:
@@ -297,7 +305,7 @@ class AsyncStream:
         if aclose is not None:
             await aclose()
 
-    async def __aenter__(self) -> "AsyncStream":
+    async def __aenter__(self) -> "AsyncStream[_ChunkT]":
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

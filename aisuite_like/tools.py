@@ -12,7 +12,8 @@ import inspect
 import json
 import typing
 import weakref
-from typing import Annotated, Any, Callable, Iterable, Optional, get_args, get_origin
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any, Optional, Union, get_args, get_origin, overload
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
@@ -142,6 +143,30 @@ class Tool:
         return (*lead, *(kwargs.pop(n) for n in self._positional_only if n in kwargs)), kwargs
 
 
+@overload
+def tool(
+    fn: Callable[..., Any],
+    *,
+    name: Optional[str] = None,
+    description: Optional[str] = None,
+    strict: bool = False,
+    sequential: bool = False,
+    timeout: Optional[float] = None,
+) -> Tool: ...
+
+
+@overload
+def tool(
+    fn: None = None,
+    *,
+    name: Optional[str] = None,
+    description: Optional[str] = None,
+    strict: bool = False,
+    sequential: bool = False,
+    timeout: Optional[float] = None,
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
 def tool(
     fn: Optional[Callable[..., Any]] = None,
     *,
@@ -150,14 +175,14 @@ def tool(
     strict: bool = False,
     sequential: bool = False,
     timeout: Optional[float] = None,
-) -> Any:
+) -> Union[Tool, Callable[[Callable[..., Any]], Tool]]:
     """Decorator: ``@tool`` or ``@tool(name=..., description=..., strict=..., sequential=...,
     timeout=...)`` turns a function into a ``Tool`` (still callable as the function)."""
-    options = dict(name=name, description=description, strict=strict, sequential=sequential,
-                   timeout=timeout)
     if fn is None:
-        return lambda f: Tool(f, **options)
-    return Tool(fn, **options)
+        return lambda f: Tool(f, name=name, description=description, strict=strict,
+                              sequential=sequential, timeout=timeout)
+    return Tool(fn, name=name, description=description, strict=strict, sequential=sequential,
+                timeout=timeout)
 
 
 class Tools:
@@ -381,7 +406,7 @@ def _is_async_callable(fn: Any) -> bool:
     while hasattr(fn, "func") and not inspect.isfunction(fn):  # functools.partial
         fn = fn.func
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-        getattr(fn, "__call__", None))
+        getattr(fn, "__call__", None))  # noqa: B004 (the method itself, to inspect it)
 
 
 def _schema_name(schema: dict[str, Any], index: int) -> str:
@@ -484,7 +509,7 @@ def _arguments_model(fn: Callable[..., Any], tool_name: str, param_docs: dict[st
 def _type_hints(fn: Any) -> dict[str, Any]:
     target = fn
     if not (inspect.isfunction(target) or inspect.ismethod(target)):
-        target = getattr(fn, "func", None) or getattr(type(fn), "__call__", fn)
+        target = getattr(fn, "func", None) or getattr(type(fn), "__call__", fn)  # noqa: B004 (its hints)
     try:
         return typing.get_type_hints(target, include_extras=True)
     except Exception:
@@ -502,7 +527,7 @@ class _NoFieldTitles(GenerateJsonSchema):
         return False
 
 
-def _json_schema(model: Any) -> dict[str, Any]:
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema(by_alias=True, schema_generator=_NoFieldTitles)
     schema.pop("title", None)
     return schema

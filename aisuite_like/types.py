@@ -7,9 +7,12 @@ goes through normal validation.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Optional, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
 __all__ = [
     "Function",
@@ -43,9 +46,10 @@ Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
 _set = object.__setattr__
+_M = TypeVar("_M", bound=BaseModel)
 
 
-def _built(cls: Any, values: dict[str, Any]) -> Any:
+def _built(cls: type[_M], values: dict[str, Any]) -> _M:
     """``cls.model_construct(**values)`` for translators that pass EVERY field of ``cls``
     (our types have no aliases, private attributes or post-init): skips model_construct's
     per-field loop, which was most of the per-chunk cost of a stream."""
@@ -88,10 +92,14 @@ class _ItemAccess:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:  # given by the pydantic model this is mixed into
+        model_fields: ClassVar[dict[str, FieldInfo]]
+        __pydantic_extra__: Optional[dict[str, Any]]
+
     def __getitem__(self, key: str) -> Any:
-        if key in type(self).model_fields:  # type: ignore[attr-defined]
+        if key in type(self).model_fields:
             return getattr(self, key)
-        extra = self.__pydantic_extra__  # type: ignore[attr-defined]
+        extra = self.__pydantic_extra__
         if extra and key in extra:
             return extra[key]
         raise KeyError(key)
@@ -107,7 +115,7 @@ class _ItemAccess:
         return isinstance(key, str) and self.get(key) is not None
 
     def keys(self) -> list[str]:
-        names = [*type(self).model_fields, *(self.__pydantic_extra__ or ())]  # type: ignore[attr-defined]
+        names = [*type(self).model_fields, *(self.__pydantic_extra__ or ())]
         return [name for name in names if self.get(name) is not None]
 
 
@@ -356,3 +364,21 @@ class ChatCompletionChunk(_Model):
     usage: Optional[Usage] = None
     # Runner streams: which model call (1-based) this chunk belongs to.
     turn: Optional[int] = None
+
+
+if TYPE_CHECKING:
+    # What ``chat.completions.parse()`` returns, as type checkers see it: typed by the
+    # ``response_format`` class, as the OpenAI SDK's ``ParsedChatCompletion[T]``. At run time
+    # the objects are the classes above (``parsed`` is an extra field of the message), so
+    # these names exist for annotations only: import them under ``if TYPE_CHECKING:``.
+    _ParsedT = TypeVar("_ParsedT")
+
+    class ParsedMessage(Message, Generic[_ParsedT]):
+        parsed: Optional[_ParsedT]
+
+    class ParsedChoice(Choice, Generic[_ParsedT]):
+        message: ParsedMessage[_ParsedT]
+
+    class ParsedChatCompletion(ChatCompletionResponse, Generic[_ParsedT]):
+        # A list of the narrower choices (a list is invariant; the OpenAI SDK does the same).
+        choices: list[ParsedChoice[_ParsedT]]  # type: ignore[assignment]  # narrower

@@ -27,7 +27,7 @@ def _run_tool(module: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_ruff_check_passes() -> None:
     done = _run_tool("ruff", "check", "--no-cache", "aisuite_like", "tests/test_code_health.py",
-                     TYPING_CHECKS)
+                     "tests/_create_overloads.py", TYPING_CHECKS)
     assert done.returncode == 0, f"ruff check found problems:\n{done.stdout}{done.stderr}"
 
 
@@ -64,6 +64,29 @@ def test_the_typing_checks_run(monkeypatch: pytest.MonkeyPatch) -> None:
     module.run_all()
 
 
+def test_the_create_overloads_agree() -> None:
+    """The create / acreate / parse / aparse / stream overloads of client.py list the same
+    keyword parameters (the first create overload is the one to edit; ``make overloads``
+    copies it into the others)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        import _create_overloads as overloads
+    finally:
+        sys.path.remove(str(ROOT / "tests"))
+    text = overloads.CLIENT.read_text(encoding="utf-8")
+    assert overloads.render(text) == text, "run: make overloads"
+    # The check sees a difference: a parameter changed in one overload only is put back, in
+    # a create overload and in a parse one (which has no general response_format).
+    for changed in ("create", "parse"):
+        one = next(m for m in overloads.overloads(text)[1:] if m.group(2) == changed)
+        assert "        seed: Optional[int] = None,\n" in one.group(3)
+        assert ("response_format: Any" in one.group(3)) is (changed == "create")
+        drifted = (text[:one.start(3)]
+                   + one.group(3).replace("seed: Optional[int]", "seed: Optional[str]")
+                   + text[one.end(3):])
+        assert drifted != text and overloads.render(drifted) == text
+
+
 def test_every_lazy_name_is_visible_to_type_checkers() -> None:
     """``aisuite_like/__init__.py`` loads most names on first access (``_LAZY``); its
     ``if TYPE_CHECKING:`` block must import each from the same module, or type checkers and
@@ -93,13 +116,11 @@ ALLOWED_EDGES = {
     # instrument() loads the optional OpenTelemetry layer on demand; the layer wraps the
     # runner's drivers, which reach it only through ``_observe.ACTIVE``.
     ("aisuite_like._observe", "aisuite_like._otel"),
-    # Pending, in modules that are not yet typed (see [tool.mypy.overrides]); remove each when
-    # its cycle is broken. ``Tools`` recognises an MCP server in ``tools=[...]`` (mcp.py builds
-    # on tools.py) ...
+    # mcp.py builds on tools.py (an MCP tool is a ``Tool``), and ``Tools`` must recognise an
+    # MCP server, or an inline ``{"type": "mcp", ...}`` config, in ``tools=[...]`` and open it.
+    # tools.py is loaded by every call with tools; it reaches mcp.py only when such an item is
+    # there, so a call without MCP never loads mcp.py and what it starts (threads, processes).
     ("aisuite_like.tools", "aisuite_like.mcp"),
-    # ... and ``Tools.execute_tool`` (aisuite's method) delegates to _aisuite_tools.py, which
-    # drives the runner, which imports tools.py.
-    ("aisuite_like.tools", "aisuite_like._aisuite_tools"),
 }
 
 

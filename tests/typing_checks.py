@@ -14,13 +14,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel
 from typing_extensions import assert_type
 
 import aisuite_like as ai
+from aisuite_like._stream_events import StreamEvent as CompletionStreamEvent
 from aisuite_like.testing import ScriptedProvider, tool_call
+
+if TYPE_CHECKING:  # annotation-only names (see docs/typing.md); used in assert_type strings
+    from aisuite_like.types import ParsedChatCompletion  # noqa: F401
 
 
 class Weather(BaseModel):
@@ -35,6 +39,13 @@ def get_weather(city: str) -> str:
 
 def _client(*replies: Any) -> ai.Client:
     return ai.Client(providers={"scripted": ScriptedProvider(list(replies))})
+
+
+def _async_client(*replies: Any) -> ai.AsyncClient:
+    return ai.AsyncClient(providers={"scripted": ScriptedProvider(list(replies))})
+
+
+PARIS = '{"city": "Paris", "celsius": 21}'
 
 
 def check_public_names() -> None:
@@ -270,6 +281,141 @@ def check_decorators_and_handoffs() -> None:
     assert_type(triage.clone(name="triage 2"), ai.Agent)
 
 
+def check_stream_items_and_runner_streams() -> None:
+    """A stream is ``Stream[ChatCompletionChunk]`` (a plain ``ai.Stream`` means that), with or
+    without the tool runner."""
+    stream = _client("hello").chat.completions.create(
+        model="scripted:m", messages=[{"role": "user", "content": "hi"}], stream=True)
+    assert_type(stream, ai.Stream[ai.ChatCompletionChunk])
+    with stream as entered:
+        assert_type(entered, ai.Stream[ai.ChatCompletionChunk])
+        assert_type(next(entered), ai.ChatCompletionChunk)
+    assert_type(stream.chunks, list[ai.ChatCompletionChunk])
+    client = _client(tool_call("get_weather", {"city": "Paris"}), "Sunny.")
+    ran = client.chat.completions.create(
+        model="scripted:m", messages=[{"role": "user", "content": "Weather in Paris?"}],
+        tools=[get_weather], max_turns=3, stream=True)
+    assert_type(ran, ai.Stream[ai.ChatCompletionChunk])
+    turns = {chunk.turn for chunk in ran}
+    assert turns == {1, 2}, turns
+    final = ran.get_final_response()
+    assert_type(final, ai.ChatCompletionResponse)
+    assert_type(final.tool_events, list[ai.ToolEvent])
+    assert_type(final.choices[0].intermediate_messages, list[ai.Message])
+    assert final.choices[0].message.content == "Sunny."
+    assert_type(final.usage, Optional[ai.Usage])
+
+
+async def check_async_runner_streams() -> None:
+    client = _async_client(tool_call("get_weather", {"city": "Paris"}), "Sunny.")
+    ran = await client.chat.completions.create(
+        model="scripted:m", messages=[{"role": "user", "content": "Weather in Paris?"}],
+        tools=[get_weather], max_turns=3, stream=True)
+    assert_type(ran, ai.AsyncStream[ai.ChatCompletionChunk])
+    async with ran as entered:
+        async for chunk in entered:
+            assert_type(chunk, ai.ChatCompletionChunk)
+    assert_type(ran.chunks, list[ai.ChatCompletionChunk])
+    final = await ran.get_final_response()
+    assert final.choices[0].message.content == "Sunny."
+    sync_client = _client(tool_call("get_weather", {"city": "Paris"}), "Sunny.")
+    acreated = await sync_client.chat.completions.acreate(
+        model="scripted:m", messages=[{"role": "user", "content": "Paris?"}],
+        tools=[get_weather], max_turns=3)
+    assert_type(acreated, ai.ChatCompletionResponse)
+    assert acreated.choices[0].message.content == "Sunny."
+
+
+def check_parse() -> None:
+    """``parse``: ``message.parsed`` has the type of the ``response_format`` class."""
+    client = _client(PARIS, PARIS, tool_call("get_weather", {"city": "Paris"}), PARIS, "{}")
+    messages: list[ai.ChatCompletionMessageParam] = [{"role": "user", "content": "Paris?"}]
+    completion = client.chat.completions.parse(model="scripted:m", messages=messages,
+                                               response_format=Weather)
+    assert_type(completion, "ParsedChatCompletion[Weather]")
+    assert isinstance(completion, ai.ChatCompletionResponse)  # the same class at run time
+    weather = completion.choices[0].message.parsed
+    assert_type(weather, Optional[Weather])
+    assert weather is not None and weather.celsius == 21
+    assert_type(completion.choices[0].message.content, "str | list[dict[str, Any]] | None")
+    beta = client.beta.chat.completions.parse(model="scripted:m", messages=messages,
+                                              response_format=Weather, temperature=0)
+    assert_type(beta, "ParsedChatCompletion[Weather]")
+    ran = client.chat.completions.parse(model="scripted:m", messages=messages,
+                                        response_format=Weather, tools=[get_weather],
+                                        max_turns=3)
+    assert_type(ran.choices[0].message.parsed, Optional[Weather])
+    assert ran.choices[0].message.parsed == Weather(city="Paris", celsius=21)
+    untyped = client.chat.completions.parse(
+        model="scripted:m", messages=messages, response_format={"type": "json_object"})
+    assert_type(untyped, "ParsedChatCompletion[None]")
+    assert untyped.choices[0].message.parsed is None
+
+
+async def check_aparse() -> None:
+    client = _client(PARIS)
+    completion = await client.chat.completions.aparse(
+        model="scripted:m", messages=[{"role": "user", "content": "Paris?"}],
+        response_format=Weather)
+    assert_type(completion, "ParsedChatCompletion[Weather]")
+    assert_type(completion.choices[0].message.parsed, Optional[Weather])
+    aclient = _async_client(PARIS)
+    acompletion = await aclient.chat.completions.parse(
+        model="scripted:m", messages=[{"role": "user", "content": "Paris?"}],
+        response_format=Weather)
+    assert_type(acompletion, "ParsedChatCompletion[Weather]")
+    parsed = acompletion.choices[0].message.parsed
+    assert parsed is not None and parsed.city == "Paris"
+
+
+def check_stream_helper() -> None:
+    """``chat.completions.stream(...)``: events, and the parsed final completion."""
+    client = _client(PARIS)
+    with client.chat.completions.stream(
+            model="scripted:m", messages=[{"role": "user", "content": "Paris?"}],
+            response_format=Weather) as stream:
+        assert_type(stream, ai.ChatCompletionStream[Weather])
+        for event in stream:
+            assert_type(event, CompletionStreamEvent)
+        final = stream.get_final_completion()
+    assert_type(final, "ParsedChatCompletion[Weather]")
+    assert_type(final.choices[0].message.parsed, Optional[Weather])
+    assert final.choices[0].message.parsed == Weather(city="Paris", celsius=21)
+    plain = _client("hi").chat.completions.stream(
+        model="scripted:m", messages=[{"role": "user", "content": "hi"}])
+    assert_type(plain, ai.ChatCompletionStream[None])
+    assert plain.get_final_completion().choices[0].message.content == "hi"
+
+
+async def check_async_stream_helper() -> None:
+    aclient = _async_client(PARIS)
+    async with aclient.chat.completions.stream(
+            model="scripted:m", messages=[{"role": "user", "content": "Paris?"}],
+            response_format=Weather) as stream:
+        assert_type(stream, ai.AsyncChatCompletionStream[Weather])
+        async for event in stream:
+            assert_type(event, CompletionStreamEvent)
+        final = await stream.get_final_completion()
+    assert_type(final.choices[0].message.parsed, Optional[Weather])
+    assert final.choices[0].message.parsed == Weather(city="Paris", celsius=21)
+
+
+def check_tool_decorator() -> None:
+    @ai.tool
+    def plain(city: str) -> str:
+        """The weather."""
+        return city
+
+    @ai.tool(name="weather_now", timeout=5)
+    def named(city: str) -> str:
+        """The weather."""
+        return city
+
+    assert_type(plain, ai.Tool)
+    assert_type(named, ai.Tool)
+    assert named.name == "weather_now" and plain("x") == "x"
+
+
 def _rejected() -> None:
     """Misuses the type checker must reject (never called)."""
     agent = ai.Agent("a", model="scripted:m")
@@ -290,6 +436,17 @@ def _rejected() -> None:
         model="m", messages=[], temperature="hot")
     reply = client.chat.completions.create(model="m", messages=[])
     print(reply.choices[0].nope)  # type: ignore[attr-defined]
+    # ``parsed`` is known only on what ``parse`` returns.
+    print(reply.choices[0].message.parsed)  # type: ignore[attr-defined]
+    parsed = client.chat.completions.parse(model="m", messages=[], response_format=Weather)
+    print(parsed.choices[0].message.parsed.celsius)  # type: ignore[union-attr]
+    client.chat.completions.parse(model="m", messages=[], response_format=42)  # type: ignore[call-overload]
+    client.chat.completions.parse(  # type: ignore[call-overload]
+        model="m", messages=[], response_format=Weather, max_tokens="many")
+    client.chat.completions.stream(  # type: ignore[call-overload]
+        model="m", messages=[], temperature="hot")
+    for chunk in client.chat.completions.create(model="m", messages=[], stream=True):
+        print(chunk.nope)  # type: ignore[attr-defined]
 
 
 def run_all() -> None:
@@ -303,3 +460,10 @@ def run_all() -> None:
     check_context_types()
     check_paused_run_state()
     check_decorators_and_handoffs()
+    check_stream_items_and_runner_streams()
+    asyncio.run(check_async_runner_streams())
+    check_parse()
+    asyncio.run(check_aparse())
+    check_stream_helper()
+    asyncio.run(check_async_stream_helper())
+    check_tool_decorator()

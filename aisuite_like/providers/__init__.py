@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from typing import Any, Union
+from collections.abc import Callable
+from importlib.machinery import ModuleSpec
+from typing import Any, Optional, Union
 
 from ..errors import MissingDependencyError, UnknownProviderError
 from .base import ChatRequest, Provider
@@ -41,10 +43,13 @@ _BUILTIN: dict[str, _Entry] = {
 # Aliases share one provider instance and one config (a config under either key serves both).
 _ALIASES = {"gemini": "google", "aws": "bedrock"}
 
-_USER: dict[str, Any] = {}
+# A user's provider: its class (or any callable making one), or its "module:Class" path.
+_UserProvider = Union[str, Callable[..., Provider]]
+
+_USER: dict[str, _UserProvider] = {}
 
 
-def register_provider(key: str, provider: Any) -> None:
+def register_provider(key: str, provider: _UserProvider) -> None:
     """Register a provider class (or ``"module:Class"`` path) under ``key``, process-wide.
 
     The class is instantiated with the ``provider_configs[key]`` mapping as keyword arguments.
@@ -65,9 +70,10 @@ def canonical_key(key: str) -> str:
     return _ALIASES.get(key, key)
 
 
-def _load(target: str) -> Any:
+def _load(target: str) -> Callable[..., Provider]:
     module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)
+    cls: Callable[..., Provider] = getattr(importlib.import_module(module_name), attr)
+    return cls
 
 
 def create_provider(key: str, config: dict[str, Any]) -> Provider:
@@ -78,7 +84,7 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
         provider = cls(**config)
     elif key in _BUILTIN:
         target, sdk, extra, fixed = _BUILTIN[key]
-        if sdk is not None and importlib.util.find_spec(sdk.split(".")[0]) is None or (
+        if (sdk is not None and importlib.util.find_spec(sdk.split(".")[0]) is None) or (
             sdk is not None and "." in sdk and _find_spec_safe(sdk) is None
         ):
             raise MissingDependencyError(
@@ -110,7 +116,7 @@ def _is_offline_key(key: str) -> bool:
     return key == "test"
 
 
-def _find_spec_safe(name: str) -> Any:
+def _find_spec_safe(name: str) -> Optional[ModuleSpec]:
     try:
         return importlib.util.find_spec(name)
     except ModuleNotFoundError:

@@ -6,7 +6,8 @@ reading a Vertex credentials file the config names).
 - ``huggingface``: ``token`` -> ``api_key``;
 - ``google``: ``project_id`` / ``region`` / ``application_credentials`` (a service-account
   JSON file) -> Vertex AI (``vertexai=True``, ``project``, ``location``, ``credentials``);
-- ``azure`` without ``api_version`` (and no ``OPENAI_API_VERSION``) -> ``AZURE_DEFAULT_API_VERSION``.
+- ``azure`` without ``api_version`` (and no ``OPENAI_API_VERSION``) ->
+  ``AZURE_DEFAULT_API_VERSION``.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _service_account(path: Any) -> Any:
             'application_credentials needs google-auth: pip install "aisuite-like[google]"'
         ) from exc
     try:
-        return service_account.Credentials.from_service_account_file(  # type: ignore[no-untyped-call]
+        return service_account.Credentials.from_service_account_file(  # type: ignore[no-untyped-call]  # google-auth: unannotated
             str(path), scopes=list(_VERTEX_SCOPES))
     except (OSError, ValueError) as exc:
         raise ConfigurationError(

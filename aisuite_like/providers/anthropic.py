@@ -20,20 +20,20 @@ import json
 import os
 import threading
 import time
-from typing import Any, AsyncIterator, Iterable, Iterator, Optional
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Any, Optional
 
+from .. import _retry
 from .._secrets import clean_api_key
 from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
-    APIResponseValidationError,
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
     ContextWindowExceededError,
-    InternalServerError,
     UnsupportedParameterError,
     _error_for_status,
     _parse_retry_after,
@@ -56,7 +56,6 @@ from ..types import (
     Usage,
     _built,
 )
-from .. import _retry
 from ._common import (
     bad_shape,
     bad_stream_json,
@@ -712,9 +711,15 @@ def error_from_stream_event(event: dict[str, Any], *, provider: str = PROVIDER,
     """An ``error`` event inside a 200 stream (``where="reply"``: an error object as the
     body of a 200 reply) -> the typed error it stands for (overloaded / api errors are
     ``InternalServerError``)."""
-    error = event.get("error") if isinstance(event.get("error"), dict) else {}
-    kind = error.get("type") if isinstance(error.get("type"), str) else "api_error"
-    detail = error.get("message") if isinstance(error.get("message"), str) else None
+    error = event.get("error")
+    if not isinstance(error, dict):
+        error = {}
+    kind = error.get("type")
+    if not isinstance(kind, str):
+        kind = "api_error"
+    detail = error.get("message")
+    if not isinstance(detail, str):
+        detail = None
     message = f"{provider} {where} error ({kind}): {detail or 'no message'}"
     status = _ERROR_TYPE_STATUS.get(kind, 500)
     if kind == "timeout_error":
@@ -1011,6 +1016,9 @@ class AnthropicProvider(Provider):
         # errors raised while a stream's body is read (the SDK wraps only those of sending).
         self._sdk_errors: tuple[type[BaseException], ...] = (anthropic.AnthropicError,
                                                              httpx2.HTTPError)
+        # ... and, while sending, the SDK's own argument checks.
+        self._send_errors: tuple[type[BaseException], ...] = (*self._sdk_errors, TypeError,
+                                                              ValueError)
         self._httpx2 = httpx2
         self._sync: Any = None
         self._async: Any = None
@@ -1066,7 +1074,9 @@ class AnthropicProvider(Provider):
         provider = self._key()
         if isinstance(exc, sdk.APIStatusError):
             body = exc.body if isinstance(exc.body, dict) else {}
-            error = body.get("error") if isinstance(body.get("error"), dict) else {}
+            error = body.get("error")
+            if not isinstance(error, dict):
+                error = {}
             kind = error.get("type")
             detail = error.get("message") or exc.message
             message = f"{provider} error {exc.status_code}{f' ({kind})' if kind else ''}: {detail}"
@@ -1114,16 +1124,16 @@ class AnthropicProvider(Provider):
     # -- calls -----------------------------------------------------------------------------
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return _retry.call(self._calls, self._complete_once, self._kwargs(request))  # type: ignore[no-any-return]
+        return _retry.call(self._calls, self._complete_once, self._kwargs(request))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request))  # type: ignore[no-any-return]
+        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         try:
             raw = self._sync_client().messages.with_raw_response.create(**kwargs)
             body = raw.http_response.read()
-        except (*self._sdk_errors, TypeError, ValueError) as exc:
+        except self._send_errors as exc:
             raise self._error(exc) from exc
         return self._parse(raw, body)
 
@@ -1131,7 +1141,7 @@ class AnthropicProvider(Provider):
         try:
             raw = await self._async_client().messages.with_raw_response.create(**kwargs)
             body = await raw.http_response.aread()
-        except (*self._sdk_errors, TypeError, ValueError) as exc:
+        except self._send_errors as exc:
             raise self._error(exc) from exc
         return self._parse(raw, body)
 
@@ -1146,7 +1156,7 @@ class AnthropicProvider(Provider):
         request = request if request.stream else request.replace(stream=True)
         return _retry.stream(self._calls, self._stream, self._kwargs(request))
 
-    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: returns the async generator (no await needed)."""
         request = request if request.stream else request.replace(stream=True)
         return _retry.astream(self._calls, self._astream, self._kwargs(request))
@@ -1155,7 +1165,7 @@ class AnthropicProvider(Provider):
         try:  # the request is sent here, on first iteration; status errors surface now
             resp = self._sync_client().messages.with_streaming_response.create(
                 **kwargs).__enter__()
-        except (*self._sdk_errors, TypeError, ValueError) as exc:
+        except self._send_errors as exc:
             raise self._error(exc) from exc
         lines = _StreamLines(self._key(), resp.request_id, self._secrets)
         try:
@@ -1174,7 +1184,7 @@ class AnthropicProvider(Provider):
         try:
             resp = await self._async_client().messages.with_streaming_response.create(
                 **kwargs).__aenter__()
-        except (*self._sdk_errors, TypeError, ValueError) as exc:
+        except self._send_errors as exc:
             raise self._error(exc) from exc
         lines = _StreamLines(self._key(), resp.request_id, self._secrets)
         try:

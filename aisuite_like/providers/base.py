@@ -7,9 +7,10 @@ the contract; each family lives in its own module.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
     from ..types import ChatCompletionChunk, ChatCompletionResponse

@@ -27,7 +27,8 @@ import struct
 import threading
 import time
 import zlib
-from typing import Any, AsyncIterator, Generator, Iterable, Iterator, Optional
+from collections.abc import AsyncIterator, Generator, Iterable, Iterator
+from typing import Any, Optional
 
 from .. import _retry
 from ..errors import (
@@ -1055,9 +1056,9 @@ class BedrockProvider(Provider):
             {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
              "max_concurrency": max_concurrency, "retry_clock": retry_clock}, PROVIDER)
         self._timeout = _check_timeout(timeout) if timeout is not None else DEFAULT_TIMEOUT
-        import botocore.config  # type: ignore[import-untyped]
-        import botocore.exceptions  # type: ignore[import-untyped]
-        import botocore.session  # type: ignore[import-untyped]
+        import botocore.config  # type: ignore[import-untyped]  # botocore ships no types
+        import botocore.exceptions  # type: ignore[import-untyped]  # botocore ships no types
+        import botocore.session  # type: ignore[import-untyped]  # botocore ships no types
         import urllib3.exceptions
 
         self._botocore_config = botocore.config
@@ -1141,7 +1142,7 @@ class BedrockProvider(Provider):
     # -- the SDK calls (one attempt each; aisuite_like._retry repeats them) -----------------
 
     def _converse(self, kwargs: dict[str, Any], timeout: Optional[float]) -> dict[str, Any]:
-        return self._client(timeout).converse(**kwargs)  # type: ignore[no-any-return]
+        return self._client(timeout).converse(**kwargs)  # type: ignore[no-any-return]  # botocore: untyped
 
     def _converse_once(self, call: _Call) -> dict[str, Any]:
         try:

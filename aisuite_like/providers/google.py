@@ -25,8 +25,10 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any, Optional
 
+from .. import _retry
 from .._secrets import clean_api_key
 from ..errors import (
     AisuiteLikeError,
@@ -36,7 +38,6 @@ from ..errors import (
     APITimeoutError,
     AuthenticationError,
     ConfigurationError,
-    InternalServerError,
     InvalidModelError,
     UnsupportedParameterError,
     _error_for_status,
@@ -59,7 +60,6 @@ from ..types import (
     ToolCall,
     Usage,
 )
-from .. import _retry
 from ._common import (
     bad_shape,
     bad_stream_json,
@@ -72,11 +72,11 @@ from ._common import (
     opt_list,
     opt_object,
     opt_str,
-    read_reply,
-    unreadable,
     parse_data_url,
+    read_reply,
     stop_sequences,
     text_of,
+    unreadable,
     unsupported,
 )
 from .base import ChatRequest, Provider, _mapped_errors
@@ -251,7 +251,8 @@ def _function_response(m: Mapping[str, Any], where: str,
         raise UnsupportedParameterError(
             f"{where}: tool results may only hold text on Gemini", parameter="messages",
             provider=_NAME)
-    output = json.dumps(content, ensure_ascii=False) if isinstance(content, Mapping) else text_of(content)
+    output = (json.dumps(content, ensure_ascii=False) if isinstance(content, Mapping)
+              else text_of(content))
     response: dict[str, Any] = {"name": name, "response": {"output": output}}
     if call_id:
         response["id"] = call_id
@@ -322,7 +323,7 @@ def sanitize_schema(schema: Any) -> Any:
     description; keywords of ``_DROPPED_KEYWORDS`` are removed."""
     if isinstance(schema, list):
         new_items = [sanitize_schema(s) for s in schema]
-        return schema if all(a is b for a, b in zip(new_items, schema)) else new_items
+        return schema if all(a is b for a, b in zip(new_items, schema, strict=True)) else new_items
     if not isinstance(schema, dict):
         return schema
     out: Optional[dict[str, Any]] = None
@@ -701,7 +702,7 @@ def _blocked(feedback: Optional[Mapping[str, Any]]) -> Optional[tuple[str, str]]
     reason = feedback.get("blockReason")
     if not reason or not isinstance(reason, str):
         return None
-    text = feedback.get("blockReasonMessage") or f"Gemini blocked the prompt ({reason})"  # type: ignore[union-attr]
+    text = feedback.get("blockReasonMessage") or f"Gemini blocked the prompt ({reason})"
     return reason, text
 
 
@@ -735,8 +736,9 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
         index = cand.get("index", position)
         parts = _Parts()
         parts.read(parts_list, ids.for_candidate(index), provider)
-        tool_calls = [ToolCall.model_construct(id=cid, type="function",
-                                               function=Function.model_construct(name=n, arguments=a))
+        tool_calls = [ToolCall.model_construct(
+                          id=cid, type="function",
+                          function=Function.model_construct(name=n, arguments=a))
                       for cid, n, a in parts.calls] or None
         native = opt_str(cand.get("finishReason"), provider, "candidates[].finishReason")
         message = Message.model_construct(
@@ -898,7 +900,7 @@ class StreamTranslator:
     def _choice(self, cand: Mapping[str, Any], index: int) -> Optional[ChunkChoice]:
         parts = _Parts()
         parts.read(_candidate_parts(cand, self.provider),
-                   self._ids.for_candidate(index), self.provider)  # type: ignore[union-attr]
+                   self._ids.for_candidate(index), self.provider)  # type: ignore[union-attr]  # set by _translate
         tool_calls = None
         if parts.calls:
             first = self._calls.get(index, 0)
@@ -1195,8 +1197,7 @@ class GoogleProvider(Provider):
 
     def _build_client(self) -> Any:
         from google import genai
-        from google.genai import _api_client as sdk_api_client
-        from google.genai import types as gtypes
+        from google.genai import _api_client as sdk_api_client, types as gtypes
 
         config = self._config
         sync_http, async_http = self._http_clients()
@@ -1326,10 +1327,10 @@ class GoogleProvider(Provider):
     # -- calls --
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return _retry.call(self._calls, self._complete_once, self._prepare(request, False))  # type: ignore[no-any-return]
+        return _retry.call(self._calls, self._complete_once, self._prepare(request, False))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return await _retry.acall(self._calls, self._acomplete_once,  # type: ignore[no-any-return]
+        return await _retry.acall(self._calls, self._acomplete_once,
                                   self._prepare(request, False))
 
     # A reply that stops with finish reason CONTINUATION and a continuationToken goes on in a
@@ -1373,7 +1374,7 @@ class GoogleProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         return _retry.stream(self._calls, self._stream, self._prepare(request, True))
 
-    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         return _retry.astream(self._calls, self._astream, self._prepare(request, True))
 
     def _stream(self, p: "_Prepared") -> Iterator[ChatCompletionChunk]:

@@ -20,15 +20,16 @@ import asyncio
 import json
 import os
 import threading
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, AsyncIterator, Iterable, Iterator, Mapping, Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
+from .. import _retry
 from .._secrets import clean_api_key
 from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
-    APIResponseValidationError,
     APITimeoutError,
     AuthenticationError,
     ConfigurationError,
@@ -53,7 +54,6 @@ from ..types import (
     ToolCall,
     Usage,
 )
-from .. import _retry
 from ._common import (
     bad_shape,
     bad_stream_json,
@@ -64,7 +64,6 @@ from ._common import (
     need_name,
     need_object,
     opt_count,
-    opt_list,
     opt_object,
     read_reply,
     unreadable,
@@ -110,7 +109,8 @@ class ServiceSpec:
     openai_native: bool = False
 
 
-def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any) -> tuple[str, ServiceSpec]:
+def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
+         ) -> tuple[str, ServiceSpec]:
     return key, ServiceSpec(key, base_url, key_env, **kw)
 
 
@@ -731,7 +731,8 @@ def _stream_error(error: Any, provider: str, secrets: Iterable[Optional[str]] = 
     if status is None:
         kind = body.get("type")
         status = _ERROR_TYPE_STATUS.get(kind, 500) if isinstance(kind, str) else 500
-    detail = f"{message} (code: {code})" if code is not None and not isinstance(code, int) else message
+    detail = (f"{message} (code: {code})" if code is not None and not isinstance(code, int)
+              else message)
     return _error_for_status(status, f"{where}: {detail}", provider=provider,
                              secrets=secrets, body=dict(body),
                              code=code if isinstance(code, str) else None)
@@ -1003,12 +1004,12 @@ class OpenAIProvider(Provider):
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        return _retry.call(self._calls, self._complete_once, kwargs)  # type: ignore[no-any-return]
+        return _retry.call(self._calls, self._complete_once, kwargs)
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        return await _retry.acall(self._calls, self._acomplete_once, kwargs)  # type: ignore[no-any-return]
+        return await _retry.acall(self._calls, self._acomplete_once, kwargs)
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
@@ -1035,7 +1036,7 @@ class OpenAIProvider(Provider):
         kwargs["stream"] = True
         return _retry.stream(self._calls, self._stream, kwargs)
 
-    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:  # type: ignore[override]
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
         return _retry.astream(self._calls, self._astream, kwargs)
