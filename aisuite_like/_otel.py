@@ -22,6 +22,7 @@ the span attributes ``gen_ai.input.messages`` / ``gen_ai.output.messages`` /
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import os
@@ -287,30 +288,32 @@ class Instrumentation:
                                    else error_type))
             span.end()
 
+    @contextlib.contextmanager
+    def tool_span(self, call: "ToolCallRun") -> Iterator[None]:
+        """An ``execute_tool`` span, current while the body executes ``call``, ended with
+        the call's outcome."""
+        span = self._start_tool(call)
+        try:
+            with trace.use_span(span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                yield
+        finally:
+            self._end_tool(span, call)
+
     def execute_tool_sync(self, call: "ToolCallRun", engine: Any = None,
                           hooks: Any = None) -> None:
         """The runner's ``_execute_sync`` inside an ``execute_tool`` span."""
         from .runner import _execute_sync
 
-        span = self._start_tool(call)
-        try:
-            with trace.use_span(span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                _execute_sync(call, engine, hooks)
-        finally:
-            self._end_tool(span, call)
+        with self.tool_span(call):
+            _execute_sync(call, engine, hooks)
 
     async def execute_tool_async(self, call: "ToolCallRun", engine: Any = None,
                                  hooks: Any = None) -> None:
         from .runner import _execute_async
 
-        span = self._start_tool(call)
-        try:
-            with trace.use_span(span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                await _execute_async(call, engine, hooks)
-        finally:
-            self._end_tool(span, call)
+        with self.tool_span(call):
+            await _execute_async(call, engine, hooks)
 
     # -- tool-runner runs ------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
+from . import _observe
 from .errors import AisuiteLikeError, MissingDependencyError
 from .runner import DriverSteps, ToolCallRun, _execute_async_call, _execute_sync_call
 
@@ -193,12 +194,23 @@ def _apply_outcome(call: ToolCallRun, outcome: Mapping[str, Any]) -> None:
 
 
 def _run_tool(call: ToolCallRun) -> dict[str, Any]:
-    _execute_sync_call(call)
+    # The span (under instrument()) is inside the step: a replayed call was not executed.
+    observe = _observe.ACTIVE
+    if observe is None:
+        _execute_sync_call(call)
+    else:
+        with observe.tool_span(call):
+            _execute_sync_call(call)
     return _tool_outcome(call)
 
 
 async def _arun_tool(call: ToolCallRun) -> dict[str, Any]:
-    await _execute_async_call(call)
+    observe = _observe.ACTIVE
+    if observe is None:
+        await _execute_async_call(call)
+    else:
+        with observe.tool_span(call):
+            await _execute_async_call(call)
     return _tool_outcome(call)
 
 

@@ -757,12 +757,12 @@ class _SyncToolExecutor:
                 value = _run_coro_sync(value)
             call.decide(value)
         execute: Callable[..., None] = _execute_sync
-        if self.steps is not _DIRECT:
-            self.steps.bind_tools([call for call in batch.calls if call.runnable])
-            execute = functools.partial(_execute_sync, steps=self.steps)
-        elif _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+        if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
             _observe.ACTIVE.tools_not_run(batch)
             execute = _observe.ACTIVE.execute_tool_sync
+        if self.steps is not _DIRECT:  # a layer's steps span the calls they execute
+            self.steps.bind_tools([call for call in batch.calls if call.runnable])
+            execute = functools.partial(_execute_sync, steps=self.steps)
         for group in batch.groups():
             if len(group) == 1:
                 execute(group[0], engine, hooks)
@@ -963,12 +963,12 @@ async def _run_batch_async(batch: ToolBatch, limit: int, pool: _ToolThreads,
         call.threads = pool
     semaphore = asyncio.Semaphore(limit)
     execute: Callable[..., Any] = _execute_async
-    if steps is not _DIRECT:
-        steps.bind_tools([call for call in batch.calls if call.runnable])
-        execute = functools.partial(_execute_async, steps=steps)
-    elif _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
+    if _observe.ACTIVE is not None:  # instrument(): a span per call, run or not
         _observe.ACTIVE.tools_not_run(batch)
         execute = _observe.ACTIVE.execute_tool_async
+    if steps is not _DIRECT:  # a layer's steps span the calls they execute
+        steps.bind_tools([call for call in batch.calls if call.runnable])
+        execute = functools.partial(_execute_async, steps=steps)
 
     async def bounded(call: ToolCallRun) -> None:
         async with semaphore:

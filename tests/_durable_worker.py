@@ -11,7 +11,8 @@ call from outside), ``submit`` (no launch: put a run on the durable queue), ``wa
 launch: wait for RUN_ID's result), ``serve`` (take runs
 from the durable queue until killed; a file ``recover-<id>`` appearing next to
 $DURABLE_TOOL_LOG makes it recover that executor's runs). Prints the result as JSON.
-Environment: DURABLE_BASE_URL, DURABLE_API_KEY, DURABLE_TOOL_LOG.
+Environment: DURABLE_BASE_URL, DURABLE_API_KEY, DURABLE_TOOL_LOG; DURABLE_TRACE=1 adds the
+names of the spans ``ai.instrument()`` emitted in this process to the result.
 """
 
 from __future__ import annotations
@@ -42,6 +43,22 @@ def user_workflow(run_id: str) -> dict[str, Any]:
     return {"content": resp.choices[0].message.content, "final_output": result.final_output}
 
 
+def _traced() -> Any:
+    """``ai.instrument()`` into an in-memory exporter (DURABLE_TRACE set): the spans this
+    process emitted are printed with its result."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    import aisuite_like as ai
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    ai.instrument(tracer_provider=provider)
+    return exporter
+
+
 def main() -> None:
     mode, url, run_id = sys.argv[1:4]
     executor_id = sys.argv[4] if len(sys.argv) > 4 else None
@@ -61,6 +78,7 @@ def main() -> None:
                    "stop_reason": value.stop_reason}
         print("RESULT " + json.dumps(out), flush=True)
         return
+    exporter = _traced() if os.environ.get("DURABLE_TRACE") else None
     durable.launch()
     print("LAUNCHED", flush=True)
     out: dict[str, Any]
@@ -111,6 +129,8 @@ def main() -> None:
                     os.remove(os.path.join(control, name))
                     durable.recover([name[len("recover-"):]])
             time.sleep(0.05)
+    if exporter is not None:
+        out["spans"] = sorted(span.name for span in exporter.get_finished_spans())
     print("RESULT " + json.dumps(out), flush=True)
     os._exit(0)  # the run is recorded; skip DBOS's graceful shutdown (about a second)
 

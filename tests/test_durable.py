@@ -219,3 +219,19 @@ def test_a_rejected_call_is_not_run_and_the_model_is_told(tmp_path: pathlib.Path
                               "waiting: ['call_1'] (see durable.pending)"}
     assert workers.tool_runs() == []
     assert server.answered == Counter({0: 1, 1: 1})
+
+
+def test_instrumented_resume_spans_only_what_this_process_executed(crash_setup: Any) -> None:
+    """Under ai.instrument(), a durable run's tool calls get execute_tool spans, emitted
+    inside their step: a resumed run spans the tool call it executes, not the replayed one."""
+    server, workers, url = crash_setup
+    workers.env["DURABLE_TRACE"] = "1"
+    first = workers.start("create", url, "run-t")
+    kill_when_held(server, first)
+    assert workers.tool_runs() == ["1"]
+
+    resumed = workers.finish(workers.start("resume", url, "run-t"))
+    assert resumed["stop_reason"] == "completed"
+    assert workers.tool_runs() == ["1", "2"]
+    tool_spans = [name for name in resumed["spans"] if name.startswith("execute_tool")]
+    assert tool_spans == ["execute_tool record"]  # call 2 only: call 1 was replayed
