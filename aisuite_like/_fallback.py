@@ -54,6 +54,8 @@ class FallbackProvider(Provider):
 
     @staticmethod
     def _served(response: Any, skipped: list[SkippedModel]) -> Any:
+        """The response, or a stream's first chunk, of the model that served, telling which
+        models were skipped before it (a stream's final response reads it from there)."""
         if skipped:
             response.fallback_errors = skipped
         return response
@@ -107,7 +109,7 @@ class FallbackProvider(Provider):
             except FALLBACK_ERRORS as error:
                 self._failed(error, label, last, skipped)
                 continue
-            yield head
+            yield self._served(head, skipped)
             yield from chunks
             return
 
@@ -126,7 +128,7 @@ class FallbackProvider(Provider):
                 self._failed(error, label, last, skipped)
                 continue
             try:
-                yield head
+                yield self._served(head, skipped)
                 async for chunk in chunks:
                     yield chunk
             finally:

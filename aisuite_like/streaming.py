@@ -39,7 +39,8 @@ class _ChunkAccumulator:
     conversation the request sent) and returns the chunk to pass on: the same one, or a copy
     carrying the corrected id, so what the caller sees pairs with the final response."""
 
-    __slots__ = ("id", "created", "model", "provider", "usage", "_choices", "_ids")
+    __slots__ = ("id", "created", "model", "provider", "usage", "fallback_errors", "_choices",
+                 "_ids")
 
     def __init__(self, prior: Sequence[Any] = ()) -> None:
         self.id = ""
@@ -47,6 +48,7 @@ class _ChunkAccumulator:
         self.model = ""
         self.provider = ""
         self.usage: Optional[Usage] = None
+        self.fallback_errors: Any = None  # set by a fallback chain on the first chunk
         self._choices: dict[int, dict[str, Any]] = {}
         self._ids = CallIdAssigner(prior)
 
@@ -59,6 +61,9 @@ class _ChunkAccumulator:
             self.model = chunk.model
         if not self.provider and chunk.provider:
             self.provider = chunk.provider
+            extra = chunk.__pydantic_extra__  # the served model's first chunk, once
+            if extra:
+                self.fallback_errors = extra.get("fallback_errors")
         if chunk.usage is not None:
             self.usage = chunk.usage
         renamed: Optional[dict[tuple[int, int], str]] = None
@@ -140,6 +145,8 @@ class _ChunkAccumulator:
         response = ChatCompletionResponse(id=self.id, created=self.created, model=self.model,
                                           provider=self.provider, choices=choices,
                                           usage=self.usage)
+        if self.fallback_errors:
+            response.fallback_errors = self.fallback_errors
         attach_price_ref(response)
         return response
 

@@ -705,6 +705,30 @@ def test_fallback_async_and_stream(family: str, server: FaultServer) -> None:
     resp, final = asyncio.run(run())
     assert resp.provider == other and resp.content == "hello world"
     assert final.provider == other and final.content == "hello world"
+    assert [e.model for e in resp.fallback_errors] == [MODELS[family]]
+    assert [e.model for e in final.fallback_errors] == [MODELS[family]]
+    assert final.fallback_errors[0].error_type == "APIConnectionError"
+
+
+def test_streamed_fallback_tells_what_it_skipped(family: str, server: FaultServer) -> None:
+    """Sync streams, plain and in the tool runner: the final response lists the skipped
+    model; the first chunk of the model that served carries the same list."""
+    other = _other(family)
+    server.queue(*[Reply(503)] * 3, Reply(), *[Reply(503)] * 3, Reply())
+    with fallback_client(family, server, FakeClock()) as client:
+        stream = client.chat.completions.create(model=MODELS[family], messages=USER,
+                                                stream=True, fallbacks=[MODELS[other]])
+        final = stream.get_final_response()
+        first = stream.chunks[0]
+        run = client.chat.completions.create(model=MODELS[family], messages=USER, stream=True,
+                                             max_turns=2, tools=[], fallbacks=[MODELS[other]])
+        ran = run.get_final_response()
+    assert final.provider == other and final.content == "hello world"
+    assert [e.model for e in final.fallback_errors] == [MODELS[family]]
+    assert final.fallback_errors[0].status_code == 503
+    assert first.fallback_errors == final.fallback_errors
+    assert ran.provider == other and [e.model for e in ran.fallback_errors] == [MODELS[family]]
+    assert server.attempts == 8
 
 
 def test_all_fallbacks_fail(family: str, server: FaultServer) -> None:
