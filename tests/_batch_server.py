@@ -126,25 +126,8 @@ class BatchServer(FaultServer):
 
     # -- FaultServer hooks --
 
-    async def _read(self, reader: asyncio.StreamReader) -> Optional[Request]:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except (asyncio.IncompleteReadError, ConnectionError):
-            return None
-        lines = head.decode("latin-1").split("\r\n")
-        method, path, _ = lines[0].split(" ", 2)
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            if ":" in line:
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-        length = int(headers.get("content-length") or 0)
-        raw = await reader.readexactly(length) if length else b""
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw
-        return Request(method, path, headers, body, _route(method, path)[0], False)
+    def _classify(self, method: str, path: str, body: Any) -> tuple[str, bool]:
+        return _route(method, path)[0], False
 
     async def _perform(self, action: Any, request: Request, reader: asyncio.StreamReader,
                        writer: asyncio.StreamWriter) -> bool:

@@ -316,10 +316,15 @@ class FaultServer:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw
+        return Request(method, path, headers, body, *self._classify(method, path, body))
+
+    def _classify(self, method: str, path: str, body: Any) -> tuple[str, bool]:
+        """A request's wire format and whether it asks for a stream (a subclass serving other
+        routes says what they are)."""
         fmt = format_of(path.split("?", 1)[0])
         stream = ("streamGenerateContent" in path) if fmt == "gemini" else bool(
             isinstance(body, dict) and body.get("stream"))
-        return Request(method, path, headers, body, fmt, stream)
+        return fmt, stream
 
     async def _perform(self, action: Action, request: Request, reader: asyncio.StreamReader,
                        writer: asyncio.StreamWriter) -> bool:
