@@ -13,9 +13,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Generator
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar, Union
 
 from .errors import AisuiteLikeError, APIError
 
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BatchError", "InvalidBatchIdError", "BatchRequestError", "BatchTimeoutError",
     "BatchRequestCancelledError", "BatchRequestExpiredError", "BatchStatus", "STATUSES",
-    "SdkCall", "Plan", "run", "arun", "encode_id", "decode_id", "merge_status", "TERMINAL",
+    "SdkCall", "Plan", "run", "arun", "LineSource", "Source", "iter_results", "aiter_results",
+    "LineReader", "encode_id", "decode_id", "merge_status", "TERMINAL",
 ]
 
 T = TypeVar("T")
@@ -157,13 +158,16 @@ class SdkCall:
     on the async client when the name differs) called with ``args`` / ``kwargs``. ``read``
     says what the plan receives: ``"raw"`` the SDK's return value, ``"bytes"`` the body of a
     ``with_raw_response`` reply, ``"json"`` that body decoded, ``"genai"`` the decoded body of
-    a google-genai ``HttpResponse``."""
+    a google-genai ``HttpResponse``, ``"stream"`` the reply's ``http_response`` with its body
+    not yet read (a ``with_streaming_response`` context manager is entered for it).
+    ``async_kwargs`` replace ``kwargs`` on the async client when they differ."""
 
     path: str
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
-    read: Literal["raw", "bytes", "json", "genai"] = "json"
+    read: Literal["raw", "bytes", "json", "genai", "stream"] = "json"
     async_path: Optional[str] = None
+    async_kwargs: Optional[dict[str, Any]] = None
 
 
 Plan = Generator[SdkCall, Any, T]
@@ -184,6 +188,8 @@ def _decode(provider: "Provider", body: Any, status: Optional[int],
 
 
 def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
+    if call.read == "stream":
+        return reply.http_response
     if call.read == "raw":
         return reply
     if call.read == "genai":
@@ -201,6 +207,8 @@ def _attempt(provider: "Provider", client: Any) -> Any:
     def attempt(call: SdkCall) -> Any:
         with _mapped_errors(provider._error):  # type: ignore[attr-defined]
             reply = _method(client, call.path)(*call.args, **call.kwargs)
+            if call.read == "stream" and hasattr(reply, "__enter__"):
+                reply = reply.__enter__()  # with_streaming_response: sends the request
             body = reply.http_response.read() if call.read in ("bytes", "json") else None
         return _finish(provider, call, reply, body)
     return attempt
@@ -211,8 +219,10 @@ def _aattempt(provider: "Provider", client: Any) -> Any:
 
     async def attempt(call: SdkCall) -> Any:
         with _mapped_errors(provider._error):  # type: ignore[attr-defined]
-            reply = await _method(client, call.async_path or call.path)(*call.args,
-                                                                         **call.kwargs)
+            kwargs = call.kwargs if call.async_kwargs is None else call.async_kwargs
+            reply = _method(client, call.async_path or call.path)(*call.args, **kwargs)
+            reply = (await reply.__aenter__() if call.read == "stream"
+                     and hasattr(reply, "__aenter__") else await reply)
             body = (await reply.http_response.aread() if call.read in ("bytes", "json")
                     else None)
         return _finish(provider, call, reply, body)
@@ -245,3 +255,115 @@ async def arun(provider: "Provider", client: Any, plan: Plan[T]) -> T:
             call = plan.send(await _retry.acall(policy, attempt, call))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+
+
+# --- results, read as they arrive -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LineSource:
+    """A JSONL results body to read line by line as it arrives, never whole: ``call`` opens
+    it (``read="stream"``); ``parse`` turns one line (its text and 1-based number) into a
+    ``(custom_id, result)``, or None for a blank line."""
+
+    call: SdkCall
+    parse: Callable[[str, int], Optional[tuple[str, Any]]]
+
+
+#: What a family's ``results`` plan returns: results to read from a body (``LineSource``) or
+#: results it already has (an iterable, e.g. Gemini's inline responses).
+Source = Union[LineSource, Iterable[tuple[str, Any]]]
+
+
+class LineReader:
+    """Sans-IO: body chunks in, results out. Lines end at ``\n`` (a ``\r`` before it is
+    dropped); each is decoded as UTF-8 (bad bytes replaced) and given to ``parse``. A line
+    split over chunks is joined without re-copying what came before it."""
+
+    __slots__ = ("_parse", "_pending", "_number")
+
+    def __init__(self, parse: Callable[[str, int], Optional[tuple[str, Any]]]) -> None:
+        self._parse = parse
+        self._pending: list[bytes] = []  # the start of a line not ended yet
+        self._number = 0
+
+    def feed(self, chunk: bytes) -> list[tuple[str, Any]]:
+        if b"\n" not in chunk:
+            if chunk:
+                self._pending.append(chunk)
+            return []
+        lines = chunk.split(b"\n")
+        if self._pending:
+            lines[0] = b"".join((*self._pending, lines[0]))
+        self._pending = [lines.pop()] if lines[-1] else []
+        return self._read(lines)
+
+    def end(self) -> list[tuple[str, Any]]:
+        rest, self._pending = b"".join(self._pending), []
+        return self._read([rest]) if rest else []
+
+    def _read(self, lines: list[bytes]) -> list[tuple[str, Any]]:
+        out = []
+        for line in lines:
+            self._number += 1
+            item = self._parse(line.removesuffix(b"\r").decode("utf-8", "replace"),
+                               self._number)
+            if item is not None:
+                out.append(item)
+        return out
+
+
+def iter_results(provider: "Provider", client: Any,
+                 plan: Plan[list[Source]]) -> Iterator[tuple[str, Any]]:
+    """Perform a ``results`` plan with the sync SDK ``client`` and yield each result as its
+    line arrives (a results body is never held whole)."""
+    from . import _retry
+    from .providers.base import _mapped_errors
+
+    for source in run(provider, client, plan):
+        if not isinstance(source, LineSource):
+            yield from source
+            continue
+        response = _retry.call(provider._calls,  # type: ignore[attr-defined]
+                               _attempt(provider, client), source.call)
+        reader = LineReader(source.parse)
+        try:
+            chunks = response.iter_bytes()
+            while True:
+                with _mapped_errors(provider._error):  # type: ignore[attr-defined]
+                    chunk = next(chunks, None)
+                if chunk is None:
+                    break
+                yield from reader.feed(chunk)
+            yield from reader.end()
+        finally:
+            response.close()
+
+
+async def aiter_results(provider: "Provider", client: Any,
+                        plan: Plan[list[Source]]) -> AsyncIterator[tuple[str, Any]]:
+    """``iter_results`` with the async SDK ``client``."""
+    from . import _retry
+    from .providers.base import _mapped_errors
+
+    for source in await arun(provider, client, plan):
+        if not isinstance(source, LineSource):
+            for item in source:
+                yield item
+            continue
+        response = await _retry.acall(provider._calls,  # type: ignore[attr-defined]
+                                      _aattempt(provider, client), source.call)
+        reader = LineReader(source.parse)
+        try:
+            chunks = response.aiter_bytes()
+            while True:
+                with _mapped_errors(provider._error):  # type: ignore[attr-defined]
+                    chunk = await anext(chunks, None)
+                if chunk is None:
+                    break
+                for item in reader.feed(chunk):
+                    yield item
+            for item in reader.end():
+                yield item
+        finally:
+            await response.aclose()
