@@ -278,14 +278,17 @@ Source = Union[LineSource, Iterable[tuple[str, Any]]]
 class LineReader:
     """Sans-IO: body chunks in, results out. Lines end at ``\n`` (a ``\r`` before it is
     dropped); each is decoded as UTF-8 (bad bytes replaced) and given to ``parse``. A line
-    split over chunks is joined without re-copying what came before it."""
+    split over chunks is joined without re-copying what came before it. After ``restart``
+    the lines already read are skipped: a body read again after a dropped connection yields
+    each result once."""
 
-    __slots__ = ("_parse", "_pending", "_number")
+    __slots__ = ("_parse", "_pending", "_number", "_skip")
 
     def __init__(self, parse: Callable[[str, int], Optional[tuple[str, Any]]]) -> None:
         self._parse = parse
         self._pending: list[bytes] = []  # the start of a line not ended yet
-        self._number = 0
+        self._number = 0  # lines read (complete ones)
+        self._skip = 0
 
     def feed(self, chunk: bytes) -> list[tuple[str, Any]]:
         if b"\n" not in chunk:
@@ -295,17 +298,25 @@ class LineReader:
         lines = chunk.split(b"\n")
         if self._pending:
             lines[0] = b"".join((*self._pending, lines[0]))
-        self._pending = [lines.pop()] if lines[-1] else []
+        last = lines.pop()
+        self._pending = [last] if last else []
         return self._read(lines)
 
     def end(self) -> list[tuple[str, Any]]:
         rest, self._pending = b"".join(self._pending), []
         return self._read([rest]) if rest else []
 
+    def restart(self) -> None:
+        """The body starts again from its first byte: drop the unfinished line, skip the
+        lines already read."""
+        self._pending, self._skip, self._number = [], max(self._skip, self._number), 0
+
     def _read(self, lines: list[bytes]) -> list[tuple[str, Any]]:
         out = []
         for line in lines:
             self._number += 1
+            if self._number <= self._skip:
+                continue
             item = self._parse(line.removesuffix(b"\r").decode("utf-8", "replace"),
                                self._number)
             if item is not None:
@@ -313,57 +324,94 @@ class LineReader:
         return out
 
 
+def _body_error(provider: "Provider", exc: Exception) -> Exception:
+    """A failure while reading a results body -> our typed error (retryable: the body is
+    read again from the start, skipping the lines already yielded)."""
+    import httpx2
+
+    from .errors import APIConnectionError, APITimeoutError
+
+    mapped = provider._error(exc)  # type: ignore[attr-defined]
+    if isinstance(mapped, APIError) or not isinstance(exc, httpx2.TransportError):
+        return mapped  # type: ignore[no-any-return]
+    kind = APITimeoutError if isinstance(exc, httpx2.TimeoutException) else APIConnectionError
+    return kind(f"reading batch results from {provider.key} failed: {type(exc).__name__}: "
+                f"{exc}", provider=provider.key)
+
+
+def _wait_after(provider: "Provider", policy: Any, failures: int, exc: Exception) -> float:
+    """Seconds to wait before reading a body again after ``exc`` broke it; raises the typed
+    error when the retry policy gives up."""
+    error = _body_error(provider, exc)
+    wait = policy.wait(failures, error) if isinstance(error, APIError) else None
+    if wait is not None:
+        return float(wait)
+    if error is exc:
+        raise exc
+    raise error from exc
+
+
 def iter_results(provider: "Provider", client: Any,
                  plan: Plan[list[Source]]) -> Iterator[tuple[str, Any]]:
     """Perform a ``results`` plan with the sync SDK ``client`` and yield each result as its
-    line arrives (a results body is never held whole)."""
+    line arrives (a results body is never held whole). A body cut short is read again,
+    under the provider's retry policy, skipping the lines already yielded."""
     from . import _retry
-    from .providers.base import _mapped_errors
 
+    policy = provider._calls  # type: ignore[attr-defined]
     for source in run(provider, client, plan):
         if not isinstance(source, LineSource):
             yield from source
             continue
-        response = _retry.call(provider._calls,  # type: ignore[attr-defined]
-                               _attempt(provider, client), source.call)
-        reader = LineReader(source.parse)
-        try:
-            chunks = response.iter_bytes()
-            while True:
-                with _mapped_errors(provider._error):  # type: ignore[attr-defined]
-                    chunk = next(chunks, None)
-                if chunk is None:
-                    break
-                yield from reader.feed(chunk)
-            yield from reader.end()
-        finally:
-            response.close()
+        reader, failures, done = LineReader(source.parse), 0, False
+        while not done:
+            response = _retry.call(policy, _attempt(provider, client), source.call)
+            try:
+                chunks = response.iter_bytes()
+                while not done:
+                    try:
+                        chunk = next(chunks, None)
+                    except Exception as exc:  # the connection broke mid-body
+                        failures += 1
+                        wait = _wait_after(provider, policy, failures, exc)
+                        break
+                    done = chunk is None
+                    yield from (reader.end() if chunk is None else reader.feed(chunk))
+            finally:
+                response.close()
+            if not done:
+                policy.clock.sleep(wait)
+                reader.restart()
 
 
 async def aiter_results(provider: "Provider", client: Any,
                         plan: Plan[list[Source]]) -> AsyncIterator[tuple[str, Any]]:
     """``iter_results`` with the async SDK ``client``."""
     from . import _retry
-    from .providers.base import _mapped_errors
 
+    policy = provider._calls  # type: ignore[attr-defined]
     for source in await arun(provider, client, plan):
         if not isinstance(source, LineSource):
             for item in source:
                 yield item
             continue
-        response = await _retry.acall(provider._calls,  # type: ignore[attr-defined]
-                                      _aattempt(provider, client), source.call)
-        reader = LineReader(source.parse)
-        try:
-            chunks = response.aiter_bytes()
-            while True:
-                with _mapped_errors(provider._error):  # type: ignore[attr-defined]
-                    chunk = await anext(chunks, None)
-                if chunk is None:
-                    break
-                for item in reader.feed(chunk):
-                    yield item
-            for item in reader.end():
-                yield item
-        finally:
-            await response.aclose()
+        reader, failures, done = LineReader(source.parse), 0, False
+        while not done:
+            response = await _retry.acall(policy, _aattempt(provider, client), source.call)
+            try:
+                chunks = response.aiter_bytes()
+                while not done:
+                    try:
+                        chunk = await anext(chunks, None)
+                    except Exception as exc:  # the connection broke mid-body
+                        failures += 1
+                        wait = _wait_after(provider, policy, failures, exc)
+                        break
+                    done = chunk is None
+                    for item in (reader.end() if chunk is None else reader.feed(chunk)):
+                        yield item
+            finally:
+                await response.aclose()
+            if not done:
+                await policy.clock.asleep(wait)
+                reader.restart()
