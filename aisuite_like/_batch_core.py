@@ -156,8 +156,8 @@ def decode_id(batch_id: Any) -> tuple[list[tuple[str, str]], int, Optional[dict[
 class SdkCall:
     """One SDK call a family needs: the method at ``path`` on the SDK client (``async_path``
     on the async client when the name differs) called with ``args`` / ``kwargs``. ``read``
-    says what the plan receives: ``"raw"`` the SDK's return value, ``"bytes"`` the body of a
-    ``with_raw_response`` reply, ``"json"`` that body decoded, ``"genai"`` the decoded body of
+    says what the plan receives: ``"raw"`` the SDK's return value, ``"json"`` the decoded
+    body of a ``with_raw_response`` reply, ``"genai"`` the decoded body of
     a google-genai ``HttpResponse``, ``"stream"`` the reply's ``http_response`` with its body
     not yet read (a ``with_streaming_response`` context manager is entered for it).
     ``async_kwargs`` replace ``kwargs`` on the async client when they differ."""
@@ -165,7 +165,7 @@ class SdkCall:
     path: str
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
-    read: Literal["raw", "bytes", "json", "genai", "stream"] = "json"
+    read: Literal["raw", "json", "genai", "stream"] = "json"
     async_path: Optional[str] = None
     async_kwargs: Optional[dict[str, Any]] = None
 
@@ -194,8 +194,6 @@ def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
         return reply
     if call.read == "genai":
         return _decode(provider, reply.body or "{}", 200, None)
-    if call.read == "bytes":
-        return body
     http = reply.http_response
     return _decode(provider, body, http.status_code, http.headers.get("x-request-id")
                    or http.headers.get("request-id"))
@@ -209,7 +207,7 @@ def _attempt(provider: "Provider", client: Any) -> Any:
             reply = _method(client, call.path)(*call.args, **call.kwargs)
             if call.read == "stream" and hasattr(reply, "__enter__"):
                 reply = reply.__enter__()  # with_streaming_response: sends the request
-            body = reply.http_response.read() if call.read in ("bytes", "json") else None
+            body = reply.http_response.read() if call.read == "json" else None
         return _finish(provider, call, reply, body)
     return attempt
 
@@ -223,8 +221,7 @@ def _aattempt(provider: "Provider", client: Any) -> Any:
             reply = _method(client, call.async_path or call.path)(*call.args, **kwargs)
             reply = (await reply.__aenter__() if call.read == "stream"
                      and hasattr(reply, "__aenter__") else await reply)
-            body = (await reply.http_response.aread() if call.read in ("bytes", "json")
-                    else None)
+            body = await reply.http_response.aread() if call.read == "json" else None
         return _finish(provider, call, reply, body)
     return attempt
 
