@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Optional
 
 from ._batch_core import (
     BatchRequestCancelledError,
     BatchRequestError,
     BatchRequestExpiredError,
+    LineReader,
+    LineSource,
     Plan,
     SdkCall,
+    Source,
 )
-from ._batch_openai import _CUSTOM_ID
+from ._batch_openai import _unreadable
 from .errors import APIError, APIResponseValidationError
 from .providers.base import ChatRequest, Provider
 
@@ -115,34 +119,43 @@ def _timestamp(value: Any) -> Optional[int]:
         return None
 
 
-def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[tuple[str, Any]]]:
+def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
+    """The results JSONL at the batch's ``results_url``, read line by line as it arrives.
+    Fetched with the client's ``get`` as ``messages.batches.results`` fetches it, but from
+    the batch just retrieved: that method would retrieve the batch once more first."""
     if raw.get("processing_status") != "ended" or not raw.get("results_url"):
         return []
-    data = yield SdkCall("messages.batches.with_raw_response.results", (raw["id"],),
-                         read="bytes")
-    return read_lines(data, provider.key)
+    from anthropic._decoders.jsonl import AsyncJSONLDecoder, JSONLDecoder
+
+    options = {"headers": {"Accept": "application/binary"}}
+    call = SdkCall("get", (raw["results_url"],), read="stream",
+                   kwargs={"cast_to": JSONLDecoder[object], "stream": True,
+                           "options": options},
+                   async_kwargs={"cast_to": AsyncJSONLDecoder[object], "stream": True,
+                                 "options": options})
+    return [LineSource(call, partial(read_line, provider=provider.key))]
+    yield  # pragma: no cover  (the body is opened by the driver, as it is read)
 
 
 def read_lines(data: bytes, provider: str) -> list[tuple[str, Any]]:
-    """The results JSONL -> ``(custom_id, ChatCompletionResponse | APIError)`` per line; a
-    line that cannot be read is an error for its custom_id only."""
-    out: list[tuple[str, Any]] = []
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-            if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
-                raise ValueError("no custom_id")
-        except ValueError:
-            found = _CUSTOM_ID.search(line)
-            custom_id = json.loads(f'"{found.group(1)}"') if found else ""
-            out.append((custom_id, APIResponseValidationError(
-                f"results line {number} is not a JSON object with a custom_id",
-                provider=provider)))
-            continue
-        out.append((item["custom_id"], line_result(item.get("result"), provider)))
-    return out
+    """A whole results JSONL -> ``(custom_id, ChatCompletionResponse | APIError)`` per line
+    (what ``results`` reads as it arrives; see ``read_line``)."""
+    reader = LineReader(partial(read_line, provider=provider))
+    return reader.feed(data) + reader.end()
+
+
+def read_line(line: str, number: int, provider: str) -> Optional[tuple[str, Any]]:
+    """One results line -> ``(custom_id, result)``; None for a blank line; a line that
+    cannot be read is an error for its custom_id only."""
+    if not line.strip():
+        return None
+    try:
+        item = json.loads(line)
+        if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
+            raise ValueError("no custom_id")
+    except ValueError:
+        return _unreadable(line, number, provider)
+    return item["custom_id"], line_result(item.get("result"), provider)
 
 
 def line_result(result: Any, provider: str) -> Any:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Generator
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar, Union
 
 from .errors import AisuiteLikeError, APIError
 
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BatchError", "InvalidBatchIdError", "BatchRequestError", "BatchTimeoutError",
     "BatchRequestCancelledError", "BatchRequestExpiredError", "BatchStatus", "STATUSES",
-    "SdkCall", "Plan", "run", "arun", "encode_id", "decode_id", "merge_status", "TERMINAL",
+    "SdkCall", "Plan", "run", "arun", "LineSource", "Source", "iter_results", "aiter_results",
+    "LineReader", "encode_id", "decode_id", "merge_status", "TERMINAL",
 ]
 
 T = TypeVar("T")
@@ -155,15 +156,18 @@ def decode_id(batch_id: Any) -> tuple[list[tuple[str, str]], int, Optional[dict[
 class SdkCall:
     """One SDK call a family needs: the method at ``path`` on the SDK client (``async_path``
     on the async client when the name differs) called with ``args`` / ``kwargs``. ``read``
-    says what the plan receives: ``"raw"`` the SDK's return value, ``"bytes"`` the body of a
-    ``with_raw_response`` reply, ``"json"`` that body decoded, ``"genai"`` the decoded body of
-    a google-genai ``HttpResponse``."""
+    says what the plan receives: ``"raw"`` the SDK's return value, ``"json"`` the decoded
+    body of a ``with_raw_response`` reply, ``"genai"`` the decoded body of
+    a google-genai ``HttpResponse``, ``"stream"`` the reply's ``http_response`` with its body
+    not yet read (a ``with_streaming_response`` context manager is entered for it).
+    ``async_kwargs`` replace ``kwargs`` on the async client when they differ."""
 
     path: str
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
-    read: Literal["raw", "bytes", "json", "genai"] = "json"
+    read: Literal["raw", "json", "genai", "stream"] = "json"
     async_path: Optional[str] = None
+    async_kwargs: Optional[dict[str, Any]] = None
 
 
 Plan = Generator[SdkCall, Any, T]
@@ -184,12 +188,12 @@ def _decode(provider: "Provider", body: Any, status: Optional[int],
 
 
 def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
+    if call.read == "stream":
+        return reply.http_response
     if call.read == "raw":
         return reply
     if call.read == "genai":
         return _decode(provider, reply.body or "{}", 200, None)
-    if call.read == "bytes":
-        return body
     http = reply.http_response
     return _decode(provider, body, http.status_code, http.headers.get("x-request-id")
                    or http.headers.get("request-id"))
@@ -201,7 +205,9 @@ def _attempt(provider: "Provider", client: Any) -> Any:
     def attempt(call: SdkCall) -> Any:
         with _mapped_errors(provider._error):  # type: ignore[attr-defined]
             reply = _method(client, call.path)(*call.args, **call.kwargs)
-            body = reply.http_response.read() if call.read in ("bytes", "json") else None
+            if call.read == "stream" and hasattr(reply, "__enter__"):
+                reply = reply.__enter__()  # with_streaming_response: sends the request
+            body = reply.http_response.read() if call.read == "json" else None
         return _finish(provider, call, reply, body)
     return attempt
 
@@ -211,10 +217,11 @@ def _aattempt(provider: "Provider", client: Any) -> Any:
 
     async def attempt(call: SdkCall) -> Any:
         with _mapped_errors(provider._error):  # type: ignore[attr-defined]
-            reply = await _method(client, call.async_path or call.path)(*call.args,
-                                                                         **call.kwargs)
-            body = (await reply.http_response.aread() if call.read in ("bytes", "json")
-                    else None)
+            kwargs = call.kwargs if call.async_kwargs is None else call.async_kwargs
+            reply = _method(client, call.async_path or call.path)(*call.args, **kwargs)
+            reply = (await reply.__aenter__() if call.read == "stream"
+                     and hasattr(reply, "__aenter__") else await reply)
+            body = await reply.http_response.aread() if call.read == "json" else None
         return _finish(provider, call, reply, body)
     return attempt
 
@@ -245,3 +252,163 @@ async def arun(provider: "Provider", client: Any, plan: Plan[T]) -> T:
             call = plan.send(await _retry.acall(policy, attempt, call))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+
+
+# --- results, read as they arrive -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LineSource:
+    """A JSONL results body to read line by line as it arrives, never whole: ``call`` opens
+    it (``read="stream"``); ``parse`` turns one line (its text and 1-based number) into a
+    ``(custom_id, result)``, or None for a blank line."""
+
+    call: SdkCall
+    parse: Callable[[str, int], Optional[tuple[str, Any]]]
+
+
+#: What a family's ``results`` plan returns: results to read from a body (``LineSource``) or
+#: results it already has (an iterable, e.g. Gemini's inline responses).
+Source = Union[LineSource, Iterable[tuple[str, Any]]]
+
+
+class LineReader:
+    """Sans-IO: body chunks in, results out. Lines end at ``\n`` (a ``\r`` before it is
+    dropped); each is decoded as UTF-8 (bad bytes replaced) and given to ``parse``. A line
+    split over chunks is joined without re-copying what came before it. After ``restart``
+    the lines already read are skipped: a body read again after a dropped connection yields
+    each result once."""
+
+    __slots__ = ("_parse", "_pending", "_number", "_skip")
+
+    def __init__(self, parse: Callable[[str, int], Optional[tuple[str, Any]]]) -> None:
+        self._parse = parse
+        self._pending: list[bytes] = []  # the start of a line not ended yet
+        self._number = 0  # lines read (complete ones)
+        self._skip = 0
+
+    def feed(self, chunk: bytes) -> list[tuple[str, Any]]:
+        if b"\n" not in chunk:
+            if chunk:
+                self._pending.append(chunk)
+            return []
+        lines = chunk.split(b"\n")
+        if self._pending:
+            lines[0] = b"".join((*self._pending, lines[0]))
+        last = lines.pop()
+        self._pending = [last] if last else []
+        return self._read(lines)
+
+    def end(self) -> list[tuple[str, Any]]:
+        rest, self._pending = b"".join(self._pending), []
+        return self._read([rest]) if rest else []
+
+    def restart(self) -> None:
+        """The body starts again from its first byte: drop the unfinished line, skip the
+        lines already read."""
+        self._pending, self._skip, self._number = [], max(self._skip, self._number), 0
+
+    def _read(self, lines: list[bytes]) -> list[tuple[str, Any]]:
+        out = []
+        for line in lines:
+            self._number += 1
+            if self._number <= self._skip:
+                continue
+            item = self._parse(line.removesuffix(b"\r").decode("utf-8", "replace"),
+                               self._number)
+            if item is not None:
+                out.append(item)
+        return out
+
+
+def _body_error(provider: "Provider", exc: Exception) -> Exception:
+    """A failure while reading a results body -> our typed error (retryable: the body is
+    read again from the start, skipping the lines already yielded)."""
+    import httpx2
+
+    from .errors import APIConnectionError, APITimeoutError
+
+    mapped = provider._error(exc)  # type: ignore[attr-defined]
+    if isinstance(mapped, APIError) or not isinstance(exc, httpx2.TransportError):
+        return mapped  # type: ignore[no-any-return]
+    kind = APITimeoutError if isinstance(exc, httpx2.TimeoutException) else APIConnectionError
+    return kind(f"reading batch results from {provider.key} failed: {type(exc).__name__}: "
+                f"{exc}", provider=provider.key)
+
+
+def _wait_after(provider: "Provider", policy: Any, failures: int, exc: Exception) -> float:
+    """Seconds to wait before reading a body again after ``exc`` broke it; raises the typed
+    error when the retry policy gives up."""
+    error = _body_error(provider, exc)
+    wait = policy.wait(failures, error) if isinstance(error, APIError) else None
+    if wait is not None:
+        return float(wait)
+    if error is exc:
+        raise exc
+    raise error from exc
+
+
+def iter_results(provider: "Provider", client: Any,
+                 plan: Plan[list[Source]]) -> Iterator[tuple[str, Any]]:
+    """Perform a ``results`` plan with the sync SDK ``client`` and yield each result as its
+    line arrives (a results body is never held whole). A body cut short is read again,
+    under the provider's retry policy, skipping the lines already yielded."""
+    from . import _retry
+
+    policy = provider._calls  # type: ignore[attr-defined]
+    for source in run(provider, client, plan):
+        if not isinstance(source, LineSource):
+            yield from source
+            continue
+        reader, failures, done = LineReader(source.parse), 0, False
+        while not done:
+            response = _retry.call(policy, _attempt(provider, client), source.call)
+            try:
+                chunks = response.iter_bytes()
+                while not done:
+                    try:
+                        chunk = next(chunks, None)
+                    except Exception as exc:  # the connection broke mid-body
+                        failures += 1
+                        wait = _wait_after(provider, policy, failures, exc)
+                        break
+                    done = chunk is None
+                    yield from (reader.end() if chunk is None else reader.feed(chunk))
+            finally:
+                response.close()
+            if not done:
+                policy.clock.sleep(wait)
+                reader.restart()
+
+
+async def aiter_results(provider: "Provider", client: Any,
+                        plan: Plan[list[Source]]) -> AsyncIterator[tuple[str, Any]]:
+    """``iter_results`` with the async SDK ``client``."""
+    from . import _retry
+
+    policy = provider._calls  # type: ignore[attr-defined]
+    for source in await arun(provider, client, plan):
+        if not isinstance(source, LineSource):
+            for item in source:
+                yield item
+            continue
+        reader, failures, done = LineReader(source.parse), 0, False
+        while not done:
+            response = await _retry.acall(policy, _aattempt(provider, client), source.call)
+            try:
+                chunks = response.aiter_bytes()
+                while not done:
+                    try:
+                        chunk = await anext(chunks, None)
+                    except Exception as exc:  # the connection broke mid-body
+                        failures += 1
+                        wait = _wait_after(provider, policy, failures, exc)
+                        break
+                    done = chunk is None
+                    for item in (reader.end() if chunk is None else reader.feed(chunk)):
+                        yield item
+            finally:
+                await response.aclose()
+            if not done:
+                await policy.clock.asleep(wait)
+                reader.restart()

@@ -9,10 +9,10 @@ not model), and each inline response is read by the same translator as ``create`
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
-from ._batch_core import BatchRequestError, Plan, SdkCall
+from ._batch_core import BatchRequestError, Plan, SdkCall, Source
 from .errors import APIError, APIResponseValidationError
 from .providers.base import ChatRequest, Provider
 
@@ -142,8 +142,8 @@ def _error_text(raw: Mapping[str, Any]) -> Optional[str]:
     return f"{error.get('status') or error.get('code') or 'error'}: {error.get('message') or ''}"
 
 
-def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[tuple[str, Any]]]:
-    return read_inline(raw, provider.key)
+def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
+    return [iter_inline(raw, provider.key)]
     yield  # pragma: no cover  (a plan with no call: the responses came with the batch)
 
 
@@ -182,25 +182,28 @@ def _response(data: Any, provider: str, model: str) -> Any:
 def read_inline(raw: Mapping[str, Any], provider: str) -> list[tuple[str, Any]]:
     """The inline responses of a finished batch -> ``(custom_id, response | APIError)``, in
     the order of the requests."""
+    return list(iter_inline(raw, provider))
+
+
+def iter_inline(raw: Mapping[str, Any], provider: str) -> Iterator[tuple[str, Any]]:
+    """``read_inline``, one response at a time (each translated when it is asked for)."""
     from .providers.google import _error_event
 
     inlined = _inlined(raw)
     if inlined is None:
-        return []
+        return
     model = str(_meta(raw).get("model") or "").removeprefix("models/")
-    out: list[tuple[str, Any]] = []
     for position, item in enumerate(inlined):
         meta = item.get("metadata") if isinstance(item, Mapping) else None
         custom_id = meta.get(_METADATA_KEY) if isinstance(meta, Mapping) else None
         if not isinstance(custom_id, str):
-            out.append(("", APIResponseValidationError(
+            yield "", APIResponseValidationError(
                 f"inlined response {position} carries no metadata.{_METADATA_KEY}",
-                provider=provider)))
+                provider=provider)
             continue
         assert isinstance(item, Mapping)
         if item.get("error"):
-            out.append((custom_id, _error_event(_http_status(item["error"]), provider,
-                                                where="batch request")))
+            yield custom_id, _error_event(_http_status(item["error"]), provider,
+                                          where="batch request")
             continue
-        out.append((custom_id, _response(item.get("response"), provider, model)))
-    return out
+        yield custom_id, _response(item.get("response"), provider, model)

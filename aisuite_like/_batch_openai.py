@@ -8,14 +8,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Optional, Union
 
 from ._batch_core import (
     BatchRequestCancelledError,
     BatchRequestError,
     BatchRequestExpiredError,
+    LineReader,
+    LineSource,
     Plan,
     SdkCall,
+    Source,
 )
 from .errors import APIError, APIResponseValidationError, _error_for_status
 from .providers.base import ChatRequest, Provider
@@ -119,41 +123,44 @@ _STATUSES = frozenset({"validating", "in_progress", "finalizing", "completed", "
                        "expired", "cancelling", "cancelled"})
 
 
-def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[tuple[str, Any]]]:
-    out: list[tuple[str, Any]] = []
-    for name in ("output_file_id", "error_file_id"):
-        file_id = raw.get(name)
-        if file_id:
-            data = yield SdkCall("files.with_raw_response.content", (file_id,), read="bytes")
-            out.extend(read_lines(data, provider.key))
-    return out
+def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
+    """The output file, then the error file, each read line by line as it arrives."""
+    return [LineSource(SdkCall("files.with_streaming_response.content", (file_id,),
+                               read="stream"), partial(read_line, provider=provider.key))
+            for file_id in (raw.get("output_file_id"), raw.get("error_file_id")) if file_id]
+    yield  # pragma: no cover  (the files are opened by the driver, as they are read)
 
 
 _CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def read_lines(data: bytes, provider: str) -> list[tuple[str, Any]]:
-    """A results file -> ``(custom_id, ChatCompletionResponse | APIError)`` per line. A line
-    that cannot be read is an ``APIResponseValidationError`` for its custom_id (found in the
-    raw text when the line is not JSON; ``""`` when even that fails) and the other lines
-    are still read."""
-    out: list[tuple[str, Any]] = []
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-            if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
-                raise ValueError("no custom_id")
-        except ValueError:
-            found = _CUSTOM_ID.search(line)
-            custom_id = json.loads(f'"{found.group(1)}"') if found else ""
-            out.append((custom_id, APIResponseValidationError(
-                f"results line {number} is not a JSON object with a custom_id",
-                provider=provider)))
-            continue
-        out.append((item["custom_id"], line_result(item, provider)))
-    return out
+    """A whole results file -> ``(custom_id, ChatCompletionResponse | APIError)`` per line
+    (what ``results`` reads as it arrives; see ``read_line``)."""
+    reader = LineReader(partial(read_line, provider=provider))
+    return reader.feed(data) + reader.end()
+
+
+def read_line(line: str, number: int, provider: str) -> Optional[tuple[str, Any]]:
+    """One results line -> ``(custom_id, result)``; None for a blank line. A line that cannot
+    be read is an ``APIResponseValidationError`` for its custom_id (found in the raw text when
+    the line is not JSON; ``""`` when even that fails): the other lines are still read."""
+    if not line.strip():
+        return None
+    try:
+        item = json.loads(line)
+        if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
+            raise ValueError("no custom_id")
+    except ValueError:
+        return _unreadable(line, number, provider)
+    return item["custom_id"], line_result(item, provider)
+
+
+def _unreadable(line: str, number: int, provider: str) -> tuple[str, APIError]:
+    found = _CUSTOM_ID.search(line)
+    custom_id = json.loads(f'"{found.group(1)}"') if found else ""
+    return custom_id, APIResponseValidationError(
+        f"results line {number} is not a JSON object with a custom_id", provider=provider)
 
 
 def line_result(item: Mapping[str, Any], provider: str) -> Union[Any, APIError]:

@@ -374,7 +374,7 @@ class Batches:
             provider, family = _provider_for(self._client, key)
             client = family.sdk(provider, False)
             raw = core.run(provider, client, family.retrieve(provider, provider_batch))
-            yield from core.run(provider, client, family.results(provider, raw))
+            yield from core.iter_results(provider, client, family.results(provider, raw))
 
     def _each(self, batch_id: str, operation: str) -> Batch:
         parts, created, meta = core.decode_id(batch_id)
@@ -433,7 +433,8 @@ class Batches:
             provider, family = _provider_for(self._client, key)
             client = family.sdk(provider, True)
             raw = await core.arun(provider, client, family.retrieve(provider, provider_batch))
-            for item in await core.arun(provider, client, family.results(provider, raw)):
+            async for item in core.aiter_results(provider, client,
+                                                 family.results(provider, raw)):
                 yield item
 
     async def _aeach(self, batch_id: str, operation: str) -> Batch:
