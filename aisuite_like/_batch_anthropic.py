@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import partial
 from typing import Any, Optional
 
 from ._batch_core import (
     BatchRequestCancelledError,
     BatchRequestError,
     BatchRequestExpiredError,
-    LineReader,
     LineSource,
     Plan,
     SdkCall,
     Source,
+    jsonl_parser,
+    read_jsonl,
+    request_body,
 )
-from ._batch_openai import _unreadable
 from .errors import APIError, APIResponseValidationError
 from .providers.base import ChatRequest, Provider
 
@@ -31,15 +31,8 @@ _SDK_ONLY = ("extra_headers", "extra_query", "timeout", "betas")
 
 
 def params(provider: Provider, request: ChatRequest) -> dict[str, Any]:
-    """The JSON body ``create`` sends for ``request`` (``extra_body`` merged, as the SDK
-    does)."""
-    kwargs = provider._kwargs(request)  # type: ignore[attr-defined]
-    for name in _SDK_ONLY:
-        if name in kwargs:
-            raise BatchRequestError(f"{name!r} cannot be sent in a batch (a batch request is "
-                                    "a request body only); remove it")
-    extra = kwargs.pop("extra_body", None) or {}
-    return {**kwargs, **extra}
+    """The JSON body ``create`` sends for ``request``."""
+    return request_body(provider._kwargs(request), _SDK_ONLY)  # type: ignore[attr-defined]
 
 
 def entry(custom_id: str, provider: Provider, request: ChatRequest) -> dict[str, Any]:
@@ -133,29 +126,18 @@ def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
                            "options": options},
                    async_kwargs={"cast_to": AsyncJSONLDecoder[object], "stream": True,
                                  "options": options})
-    return [LineSource(call, partial(read_line, provider=provider.key))]
+    return [LineSource(call, jsonl_parser(provider.key, _item_result))]
     yield  # pragma: no cover  (the body is opened by the driver, as it is read)
 
 
 def read_lines(data: bytes, provider: str) -> list[tuple[str, Any]]:
     """A whole results JSONL -> ``(custom_id, ChatCompletionResponse | APIError)`` per line
-    (what ``results`` reads as it arrives; see ``read_line``)."""
-    reader = LineReader(partial(read_line, provider=provider))
-    return reader.feed(data) + reader.end()
+    (what ``results`` reads as it arrives)."""
+    return read_jsonl(data, provider, _item_result)
 
 
-def read_line(line: str, number: int, provider: str) -> Optional[tuple[str, Any]]:
-    """One results line -> ``(custom_id, result)``; None for a blank line; a line that
-    cannot be read is an error for its custom_id only."""
-    if not line.strip():
-        return None
-    try:
-        item = json.loads(line)
-        if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
-            raise ValueError("no custom_id")
-    except ValueError:
-        return _unreadable(line, number, provider)
-    return item["custom_id"], line_result(item.get("result"), provider)
+def _item_result(item: Mapping[str, Any], provider: str) -> Any:
+    return line_result(item.get("result"), provider)
 
 
 def line_result(result: Any, provider: str) -> Any:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar, Union
 
 from .errors import AisuiteLikeError, APIError
@@ -26,7 +28,8 @@ __all__ = [
     "BatchError", "InvalidBatchIdError", "BatchRequestError", "BatchTimeoutError",
     "BatchRequestCancelledError", "BatchRequestExpiredError", "BatchStatus", "STATUSES",
     "SdkCall", "Plan", "run", "arun", "LineSource", "Source", "iter_results", "aiter_results",
-    "LineReader", "encode_id", "decode_id", "merge_status", "TERMINAL",
+    "LineReader", "jsonl_parser", "read_jsonl", "read_jsonl_line", "request_body",
+    "encode_id", "decode_id", "merge_status", "TERMINAL",
 ]
 
 T = TypeVar("T")
@@ -319,6 +322,60 @@ class LineReader:
             if item is not None:
                 out.append(item)
         return out
+
+
+# --- JSONL results (OpenAI output/error files, Anthropic results) ---------------------------
+
+_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+#: A family's reading of one parsed results line: the response or the typed error.
+ResultOf = Callable[[Any, str], Any]
+
+
+def jsonl_parser(provider: str, result_of: ResultOf) -> Callable[[str, int], Optional[
+        tuple[str, Any]]]:
+    """The ``LineReader`` parse function of a JSONL results body."""
+    return partial(read_jsonl_line, provider=provider, result_of=result_of)
+
+
+def read_jsonl_line(line: str, number: int, provider: str, result_of: ResultOf
+                    ) -> Optional[tuple[str, Any]]:
+    """One results line -> ``(custom_id, result_of(item))``; None for a blank line. A line
+    that cannot be read is an ``APIResponseValidationError`` for its custom_id (found in the
+    raw text when the line is not JSON; ``""`` when even that fails): the other lines are
+    still read."""
+    if not line.strip():
+        return None
+    try:
+        item = json.loads(line)
+        if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
+            raise ValueError("no custom_id")
+    except ValueError:
+        from .errors import APIResponseValidationError
+
+        found = _CUSTOM_ID.search(line)
+        custom_id = json.loads(f'"{found.group(1)}"') if found else ""
+        return custom_id, APIResponseValidationError(
+            f"results line {number} is not a JSON object with a custom_id", provider=provider)
+    return item["custom_id"], result_of(item, provider)
+
+
+def read_jsonl(data: bytes, provider: str, result_of: ResultOf) -> list[tuple[str, Any]]:
+    """A whole JSONL results body, read as ``results`` reads it as it arrives."""
+    reader = LineReader(jsonl_parser(provider, result_of))
+    return reader.feed(data) + reader.end()
+
+
+def request_body(kwargs: dict[str, Any], sdk_only: Iterable[str]) -> dict[str, Any]:
+    """The JSON body ``create`` sends, from a translator's SDK keyword arguments
+    (``extra_body`` merged as the SDKs merge it); an SDK-only option is refused, since a
+    batch request is a body only."""
+    for name in sdk_only:
+        if name in kwargs:
+            raise BatchRequestError(f"{name!r} cannot be sent in a batch (a batch request is "
+                                    "a request body only); remove it")
+    extra = kwargs.pop("extra_body", None) or {}
+    return {**kwargs, **extra}
 
 
 def _body_error(provider: "Provider", exc: Exception) -> Exception:

@@ -6,20 +6,20 @@ error file. Each line's ``body`` is exactly what ``chat.completions.create`` sen
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
-from functools import partial
 from typing import Any, Optional, Union
 
 from ._batch_core import (
     BatchRequestCancelledError,
     BatchRequestError,
     BatchRequestExpiredError,
-    LineReader,
     LineSource,
     Plan,
     SdkCall,
     Source,
+    jsonl_parser,
+    read_jsonl,
+    request_body,
 )
 from .errors import APIError, APIResponseValidationError, _error_for_status
 from .providers.base import ChatRequest, Provider
@@ -37,15 +37,8 @@ def endpoint(provider: Provider) -> str:
 
 
 def body(provider: Provider, request: ChatRequest) -> dict[str, Any]:
-    """The JSON body ``create`` sends for ``request`` (the SDK merges ``extra_body`` into
-    it)."""
-    kwargs = provider._kwargs(request)  # type: ignore[attr-defined]
-    for name in _SDK_ONLY:
-        if name in kwargs:
-            raise BatchRequestError(f"{name!r} cannot be sent in a batch (a batch line is a "
-                                    "request body only); remove it")
-    extra = kwargs.pop("extra_body", None) or {}
-    return {**kwargs, **extra}
+    """The JSON body ``create`` sends for ``request``."""
+    return request_body(provider._kwargs(request), _SDK_ONLY)  # type: ignore[attr-defined]
 
 
 def entry(custom_id: str, provider: Provider, request: ChatRequest) -> dict[str, Any]:
@@ -126,41 +119,15 @@ _STATUSES = frozenset({"validating", "in_progress", "finalizing", "completed", "
 def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
     """The output file, then the error file, each read line by line as it arrives."""
     return [LineSource(SdkCall("files.with_streaming_response.content", (file_id,),
-                               read="stream"), partial(read_line, provider=provider.key))
+                               read="stream"), jsonl_parser(provider.key, line_result))
             for file_id in (raw.get("output_file_id"), raw.get("error_file_id")) if file_id]
     yield  # pragma: no cover  (the files are opened by the driver, as they are read)
 
 
-_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
-
-
 def read_lines(data: bytes, provider: str) -> list[tuple[str, Any]]:
     """A whole results file -> ``(custom_id, ChatCompletionResponse | APIError)`` per line
-    (what ``results`` reads as it arrives; see ``read_line``)."""
-    reader = LineReader(partial(read_line, provider=provider))
-    return reader.feed(data) + reader.end()
-
-
-def read_line(line: str, number: int, provider: str) -> Optional[tuple[str, Any]]:
-    """One results line -> ``(custom_id, result)``; None for a blank line. A line that cannot
-    be read is an ``APIResponseValidationError`` for its custom_id (found in the raw text when
-    the line is not JSON; ``""`` when even that fails): the other lines are still read."""
-    if not line.strip():
-        return None
-    try:
-        item = json.loads(line)
-        if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
-            raise ValueError("no custom_id")
-    except ValueError:
-        return _unreadable(line, number, provider)
-    return item["custom_id"], line_result(item, provider)
-
-
-def _unreadable(line: str, number: int, provider: str) -> tuple[str, APIError]:
-    found = _CUSTOM_ID.search(line)
-    custom_id = json.loads(f'"{found.group(1)}"') if found else ""
-    return custom_id, APIResponseValidationError(
-        f"results line {number} is not a JSON object with a custom_id", provider=provider)
+    (what ``results`` reads as it arrives)."""
+    return read_jsonl(data, provider, line_result)
 
 
 def line_result(item: Mapping[str, Any], provider: str) -> Union[Any, APIError]:
