@@ -68,6 +68,7 @@ from ._common import (
     text_of,
     unsupported,
 )
+from . import _bedrock_parse
 from .base import ChatRequest, Provider
 
 __all__ = [
@@ -1070,6 +1071,7 @@ class BedrockProvider(Provider):
         _protect_logs(self._secrets)
         self._endpoint_url = endpoint_url
         session = botocore.session.Session(profile=profile_name)
+        _bedrock_parse.install(session)  # successful Converse replies: one json.loads
         try:
             region = (region_name or os.environ.get("AWS_REGION")
                       or os.environ.get("AWS_DEFAULT_REGION")
