@@ -11,9 +11,13 @@ top-level members plus ``ResponseMetadata`` (``RequestId``, ``HTTPStatusCode``,
 Everything else goes to botocore's own parser, unchanged: error statuses (so errors,
 throttling and their retry decisions map exactly as before), ConverseStream and other
 operations, and any successful body the fast path is not sure to read exactly as botocore
-would: one that is not a JSON object, or contains ``null`` (botocore drops null members), a
+would: one that contains ``null`` (botocore drops null members), a
 blob (``"bytes"``, ``"redactedContent"``: botocore base64-decodes them), or when the
-``botocore.parsers`` logger is enabled for DEBUG (botocore logs every body there).
+``botocore.parsers`` logger is enabled for DEBUG (botocore logs every body there). A body
+that is not a JSON object (not JSON, not UTF-8, a list) has no members, as botocore reads a
+body that is not JSON (on the last two botocore's parser itself failed with a
+``UnicodeDecodeError`` / ``AttributeError``): the provider then reports a reply that is not
+the expected shape.
 
 Only public botocore names are used: ``ResponseParserFactory.create_parser`` and the
 parser's ``parse(response, shape)``, wrapped by composition.
@@ -35,14 +39,14 @@ _PARSER_LOG = logging.getLogger("botocore.parsers")
 def read_converse_body(body: bytes, members: Any) -> dict[str, Any] | None:
     """The reply body of a successful Converse call -> its modelled top-level members, or
     None when botocore's own parser must read it (see the module docstring)."""
-    if not body or any(marker in body for marker in _NEEDS_BOTOCORE):
+    if any(marker in body for marker in _NEEDS_BOTOCORE):
         return None
     try:
         data = json.loads(body)
-    except ValueError:  # also UnicodeDecodeError
-        return None
-    if not isinstance(data, dict):
-        return None
+    except ValueError:  # not JSON (also empty, or not UTF-8): no members, as botocore reads it
+        return {}
+    if not isinstance(data, dict):  # botocore's parser fails on these with an AttributeError
+        return {}
     return {name: value for name, value in data.items() if name in members}
 
 
