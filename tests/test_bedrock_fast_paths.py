@@ -15,7 +15,8 @@ import base64
 import logging
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from _bedrock_server import (

@@ -104,7 +104,7 @@ def install(session: Any) -> None:
     without the component (or a factory already replaced) keeps its own parsing."""
     try:
         factory = session.get_component("response_parser_factory")
-    except Exception:  # noqa: BLE001  # any botocore that lacks the seam: keep its parser
+    except Exception:  # any botocore that lacks the seam: keep its parser
         return
     if isinstance(factory, ConverseParserFactory) or not hasattr(factory, "create_parser"):
         return

@@ -60,6 +60,7 @@ from ..types import (
     Usage,
     _built,
 )
+from . import _bedrock_parse
 from ._common import (
     json_schema_format,
     loads_arguments,
@@ -68,7 +69,6 @@ from ._common import (
     text_of,
     unsupported,
 )
-from . import _bedrock_parse
 from .base import ChatRequest, Provider
 
 __all__ = [
