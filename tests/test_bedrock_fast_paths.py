@@ -1,6 +1,6 @@
 """The Bedrock provider's fast paths, through real botocore against the loopback server.
 
-Successful Converse replies are read with one ``json.loads`` (``providers/_bedrock_parse.py``)
+Successful Converse replies are read with one ``json.loads`` (``providers/_bedrock_wire.py``)
 instead of botocore's shape-driven parser; botocore's parameter validation runs once per
 request before the first attempt, and leaves out messages the translator built from plain
 values. These tests pin what that must not change: the reply dict is the one botocore builds,
@@ -299,3 +299,82 @@ def test_async_concurrency_limit_holds_with_many_waiters(server: BedrockServer) 
     assert asyncio.run(run()) == [f"n{i}" for i in range(40)]
     assert len(server.requests) == 40
     assert in_flight[1] <= 3
+
+
+# ------------------------------------------------------------------- request bodies ---
+
+def botocore_body(kwargs: dict[str, Any], stream: bool = False) -> bytes:
+    """The body botocore's own serializer writes for these ``converse`` arguments."""
+    import botocore.serialize
+    import botocore.session
+
+    model = botocore.session.Session().get_service_model("bedrock-runtime")
+    operation = model.operation_model("ConverseStream" if stream else "Converse")
+    serializer = botocore.serialize.create_serializer("rest-json", include_validation=False)
+    return serializer.serialize_to_request(kwargs, operation)["body"]  # type: ignore[no-any-return]
+
+
+TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Weather in a city.", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string", "default": None}},
+        "required": ["city"]}}}]
+TOOL_HISTORY = [
+    {"role": "system", "content": "Be brief. ünïcödé"}, *USER,
+    {"role": "assistant", "content": "Checking \U0001f600", "tool_calls": [
+        {"id": "tu_1", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"city": "Zürich", "n": 1.5}'}}]},
+    {"role": "tool", "tool_call_id": "tu_1", "content": "Sunny \"22\" C"}]
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
+IMAGE = [{"role": "user", "content": [
+    {"type": "text", "text": "What is this?"},
+    {"type": "image_url", "image_url": {
+        "url": "data:image/png;base64," + base64.b64encode(PNG).decode()}}]}]
+
+BODIES: dict[str, dict[str, Any]] = {
+    "plain": {},
+    "tool history": {"messages": TOOL_HISTORY, "tools": TOOLS, "max_tokens": 64,
+                     "temperature": 0.25, "top_p": 0.5, "stop": ["END"], "user": "u-1"},
+    "text parts": {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": "b"}]}]},
+    "image bytes (botocore writes it)": {"messages": IMAGE},
+    "native fields": {"top_k": 40, "guardrailConfig": {"guardrailIdentifier": "g",
+                                                       "guardrailVersion": "1"},
+                      "inferenceConfig": {"temperature": 1}},
+    "structured output": {"response_format": {"type": "json_schema", "json_schema": {
+        "name": "r", "schema": {"type": "object", "properties": {}}}}},
+    "a float that is not finite (botocore writes it)": {"top_p": 0.5,
+                                                         "inferenceConfig": {
+                                                             "temperature": float("inf")}},
+}
+
+
+@pytest.mark.parametrize("name", list(BODIES))
+@pytest.mark.parametrize("stream", [False, True])
+def test_request_body_is_byte_for_byte_botocores(server: BedrockServer, name: str,
+                                                 stream: bool) -> None:
+    from aisuite_like.providers.base import ChatRequest
+    from aisuite_like.providers.bedrock import build_request
+
+    kwargs = dict(BODIES[name])
+    messages = kwargs.pop("messages", USER)
+    server.reply(converse_text("ok"))
+    try:
+        result = create("sync", server.config(max_retries=0), messages=messages,
+                        stream=stream, **kwargs)
+        if stream:
+            list(result)
+    except ai.APIError:
+        pass  # a stream answered with JSON: only the request matters here
+    assert len(server.requests) == 1
+    sent = server.requests[0]
+    portable = {k: kwargs.pop(k) for k in list(kwargs)
+                if k in ("tools", "max_tokens", "temperature", "top_p", "stop", "user",
+                         "response_format")}
+    if portable.get("stop") is not None:
+        portable["stop"] = list(portable["stop"])
+    expected = build_request(ChatRequest(model=MODEL_ID, messages=messages, stream=stream,
+                                         extra=kwargs, **portable))
+    assert sent.raw == botocore_body(expected, stream)
+    assert sent.headers["content-type"] == "application/json"
+    assert sent.operation == ("converse-stream" if stream else "converse")

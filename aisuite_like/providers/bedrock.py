@@ -60,7 +60,7 @@ from ..types import (
     Usage,
     _built,
 )
-from . import _bedrock_parse
+from . import _bedrock_wire
 from ._common import (
     json_schema_format,
     loads_arguments,
@@ -1074,7 +1074,7 @@ class BedrockProvider(Provider):
         _protect_logs(self._secrets)
         self._endpoint_url = endpoint_url
         session = botocore.session.Session(profile=profile_name)
-        _bedrock_parse.install(session)  # successful Converse replies: one json.loads
+        _bedrock_wire.install(session)  # successful Converse replies: one json.loads
         try:
             region = (region_name or os.environ.get("AWS_REGION")
                       or os.environ.get("AWS_DEFAULT_REGION")
@@ -1129,6 +1129,7 @@ class BedrockProvider(Provider):
                     client = self._session.create_client(
                         "bedrock-runtime", region_name=self._region,
                         endpoint_url=self._endpoint_url, config=config, **self._credentials)
+                    _bedrock_wire.install_serializer(client)  # request bodies: json.dumps
                     if "aws_secret_access_key" not in self._credentials:
                         self._learn_chain_secrets()
                     self._clients[seconds] = client
