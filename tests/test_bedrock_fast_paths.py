@@ -124,6 +124,8 @@ REPLIES = {
                                                 "content": [{"text": "ok"}]}},
                          "stopReason": "end_turn", "usage": usage(), "trace": None}),
     "an unknown top-level member": Json({**converse_text("ok").body, "newTopLevel": {"a": 1}}),
+    "token counts as strings": Json({**converse_text("ok").body, "usage": {
+        "inputTokens": "10", "outputTokens": "5", "totalTokens": "15"}}),
 }
 
 

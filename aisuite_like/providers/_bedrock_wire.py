@@ -12,8 +12,9 @@ modelled top-level members plus ``ResponseMetadata`` (``RequestId``, ``HTTPStatu
 ``HTTPHeaders``; botocore's retry layer adds ``RetryAttempts``). Everything else goes to
 botocore's parser, unchanged: error statuses (so errors, throttling and their retry
 decisions map exactly as before), ConverseStream and other operations, and a successful body
-that contains ``null`` (botocore drops null members) or a blob (``"bytes"``,
-``"redactedContent"``: botocore base64-decodes them), or any body while the
+that contains ``null`` (botocore drops null members), a blob (``"bytes"``,
+``"redactedContent"``: botocore base64-decodes them) or token counts that are not JSON
+integers (botocore converts them), or any body while the
 ``botocore.parsers`` logger is enabled for DEBUG (botocore logs every body there). A body
 that is not a JSON object (not JSON, not UTF-8, a list) has no members, as botocore reads a
 body that is not JSON (on the last two botocore's parser itself failed with a
@@ -56,6 +57,9 @@ def read_converse_body(body: bytes, members: Any) -> dict[str, Any] | None:
         return {}
     if not isinstance(data, dict):  # botocore's parser fails on these with an AttributeError
         return {}
+    usage = data.get("usage")
+    if isinstance(usage, dict) and not all(type(v) is int for v in usage.values()):
+        return None  # botocore turns "10" into 10 (the only numbers the translation reads)
     return {name: value for name, value in data.items() if name in members}
 
 
