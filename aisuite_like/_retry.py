@@ -161,7 +161,10 @@ class ConcurrencyLimit:
                 if loop.is_closed():
                     continue
                 try:
-                    loop.call_soon_threadsafe(self._hand_over, future)
+                    if loop is asyncio._get_running_loop():  # released on the waiter's loop:
+                        loop.call_soon(self._hand_over, future)  # no self-pipe wake-up
+                    else:
+                        loop.call_soon_threadsafe(self._hand_over, future)
                 except RuntimeError:  # the loop closed meanwhile
                     continue
                 return

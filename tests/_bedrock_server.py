@@ -86,6 +86,15 @@ class Stream:
 
 
 @dataclass
+class Raw:
+    """A reply body sent exactly as given (bytes that need not be JSON)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+
+
+@dataclass
 class Hang:
     """Send nothing for ``seconds`` (read timeouts)."""
 
@@ -105,7 +114,7 @@ def error(status: int, code: str, message: str, *, via: str = "header",
     return Json(body, status=status, headers=extra)
 
 
-Reply = Union[Json, Stream, Hang, Callable[["Recorded"], Any]]
+Reply = Union[Json, Raw, Stream, Hang, Callable[["Recorded"], Any]]
 
 
 @dataclass
@@ -151,7 +160,7 @@ class BedrockServer:
                 with server._lock:
                     server.requests.append(recorded)
                     reply = server._replies.popleft() if server._replies else server.default
-                if callable(reply) and not isinstance(reply, (Json, Stream, Hang)):
+                if callable(reply) and not isinstance(reply, (Json, Raw, Stream, Hang)):
                     reply = reply(recorded)
                 if reply is None:
                     reply = error(500, "InternalServerException", "no scripted reply left")
@@ -195,12 +204,13 @@ class BedrockServer:
             time.sleep(reply.seconds)
             handler.close_connection = True
             return
-        if isinstance(reply, Json):
-            body = json.dumps(reply.body).encode()
+        if isinstance(reply, (Json, Raw)):
+            body = reply.body if isinstance(reply, Raw) else json.dumps(reply.body).encode()
             handler.send_response(reply.status)
-            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Type", reply.content_type if isinstance(reply, Raw)
+                                else "application/json")
             handler.send_header("x-amzn-RequestId", request_id)
-            for k, v in reply.headers.items():
+            for k, v in (reply.headers.items() if isinstance(reply, Json) else ()):
                 handler.send_header(k, v)
             handler.send_header("Content-Length", str(len(body)))
             handler.end_headers()

@@ -60,6 +60,7 @@ from ..types import (
     Usage,
     _built,
 )
+from . import _bedrock_wire
 from ._common import (
     json_schema_format,
     loads_arguments,
@@ -1059,9 +1060,12 @@ class BedrockProvider(Provider):
         import botocore.config  # type: ignore[import-untyped]  # botocore ships no types
         import botocore.exceptions  # type: ignore[import-untyped]  # botocore ships no types
         import botocore.session  # type: ignore[import-untyped]  # botocore ships no types
+        import botocore.validate  # type: ignore[import-untyped]  # botocore ships no types
         import urllib3.exceptions
 
         self._botocore_config = botocore.config
+        self._validate_parameters = botocore.validate.validate_parameters
+        self._input_shapes: dict[str, Any] = {}
         self._exc = botocore.exceptions
         # A stream's body is read through urllib3 directly: its errors reach us unwrapped.
         self._urllib3 = urllib3.exceptions
@@ -1070,6 +1074,7 @@ class BedrockProvider(Provider):
         _protect_logs(self._secrets)
         self._endpoint_url = endpoint_url
         session = botocore.session.Session(profile=profile_name)
+        _bedrock_wire.install(session)  # successful Converse replies: one json.loads
         try:
             region = (region_name or os.environ.get("AWS_REGION")
                       or os.environ.get("AWS_DEFAULT_REGION")
@@ -1118,10 +1123,13 @@ class BedrockProvider(Provider):
                     config = self._botocore_config.Config(
                         read_timeout=seconds, connect_timeout=min(seconds, 60.0),
                         retries={"total_max_attempts": 1, "mode": "standard"},
-                        max_pool_connections=self._workers)
+                        max_pool_connections=self._workers,
+                        # validated once per request by _validate, before the first attempt
+                        parameter_validation=False)
                     client = self._session.create_client(
                         "bedrock-runtime", region_name=self._region,
                         endpoint_url=self._endpoint_url, config=config, **self._credentials)
+                    _bedrock_wire.install_serializer(client)  # request bodies: json.dumps
                     if "aws_secret_access_key" not in self._credentials:
                         self._learn_chain_secrets()
                     self._clients[seconds] = client
@@ -1208,8 +1216,30 @@ class BedrockProvider(Provider):
     # -- calls -----------------------------------------------------------------------------
 
     def _call(self, request: ChatRequest) -> _Call:
-        """Translate (bad arguments raise here, before anything is sent)."""
-        return build_request(request, provider=self._key()), request.model, request.timeout
+        """Translate and validate (bad arguments raise here, before anything is sent)."""
+        kwargs = build_request(request, provider=self._key())
+        self._validate(kwargs, request.messages,
+                       "ConverseStream" if request.stream else "Converse")
+        return kwargs, request.model, request.timeout
+
+    def _validate(self, kwargs: dict[str, Any], messages: list[dict[str, Any]],
+                  operation: str) -> None:
+        """botocore's parameter validation of the Converse arguments, once per request (the
+        clients have it off). ``messages`` / ``system`` built from plain messages
+        (:func:`_plain_messages`) are left out: the translator made every value of them from
+        checked types, and validating them is the largest part of botocore's per-call cost
+        on a growing tool-loop history."""
+        shape = self._input_shapes.get(operation)
+        if shape is None:
+            model = self._session.get_service_model("bedrock-runtime")
+            shape = self._input_shapes[operation] = model.operation_model(operation).input_shape
+        params = kwargs
+        if _plain_messages(messages):
+            params = {k: v for k, v in kwargs.items() if k not in ("messages", "system")}
+        try:
+            self._validate_parameters(params, shape)
+        except self._exc.ParamValidationError as exc:
+            raise self._error(exc) from exc
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         data = _retry.call(self._calls, self._converse_once, self._call(request))
@@ -1352,6 +1382,32 @@ class BedrockProvider(Provider):
 
     async def aclose(self) -> None:
         self.close()
+
+
+def _plain_messages(messages: list[dict[str, Any]]) -> bool:
+    """Whether the translator builds these messages' Converse blocks from values of checked
+    types only: string (or no) content, tool calls with non-empty string ids and names and
+    string arguments, tool results answering a non-empty string id, no stored reasoning
+    blocks. Content parts (which may carry native blocks) make it False."""
+    for msg in messages:
+        content = msg.get("content")
+        if content is not None and not isinstance(content, str):
+            return False
+        if msg.get("provider_specific_fields"):
+            return False
+        for call in msg.get("tool_calls") or ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if not (isinstance(function, dict) and _nonempty_str(call.get("id"))
+                    and _nonempty_str(function.get("name"))
+                    and isinstance(function.get("arguments"), (str, type(None)))):
+                return False
+        if msg.get("role") == "tool" and not _nonempty_str(msg.get("tool_call_id")):
+            return False
+    return True
+
+
+def _nonempty_str(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
 
 
 def _check_timeout(timeout: Any) -> float:
