@@ -289,3 +289,21 @@ def stream_tools(*calls: tuple[str, str, list[str]], text: Optional[str] = None)
     frames += [event("messageStop", {"stopReason": "tool_use"}),
                event("metadata", {"usage": usage(), "metrics": {"latencyMs": 9}})]
     return Stream(frames)
+
+
+#: The environment through which botocore would find real credentials, config or endpoints.
+_AWS_ENV = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+            "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_BEARER_TOKEN_BEDROCK",
+            "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN")
+
+
+def isolate_aws(monkeypatch: Any, tmp_path: Any) -> None:
+    """No developer credentials, config files or instance metadata (which would be a
+    non-loopback address) reach a test: for an autouse fixture of each Bedrock test file."""
+    for var in _AWS_ENV:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")

@@ -29,6 +29,7 @@ from _bedrock_server import (
     Recorded,
     converse,
     converse_text,
+    isolate_aws,
     usage,
 )
 
@@ -42,15 +43,7 @@ MODEL_ID = "anthropic.claude-sonnet-4-v1:0"
 @pytest.fixture(autouse=True)
 def _isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     """No developer credentials, config files or instance metadata reach these tests."""
-    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
-                "AWS_BEARER_TOKEN_BEDROCK", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
-                "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-                "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    isolate_aws(monkeypatch, tmp_path)
 
 
 @pytest.fixture
