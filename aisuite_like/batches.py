@@ -269,6 +269,14 @@ def _part(key: str, family: "ModuleType", raw: Mapping[str, Any]) -> BatchPart:
                      created_at=fields["created_at"], error=fields["error"])
 
 
+def _note_submitted(error: Exception, parts: list[BatchPart], created_at: int,
+                    metadata: Optional[dict[str, str]]) -> None:
+    """A submit that failed after other provider batches were submitted: the error carries
+    them as ``error.submitted_batch`` (a ``Batch`` whose id retrieves, cancels or reads them),
+    so they are not lost; None when nothing was submitted before it."""
+    error.submitted_batch = _batch(parts, created_at, metadata) if parts else None  # type: ignore[attr-defined]  # an attribute of our own on any error
+
+
 def _batch(parts: list[BatchPart], created_at: int,
            metadata: Optional[dict[str, str]]) -> Batch:
     return Batch(
@@ -334,10 +342,14 @@ class Batches:
         meta = _check_metadata(metadata)
         groups = _plan_groups(self._client, requests)
         created = int(time.time())
-        parts = []
+        parts: list[BatchPart] = []
         for g in groups:
-            raw = core.run(g.provider, g.family.sdk(g.provider, False),
-                           g.family.submit(g.provider, g.payload, g.model, meta))
+            try:
+                raw = core.run(g.provider, g.family.sdk(g.provider, False),
+                               g.family.submit(g.provider, g.payload, g.model, meta))
+            except Exception as exc:
+                _note_submitted(exc, parts, created, meta)
+                raise
             parts.append(_part(g.key, g.family, raw))
         return _batch(parts, created, meta)
 
@@ -394,10 +406,14 @@ class Batches:
         meta = _check_metadata(metadata)
         groups = _plan_groups(self._client, requests)
         created = int(time.time())
-        parts = []
+        parts: list[BatchPart] = []
         for g in groups:
-            raw = await core.arun(g.provider, g.family.sdk(g.provider, True),
-                                  g.family.submit(g.provider, g.payload, g.model, meta))
+            try:
+                raw = await core.arun(g.provider, g.family.sdk(g.provider, True),
+                                      g.family.submit(g.provider, g.payload, g.model, meta))
+            except Exception as exc:
+                _note_submitted(exc, parts, created, meta)
+                raise
             parts.append(_part(g.key, g.family, raw))
         return _batch(parts, created, meta)
 

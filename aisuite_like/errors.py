@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import _secret_forms
 
 if TYPE_CHECKING:
+    from .batches import Batch
     from .types import SkippedModel
 
 __all__ = [
@@ -60,6 +61,9 @@ class APIError(AisuiteLikeError):
     retry_after: float | None = None
     #: Only on the error of the last model of ``fallbacks=[...]``: the models tried before it.
     fallback_errors: list[SkippedModel]
+    #: Only on an error of ``client.batches.create``: the provider batches submitted before
+    #: the one that failed (a ``Batch``), or None.
+    submitted_batch: Batch | None
 
     def __init__(
         self,

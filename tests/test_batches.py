@@ -380,6 +380,40 @@ def test_upload_failure_is_typed_and_retried(server: BatchServer) -> None:
     assert KEYS["anthropic"] not in repr(info.value) + str(info.value)
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_failed_submit_hands_back_what_was_already_submitted(server: BatchServer,
+                                                               mode: str) -> None:
+    """Mixed input, the second provider refuses its batch: the error carries the provider
+    batches already submitted as a Batch whose id reads them; an error before any submit
+    carries None."""
+    server.fail("anthropic.create", Reply(401))
+    requests = [req("o1", "openai"), req("a1", "anthropic"), req("g1", "google")]
+    if mode == "sync":
+        client = make_client(server)
+        with pytest.raises(ai.AuthenticationError) as info:
+            client.batches.create(requests, metadata={"job": "7"})
+    else:
+        async def run() -> None:
+            async with ai.AsyncClient(provider_configs=configs(server)) as aclient:
+                await aclient.batches.create(requests, metadata={"job": "7"})
+
+        with pytest.raises(ai.AuthenticationError) as info:
+            asyncio.run(run())
+        client = make_client(server)
+    assert server.routes() == ["openai.upload", "openai.create", "anthropic.create"]
+    submitted = info.value.submitted_batch
+    assert [p.provider for p in submitted.parts] == ["openai"]
+    assert submitted.metadata == {"job": "7"}
+    assert KEYS["anthropic"] not in repr(info.value) + str(info.value)
+    done = client.batches.wait(submitted.id, poll_interval=0.001, timeout=30)
+    assert done.status == "completed" and set(drain(client, submitted.id)) == {"o1"}
+
+    server.fail("openai.upload", *[Reply(400)])
+    with pytest.raises(ai.BadRequestError) as first:
+        client.batches.create(requests)
+    assert first.value.submitted_batch is None
+
+
 @pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
 def test_malformed_result_lines_are_errors_for_their_request_only(
         server: BatchServer, family: str) -> None:
