@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _bedrock_calls import MODEL, MODEL_ID, USER, create
 from _bedrock_server import (
     ACCESS_KEY,
     REGION,
@@ -34,10 +35,6 @@ from _bedrock_server import (
 )
 
 import aisuite_like as ai
-
-USER = [{"role": "user", "content": "Hi"}]
-MODEL = "bedrock:anthropic.claude-sonnet-4-v1:0"
-MODEL_ID = "anthropic.claude-sonnet-4-v1:0"
 
 
 @pytest.fixture(autouse=True)
@@ -56,21 +53,6 @@ def server() -> Iterator[BedrockServer]:
 def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
-
-def create(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
-    kwargs.setdefault("model", MODEL)
-    kwargs.setdefault("messages", USER)
-    if mode == "sync":
-        return ai.Client({"bedrock": config}).chat.completions.create(**kwargs)
-
-    async def run() -> Any:
-        client = ai.AsyncClient({"bedrock": config})
-        try:
-            return await client.chat.completions.create(**kwargs)
-        finally:
-            await client.aclose()
-
-    return asyncio.run(run())
 
 
 def botocore_converse(server: BedrockServer) -> dict[str, Any]:

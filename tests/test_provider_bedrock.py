@@ -14,6 +14,7 @@ import sys
 from typing import Any, Iterator
 
 import pytest
+from _bedrock_calls import MODEL, MODEL_ID, USER, create
 from _bedrock_server import (
     ACCESS_KEY,
     REGION,
@@ -39,9 +40,6 @@ from pydantic import BaseModel
 
 import aisuite_like as ai
 
-USER = [{"role": "user", "content": "Hi"}]
-MODEL = "bedrock:anthropic.claude-sonnet-4-v1:0"
-MODEL_ID = "anthropic.claude-sonnet-4-v1:0"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
 
 
@@ -62,19 +60,6 @@ def server() -> Iterator[BedrockServer]:
 def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
-
-def create(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
-    """One create() call on the sync or the async client."""
-    kwargs.setdefault("model", MODEL)
-    kwargs.setdefault("messages", USER)
-    if mode == "sync":
-        return ai.Client({"bedrock": config}).chat.completions.create(**kwargs)
-
-    async def run() -> Any:
-        client = ai.AsyncClient({"bedrock": config})
-        return await client.chat.completions.create(**kwargs)
-
-    return asyncio.run(run())
 
 
 def stream_all(mode: str, config: dict[str, Any], **kwargs: Any) -> tuple[list[Any], Any]:
