@@ -25,10 +25,10 @@ bench: $(STAMP)
 
 # Re-run the transport fault suite and regenerate the fault matrix of docs/reliability.md.
 fault-matrix: $(STAMP)
-	$(PY) tests/_fault_matrix.py
+	$(PY) scripts/fault_matrix.py
 
 overloads: $(STAMP)
-	$(PY) tests/_create_overloads.py
+	$(PY) scripts/create_overloads.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

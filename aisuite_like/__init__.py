@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .client import AsyncClient, Client
-from .errors import (
+from .client.facade import AsyncClient, Client
+from .core.errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
@@ -41,16 +41,14 @@ from .errors import (
     UnknownProviderError,
     UnsupportedParameterError,
 )
-from .providers import provider_keys, register_provider
+from .providers.registry import provider_keys, register_provider
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from . import durable as durable, handoff_filters as handoff_filters, testing as testing
-    from ._agent_config import (
-        handoff as handoff,
-    )
-    from ._agent_items import (
+    from .agents.config import handoff as handoff
+    from .agents.items import (
         AgentUpdatedStreamEvent as AgentUpdatedStreamEvent,
         HandoffCallItem as HandoffCallItem,
         HandoffInputData as HandoffInputData,
@@ -65,55 +63,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ToolCallItem as ToolCallItem,
         ToolCallOutputItem as ToolCallOutputItem,
     )
-    from ._agent_sdk import (
-        AgentHandoff as AgentHandoff,
-        AgentHooks as AgentHooks,
-        GuardrailFunctionOutput as GuardrailFunctionOutput,
-        InputGuardrail as InputGuardrail,
-        InputGuardrailResult as InputGuardrailResult,
-        OutputGuardrail as OutputGuardrail,
-        OutputGuardrailResult as OutputGuardrailResult,
-        RunHooks as RunHooks,
-        function_tool as function_tool,
-        input_guardrail as input_guardrail,
-        output_guardrail as output_guardrail,
-        set_default_model as set_default_model,
-    )
-    from ._agent_state import (
-        RunState as RunState,
-    )
-    from ._message_params import (
-        ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
-        ChatCompletionDeveloperMessageParam as ChatCompletionDeveloperMessageParam,
-        ChatCompletionMessageParam as ChatCompletionMessageParam,
-        ChatCompletionSystemMessageParam as ChatCompletionSystemMessageParam,
-        ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
-        ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
-    )
-    from ._observe import (
-        instrument as instrument,
-        uninstrument as uninstrument,
-    )
-    from ._run_context import (
-        RunContextWrapper as RunContextWrapper,
-        RunUsage as RunUsage,
-    )
-    from ._stream_events import (
-        AsyncChatCompletionStream as AsyncChatCompletionStream,
-        ChatCompletionStream as ChatCompletionStream,
-        ChunkEvent as ChunkEvent,
-        ContentDeltaEvent as ContentDeltaEvent,
-        ContentDoneEvent as ContentDoneEvent,
-        FunctionToolCallArgumentsDeltaEvent as FunctionToolCallArgumentsDeltaEvent,
-        FunctionToolCallArgumentsDoneEvent as FunctionToolCallArgumentsDoneEvent,
-        RefusalDeltaEvent as RefusalDeltaEvent,
-        RefusalDoneEvent as RefusalDoneEvent,
-    )
-    from ._structured import (
-        ContentFilterFinishReasonError as ContentFilterFinishReasonError,
-        LengthFinishReasonError as LengthFinishReasonError,
-    )
-    from .agents import (
+    from .agents.run import (
         Agent as Agent,
         AgentEvent as AgentEvent,
         ContextStrategy as ContextStrategy,
@@ -133,7 +83,22 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         fit_tokens as fit_tokens,
         keep_last as keep_last,
     )
-    from .batches import (
+    from .agents.sdk import (
+        AgentHandoff as AgentHandoff,
+        AgentHooks as AgentHooks,
+        GuardrailFunctionOutput as GuardrailFunctionOutput,
+        InputGuardrail as InputGuardrail,
+        InputGuardrailResult as InputGuardrailResult,
+        OutputGuardrail as OutputGuardrail,
+        OutputGuardrailResult as OutputGuardrailResult,
+        RunHooks as RunHooks,
+        function_tool as function_tool,
+        input_guardrail as input_guardrail,
+        output_guardrail as output_guardrail,
+        set_default_model as set_default_model,
+    )
+    from .agents.state import RunState as RunState
+    from .batches.api import (
         Batch as Batch,
         BatchError as BatchError,
         BatchPart as BatchPart,
@@ -143,28 +108,32 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         BatchTimeoutError as BatchTimeoutError,
         InvalidBatchIdError as InvalidBatchIdError,
     )
-    from .policy import (
-        AllowAll as AllowAll,
-        AllowTools as AllowTools,
-        DenyAll as DenyAll,
-        RequireApproval as RequireApproval,
-        ToolPolicyContext as ToolPolicyContext,
-        ToolPolicyDecision as ToolPolicyDecision,
+    from .client.stream_events import (
+        AsyncChatCompletionStream as AsyncChatCompletionStream,
+        ChatCompletionStream as ChatCompletionStream,
+        ChunkEvent as ChunkEvent,
+        ContentDeltaEvent as ContentDeltaEvent,
+        ContentDoneEvent as ContentDoneEvent,
+        FunctionToolCallArgumentsDeltaEvent as FunctionToolCallArgumentsDeltaEvent,
+        FunctionToolCallArgumentsDoneEvent as FunctionToolCallArgumentsDoneEvent,
+        RefusalDeltaEvent as RefusalDeltaEvent,
+        RefusalDoneEvent as RefusalDoneEvent,
     )
-    from .providers.base import (
-        ChatRequest as ChatRequest,
-        Provider as Provider,
+    from .client.structured import (
+        ContentFilterFinishReasonError as ContentFilterFinishReasonError,
+        LengthFinishReasonError as LengthFinishReasonError,
     )
-    from .streaming import (
-        AsyncStream as AsyncStream,
-        Stream as Stream,
+    from .core.message_params import (
+        ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
+        ChatCompletionDeveloperMessageParam as ChatCompletionDeveloperMessageParam,
+        ChatCompletionMessageParam as ChatCompletionMessageParam,
+        ChatCompletionSystemMessageParam as ChatCompletionSystemMessageParam,
+        ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
+        ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
     )
-    from .tools import (
-        Tool as Tool,
-        Tools as Tools,
-        tool as tool,
-    )
-    from .types import (
+    from .core.run_context import RunContextWrapper as RunContextWrapper, RunUsage as RunUsage
+    from .core.streaming import AsyncStream as AsyncStream, Stream as Stream
+    from .core.types import (
         ChatCompletionChunk as ChatCompletionChunk,
         ChatCompletionResponse as ChatCompletionResponse,
         Choice as Choice,
@@ -179,61 +148,71 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ToolEvent as ToolEvent,
         Usage as Usage,
     )
+    from .observability.switch import instrument as instrument, uninstrument as uninstrument
+    from .providers.base import ChatRequest as ChatRequest, Provider as Provider
+    from .tools.base import Tool as Tool, Tools as Tools, tool as tool
+    from .tools.policy import (
+        AllowAll as AllowAll,
+        AllowTools as AllowTools,
+        DenyAll as DenyAll,
+        RequireApproval as RequireApproval,
+        ToolPolicyContext as ToolPolicyContext,
+        ToolPolicyDecision as ToolPolicyDecision,
+    )
 
 # name -> module that defines it, imported on first access (PEP 562).
 _LAZY = {
     # providers/base.py
     "ChatRequest": "providers.base", "Provider": "providers.base",
-    # streaming.py
-    "Stream": "streaming", "AsyncStream": "streaming",
-    # tools.py
-    "Tool": "tools", "Tools": "tools", "tool": "tools",
-    # types.py (pydantic models: building them is most of the import cost, so on first use)
-    **{name: "types" for name in (
+    # core/streaming.py
+    "Stream": "core.streaming", "AsyncStream": "core.streaming",
+    # tools/base.py
+    "Tool": "tools.base", "Tools": "tools.base", "tool": "tools.base",
+    # core/types.py (pydantic models: building them is most of the import cost, so on first use)
+    **{name: "core.types" for name in (
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
-        "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage")},
-    "SkippedModel": "types",
-    # policy.py
-    "AllowAll": "policy", "DenyAll": "policy", "AllowTools": "policy",
-    "RequireApproval": "policy", "ToolPolicyContext": "policy", "ToolPolicyDecision": "policy",
-    # agents.py
-    "Agent": "agents", "Runner": "agents", "RunResult": "agents", "RunLimits": "agents",
-    "Session": "agents", "ToolCallSummary": "agents", "keep_last": "agents",
-    "fit_tokens": "agents", "RunStarted": "agents", "ModelRequest": "agents",
-    "TextDelta": "agents", "ToolCallRequestEvent": "agents",
-    "ToolCallExecutionEvent": "agents", "Handoff": "agents", "RunCompleted": "agents",
-    "AgentEvent": "agents", "ContextStrategy": "agents", "RunResultStreaming": "agents",
+        "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage", "SkippedModel")},
+    # tools/policy.py
+    **{name: "tools.policy" for name in (
+        "AllowAll", "DenyAll", "AllowTools", "RequireApproval", "ToolPolicyContext",
+        "ToolPolicyDecision")},
+    # agents/run.py
+    **{name: "agents.run" for name in (
+        "Agent", "Runner", "RunResult", "RunLimits", "Session", "ToolCallSummary", "keep_last",
+        "fit_tokens", "RunStarted", "ModelRequest", "TextDelta", "ToolCallRequestEvent",
+        "ToolCallExecutionEvent", "Handoff", "RunCompleted", "AgentEvent", "ContextStrategy",
+        "RunResultStreaming")},
     # the OpenAI Agents SDK's names (docs/agents.md, "Agents SDK compatibility")
-    "RunContextWrapper": "_run_context", "RunUsage": "_run_context",
-    **{name: "_agent_sdk" for name in (
+    "RunContextWrapper": "core.run_context", "RunUsage": "core.run_context",
+    **{name: "agents.sdk" for name in (
         "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
         "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
         "RunHooks", "AgentHooks", "AgentHandoff", "set_default_model")},
-    "handoff": "_agent_config",
-    **{name: "_agent_items" for name in (
+    "handoff": "agents.config",
+    **{name: "agents.items" for name in (
         "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",
         "HandoffOutputItem", "ToolApprovalItem", "RunItem", "ItemHelpers",
         "RawResponsesStreamEvent", "RunItemStreamEvent", "AgentUpdatedStreamEvent",
         "StreamEvent", "HandoffInputData")},
-    "RunState": "_agent_state",
-    # _observe.py (OpenTelemetry: opentelemetry itself is imported by instrument())
-    "instrument": "_observe", "uninstrument": "_observe",
-    # _structured.py (chat.completions.parse)
-    "LengthFinishReasonError": "_structured",
-    "ContentFilterFinishReasonError": "_structured",
-    # _stream_events.py (chat.completions.stream)
-    **{name: "_stream_events" for name in (
+    "RunState": "agents.state",
+    # observability (OpenTelemetry: opentelemetry itself is imported by instrument())
+    "instrument": "observability.switch", "uninstrument": "observability.switch",
+    # client/structured.py (chat.completions.parse)
+    "LengthFinishReasonError": "client.structured",
+    "ContentFilterFinishReasonError": "client.structured",
+    # client/stream_events.py (chat.completions.stream)
+    **{name: "client.stream_events" for name in (
         "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
         "ContentDoneEvent", "RefusalDeltaEvent", "RefusalDoneEvent",
         "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent")},
-    # _message_params.py (TypedDicts of the messages create() takes)
-    **{name: "_message_params" for name in (
+    # core/message_params.py (TypedDicts of the messages create() takes)
+    **{name: "core.message_params" for name in (
         "ChatCompletionMessageParam", "ChatCompletionSystemMessageParam",
         "ChatCompletionDeveloperMessageParam", "ChatCompletionUserMessageParam",
         "ChatCompletionAssistantMessageParam", "ChatCompletionToolMessageParam")},
-    # batches.py (client.batches; provider batch APIs)
-    **{name: "batches" for name in (
+    # batches/api.py (client.batches; provider batch APIs)
+    **{name: "batches.api" for name in (
         "Batch", "BatchPart", "BatchError", "InvalidBatchIdError", "BatchRequestError",
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
     # modules

@@ -50,8 +50,9 @@ import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 from urllib.parse import unquote
 
 __all__ = ["MockLLM", "Options", "parse_options", "serve", "start_server_process",
@@ -147,7 +148,7 @@ def _error(status: int, message: str) -> Reply:
 # ------------------------------------------------------------------------- tool arguments ---
 
 def _example_value(schema: dict[str, Any], i: int) -> Any:
-    if "enum" in schema and schema["enum"]:
+    if schema.get("enum"):
         return schema["enum"][0]
     kind = schema.get("type")
     if isinstance(kind, list):

@@ -20,7 +20,8 @@ import statistics
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 SYSTEM = "You are a helpful assistant. Answer in one short sentence."
 USER = "What is the capital of France?"

@@ -19,9 +19,10 @@ import threading
 import time
 import zlib
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Optional, Union
+from typing import Any, Optional, Union
 from urllib.parse import unquote
 
 ACCESS_KEY = "AKIDLOOPBACKEXAMPLE"

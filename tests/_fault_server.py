@@ -423,7 +423,7 @@ class FaultServer:
 
 class MatrixOutcomes:
     """What a fault suite saw, per fault and family. ``write`` saves it to the file the
-    ``AISUITE_FAULT_MATRIX`` variable names (plus ``suffix``), for tests/_fault_matrix.py."""
+    ``AISUITE_FAULT_MATRIX`` variable names (plus ``suffix``), for scripts/fault_matrix.py."""
 
     def __init__(self, suffix: str = "") -> None:
         self.items: list[dict[str, str]] = []

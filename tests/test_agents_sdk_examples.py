@@ -4,7 +4,7 @@ offline in a subprocess, with the test model, and prints output of the expected 
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

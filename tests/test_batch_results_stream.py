@@ -19,7 +19,7 @@ from _fault_server import Raw
 from test_batches import KEYS, configs, make_client, req
 
 import aisuite_like as ai
-from aisuite_like._batch_core import LineReader
+from aisuite_like.batches.core import LineReader
 from aisuite_like.testing import FakeClock
 
 RETRIEVE = {"openai": "openai.retrieve", "anthropic": "anthropic.retrieve",

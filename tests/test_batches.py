@@ -254,7 +254,11 @@ def test_request_errors_name_the_request(server: BatchServer) -> None:
 @pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
 def test_provider_limits_are_checked_before_any_provider_gets_a_batch(
         server: BatchServer, monkeypatch: pytest.MonkeyPatch, family: str) -> None:
-    from aisuite_like import _batch_anthropic, _batch_google, _batch_openai
+    from aisuite_like.batches import (
+        anthropic as _batch_anthropic,
+        google as _batch_google,
+        openai as _batch_openai,
+    )
 
     # Lowered so a test can exceed them; the real ones are 50,000 requests / 200 MB
     # (OpenAI), 100,000 / 256 MB (Anthropic), 20 MB inline (Gemini).
@@ -333,7 +337,7 @@ def test_malformed_ids_are_refused(server: BatchServer, bad: Any) -> None:
 
 
 def test_unknown_provider_batch_is_a_not_found(server: BatchServer) -> None:
-    from aisuite_like._batch_core import encode_id
+    from aisuite_like.batches.core import encode_id
 
     client = make_client(server, max_retries=0)
     with pytest.raises(ai.NotFoundError):
@@ -581,13 +585,13 @@ def test_batches_load_no_sdk_until_used() -> None:
     (["cancelled", "failed"], "cancelled"), (["failed"], "failed"),
 ])
 def test_merge_status(statuses: list[str], merged: str) -> None:
-    from aisuite_like._batch_core import merge_status
+    from aisuite_like.batches.core import merge_status
 
     assert merge_status(statuses) == merged
 
 
 def test_id_round_trip_keeps_unicode_and_metadata() -> None:
-    from aisuite_like._batch_core import decode_id, encode_id
+    from aisuite_like.batches.core import decode_id, encode_id
 
     parts = [("openai", "batch_1"), ("google", "batches/xyz")]
     batch_id = encode_id(parts, 1700000000, {"note": "été ✓"})
@@ -648,7 +652,7 @@ def test_a_stalled_poll_times_out_typed(server: BatchServer, family: str, route:
     ({"status_code": 404, "body": {"error": {"message": "no model"}}}, ai.NotFoundError),
 ])
 def test_openai_result_line_errors(response: dict[str, Any], error: type[Exception]) -> None:
-    from aisuite_like._batch_openai import line_result
+    from aisuite_like.batches.openai import line_result
 
     result = line_result({"custom_id": "x", "response": {**response, "request_id": "req_9"},
                           "error": None}, "openai")
@@ -663,7 +667,7 @@ def test_openai_result_line_errors(response: dict[str, Any], error: type[Excepti
     ({"type": "authentication_error", "message": "x"}, ai.AuthenticationError),
 ])
 def test_anthropic_result_errors(error: dict[str, Any], expected: type[Exception]) -> None:
-    from aisuite_like._batch_anthropic import line_result
+    from aisuite_like.batches.anthropic import line_result
 
     result = line_result({"type": "errored", "error": {"type": "error", "error": error}},
                          "anthropic")
@@ -674,7 +678,7 @@ def test_anthropic_result_errors(error: dict[str, Any], expected: type[Exception
     (3, ai.BadRequestError), (8, ai.RateLimitError), (5, ai.NotFoundError),
     (13, ai.InternalServerError), (429, ai.RateLimitError)])
 def test_gemini_inline_errors(code: int, expected: type[Exception]) -> None:
-    from aisuite_like._batch_google import read_inline
+    from aisuite_like.batches.google import read_inline
 
     raw = {"name": "batches/1", "metadata": {"state": "BATCH_STATE_SUCCEEDED", "output": {
         "inlinedResponses": {"inlinedResponses": [
@@ -686,7 +690,7 @@ def test_gemini_inline_errors(code: int, expected: type[Exception]) -> None:
 
 
 def test_openai_line_that_is_json_but_not_an_object_keeps_the_others() -> None:
-    from aisuite_like._batch_openai import read_lines
+    from aisuite_like.batches.openai import read_lines
 
     ok = {"custom_id": "ok", "response": {"status_code": 200, "body": {
         "id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [

@@ -6,7 +6,7 @@ secret key and session token show in no error text, traceback or DEBUG log recor
 
 Each case records its outcome as tests/test_faults_transport.py does (same fault names where
 the fault is the same); with ``AISUITE_FAULT_MATRIX=<path>`` set they are written there as
-JSON, and ``tests/_fault_matrix.py`` renders them as the bedrock column of docs/reliability.md.
+JSON, and ``scripts/fault_matrix.py`` renders them as the bedrock column of docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import os
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from _bedrock_server import (

@@ -9,7 +9,6 @@ import pathlib
 import textwrap
 
 import pytest
-
 from test_cli import run_cli
 
 

@@ -10,7 +10,7 @@ import pathlib
 import re
 import subprocess
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -63,7 +63,7 @@ def test_runner_options_need_max_turns() -> None:
 
 
 def test_messages_mixed_and_not_mutated() -> None:
-    from aisuite_like.client import _normalize_messages
+    from aisuite_like.client.facade import _normalize_messages
 
     original = [{"role": "user", "content": "a"}, ai.Message(role="assistant", content="b")]
     out = _normalize_messages(original)
@@ -94,8 +94,9 @@ def test_client_repr_hides_keys() -> None:
 def test_built_equals_model_construct_and_anthropic_chunks_set_every_field() -> None:
     """``types._built`` (the per-chunk fast path) must build what ``model_construct`` builds,
     and its callers must pass every field (a field added to a type later would be missing)."""
+    from aisuite_like.core.types import _built
     from aisuite_like.providers.anthropic import StreamState
-    from aisuite_like.types import ChoiceDelta, _built
+    from aisuite_like.types import ChoiceDelta
 
     values = dict(role="assistant", content="x", tool_calls=None, reasoning_content=None,
                   refusal=None, provider_specific_fields=None)

@@ -5,7 +5,7 @@ before anything is sent). Each case asserts the typed error, the number of attem
 the key shows in no exception text, traceback, repr or log record (DEBUG, every logger).
 
 Outcomes are recorded for the fault matrix of docs/reliability.md: with
-``AISUITE_FAULT_MATRIX=<path>`` set they are written there as JSON (``tests/_fault_matrix.py``
+``AISUITE_FAULT_MATRIX=<path>`` set they are written there as JSON (``scripts/fault_matrix.py``
 runs each fault suite on its own and renders their rows in turn).
 """
 
@@ -15,13 +15,10 @@ import asyncio
 import json
 import logging
 import traceback
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any, Optional
 
 import pytest
-
-import aisuite_like as ai
-from aisuite_like.testing import FakeClock
-
 from _fault_server import (
     FaultServer,
     MatrixOutcomes,
@@ -31,6 +28,9 @@ from _fault_server import (
     success_body,
 )
 from test_validation import MALFORMED_ARGUMENTS
+
+import aisuite_like as ai
+from aisuite_like.testing import FakeClock
 
 FAMILIES = ("openai", "anthropic", "google")
 FORMAT = {"openai": "openai", "anthropic": "anthropic", "google": "gemini"}

@@ -2,20 +2,21 @@
 loopback fault server (tests/_fault_server.py): replies that repeat or omit tool-call ids,
 a tool returning 10 MB, a tool returning NaN / Infinity. Each case asserts on what the
 server received and records its outcome for the fault matrix of docs/reliability.md (with
-``AISUITE_FAULT_MATRIX=<path>`` set, written to ``<path>.tools.json``; tests/_fault_matrix.py
+``AISUITE_FAULT_MATRIX=<path>`` set, written to ``<path>.tools.json``; scripts/fault_matrix.py
 merges it with the transport suite's)."""
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any, Optional
 
 import pytest
-
-import aisuite_like as ai
 from _fault_server import FaultServer, MatrixOutcomes, Reply
 from _tool_wire import FAMILIES as WIRE
+
+import aisuite_like as ai
 from aisuite_like.runner import DEFAULT_MAX_TOOL_RESULT_CHARS
 
 FAMILIES = ("openai", "anthropic", "google")

@@ -4,7 +4,7 @@ truncated and stalled streams, cancellation, concurrency bounds, fallbacks. Ever
 case also checks that the API key shows in no exception text, traceback, repr or log record.
 
 Each case records its outcome per family; with ``AISUITE_FAULT_MATRIX=<path>`` set, the
-outcomes are written there as JSON (``tests/_fault_matrix.py`` renders them into
+outcomes are written there as JSON (``scripts/fault_matrix.py`` renders them into
 docs/reliability.md).
 """
 
@@ -16,14 +16,11 @@ import logging
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 import pytest
-
-import aisuite_like as ai
-from aisuite_like.testing import FakeClock
-
 from _fault_server import (
     Delay,
     FaultServer,
@@ -34,6 +31,9 @@ from _fault_server import (
     Stream,
     error_body,
 )
+
+import aisuite_like as ai
+from aisuite_like.testing import FakeClock
 
 FAMILIES = ("openai", "anthropic", "google")
 MODELS = {"openai": "openai:gpt-x", "anthropic": "anthropic:claude-x", "google": "google:gemini-x"}
@@ -565,7 +565,7 @@ def test_max_concurrency_across_event_loops(family: str, server: FaultServer) ->
 
 
 def test_concurrency_limit_is_shared_by_threads_and_loops() -> None:
-    from aisuite_like._retry import ConcurrencyLimit
+    from aisuite_like.providers.retry import ConcurrencyLimit
 
     limit = ConcurrencyLimit(3)
     lock = threading.Lock()

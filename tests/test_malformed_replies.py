@@ -9,15 +9,16 @@ Never a bare AttributeError / KeyError / TypeError, never a response with zero c
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpcore2
 import httpx
 import pytest
 import respx
+from _client_calls import create, stream
 
 import aisuite_like as ai
-from _client_calls import create, stream
 
 MARK = "RAW-BODY-MARKER-7f3a"  # put in malformed bodies: must never reach an error message
 KEYS = {"openai": "sk-test-malformed-0123456789", "anthropic": "sk-ant-test-malformed-012345",

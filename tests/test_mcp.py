@@ -12,15 +12,16 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 pytest.importorskip("mcp")
 
-import aisuite_like as ai  # noqa: E402
-from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio, MCPToolResult  # noqa: E402
-from aisuite_like.testing import ScriptedProvider, tool_call  # noqa: E402
+import aisuite_like as ai
+from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio, MCPToolResult
+from aisuite_like.testing import ScriptedProvider, tool_call
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TOOLBOX = str(ROOT / "tests" / "mcp_servers" / "toolbox.py")

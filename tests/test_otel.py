@@ -9,7 +9,8 @@ import asyncio
 import json
 import subprocess
 import sys
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any, Optional
 
 import pytest
 import respx

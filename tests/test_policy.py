@@ -15,10 +15,8 @@ from aisuite_like.policy import (
     RequireApproval,
     ToolPolicyContext,
     ToolPolicyDecision,
-    _check_policy,
-    _evaluate_policy,
-    _to_decision,
 )
+from aisuite_like.tools.policy import _check_policy, _evaluate_policy, _to_decision
 
 
 def ctx(name: str = "get_weather") -> ToolPolicyContext:

@@ -10,8 +10,9 @@ import asyncio
 import copy
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import httpcore2
 import httpx
@@ -819,7 +820,7 @@ def test_aiohttp_transport_against_loopback_server() -> None:
     body = json.dumps(reply([text("via aiohttp")])).encode()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             length = int(self.headers["content-length"])
             received.append({"path": self.path,
                              "json": json.loads(self.rfile.read(length))})

@@ -11,7 +11,8 @@ import json
 import logging
 import subprocess
 import sys
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from _bedrock_calls import MODEL, MODEL_ID, USER, create

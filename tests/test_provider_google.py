@@ -9,13 +9,13 @@ import subprocess
 import sys
 from typing import Any, Optional
 
+import _client_calls as _calls
 import pytest
 import respx
-
-import _client_calls as _calls
-from aisuite_like.testing import FakeClock
-import aisuite_like as ai
 from _client_calls import wire
+
+import aisuite_like as ai
+from aisuite_like.testing import FakeClock
 
 KEY = "AIzaSyTESTKEY-0123456789abcdefghij"
 BASE = "https://generativelanguage.googleapis.com/v1beta/models/"

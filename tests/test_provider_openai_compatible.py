@@ -9,8 +9,7 @@ import json
 
 import pytest
 import respx
-from _openai_helpers import (  # noqa: F401  (httpx2_mock: the fixture)
-    call, chunk, completion, create, httpx2_mock, sse, stream, wire)
+from _openai_helpers import call, chunk, completion, create, httpx2_mock, sse, stream, wire  # noqa: F401  (httpx2_mock: the fixture)
 
 import aisuite_like as ai
 
@@ -48,7 +47,7 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 
 def test_every_compatible_key_is_covered_here() -> None:
-    from aisuite_like.providers import _OPENAI_COMPATIBLE
+    from aisuite_like.providers.registry import _OPENAI_COMPATIBLE
 
     assert set(_OPENAI_COMPATIBLE) == {*EXPECTED, *LOCAL, "azure"}
 

@@ -8,7 +8,6 @@ runner's, the agents' and the testing kit's, not a vendor SDK's.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import pathlib
 import subprocess
@@ -17,10 +16,10 @@ import textwrap
 from typing import Annotated, Any, Optional
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 import aisuite_like as ai
-from aisuite_like._schema_values import example_for_schema
+from aisuite_like.core.schema_values import example_for_schema
 from aisuite_like.testing import ScriptedProvider, tool_call
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ import respx
 from conftest import load_recorded
 
 import aisuite_like as ai
-from aisuite_like import providers
+from aisuite_like.providers import registry as providers
 
 HF = load_recorded("huggingface/test_huggingface__test_max_completion_tokens.json")
 HF_BODY = HF["interactions"][0]["request"]["body"]

@@ -20,12 +20,12 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import RECORDED, recorded_files
 
 import aisuite_like as ai
+from aisuite_like.core.streaming import _ChunkAccumulator
 from aisuite_like.providers.anthropic import SSEDecoder, StreamState, build_request, parse_response
 from aisuite_like.providers.base import ChatRequest
-from aisuite_like.streaming import _ChunkAccumulator
-from conftest import RECORDED, recorded_files
 
 FILES = recorded_files("anthropic")
 

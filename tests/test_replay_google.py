@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 import respx

@@ -10,20 +10,15 @@ import asyncio
 import copy
 import json
 import threading
-from typing import Any, AsyncIterator, Iterator, Optional, Union
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Optional, Union
 
 import pytest
 from pydantic import BaseModel
 
 import aisuite_like as ai
-from aisuite_like.runner import (
-    CallModel,
-    Finish,
-    RunHooks,
-    ToolLoop,
-    _drive_async,
-    _drive_sync,
-)
+from aisuite_like.loop.runner import _drive_async, _drive_sync
+from aisuite_like.runner import CallModel, Finish, RunHooks, ToolLoop
 from aisuite_like.tools import Tool, Tools
 
 # A reply: text, or a list of (call_id, tool name, arguments: dict or raw JSON string).

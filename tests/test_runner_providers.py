@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import pytest
 import respx
 
 import aisuite_like as ai
 from aisuite_like.tools import Tool
-
 
 
 def get_weather(city: str) -> str:

@@ -13,8 +13,9 @@ import json
 import logging
 import threading
 import traceback
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 from urllib.parse import quote, quote_plus
 
 import pytest
@@ -301,7 +302,7 @@ def test_sdk_and_http_loggers_redact_known_keys(logger_name: str, server: str,
 
 
 def test_redaction_leaves_ordinary_text_and_provider_names_alone() -> None:
-    from aisuite_like import _secrets
+    from aisuite_like.core import secrets as _secrets
 
     _secrets.remember("k")  # too short to be a key: never treated as one
     _secrets.remember("ollama")
@@ -309,8 +310,8 @@ def test_redaction_leaves_ordinary_text_and_provider_names_alone() -> None:
 
 
 def test_other_credentials_in_a_config_are_redacted_too() -> None:
-    from aisuite_like import _secrets
-    from aisuite_like.errors import _redact
+    from aisuite_like.core import secrets as _secrets
+    from aisuite_like.core.errors import _redact
 
     ai.Client({"bedrock": {"aws_secret_access_key": "aws/Secret+Key-0123456789abcdef",
                            "aws_session_token": "session-Token-0123456789abcdef"}})

@@ -8,14 +8,14 @@ import json
 import subprocess
 import sys
 import threading
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 import pytest
 from pydantic import BaseModel, Field
 
 import aisuite_like as ai
 from aisuite_like import testing
-from aisuite_like._schema_values import example_for_schema
+from aisuite_like.core.schema_values import example_for_schema
 from aisuite_like.testing import (
     FunctionProvider,
     RealRequestBlockedError,
@@ -520,7 +520,7 @@ def test_block_real_requests_nests_and_survives_errors() -> None:
 
 
 def test_block_real_requests_is_thread_safe() -> None:
-    from aisuite_like.client import _BLOCK_REAL_REQUESTS
+    from aisuite_like.client.facade import _BLOCK_REAL_REQUESTS
 
     barrier = threading.Barrier(16)
 

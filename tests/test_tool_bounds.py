@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 import respx
+from _tool_wire import FAMILIES, bodies, create, mock, openai_sent
 from pydantic import BaseModel, ConfigDict
 
 import aisuite_like as ai
-from _tool_wire import FAMILIES, bodies, create, mock, openai_sent
 from aisuite_like.runner import DEFAULT_MAX_TOOL_RESULT_CHARS
 
 MESSAGES = [{"role": "user", "content": "Go."}]
@@ -271,7 +271,7 @@ def test_nan_and_infinity_results_are_sent_as_valid_json(family: str,
 
 
 def test_text_mentioning_nan_is_left_alone() -> None:
-    from aisuite_like.tools import _format_result
+    from aisuite_like.tools.base import _format_result
 
     assert _format_result(["NaN", "Infinity"]) == '["NaN","Infinity"]'
     assert _format_result("NaN") == "NaN"  # a str result is sent as is

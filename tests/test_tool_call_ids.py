@@ -11,11 +11,10 @@ from typing import Any, Optional
 
 import pytest
 import respx
+from _tool_wire import FAMILIES, anthropic_sent, bodies, create as _create, mock
 
 import aisuite_like as ai
-from _tool_wire import FAMILIES, anthropic_sent, bodies, mock
-from _tool_wire import create as _create
-from aisuite_like._call_ids import unique_tool_call_ids
+from aisuite_like.core.ids import unique_tool_call_ids
 
 MESSAGES = [{"role": "user", "content": "Weather in Paris and Rome?"}]
 ANSWER = "Sunny in both."
@@ -146,9 +145,14 @@ def test_the_reply_object_is_not_modified() -> None:
 
 
 def test_scripted_stream_chunks_are_not_modified() -> None:
-    from aisuite_like.streaming import _ChunkAccumulator
-    from aisuite_like.types import (ChatCompletionChunk, ChoiceDelta, ChoiceDeltaToolCall,
-                                    ChoiceDeltaFunction, ChunkChoice)
+    from aisuite_like.core.streaming import _ChunkAccumulator
+    from aisuite_like.types import (
+        ChatCompletionChunk,
+        ChoiceDelta,
+        ChoiceDeltaFunction,
+        ChoiceDeltaToolCall,
+        ChunkChoice,
+    )
 
     def chunk(i: int) -> ChatCompletionChunk:
         return ChatCompletionChunk(choices=[ChunkChoice(delta=ChoiceDelta(tool_calls=[

@@ -13,9 +13,9 @@ from typing import Any, Optional
 
 import pytest
 import respx
+from _tool_wire import FAMILIES, bodies, mock
 
 import aisuite_like as ai
-from _tool_wire import FAMILIES, bodies, mock
 
 MESSAGES = [{"role": "user", "content": "Weather in A and B?"}]
 ANSWER = "Done."

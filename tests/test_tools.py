@@ -10,7 +10,8 @@ import pytest
 from pydantic import BaseModel, Field, ValidationError
 
 import aisuite_like as ai
-from aisuite_like.tools import Tool, Tools, _format_result, _prepare_tools, _validation_summary, tool
+from aisuite_like.tools import Tool, Tools, tool
+from aisuite_like.tools.base import _format_result, _prepare_tools, _validation_summary
 
 
 class Unit(str, enum.Enum):

@@ -7,15 +7,15 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from _fault_server import FaultServer, Reply, Stream
 
 import aisuite_like as ai
-from aisuite_like.providers import _USER
+from aisuite_like.providers.registry import _USER
 from aisuite_like.testing import FakeClock
-
-from _fault_server import FaultServer, Reply, Stream
 
 USER = [{"role": "user", "content": "hi"}]
 CLASSES = {
@@ -236,7 +236,6 @@ def test_google_aiohttp_connection_error_is_typed() -> None:
 
 def test_google_timeout_as_httpx_timeout(server: FaultServer) -> None:
     import httpx2
-
     from _fault_server import Stall
 
     server.queue(Stall())

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from aisuite_like.providers import anthropic, google, openai
-from aisuite_like.types import ChatCompletionResponse, Choice, Message
 from conftest import load_recorded
+
+from aisuite_like.providers import anthropic, openai
+from aisuite_like.types import ChatCompletionResponse, Choice, Message
 
 
 def _first_body(relpath: str) -> dict[str, Any]:

@@ -224,7 +224,7 @@ def test_no_sdk_argument_name_is_taken_for_a_typo() -> None:
     from google.genai import types as gtypes
     from openai.resources.chat.completions import Completions
 
-    from aisuite_like._request_checks import _near_miss
+    from aisuite_like.core.checks import _near_miss
 
     names = (set(inspect.signature(Completions.create).parameters)
              | set(inspect.signature(Messages.create).parameters)

@@ -20,11 +20,11 @@ from pydantic import BaseModel
 from typing_extensions import assert_type
 
 import aisuite_like as ai
-from aisuite_like._stream_events import StreamEvent as CompletionStreamEvent
+from aisuite_like.client.stream_events import StreamEvent as CompletionStreamEvent
 from aisuite_like.testing import ScriptedProvider, tool_call
 
 if TYPE_CHECKING:  # annotation-only names (see docs/typing.md); used in assert_type strings
-    from aisuite_like.types import ParsedChatCompletion  # noqa: F401
+    from aisuite_like.core.types import ParsedChatCompletion  # noqa: F401
 
 
 class Weather(BaseModel):

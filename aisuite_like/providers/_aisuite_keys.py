@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..errors import ConfigurationError
+from ..core.errors import ConfigurationError
 
 #: The Azure OpenAI API version used when neither the config nor OPENAI_API_VERSION gives one
 #: (aisuite's azure config has no version); the latest GA version of the data-plane API.
@@ -71,7 +71,7 @@ def _service_account(path: Any) -> Any:
     try:
         from google.oauth2 import service_account
     except ImportError as exc:  # google-auth comes with google-genai
-        from ..errors import MissingDependencyError
+        from ..core.errors import MissingDependencyError
 
         raise MissingDependencyError(
             'application_credentials needs google-auth: pip install "aisuite-like[google]"'

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Optional, TypeVar
 
-from ..errors import (
+from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
@@ -77,7 +77,7 @@ def check_n(provider: str, n: Any) -> int:
     return n
 
 
-# --- reading replies defensively (DESIGN.md section 9) ------------------------------------
+# --- reading replies defensively (docs/reliability.md) ------------------------------------
 #
 # Translators check the fields they read with the small helpers below and raise
 # APIResponseValidationError naming the path (``choices[0].message``); the transports add the

@@ -23,9 +23,7 @@ import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, Optional
 
-from .. import _retry
-from .._secrets import clean_api_key
-from ..errors import (
+from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
@@ -40,7 +38,8 @@ from ..errors import (
     _redact,
     _scrub_exception,
 )
-from ..types import (
+from ..core.secrets import clean_api_key
+from ..core.types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
     Choice,
@@ -56,6 +55,7 @@ from ..types import (
     Usage,
     _built,
 )
+from . import retry as _retry
 from ._common import (
     bad_shape,
     bad_stream_json,
@@ -260,7 +260,7 @@ def translate_messages(
                 f"messages[{i}] has role {role!r}; {provider} accepts system, developer, user, "
                 "assistant and tool messages", parameter="messages", provider=provider)
         if not blocks:  # the API rejects empty turns; dropping one would change the dialogue
-            from .._request_checks import empty_message
+            from ..core.checks import empty_message
 
             raise empty_message(i, role, provider, "content or tool_calls" if role == "assistant"
                                 else "content")
@@ -941,7 +941,7 @@ class AnthropicProvider(Provider):
 
     Config: ``api_key`` (else ``ANTHROPIC_API_KEY``), ``base_url``, ``timeout``,
     ``max_retries`` (default 2; 0 = one attempt), ``max_retry_wait``, ``max_concurrency``,
-    ``retry_clock`` (our retry policy, ``aisuite_like._retry``; the SDK's own retries are
+    ``retry_clock`` (our retry policy, ``aisuite_like.providers.retry``; the SDK's own retries are
     off), ``default_headers``, ``http_client`` (an ``httpx2.Client`` for sync calls or
     an ``httpx2.AsyncClient`` for async ones), ``async_transport="aiohttp"`` (the SDK's
     ``DefaultAioHttpClient``, needs ``anthropic[aiohttp]``), ``default_max_tokens``.
@@ -982,7 +982,7 @@ class AnthropicProvider(Provider):
         accepted = set(inspect.signature(anthropic.Anthropic.__init__).parameters) - {"self"}
         unknown = sorted(set(client_options) - accepted)
         if unknown:
-            from .._request_checks import unknown_config_keys_message
+            from ..core.checks import unknown_config_keys_message
 
             raise ConfigurationError(unknown_config_keys_message(
                 "anthropic", unknown, accepted | {"async_transport", "default_max_tokens",

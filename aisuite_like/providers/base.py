@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
-    from ..types import ChatCompletionChunk, ChatCompletionResponse
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 
 __all__ = ["ChatRequest", "Provider"]
 
@@ -23,7 +23,7 @@ def _mapped_errors(map_error: Callable[[BaseException], BaseException]) -> Itera
     """Re-raise an SDK exception as the error ``map_error`` gives (ours pass through; an
     exception ``map_error`` returns unchanged is re-raised as is). A plain ``with`` works in
     sync and async code alike, so every transport method shares this one mapping."""
-    from ..errors import AisuiteLikeError
+    from ..core.errors import AisuiteLikeError
 
     try:
         yield
@@ -93,14 +93,14 @@ class Provider:
         return await asyncio.to_thread(self.complete, request)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        from ..errors import UnsupportedParameterError
+        from ..core.errors import UnsupportedParameterError
 
         raise UnsupportedParameterError(
             f"provider {self.key or type(self).__name__!r} does not support stream=True",
             parameter="stream", provider=self.key)
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        from ..errors import UnsupportedParameterError
+        from ..core.errors import UnsupportedParameterError
 
         raise UnsupportedParameterError(
             f"provider {self.key or type(self).__name__!r} does not support stream=True",

@@ -30,8 +30,7 @@ import zlib
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator
 from typing import Any, Optional
 
-from .. import _retry
-from ..errors import (
+from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
@@ -45,7 +44,7 @@ from ..errors import (
     _redact,
     _scrub_exception,
 )
-from ..types import (
+from ..core.types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
     Choice,
@@ -60,7 +59,7 @@ from ..types import (
     Usage,
     _built,
 )
-from . import _bedrock_wire
+from . import _bedrock_wire, retry as _retry
 from ._common import (
     json_schema_format,
     loads_arguments,
@@ -1025,7 +1024,7 @@ class BedrockProvider(Provider):
     0 = one attempt), ``max_retry_wait``, ``max_concurrency`` (requests in flight at most, sync
     and async; it also sizes the async bridge's threads and botocore's connections, which are
     32 without it), ``retry_clock``: the retry policy of every family
-    (``aisuite_like._retry``); botocore's own retries are always off.
+    (``aisuite_like.providers.retry``); botocore's own retries are always off.
     """
 
     #: agents send output_type as native ``outputConfig.textFormat``

@@ -28,9 +28,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Optional
 
-from .. import _retry
-from .._secrets import clean_api_key
-from ..errors import (
+from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
@@ -45,7 +43,8 @@ from ..errors import (
     _redact,
     _scrub_exception,
 )
-from ..types import (
+from ..core.secrets import clean_api_key
+from ..core.types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
     Choice,
@@ -60,6 +59,7 @@ from ..types import (
     ToolCall,
     Usage,
 )
+from . import retry as _retry
 from ._common import (
     bad_shape,
     bad_stream_json,
@@ -1113,7 +1113,7 @@ class GoogleProvider(Provider):
                 "max_retries (default 2) and max_retry_wait (default 60 s) instead")
         unknown = sorted(set(config) - _CONFIG_KEYS)
         if unknown:
-            from .._request_checks import unknown_config_keys_message
+            from ..core.checks import unknown_config_keys_message
 
             raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
         config = dict(config)
@@ -1129,7 +1129,7 @@ class GoogleProvider(Provider):
             import importlib.util
 
             if importlib.util.find_spec("aiohttp") is None:
-                from ..errors import MissingDependencyError
+                from ..core.errors import MissingDependencyError
 
                 raise MissingDependencyError("async_transport='aiohttp' needs aiohttp: "
                                              'pip install "aisuite-like[aiohttp]"')
@@ -1282,7 +1282,7 @@ class GoogleProvider(Provider):
     def _error(self, exc: BaseException) -> BaseException:
         if isinstance(exc, TypeError):
             # The SDK could not send a value (e.g. a provider-native argument that is not
-            # JSON): the caller's argument, not a bare TypeError (DESIGN section 2).
+            # JSON): the caller's argument, not a bare TypeError (docs/client.md).
             return UnsupportedParameterError(
                 _redact(f"{self.key} rejected an argument: {exc}. Check the provider-native "
                         "keyword arguments you passed.", (self._api_key,)), provider=self.key)

@@ -24,9 +24,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Optional, TypeVar
 
-from .. import _retry
-from .._secrets import clean_api_key
-from ..errors import (
+from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
@@ -39,7 +37,8 @@ from ..errors import (
     _redact,
     _scrub_exception,
 )
-from ..types import (
+from ..core.secrets import clean_api_key
+from ..core.types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
     Choice,
@@ -54,6 +53,7 @@ from ..types import (
     ToolCall,
     Usage,
 )
+from . import retry as _retry
 from ._common import (
     bad_shape,
     bad_stream_json,
@@ -194,7 +194,7 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
     if role == "assistant":
         if m.get("content") is None and not (m.get("tool_calls") or m.get("function_call")
                                              or m.get("refusal")):
-            from .._request_checks import empty_message  # the API requires one of them
+            from ..core.checks import empty_message  # the API requires one of them
 
             raise empty_message(index, role, spec.key, "content or tool_calls")
         if not any(k in m for k in _EXTENSION_FIELDS):
@@ -797,8 +797,8 @@ class OpenAIProvider(Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
     Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2), ``max_retry_wait``,
-    ``max_concurrency``, ``retry_clock`` (see ``aisuite_like._retry``; the SDK's own retries
-    are off), ``default_headers``, ``http_client`` (an ``httpx2.Client`` or
+    ``max_concurrency``, ``retry_clock`` (see ``aisuite_like.providers.retry``; the SDK's own
+    retries are off), ``default_headers``, ``http_client`` (an ``httpx2.Client`` or
     ``httpx2.AsyncClient``; used for the matching client), ``async_http_client``,
     ``async_transport`` (``"httpx"`` default, or ``"aiohttp"``: the SDK's
     ``DefaultAioHttpClient``, needs ``openai[aiohttp]``), ``reasoning_field`` (override the
@@ -814,7 +814,7 @@ class OpenAIProvider(Provider):
         allowed = _COMMON_CONFIG | (_AZURE_CONFIG if service == "azure" else frozenset())
         unknown = sorted(set(config) - allowed)
         if unknown:
-            from .._request_checks import unknown_config_keys_message
+            from ..core.checks import unknown_config_keys_message
 
             raise ConfigurationError(unknown_config_keys_message(service, unknown, allowed))
         if service not in ("openai", "azure"):
@@ -967,7 +967,7 @@ class OpenAIProvider(Provider):
                         try:
                             http_client = openai.DefaultAioHttpClient()
                         except RuntimeError as exc:
-                            from ..errors import MissingDependencyError
+                            from ..core.errors import MissingDependencyError
 
                             raise MissingDependencyError(
                                 "async_transport='aiohttp' needs aiohttp: "

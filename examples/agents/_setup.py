@@ -13,8 +13,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from _common import pick_model  # noqa: E402
+from _common import pick_model
 
-import aisuite_like  # noqa: E402
+import aisuite_like
 
 aisuite_like.set_default_model(pick_model())

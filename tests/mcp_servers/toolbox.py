@@ -15,8 +15,8 @@ if os.environ.get("TOOLBOX_FAIL_AT_START"):
     sys.stderr.flush()
     sys.exit(3)
 
-from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
-from mcp.server.mcpserver.utilities.types import Image  # noqa: E402
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.utilities.types import Image
 
 if os.environ.get("TOOLBOX_PID_FILE"):
     with open(os.environ["TOOLBOX_PID_FILE"], "a") as f:

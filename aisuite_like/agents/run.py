@@ -1,0 +1,850 @@
+"""Agents (docs/agents.md): immutable ``Agent`` configuration (defined in
+_agent_config.py, below the run's modules), ``Runner`` to run one, and ``RunResult``. A run
+drives the tool runner's engine (runner.py) through ``AgentLoop`` (_agent_loop.py) with the
+async driver; run state lives in the run, so one agent serves many concurrent runs.
+
+    agent = ai.Agent(name="weather", model="openai:gpt-4o", instructions="Be brief.",
+                     tools=[get_weather])
+    result = ai.Runner.run_sync(agent, "Weather in Paris?")
+    print(result.final_output)
+
+The OpenAI Agents SDK's names work on these (``context=``, guardrails, ``RunHooks`` /
+``AgentHooks``, ``handoff()``, ``new_items``, ``stream_events()``, approvals and ``RunState``);
+their building blocks live in _agent_sdk.py, _agent_items.py and _agent_state.py, and the run
+below calls them at the SDK's points.
+
+See docs/agents.md for the semantics and the decisions behind them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import threading
+from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
+
+from pydantic import BaseModel
+
+from ..core import hooks as _instrumentation
+from ..core.errors import (
+    InputGuardrailTripwireTriggered,
+    OutputGuardrailTripwireTriggered,
+    UnsupportedParameterError,
+)
+from ..core.run_context import RunContextWrapper, TContext
+from ..core.sync_bridge import run_coro_sync as _run_coro_sync
+from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolEvent, Usage
+from ..loop.runner import (
+    _DIRECT,
+    CallModel,
+    DriverSteps,
+    RunHooks as _DriverHooks,
+    ToolBatch,
+    ToolCallRun,
+    _drive_async,
+    _to_message,
+)
+from ..providers._common import text_of
+from .config import Agent, RunLimits
+from .context import ContextStrategy, Session, fit_tokens, keep_last
+from .events import (
+    AgentEvent,
+    Handoff,
+    ModelRequest,
+    RunCompleted,
+    RunStarted,
+    TextDelta,
+    ToolCallExecutionEvent,
+    ToolCallRequestEvent,
+    render_trace,
+    tool_call_events,
+)
+from .items import (
+    AgentUpdatedStreamEvent,
+    HandoffInputData,
+    RawResponsesStreamEvent,
+    RunItem,
+    StreamEvent,
+    ToolApprovalItem,
+    item_event,
+    message_items,
+)
+from .sdk import (
+    InputGuardrail,
+    InputGuardrailResult,
+    OutputGuardrailResult,
+    RunHooks as SDKRunHooks,
+    default_model,
+    maybe_await,
+)
+from .state import RunState, restore_loop, snapshot_loop
+from .turn import (
+    _NO_OUTPUT,
+    FINAL_RESULT,
+    AgentLoop,
+    AgentSetup,
+    Approvals,
+    _AgentPolicy,
+    _ControlTool,
+    supports_native_output,
+)
+
+__all__ = [
+    "Agent", "Runner", "RunResult", "RunLimits", "ToolCallSummary", "Session", "keep_last",
+    "fit_tokens", "ContextStrategy", "AgentEvent", "RunStarted", "ModelRequest", "TextDelta",
+    "ToolCallRequestEvent", "ToolCallExecutionEvent", "Handoff", "RunCompleted",
+]
+
+# Control characters (C0, DEL, C1) are not allowed in agent names.
+_DEFAULT_BUFFER = 64
+_T = TypeVar("_T")
+
+#: One input message: an OpenAI-style message dict, or an ``ai.Message`` (in a list, any
+#: pydantic message object, e.g. the OpenAI SDK's).
+_RunInputMessage = Union[Mapping[str, Any], Message]
+#: What a run starts from: a prompt, one message, messages, or a paused run's ``RunState``.
+_RunInput = Union[str, _RunInputMessage, Iterable[Union[_RunInputMessage, BaseModel]], RunState]
+#: A run's client: ``None`` means a ``Client()`` from the environment.
+_AnyClient = Union["Client", "AsyncClient"]
+
+if TYPE_CHECKING:
+    from ..client.facade import AsyncClient, Client
+
+_NO_LIMITS = RunLimits()
+
+
+@dataclass(frozen=True)
+class ToolCallSummary:
+    """How a run that ends right after tool execution (no model answer) reports: every tool
+    call of every round, one line each, rendered with ``tool_call_summary_format``."""
+
+    calls: tuple[ToolEvent, ...]
+    text: str
+
+    @classmethod
+    def render(cls, calls: Sequence[ToolEvent], fmt: str) -> "ToolCallSummary":
+        lines = [fmt.format(tool_name=e.name, result=e.result, is_error=e.is_error,
+                            arguments=e.arguments if isinstance(e.arguments, str)
+                            else json.dumps(e.arguments, ensure_ascii=False))
+                 for e in calls]
+        return cls(tuple(calls), "\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass
+class RunResult:
+    """The outcome of a run.
+
+    ``status``: ``"completed"`` (the model answered), ``"max_turns"`` (the last allowed turn
+    still called tools; the answer is the reflection or the tool-call summary),
+    ``"handoff"`` (the last allowed turn handed off: ``last_agent`` continues in a next run),
+    ``"limit"`` (``limit`` names the bound) or ``"cancelled"``. ``final_output``: the
+    validated ``output_type`` instance or the answer text; the summary text when the run ended
+    right after tools. ``messages``: the whole conversation (history, input, produced: a valid
+    history to continue from); ``new_messages``: what this run produced.
+    """
+
+    final_output: Any
+    status: str
+    limit: Optional[str]
+    last_agent: Agent
+    run_id: str
+    messages: list[Message] = field(repr=False)
+    new_messages: list[Message] = field(repr=False)
+    raw_responses: list[ChatCompletionResponse] = field(repr=False)
+    usage: Optional[Usage] = field(repr=False)
+    events: list[AgentEvent] = field(repr=False)
+    tool_events: list[ToolEvent] = field(repr=False)
+    tool_call_summary: Optional[ToolCallSummary] = field(default=None, repr=False)
+    # The OpenAI Agents SDK's names.
+    input: Any = field(default=None, repr=False)
+    new_items: list[RunItem] = field(default_factory=list, repr=False)
+    context_wrapper: Optional[RunContextWrapper[Any]] = field(default=None, repr=False)
+    input_guardrail_results: list[InputGuardrailResult] = field(default_factory=list,
+                                                                repr=False)
+    output_guardrail_results: list[OutputGuardrailResult] = field(default_factory=list,
+                                                                  repr=False)
+    interruptions: list[ToolApprovalItem] = field(default_factory=list, repr=False)
+    _snapshot: Optional[dict[str, Any]] = field(default=None, repr=False)
+    _start_agent: Optional[Agent] = field(default=None, repr=False)
+
+    def print_trace(self, file: Optional[TextIO] = None) -> None:
+        """Print the run as a timeline (coloured when the output is a terminal)."""
+        render_trace(self.events, file)
+
+    def final_output_as(self, cls: type[_T], raise_if_incorrect_type: bool = False) -> _T:
+        """``final_output`` typed as ``cls``; with ``raise_if_incorrect_type=True`` a
+        ``TypeError`` when it is not an instance of ``cls``."""
+        if raise_if_incorrect_type and not isinstance(self.final_output, cls):
+            raise TypeError(f"final output is not of type {cls.__name__}: "
+                            f"{type(self.final_output).__name__}")
+        return self.final_output  # type: ignore[no-any-return]  # the caller names its type
+
+    def to_input_list(self) -> list[dict[str, Any]]:
+        """This run's input and everything it produced, as message dicts: the input of a next
+        run (``Runner.run(agent, result.to_input_list() + [new message])``)."""
+        return [*_input_messages(self.input), *(m.model_dump(exclude_none=True)
+                                                for m in self.new_messages)]
+
+    def to_state(self) -> "RunState":
+        """The state of an interrupted run (``status == "interrupted"``): approve or reject
+        its interruptions, then ``Runner.run(agent, state)`` resumes it."""
+        if self._snapshot is None:
+            raise ValueError(f"this run ended with status {self.status!r}; only an "
+                             "interrupted run (result.interruptions) has a state to resume")
+        assert self.context_wrapper is not None
+        return RunState._from_snapshot(self._snapshot, self._starting_agent,
+                                       self.context_wrapper)
+
+    @property
+    def _starting_agent(self) -> Agent:
+        return self._start_agent if self._start_agent is not None else self.last_agent
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+def _input_messages(input: Any) -> list[dict[str, Any]]:
+    from ..client.facade import _normalize_messages
+
+    if isinstance(input, str):
+        return [{"role": "user", "content": input}]
+    if isinstance(input, (dict, Message)):
+        input = [input]
+    # Copies: they are stored in a Session and the caller's dicts are never touched.
+    return [dict(m) for m in _normalize_messages(input)]
+
+
+def _sum_usage(responses: Sequence[ChatCompletionResponse]) -> Optional[Usage]:
+    total: Optional[Usage] = None
+    for response in responses:
+        if response.usage is not None:
+            total = response.usage if total is None else total + response.usage
+    return total
+
+
+class _EventHooks(_DriverHooks):
+    """Turns the driver's observation points into events (awaited: with a bounded queue, a
+    slow consumer slows the run), and calls the Agents SDK's hooks and async preparations
+    (dynamic instructions, handoff input filters) at the matching points."""
+
+    def __init__(self, run: "_AgentRun") -> None:
+        self.run = run
+        self._streamed_text = False
+
+    async def on_model_request(self, engine: Any, action: CallModel) -> None:
+        run = self.run
+        await run.flush(engine)
+        await run.prepare_request(engine, action)
+        engine.message_id = _new_id("msg")
+        kind, engine.call_kind = engine.call_kind, "turn"
+        self._streamed_text = False
+        await run.emit(ModelRequest(
+            run_id=engine.run_id, agent_name=engine.agent.name, message_id=engine.message_id,
+            turn=action.turn, model=engine.setup.model, kind=kind))
+
+    async def on_chunk(self, engine: Any, chunk: ChatCompletionChunk) -> None:
+        if self.run.sdk_stream:
+            await self.run.emit_sdk(RawResponsesStreamEvent(chunk))
+        if chunk.choices:
+            text = chunk.choices[0].delta.content
+            if text:
+                self._streamed_text = True
+                await self.run.emit(TextDelta(run_id=engine.run_id, agent_name=engine.agent.name,
+                                              message_id=engine.message_id, text=text))
+
+    async def on_model_response(self, engine: Any,
+                                response: ChatCompletionResponse) -> None:
+        run = self.run
+        if not self._streamed_text and response.choices:  # not streamed: the text, once
+            text = text_of(response.choices[0].message.content)
+            if text:
+                await run.emit(TextDelta(run_id=engine.run_id, agent_name=engine.agent.name,
+                                         message_id=engine.message_id, text=text))
+        run.context.usage.add_response_usage(response.usage)
+        await run.call_hooks(engine.agent, "on_llm_end", "on_llm_end", response)
+        if run.sdk_stream and response.choices:
+            for item in message_items(response.choices[0].message, engine.agent):
+                await run.emit_sdk(item_event(item))
+
+    async def on_tool_batch(self, engine: Any, batch: ToolBatch) -> None:
+        await self.run.guardrails_passed()  # nothing runs before the input guardrails pass
+        for call in batch.calls:
+            if call.call_id not in engine.resumed_ids:
+                await self.run.emit(tool_call_events(engine, call)[0])
+
+    async def on_tool_result(self, engine: Any, call: ToolCallRun) -> None:
+        if call.deferred or call.call_id in engine.resumed_done:
+            return  # waits for a person / already reported before the pause
+        await self.run.emit(tool_call_events(engine, call)[1])
+        if self.run.sdk_stream:
+            for item in message_items(call.tool_message(), engine.agent):
+                await self.run.emit_sdk(item_event(item))
+
+    async def on_tool_start(self, engine: Any, call: ToolCallRun) -> None:
+        if not isinstance(call.tool, _ControlTool):
+            await self.run.call_hooks(engine.agent, "on_tool_start", "on_tool_start", call.tool)
+
+    async def on_tool_end(self, engine: Any, call: ToolCallRun) -> None:
+        if not isinstance(call.tool, _ControlTool):
+            await self.run.call_hooks(engine.agent, "on_tool_end", "on_tool_end", call.tool,
+                                      call.result)
+
+
+class _AgentRun:
+    """One run: its own state, events and (optional) event queue."""
+
+    def __init__(self, agent: Agent, input: Any, *, client: Any, session: Optional[Session],
+                 max_turns: Optional[int], limits: Optional[RunLimits], streamed: bool,
+                 queue: Optional["asyncio.Queue[Any]"] = None, context: Any = None,
+                 hooks: Any = None) -> None:
+        if not isinstance(agent, Agent):
+            raise TypeError(f"Runner needs an ai.Agent, got {type(agent).__name__}")
+        if session is not None and not isinstance(session, Session):
+            raise TypeError(f"session must be an ai.Session, got {type(session).__name__}")
+        if limits is not None and not isinstance(limits, RunLimits):
+            raise TypeError(f"limits must be an ai.RunLimits, got {type(limits).__name__}")
+        if hooks is not None and not isinstance(hooks, SDKRunHooks):
+            raise TypeError(f"hooks must be an ai.RunHooks, got {type(hooks).__name__}")
+        self.state: Optional[RunState] = input if isinstance(input, RunState) else None
+        if max_turns is None:
+            max_turns = (self.state.max_turns if self.state is not None else agent.max_turns)
+        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
+                             f"got {max_turns!r}")
+        self.agent = agent
+        if self.state is not None:
+            self.state._check_agent(agent)
+            self.original_input = self.state.original_input
+            self.input = self.state.input
+            self.context = self.state.context_wrapper
+            if context is not None:
+                self.context.context = context
+        else:
+            self.original_input = input
+            self.input = _input_messages(input)
+            if not self.input and (session is None or not len(session)):
+                raise ValueError("the run has no input: give a prompt or messages")
+            self.context = RunContextWrapper(context)
+        if agent.model is None and default_model() is None and self.state is None:
+            raise ValueError(f"agent {agent.name!r} has no model: give Agent(model="
+                             "'provider:model') or call ai.set_default_model('provider:model')")
+        self.client = client
+        self.session = session
+        self.max_turns = max_turns
+        self.limits = limits or _NO_LIMITS
+        if self.limits.max_cost is not None:
+            from ..core.cost import check_priced_agents
+
+            check_priced_agents(agent)
+        self.streamed = streamed
+        self.queue = queue
+        self.hooks = hooks
+        self.sdk_stream = False  # the consumer reads stream_events(): queue the SDK's events
+        self.detached = False  # the stream's consumer is gone: keep events, stop queueing
+        self.run_id = self.state.run_id if self.state is not None else _new_id("run")
+        self.events: list[AgentEvent] = []
+        self.input_guardrail_results: list[InputGuardrailResult] = []
+        self.output_guardrail_results: list[OutputGuardrailResult] = []
+        self.approvals = Approvals(self.context)
+        if self.state is not None:
+            self.approvals.always.update(self.state._always)
+        self._guard_task: Optional[asyncio.Future[Any]] = None
+        self._tripped: Optional[BaseException] = None
+        self._agent_started: Optional[Agent] = None
+        self.steps: DriverSteps = _DIRECT  # how model and tool calls run (durable: as steps)
+
+    async def emit(self, event: AgentEvent) -> None:
+        self.events.append(event)
+        if self.queue is not None and not self.detached and not self.sdk_stream:
+            await self.queue.put(event)
+
+    async def emit_sdk(self, event: StreamEvent) -> None:
+        if self.queue is not None and not self.detached and self.sdk_stream:
+            await self.queue.put(event)
+
+    async def flush(self, engine: AgentLoop) -> None:
+        outbox, engine.outbox = engine.outbox, []
+        for event in outbox:
+            await self.emit(event)
+        handoffs, engine.handoffs_done = engine.handoffs_done, []
+        for source, target in handoffs:
+            if self.hooks is not None:
+                await maybe_await(self.hooks.on_handoff(self.context, source, target))
+            if target.hooks is not None:
+                await maybe_await(target.hooks.on_handoff(self.context, target, source))
+        await self.agent_started(engine.agent)
+
+    async def agent_started(self, agent: Agent) -> None:
+        """on_agent_start / on_start and the SDK's AgentUpdatedStreamEvent, once per agent
+        change (the run's start, each handoff)."""
+        if self._agent_started is agent:
+            return
+        self._agent_started = agent
+        if self.sdk_stream:
+            await self.emit_sdk(AgentUpdatedStreamEvent(agent))
+        await self.call_hooks(agent, "on_agent_start", "on_start")
+
+    async def call_hooks(self, agent: Agent, run_hook: str, agent_hook: str, *args: Any
+                         ) -> None:
+        """The run's ``RunHooks`` method, then the agent's ``AgentHooks`` method (sync or
+        async), each with (context, agent, *args)."""
+        if self.hooks is not None:
+            await maybe_await(getattr(self.hooks, run_hook)(self.context, agent, *args))
+        if agent.hooks is not None:
+            await maybe_await(getattr(agent.hooks, agent_hook)(self.context, agent, *args))
+
+    async def prepare_request(self, engine: AgentLoop, action: Any) -> None:
+        """What needs awaiting before a model call: the handoff input filter, callable
+        instructions; then the request is rebuilt and ``on_llm_start`` called."""
+        rebuild = False
+        pending = engine.handoff_input()
+        if pending is not None:
+            spec, data = pending
+            filtered = await maybe_await(spec.input_filter(data))  # type: ignore[misc]  # sync or async filter
+            if not isinstance(filtered, HandoffInputData):
+                raise TypeError(f"the input_filter of handoff {spec.tool_name!r} must return "
+                                f"a HandoffInputData, got {type(filtered).__name__}")
+            engine.history = filtered.messages()
+            rebuild = True
+        agent = engine.agent
+        instructions = agent.instructions
+        if callable(instructions):
+            text = await maybe_await(instructions(self.context, agent))
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"the instructions of agent {agent.name!r} returned "
+                                f"{type(text).__name__}; they must return a str")
+            engine.system_prompt = text
+            rebuild = True
+        else:
+            text = instructions
+        if rebuild:
+            action.request = engine.request_for(action.turn, final_answer=action.final_answer)
+        if self.hooks is not None or agent.hooks is not None:
+            messages = list(action.request.messages)
+            if text and messages and messages[0].get("role") == "system":
+                messages = messages[1:]
+            await self.call_hooks(agent, "on_llm_start", "on_llm_start", text, messages)
+
+    # -- input guardrails
+
+    async def guardrails_passed(self) -> None:
+        if self._guard_task is not None:
+            await asyncio.shield(self._guard_task)
+
+    async def _input_guardrails(self, guards: Sequence[InputGuardrail[Any]]) -> None:
+        results = await asyncio.gather(*(g.run(self.agent, self.original_input, self.context)
+                                         for g in guards))
+        self.input_guardrail_results += results
+        tripped = next((r for r in results if r.output.tripwire_triggered), None)
+        if tripped is not None:
+            raise InputGuardrailTripwireTriggered(tripped)
+
+    def _start_parallel_guardrails(self, inner: "asyncio.Future[Any]",
+                                   guards: Sequence[InputGuardrail[Any]]) -> None:
+        async def guard() -> None:
+            try:
+                await self._input_guardrails(guards)
+            except Exception as exc:  # a tripwire or a failing guardrail stops the run
+                self._tripped = exc
+                inner.cancel()
+
+        self._guard_task = asyncio.ensure_future(guard())
+
+    # -- the run
+
+    async def execute(self) -> RunResult:
+        if self.session is None:
+            return await self._with_client()
+        with self.session._guard():
+            return await self._with_client()
+
+    async def _with_client(self) -> RunResult:
+        if self.client is not None:
+            return await self._execute(self.client)
+        from ..client.facade import Client
+
+        client = Client()  # configured from the environment; ours to close
+        try:
+            return await self._execute(client)
+        finally:
+            for provider in {id(p): p for p in client._instances.values()}.values():
+                await provider.aclose()
+                provider.close()
+
+    def _setup_for(self, client: Any, cache: dict[int, AgentSetup]) -> Any:
+        from ..client.facade import _parse_model
+
+        def setup_for(agent: Agent) -> AgentSetup:
+            setup = cache.get(id(agent))
+            if setup is not None:
+                return setup
+            model = agent.model or default_model()
+            if model is None:
+                raise ValueError(f"agent {agent.name!r} has no model: give Agent(model="
+                                 "'provider:model') or call ai.set_default_model(...)")
+            spec = agent._output
+            key = _parse_model(model)[0]
+            kwargs: dict[str, Any] = dict(agent.model_settings)
+            native = spec is not None and supports_native_output(key, client._provider(key))
+            forced = spec is not None and not native
+            tools = agent._tools_with_output if forced else agent._tools
+            forced_choice: Any = None
+            if forced:
+                assert tools is not None  # built with the output spec
+                if "tool_choice" in kwargs:
+                    raise UnsupportedParameterError(
+                        f"agent {agent.name!r}: model_settings['tool_choice'] cannot be combined "
+                        f"with output_type on provider {key!r}, whose structured output is the "
+                        f"forced {FINAL_RESULT!r} tool", parameter="tool_choice", provider=key)
+                forced_choice = {"type": "function", "function": {"name": FINAL_RESULT}}
+                kwargs["tool_choice"] = forced_choice if len(tools) == 1 else "required"
+            elif spec is not None:
+                kwargs["response_format"] = spec.response_format
+            kwargs["tools"] = tools if tools is not None and len(tools) else None
+            kwargs["stream"] = self.streamed
+            if self.streamed and kwargs.get("stream_options") is None:
+                kwargs["stream_options"] = {"include_usage": True}  # usage feeds the limits
+            provider, request, prepared, _, _ = client._prepare(model, [], kwargs)
+            control = frozenset(agent._handoff_map) | (
+                {FINAL_RESULT} if forced else frozenset())
+            approvals_needed = tools is not None and any(
+                t.needs_approval is not False for t in tools.by_name.values())
+            policy = (None if agent.tool_policy is None and not approvals_needed
+                      else _AgentPolicy(agent.tool_policy, control, tools, self.approvals))
+            setup = cache[id(agent)] = AgentSetup(
+                agent=agent, provider=provider, request=request, tools=prepared,
+                policy=policy, output=spec, forced_output=forced, forced_choice=forced_choice,
+                handoffs=dict(agent._handoff_map), handoff_specs=dict(agent._handoff_specs),
+                model=model)
+            return setup
+
+        return setup_for
+
+    async def _execute(self, client: Any) -> RunResult:
+        session = self.session
+        if self.agent._tools is not None and self.agent._tools.sources:
+            from ..tools.base import _aopen_tool_sources
+
+            await _aopen_tool_sources(self.agent._tools, client)  # MCP servers start off-loop
+        setup_for = self._setup_for(client, {})
+        context = session._context if session is not None else list
+        if self.state is not None:
+            loop = restore_loop(self.state, self, setup_for, context)
+            history_count = self.state.session_count
+        else:
+            history = list(session._history) if session is not None else []
+            history_count = len(history)
+            loop = AgentLoop(setup_for(self.agent), [*history, *self.input],
+                             max_turns=self.max_turns, limits=self.limits, setup_for=setup_for,
+                             context=context, run_id=self.run_id, run_context=self.context)
+        loop.session_count = history_count
+        await self.emit(RunStarted(run_id=self.run_id, agent_name=self.agent.name,
+                                   input=list(self.input)))
+        guards = self.agent.input_guardrails if self.state is None else ()
+        first = [g for g in guards if not g.run_in_parallel]
+        if first:
+            await self._input_guardrails(first)
+        await self.agent_started(loop.agent)
+        inner = asyncio.ensure_future(self._drive(loop))
+        parallel = [g for g in guards if g.run_in_parallel]
+        if parallel:
+            self._start_parallel_guardrails(inner, parallel)
+        stopped: Optional[tuple[str, Optional[str]]] = None
+        try:
+            done, _ = await asyncio.wait({inner}, timeout=self.limits.timeout_s)
+            if not done:
+                stopped = ("limit", "timeout_s")
+        except asyncio.CancelledError:
+            # The caller cancelled the run: stop the work, then report it (see docs/agents.md).
+            stopped = ("cancelled", None)
+        if stopped is not None:
+            inner.cancel()
+            await asyncio.wait({inner})
+        if self._guard_task is not None:
+            if stopped is not None:
+                self._guard_task.cancel()
+            await asyncio.wait({self._guard_task})
+        if self._tripped is not None:
+            raise self._tripped
+        if inner.cancelled():
+            status, limit = stopped or ("cancelled", None)
+            if loop.open_batch is not None:  # answer every call: no orphan in the trace
+                why = ("the run was cancelled" if status == "cancelled"
+                       else "the run reached its timeout_s limit")
+                loop.abandon(loop.open_batch, f"tool call not finished: {why}")
+                loop.open_batch = None
+        else:
+            error = inner.exception()
+            if error is not None:
+                raise error
+            status = loop.status or loop.stop_reason or "completed"
+            limit = loop.limit
+        return await self._result(loop, status, limit, history_count)
+
+    async def _drive(self, loop: AgentLoop) -> None:
+        instrumentation = _instrumentation.ACTIVE
+        if instrumentation is not None and self.steps is _DIRECT:  # instrument(): a span
+            await instrumentation.agent_run(loop, loop.setup.provider, _EventHooks(self))
+            return
+        async for _ in _drive_async(loop, loop.setup.provider, _EventHooks(self), self.steps):
+            pass
+
+    async def _result(self, loop: AgentLoop, status: str, limit: Optional[str],
+                      history_count: int) -> RunResult:
+        await self.flush(loop)
+        produced = list(loop.produced)
+        summary: Optional[ToolCallSummary] = None
+        if status == "interrupted":
+            final_output = None
+        elif loop.output is not _NO_OUTPUT:
+            final_output = loop.output
+        elif produced and produced[-1].role == "tool":  # ended right after tools
+            summary = ToolCallSummary.render(loop.tool_events,
+                                             loop.agent.tool_call_summary_format)
+            final_output = summary.text
+        elif produced and produced[-1].role == "assistant":
+            final_output = produced[-1].content
+        else:
+            final_output = None
+        if status in ("completed", "max_turns") and final_output is not None:
+            await self._output_guardrails(loop.agent, final_output)
+            await self.call_hooks(loop.agent, "on_agent_end", "on_end", final_output)
+        interruptions = loop.paused_items()
+        snapshot = None
+        if interruptions:
+            snapshot = snapshot_loop(loop, self)
+            if self.sdk_stream:
+                for item in interruptions:
+                    await self.emit_sdk(item_event(item))
+        elif self.session is not None:  # input and produced, whatever a handoff filter sent
+            self.session._history.extend(dict(m) for m in loop.request.messages[history_count:])
+            self.session._history.extend(m.model_dump(exclude_none=True) for m in produced)
+        usage = _sum_usage(loop.responses)
+        result = RunResult(
+            final_output=final_output, status=status, limit=limit, last_agent=loop.agent,
+            run_id=self.run_id,
+            messages=[*(_to_message(m) for m in loop.request.messages), *produced],
+            new_messages=produced, raw_responses=list(loop.responses), usage=usage,
+            events=self.events, tool_events=list(loop.tool_events), tool_call_summary=summary,
+            input=self.original_input, new_items=loop.items(), context_wrapper=self.context,
+            input_guardrail_results=list(self.input_guardrail_results),
+            output_guardrail_results=list(self.output_guardrail_results),
+            interruptions=interruptions, _snapshot=snapshot, _start_agent=self.agent)
+        await self.emit(RunCompleted(
+            run_id=self.run_id, agent_name=loop.agent.name, status=status, limit=limit,
+            final_output=final_output, usage=usage, result=result))
+        return result
+
+    async def _output_guardrails(self, agent: Agent, output: Any) -> None:
+        if not agent.output_guardrails:
+            return
+        results = await asyncio.gather(*(g.run(self.context, agent, output)
+                                         for g in agent.output_guardrails))
+        self.output_guardrail_results += results
+        tripped = next((r for r in results if r.output.tripwire_triggered), None)
+        if tripped is not None:
+            raise OutputGuardrailTripwireTriggered(tripped)
+
+
+# --- the sync entry point's event loop ---------------------------------------------------------
+
+_BACKGROUND_LOCK = threading.Lock()
+_BACKGROUND: list[Any] = [None, None]  # [loop, thread]
+
+
+def _background_loop() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+    """One daemon thread running one event loop for every ``run_sync``: the async HTTP
+    clients a provider caches stay on the loop that created them, across calls."""
+    with _BACKGROUND_LOCK:
+        loop, thread = _BACKGROUND
+        if loop is None or loop.is_closed() or not thread.is_alive():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, daemon=True,
+                                      name="aisuite-like-agents")
+            thread.start()
+            _BACKGROUND[:] = [loop, thread]
+        return loop, thread
+
+
+def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+    loop, thread = _background_loop()
+    if threading.current_thread() is thread:
+        # run_sync from inside a run on that loop (e.g. an async tool): a private loop.
+        result: _T = _run_coro_sync(coro)
+        return result
+    future = asyncio.run_coroutine_threadsafe(coro, loop)  # carries the caller's contextvars
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # e.g. KeyboardInterrupt: stop the run too
+        raise
+
+
+class Runner:
+    """Runs agents: ``await Runner.run(...)``, ``Runner.run_sync(...)``,
+    ``Runner.run_streamed(...)`` (iterate it for our events, or ``.stream_events()`` for the
+    Agents SDK's)."""
+
+    @staticmethod
+    async def run(starting_agent: Agent[TContext], input: _RunInput, *,
+                  context: Optional[TContext] = None,
+                  client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                  max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                  hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
+        """Run ``starting_agent`` on ``input`` (a prompt, a message, a list of messages, or a
+        ``RunState`` to resume). ``context``: any object, given to tools, instructions,
+        guardrails and hooks in their ``RunContextWrapper`` (never sent to the model);
+        ``hooks``: ``RunHooks``. ``client`` None: a ``Client()`` from the environment;
+        ``max_turns`` None: the agent's. Cancelling the task ends the run with
+        ``status="cancelled"`` (returned, not raised)."""
+        run = _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+                        limits=limits, streamed=False, context=context, hooks=hooks)
+        return await run.execute()
+
+    @staticmethod
+    def run_sync(starting_agent: Agent[TContext], input: _RunInput, *,
+                 context: Optional[TContext] = None,
+                 client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                 max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                 hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
+        """``run`` from sync code, also inside a running event loop (the run executes on a
+        background event-loop thread; the calling thread waits for it)."""
+        _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+                  limits=limits, streamed=False, context=context,
+                  hooks=hooks)  # bad arguments raise here, in the caller
+        return _run_sync(Runner.run(starting_agent, input, context=context, client=client,
+                                    session=session, max_turns=max_turns, limits=limits,
+                                    hooks=hooks))
+
+    @staticmethod
+    def run_streamed(starting_agent: Agent[TContext], input: _RunInput, *,
+                     context: Optional[TContext] = None,
+                     client: Optional[_AnyClient] = None, session: Optional[Session] = None,
+                     max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
+                     hooks: Optional[SDKRunHooks[TContext]] = None,
+                     buffer_size: int = _DEFAULT_BUFFER) -> "RunResultStreaming":
+        """A streamed run (``RunResultStreaming``). ``async for event in it`` gives our events,
+        ending with ``RunCompleted`` (its ``result`` is the ``RunResult``); ``async for event in
+        it.stream_events()`` gives the Agents SDK's events instead. Model turns are streamed.
+        At most ``buffer_size`` events wait for the consumer; then the run waits
+        (backpressure). Leaving the loop early cancels the run."""
+        if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or buffer_size < 1:
+            raise ValueError(f"buffer_size must be an int >= 1, got {buffer_size!r}")
+        _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+                  limits=limits, streamed=True, context=context,
+                  hooks=hooks)  # validate now, not at the first iteration
+        return RunResultStreaming(dict(agent=starting_agent, input=input, client=client,
+                                       session=session, max_turns=max_turns, limits=limits,
+                                       context=context, hooks=hooks), buffer_size)
+
+
+_END = object()
+
+
+class RunResultStreaming:
+    """A streamed run. Read it once, either way:
+
+    - ``async for event in streamed``: our events (``RunStarted`` ... ``RunCompleted``);
+    - ``async for event in streamed.stream_events()``: the Agents SDK's events
+      (``RawResponsesStreamEvent`` per chunk, ``RunItemStreamEvent`` per item,
+      ``AgentUpdatedStreamEvent`` per agent).
+
+    When the stream is over, the ``RunResult``'s fields (``final_output``, ``new_items``,
+    ``interruptions``, ``to_input_list()``, ``to_state()``...) are readable here too.
+    """
+
+    def __init__(self, arguments: dict[str, Any], buffer_size: int) -> None:
+        self._arguments = arguments
+        self._buffer_size = buffer_size
+        self._iterator: Optional[AsyncIterator[Any]] = None
+        self._result: Optional[RunResult] = None
+        self.current_agent: Agent = arguments["agent"]
+        self._closing: Optional[asyncio.Future[None]] = None
+
+    @property
+    def is_complete(self) -> bool:
+        return self._result is not None
+
+    @property
+    def final_output(self) -> Any:
+        return None if self._result is None else self._result.final_output
+
+    def _events(self, sdk: bool) -> AsyncIterator[Any]:
+        if self._iterator is not None:
+            raise RuntimeError("a streamed run can be read once: iterate it, or its "
+                               "stream_events(), not both")
+        self._iterator = self._produce(sdk)
+        return self._iterator
+
+    def stream_events(self) -> AsyncIterator[StreamEvent]:
+        """The Agents SDK's stream events of the run."""
+        return self._events(sdk=True)
+
+    def __aiter__(self) -> "RunResultStreaming":
+        return self
+
+    async def __anext__(self) -> AgentEvent:
+        if self._iterator is None:
+            self._events(sdk=False)
+        assert self._iterator is not None
+        event: AgentEvent = await self._iterator.__anext__()
+        return event
+
+    async def aclose(self) -> None:
+        """Stop reading: cancels the run if it is still going."""
+        if self._iterator is not None:
+            await self._iterator.aclose()  # type: ignore[attr-defined]  # an async generator
+
+    def cancel(self) -> None:
+        """Stop the run (the Agents SDK's name); read the iterator to its end or close it."""
+        if self._iterator is not None:
+            # Kept: the event loop holds only a weak reference to a task.
+            self._closing = asyncio.ensure_future(self.aclose())
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_result", "_arguments", "_iterator"):
+            raise AttributeError(name)
+        result = self._result
+        if result is None:
+            raise AttributeError(f"{name!r} is known once the streamed run is complete "
+                                 "(read the stream to its end first)")
+        return getattr(result, name)
+
+    async def _produce(self, sdk: bool) -> AsyncIterator[Any]:
+        queue: asyncio.Queue[Any] = asyncio.Queue(self._buffer_size)
+        run = _AgentRun(**self._arguments, streamed=True, queue=queue)
+        run.sdk_stream = sdk
+
+        async def produce() -> RunResult:
+            try:
+                return await run.execute()
+            finally:
+                if not run.detached:
+                    await queue.put(_END)
+
+        producer = asyncio.ensure_future(produce())
+        try:
+            while True:
+                item = await queue.get()
+                if item is _END:
+                    break
+                if sdk and isinstance(item, AgentUpdatedStreamEvent):
+                    self.current_agent = item.new_agent
+                yield item
+            self._result = await producer  # a failed run raises here
+            self.current_agent = self._result.last_agent
+        finally:
+            if not producer.done():  # the consumer left early: stop the run
+                run.detached = True
+                producer.cancel()
+                await asyncio.wait({producer})

@@ -1,0 +1,258 @@
+"""Requests and configurations checked before any I/O, once for every provider
+(docs/reliability.md).
+
+Portable arguments of the wrong type or value raise ``UnsupportedParameterError`` (a
+``ValueError``) naming the argument; a keyword that is a near miss of a known one raises
+``TypeError`` with "did you mean ...?" (other unknown keywords are provider-native and pass
+through untouched); a ``provider_configs`` key that names no provider, or a bad config
+``timeout``, raises ``ConfigurationError``. A message that needs content and has none raises
+``UnsupportedParameterError`` naming its index. Cheap: a few ``isinstance`` tests per call, and
+the near-miss search runs once per distinct unknown name.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import sys
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any, Optional
+
+from .errors import ConfigurationError, UnsupportedParameterError
+
+__all__ = ["check_arguments", "check_unknown_keywords", "check_timeout", "check_messages",
+           "check_config_keys", "did_you_mean"]
+
+# Keyword names ``create`` understands itself (portable, facade and runner ones).
+KNOWN_KEYWORDS = frozenset({
+    "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "response_format",
+    "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "user", "n",
+    "timeout", "stream", "stream_options", "max_turns", "tool_policy", "on_tool_error",
+    "on_max_turns", "max_tool_concurrency", "fallbacks",
+})
+# Provider-native argument names that are close to a known keyword but mean something else:
+# they pass through untouched (Anthropic ``speed``, ``top_k`` of Anthropic / Gemini / vLLM /
+# Ollama, vLLM ``min_tokens``, OpenRouter ``top_a`` and ``models``, TGI ``max_new_tokens``,
+# Bedrock Converse ``modelId``).
+NATIVE_LOOKALIKES = frozenset({"speed", "top_k", "min_tokens", "top_a", "models",
+                               "max_new_tokens", "modelId"})
+
+_CUTOFF = 0.8  # difflib ratio: catches one or two typed-wrong letters, not different words
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> Optional[str]:
+    """The closest of ``choices`` to ``name``, when it is close enough to be a typo."""
+    matches = difflib.get_close_matches(name, list(choices), n=1, cutoff=_CUTOFF)
+    if not matches:
+        lowered = {c.lower(): c for c in choices}
+        matches = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=_CUTOFF)
+        return lowered[matches[0]] if matches else None
+    return matches[0]
+
+
+@lru_cache(maxsize=512)
+def _near_miss(name: str) -> Optional[str]:
+    if name in NATIVE_LOOKALIKES or name in KNOWN_KEYWORDS:
+        return None
+    return did_you_mean(name, KNOWN_KEYWORDS)
+
+
+def check_unknown_keywords(extra: Mapping[str, Any]) -> None:
+    """Keywords left after the known ones were taken: a near miss of a known one is a typo
+    (``TypeError``), anything else is provider-native."""
+    for name in extra:
+        suggestion = _near_miss(name) if isinstance(name, str) else None
+        if suggestion is not None:
+            raise TypeError(
+                f"create() got an unexpected keyword argument {name!r}; did you mean "
+                f"{suggestion!r}? (Provider-native arguments pass through, but this one looks "
+                f"like a misspelling of the portable {suggestion!r}.)")
+
+
+# --- portable arguments --------------------------------------------------------------------
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return (text if len(text) <= 60 else text[:57] + "...") + f" ({type(value).__name__})"
+
+
+def _bad(name: str, expected: str, value: Any) -> UnsupportedParameterError:
+    return UnsupportedParameterError(f"{name} must be {expected}, got {_shown(value)}",
+                                     parameter=name)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number_ok(value: Any) -> bool:
+    return _is_number(value) and math.isfinite(value) and value > 0
+
+
+def timeout_problem(value: Any) -> Optional[str]:
+    """Why ``value`` is not a valid timeout (None when it is): a finite number of seconds > 0,
+    or an ``httpx2.Timeout`` whose set parts are."""
+    if _number_ok(value):
+        return None
+    for module in ("httpx2", "httpx"):  # a Timeout object can only exist if its module is loaded
+        lib = sys.modules.get(module)
+        if lib is not None and isinstance(value, lib.Timeout):
+            parts = (value.connect, value.read, value.write, value.pool)
+            if all(p is None or _number_ok(p) for p in parts):
+                return None
+            return f"an {module}.Timeout whose parts are numbers of seconds > 0 (or None)"
+    return "a number of seconds > 0 or an httpx2.Timeout"
+
+
+def check_timeout(value: Any, where: str = "timeout") -> None:
+    problem = timeout_problem(value)
+    if problem is not None:
+        raise _bad(where, problem, value)
+
+
+def _bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise _bad(name, "True or False", value)
+
+
+def _positive_int(name: str, value: Any) -> None:
+    if not (_is_int(value) and value >= 1):
+        raise _bad(name, "an int >= 1", value)
+
+
+def _int(name: str, value: Any) -> None:
+    if not _is_int(value):
+        raise _bad(name, "an int", value)
+
+
+def _non_negative(name: str, value: Any) -> None:
+    if not (_is_number(value) and math.isfinite(value) and value >= 0):
+        raise _bad(name, "a number >= 0", value)
+
+
+def _top_p(name: str, value: Any) -> None:
+    _non_negative(name, value)
+    if value > 1:
+        raise _bad(name, "a number between 0 and 1", value)
+
+
+def _stop(name: str, value: Any) -> None:
+    if not (isinstance(value, str) or (isinstance(value, (list, tuple))
+                                       and all(isinstance(s, str) for s in value))):
+        raise _bad(name, "a string or a list of strings", value)
+
+
+def _str(name: str, value: Any) -> None:
+    if not isinstance(value, str):
+        raise _bad(name, "a string", value)
+
+
+def _stream_options(name: str, value: Any) -> None:
+    if not isinstance(value, dict):
+        raise _bad(name, "a dict such as {'include_usage': True}", value)
+
+
+def _timeout(name: str, value: Any) -> None:
+    check_timeout(value, name)
+
+
+# Portable argument -> its check (run only for the arguments actually given).
+_CHECKS = {
+    "stream": _bool, "parallel_tool_calls": _bool, "max_tokens": _positive_int,
+    "max_completion_tokens": _positive_int, "n": _positive_int, "seed": _int,
+    "temperature": _non_negative, "top_p": _top_p, "stop": _stop, "user": _str,
+    "stream_options": _stream_options, "timeout": _timeout,
+}
+
+
+def check_arguments(kwargs: Mapping[str, Any]) -> None:
+    """Types and values of the portable arguments given (``None`` means not given)."""
+    for name, value in kwargs.items():
+        if value is not None:
+            check = _CHECKS.get(name)
+            if check is not None:
+                check(name, value)
+
+
+# --- messages ------------------------------------------------------------------------------
+
+
+def check_not_empty(messages: list[dict[str, Any]]) -> None:
+    if not messages:
+        raise UnsupportedParameterError(
+            "messages is empty; pass at least one message, e.g. [{'role': 'user', "
+            "'content': 'Hi'}]", parameter="messages")
+
+
+def check_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A request's messages (already normalized to dicts): each with the content it needs.
+    Returns them."""
+    for index, message in enumerate(messages):
+        if message.get("content") is None:
+            check_message(message, index)
+    return messages
+
+
+def check_message(message: Mapping[str, Any], index: int) -> None:
+    """A message every provider needs content for: user, system, developer and tool messages
+    need ``content``. (Whether an assistant message may be empty differs by provider: the
+    translators decide.) Nothing is dropped."""
+    if message.get("content") is not None or message.get("role") == "assistant":
+        return
+    raise empty_message(index, message.get("role"))
+
+
+def empty_message(index: int, role: Any, provider: Optional[str] = None,
+                  need: str = "content") -> UnsupportedParameterError:
+    """The error for a message without the content it needs (never dropped silently)."""
+    where = f"; {provider} rejects empty messages" if provider else ""
+    return UnsupportedParameterError(
+        f"messages[{index}] ({role} message) has no {need}{where}. Give it content or remove "
+        "it (messages are never dropped silently)", parameter="messages", provider=provider)
+
+
+# --- provider configuration ----------------------------------------------------------------
+
+
+def check_config_keys(configs: Mapping[str, Any], known: Iterable[str]) -> None:
+    """Every ``provider_configs`` key names a provider (built-in, alias, registered, or given
+    in ``providers=``)."""
+    known = set(known)
+    for key in configs:
+        if key in known:
+            continue
+        suggestion = did_you_mean(key, known) if isinstance(key, str) else None
+        hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
+        raise ConfigurationError(
+            f"provider_configs has a config for {key!r}, which is not a provider{hint}. "
+            f"Known providers: {', '.join(sorted(known))}. Register your own with "
+            "aisuite_like.register_provider(key, cls) before creating the client.")
+
+
+def check_config_timeout(provider: str, config: Mapping[str, Any]) -> None:
+    value = config.get("timeout")
+    if value is None:
+        return
+    problem = timeout_problem(value)
+    if problem is not None:
+        raise ConfigurationError(
+            f"provider_configs[{provider!r}]['timeout'] must be {problem}, got {_shown(value)}")
+
+
+def unknown_config_keys_message(provider: str, unknown: Iterable[str],
+                                allowed: Iterable[str]) -> str:
+    """``unknown config key(s) for provider 'x': a (did you mean 'b'?)...`` for a provider's
+    own check of its config keys."""
+    allowed = sorted(name for name in allowed if not name.startswith("_"))
+    parts = []
+    for key in unknown:
+        suggestion = did_you_mean(key, allowed)
+        parts.append(f"{key} (did you mean {suggestion!r}?)" if suggestion else key)
+    return (f"unknown config key(s) for provider {provider!r}: {', '.join(parts)}. "
+            f"Known keys: {', '.join(allowed)}")

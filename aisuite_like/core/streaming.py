@@ -1,0 +1,319 @@
+"""Stream / AsyncStream of ``ChatCompletionChunk``, and the sans-IO chunk accumulator.
+
+A stream wraps a chunk iterator (a provider's generator, or the runner's) and accumulates what
+passes through, so ``get_final_response()`` can return the complete ``ChatCompletionResponse``.
+The accumulator only appends strings and looks up tool calls by index: no validation per chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, Generic, Optional
+
+# A TypeVar with a default (PEP 696): a plain `Stream` means `Stream[ChatCompletionChunk]`.
+from typing_extensions import TypeVar
+
+from .cost import attach_price_ref
+from .ids import CallIdAssigner, _chunk_with_ids
+from .types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Choice,
+    Function,
+    Message,
+    ToolCall,
+    Usage,
+)
+
+__all__ = ["Stream", "AsyncStream"]
+
+# What a stream yields. Only ChatCompletionChunk (or a subclass) today, the default.
+_ChunkT = TypeVar("_ChunkT", bound=ChatCompletionChunk, default=ChatCompletionChunk)
+_C = TypeVar("_C", bound=ChatCompletionChunk)
+
+
+class _ChunkAccumulator:
+    """Folds chunks of ONE model reply into a response (choice 0 and any others by index).
+
+    ``add`` also gives every tool call a unique id (``_call_ids``; ``prior`` is the
+    conversation the request sent) and returns the chunk to pass on: the same one, or a copy
+    carrying the corrected id, so what the caller sees pairs with the final response."""
+
+    __slots__ = ("id", "created", "model", "provider", "usage", "fallback_errors", "_choices",
+                 "_ids")
+
+    def __init__(self, prior: Sequence[Any] = ()) -> None:
+        self.id = ""
+        self.created = 0
+        self.model = ""
+        self.provider = ""
+        self.usage: Optional[Usage] = None
+        self.fallback_errors: Any = None  # set by a fallback chain on the first chunk
+        self._choices: dict[int, dict[str, Any]] = {}
+        self._ids = CallIdAssigner(prior)
+
+    def add(self, chunk: _C) -> _C:
+        if not self.id and chunk.id:
+            self.id = chunk.id
+        if not self.created and chunk.created:
+            self.created = chunk.created
+        if not self.model and chunk.model:
+            self.model = chunk.model
+        if not self.provider and chunk.provider:
+            self.provider = chunk.provider
+            extra = chunk.__pydantic_extra__  # the served model's first chunk, once
+            if extra:
+                self.fallback_errors = extra.get("fallback_errors")
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        renamed: Optional[dict[tuple[int, int], str]] = None
+        for position, choice in enumerate(chunk.choices):
+            state = self._choices.get(choice.index)
+            if state is None:
+                state = self._choices[choice.index] = {
+                    "content": [], "reasoning": [], "refusal": [], "tool_calls": {},
+                    "finish_reason": None, "native_finish_reason": None, "psf": None,
+                }
+            delta = choice.delta
+            if delta.content:
+                state["content"].append(delta.content)
+            if delta.reasoning_content:
+                state["reasoning"].append(delta.reasoning_content)
+            if delta.refusal:
+                state["refusal"].append(delta.refusal)
+            if delta.provider_specific_fields:
+                psf = state["psf"]
+                if psf is None:
+                    psf = state["psf"] = {}
+                for key, value in delta.provider_specific_fields.items():
+                    # Lists (e.g. thinking blocks, signatures) extend; anything else replaces.
+                    if isinstance(value, list) and isinstance(psf.get(key), list):
+                        psf[key] = psf[key] + value
+                    else:
+                        psf[key] = value
+            if delta.tool_calls:
+                calls = state["tool_calls"]
+                for d, tc in enumerate(delta.tool_calls):
+                    call = calls.get(tc.index)
+                    first = call is None
+                    if call is None:
+                        cid = self._ids.assign(tc.id, choice.index, tc.index)
+                        call = calls[tc.index] = {"id": cid, "name": "", "args": []}
+                    # The first fragment carries the call's id; a later one naming another
+                    # id is corrected too, so every id the caller sees pairs.
+                    if (first or tc.id is not None) and tc.id != call["id"]:
+                        if renamed is None:
+                            renamed = {}
+                        renamed[(position, d)] = call["id"]
+                    fn = tc.function
+                    if fn is not None:
+                        if fn.name and not call["name"]:
+                            call["name"] = fn.name
+                        if fn.arguments:
+                            call["args"].append(fn.arguments)
+            if choice.finish_reason is not None:
+                state["finish_reason"] = choice.finish_reason
+            if choice.native_finish_reason is not None:
+                state["native_finish_reason"] = choice.native_finish_reason
+        return chunk if renamed is None else _chunk_with_ids(chunk, renamed)
+
+    def build(self) -> ChatCompletionResponse:
+        choices = []
+        for index in sorted(self._choices) or [0]:
+            state = self._choices.get(index)
+            if state is None:
+                choices.append(Choice(index=0, message=Message(role="assistant")))
+                continue
+            tool_calls = [
+                ToolCall(id=c["id"], function=Function(name=c["name"],
+                                                       arguments="".join(c["args"]) or "{}"))
+                for _, c in sorted(state["tool_calls"].items())
+            ] or None
+            message = Message(
+                role="assistant",
+                content="".join(state["content"]) or None,
+                tool_calls=tool_calls,
+                reasoning_content="".join(state["reasoning"]) or None,
+                refusal="".join(state["refusal"]) or None,
+                provider_specific_fields=state["psf"],
+            )
+            finish = state["finish_reason"]
+            if tool_calls and finish != "length":
+                finish = "tool_calls"
+            choices.append(Choice(index=index, message=message, finish_reason=finish,
+                                  native_finish_reason=state["native_finish_reason"]))
+        response = ChatCompletionResponse(id=self.id, created=self.created, model=self.model,
+                                          provider=self.provider, choices=choices,
+                                          usage=self.usage)
+        if self.fallback_errors:
+            response.fallback_errors = self.fallback_errors
+        attach_price_ref(response)
+        return response
+
+
+_END = object()
+
+
+def _started(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatCompletionChunk]:
+    """Pull the first chunk now, so the request is sent and an HTTP error (401, 429, ...)
+    raises at ``create(stream=True)``, as in the OpenAI SDK, not on the first iteration.
+    The returned generator yields that chunk, then the rest; closing it closes ``chunks``."""
+    first = next(chunks, _END)
+
+    def rest() -> Iterator[ChatCompletionChunk]:
+        try:
+            if first is not _END:
+                yield first  # type: ignore[misc]  # not _END: a chunk
+                yield from chunks
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+
+    return rest()
+
+
+async def _astarted(chunks: AsyncIterator[ChatCompletionChunk]
+                    ) -> AsyncIterator[ChatCompletionChunk]:
+    """The async twin of ``_started`` (awaited by ``create``)."""
+    try:
+        first: Any = await chunks.__anext__()
+    except StopAsyncIteration:
+        first = _END
+
+    async def rest() -> AsyncIterator[ChatCompletionChunk]:
+        try:
+            if first is not _END:
+                yield first
+                async for chunk in chunks:
+                    yield chunk
+        finally:
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    return rest()
+
+
+class Stream(Generic[_ChunkT]):
+    """A sync stream of ``ChatCompletionChunk``. Iterate it, use it as a context manager, and
+    call ``get_final_response()`` for the accumulated response. ``chunks`` keeps what arrived,
+    so after a mid-stream error the received part is still available."""
+
+    def __init__(
+        self,
+        chunks: Iterator[_ChunkT],
+        *,
+        final: Optional[Callable[[], ChatCompletionResponse]] = None,
+        prior_messages: Sequence[Any] = (),
+    ) -> None:
+        # prior_messages: the conversation the request sent (tool-call ids stay unique in it)
+        self._iter = chunks
+        self._final = final
+        self._acc = _ChunkAccumulator(prior_messages)
+        self.chunks: list[_ChunkT] = []
+        self._done = False
+
+    def __iter__(self) -> Iterator[_ChunkT]:
+        return self
+
+    def __next__(self) -> _ChunkT:
+        if self._done:
+            raise StopIteration
+        try:
+            chunk = next(self._iter)
+        except StopIteration:
+            self._done = True
+            raise
+        except BaseException:
+            self._done = True
+            raise
+        if self._final is None:
+            chunk = self._acc.add(chunk)
+        self.chunks.append(chunk)
+        return chunk
+
+    def get_final_response(self) -> ChatCompletionResponse:
+        """Consume the rest of the stream and return the complete response."""
+        for _ in self:
+            pass
+        if self._final is not None:
+            return self._final()
+        return self._acc.build()
+
+    def close(self) -> None:
+        """Stop the stream and release its connection."""
+        self._done = True
+        close = getattr(self._iter, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> "Stream[_ChunkT]":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # a stream abandoned mid-way must not leak its connection
+        try:
+            if not self._done:
+                self.close()
+        except Exception:
+            pass
+
+
+class AsyncStream(Generic[_ChunkT]):
+    """The async twin of ``Stream``: ``async for``, ``async with``, ``await
+    get_final_response()``, ``await close()``."""
+
+    def __init__(
+        self,
+        chunks: AsyncIterator[_ChunkT],
+        *,
+        final: Optional[Callable[[], ChatCompletionResponse]] = None,
+        prior_messages: Sequence[Any] = (),
+    ) -> None:
+        # prior_messages: the conversation the request sent (tool-call ids stay unique in it)
+        self._iter = chunks
+        self._final = final
+        self._acc = _ChunkAccumulator(prior_messages)
+        self.chunks: list[_ChunkT] = []
+        self._done = False
+
+    def __aiter__(self) -> AsyncIterator[_ChunkT]:
+        return self
+
+    async def __anext__(self) -> _ChunkT:
+        if self._done:
+            raise StopAsyncIteration
+        try:
+            chunk = await self._iter.__anext__()
+        except StopAsyncIteration:
+            self._done = True
+            raise
+        except BaseException:
+            self._done = True
+            raise
+        if self._final is None:
+            chunk = self._acc.add(chunk)
+        self.chunks.append(chunk)
+        return chunk
+
+    async def get_final_response(self) -> ChatCompletionResponse:
+        async for _ in self:
+            pass
+        if self._final is not None:
+            return self._final()
+        return self._acc.build()
+
+    async def close(self) -> None:
+        self._done = True
+        aclose = getattr(self._iter, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    async def __aenter__(self) -> "AsyncStream[_ChunkT]":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()

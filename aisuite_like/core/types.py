@@ -1,0 +1,384 @@
+"""Response and message types: pydantic models with OpenAI's field names (docs/client.md).
+
+Every provider returns these, never a raw SDK object. Translators build them from data they
+have already checked, so they may use ``model_construct`` on hot paths; everything a user builds
+goes through normal validation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Optional, TypeVar, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
+__all__ = [
+    "Function",
+    "ToolCall",
+    "Message",
+    "Choice",
+    "PromptTokensDetails",
+    "CompletionTokensDetails",
+    "Usage",
+    "ToolEvent",
+    "SkippedModel",
+    "ChatCompletionResponse",
+    "ChoiceDeltaFunction",
+    "ChoiceDeltaToolCall",
+    "ChoiceDelta",
+    "ChunkChoice",
+    "ChatCompletionChunk",
+    "FinishReason",
+    "StopReason",
+]
+
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
+StopReason = Literal["completed", "max_turns"]
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+
+
+# Defaults are plain values (pydantic copies a mutable default per instance) or plain Python
+# factories, never builtins like ``list``: for a builtin factory pydantic inspects the
+# signature on EVERY model_construct (~60 us per unset field), which was most of our per-call
+# overhead in benchmarks/ (see benchmarks/README.md).
+
+
+_set = object.__setattr__
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _built(cls: type[_M], values: dict[str, Any]) -> _M:
+    """``cls.model_construct(**values)`` for translators that pass EVERY field of ``cls``
+    (our types have no aliases, private attributes or post-init): skips model_construct's
+    per-field loop, which was most of the per-chunk cost of a stream."""
+    m = cls.__new__(cls)
+    _set(m, "__dict__", values)
+    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__pydantic_extra__", {})
+    _set(m, "__pydantic_private__", None)
+    return m
+
+
+class _Model(BaseModel):
+    # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    def to_dict(self, *, mode: Literal["json", "python"] = "python", use_api_names: bool = True,
+                exclude_unset: bool = True, exclude_defaults: bool = False,
+                exclude_none: bool = False, warnings: bool = True) -> dict[str, Any]:
+        """The OpenAI SDK's ``to_dict()``: by default only the fields that were set (for the
+        openai family: what the provider sent, its own extra fields included)."""
+        return self.model_dump(mode=mode, by_alias=use_api_names, exclude_unset=exclude_unset,
+                               exclude_defaults=exclude_defaults, exclude_none=exclude_none,
+                               warnings=warnings)
+
+    def to_json(self, *, indent: Optional[int] = 2, use_api_names: bool = True,
+                exclude_unset: bool = True, exclude_defaults: bool = False,
+                exclude_none: bool = False, warnings: bool = True) -> str:
+        """The OpenAI SDK's ``to_json()``: ``to_dict()`` as JSON text (indented by default)."""
+        return self.model_dump_json(indent=indent, by_alias=use_api_names,
+                                    exclude_unset=exclude_unset,
+                                    exclude_defaults=exclude_defaults,
+                                    exclude_none=exclude_none, warnings=warnings)
+
+
+class _ItemAccess:
+    """Read access by key, as on the message dicts aisuite and the OpenAI SDK's users handle:
+    ``m["content"]``, ``m.get("tool_calls")``, ``"name" in m``, ``{**m}``. A declared field
+    reads as its value (None when not given); ``get``, ``in`` and ``keys()`` see the fields
+    that hold a value, as in ``model_dump(exclude_none=True)``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:  # given by the pydantic model this is mixed into
+        model_fields: ClassVar[dict[str, FieldInfo]]
+        __pydantic_extra__: Optional[dict[str, Any]]
+
+    def __getitem__(self, key: str) -> Any:
+        if key in type(self).model_fields:
+            return getattr(self, key)
+        extra = self.__pydantic_extra__
+        if extra and key in extra:
+            return extra[key]
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            value = self[key]
+        except KeyError:
+            return default
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def keys(self) -> list[str]:
+        names = [*type(self).model_fields, *(self.__pydantic_extra__ or ())]
+        return [name for name in names if self.get(name) is not None]
+
+
+class Function(_ItemAccess, _Model):
+    """The function a tool call invokes; ``arguments`` is a JSON string, as in OpenAI."""
+
+    name: str
+    arguments: str = "{}"
+
+
+class ToolCall(_ItemAccess, _Model):
+    """One tool call of an assistant message."""
+
+    id: str
+    type: Literal["function"] = "function"
+    function: Function
+
+    # Read like the Agents SDK's function call (``item.raw_item.name`` in its examples).
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+    @property
+    def arguments(self) -> str:
+        return self.function.arguments
+
+    @property
+    def call_id(self) -> str:
+        return self.id
+
+
+class Message(_ItemAccess, _Model):
+    """A chat message. ``model_dump(exclude_none=True)`` is valid input again.
+
+    ``provider_specific_fields`` carries what must round-trip to the same provider on the next
+    turn (Anthropic thinking blocks with signatures, Gemini thought signatures).
+    """
+
+    role: Role
+    content: Optional[Union[str, list[dict[str, Any]]]] = None
+    tool_calls: Optional[list[ToolCall]] = None
+    tool_call_id: Optional[str] = None
+    name: Optional[str] = None
+    reasoning_content: Optional[str] = None
+    refusal: Optional[str] = None
+    provider_specific_fields: Optional[dict[str, Any]] = None
+    # OpenAI's own message fields, as sent (None elsewhere), so SDK code reading them runs.
+    annotations: Optional[list[Any]] = None
+    audio: Optional[dict[str, Any]] = None
+
+
+class Choice(_Model):
+    """One choice of a response. ``finish_reason`` is normalised; the provider's own value is
+    in ``native_finish_reason``."""
+
+    index: int = 0
+    message: Message
+    finish_reason: Optional[FinishReason] = None
+    native_finish_reason: Optional[str] = None
+    # Runner only: every message the run produced (assistant and tool), in order.
+    intermediate_messages: list[Message] = []
+    logprobs: Optional[dict[str, Any]] = None  # as the provider sent it
+
+
+class PromptTokensDetails(_Model):
+    """``cached_tokens``: cache reads; ``cache_creation_tokens``: cache writes (Anthropic)."""
+
+    cached_tokens: Optional[int] = None
+    cache_creation_tokens: Optional[int] = None
+
+
+class CompletionTokensDetails(_Model):
+    """``reasoning_tokens``: thinking tokens, already counted in ``completion_tokens``."""
+
+    reasoning_tokens: Optional[int] = None
+
+
+def _add_opt(a: Optional[int], b: Optional[int]) -> Optional[int]:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+class Usage(_Model):
+    """Token usage with OpenAI's meaning: prompt tokens include cache reads and writes;
+    completion tokens include reasoning tokens."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    prompt_tokens_details: Optional[PromptTokensDetails] = None
+    completion_tokens_details: Optional[CompletionTokensDetails] = None
+
+    def __add__(self, other: "Usage") -> "Usage":
+        if not isinstance(other, Usage):
+            return NotImplemented
+        ptd = None
+        if self.prompt_tokens_details or other.prompt_tokens_details:
+            a = self.prompt_tokens_details or PromptTokensDetails()
+            b = other.prompt_tokens_details or PromptTokensDetails()
+            ptd = PromptTokensDetails(
+                cached_tokens=_add_opt(a.cached_tokens, b.cached_tokens),
+                cache_creation_tokens=_add_opt(a.cache_creation_tokens, b.cache_creation_tokens),
+            )
+        ctd = None
+        if self.completion_tokens_details or other.completion_tokens_details:
+            a2 = self.completion_tokens_details or CompletionTokensDetails()
+            b2 = other.completion_tokens_details or CompletionTokensDetails()
+            ctd = CompletionTokensDetails(
+                reasoning_tokens=_add_opt(a2.reasoning_tokens, b2.reasoning_tokens))
+        total = Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            prompt_tokens_details=ptd,
+            completion_tokens_details=ctd,
+        )
+        from .cost import combine_parts
+
+        combine_parts(total, self, other)  # so total.cost is the sum of the parts' costs
+        return total
+
+    @property
+    def cost(self) -> Optional[float]:
+        """The price in USD, from the ``genai-prices`` package (extra ``[prices]``); ``None``
+        when the model's price is unknown (or the package is not installed). Computed on first
+        read. On a run's summed usage: the sum over its model calls (``None`` if one is
+        unknown). Not part of ``model_dump()``."""
+        from .cost import cost_of
+
+        return cost_of(self)
+
+
+class ToolEvent(_Model):
+    """What happened to one tool call in a run. ``result`` is the exact string sent to the
+    model; ``arguments`` the parsed dict, or the raw string when it did not parse;
+    ``truncated`` True when the result was cut to ``max_tool_result_chars``."""
+
+    call_id: str
+    name: str
+    arguments: Union[dict[str, Any], str]
+    allowed: bool
+    reason: Optional[str] = None
+    result: str
+    is_error: bool = False
+    duration_s: float = 0.0
+    turn: Optional[int] = None
+    truncated: bool = False
+
+
+class SkippedModel(_Model):
+    """A model of a ``fallbacks=[...]`` chain that failed, so the next one was tried.
+    ``model`` is ``"provider:model"``; the error is described, not kept (it may hold a
+    connection's resources)."""
+
+    model: str
+    error_type: str
+    message: str
+    status_code: Optional[int] = None
+
+
+class ChatCompletionResponse(_Model):
+    """The unified response. The runner's fields (``intermediate_responses``, ``messages``,
+    ``stop_reason``, ``tool_events``) are empty / None on a plain call. ``raw`` may hold the
+    provider's own response, for debugging; it is never dumped."""
+
+    id: str = ""
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int = 0
+    model: str = ""
+    provider: str = ""
+    choices: list[Choice] = []
+    usage: Optional[Usage] = None
+    intermediate_responses: list["ChatCompletionResponse"] = []
+    messages: Optional[list[Message]] = None
+    stop_reason: Optional[StopReason] = None
+    tool_events: list[ToolEvent] = []
+    #: The models of ``fallbacks=[...]`` tried before the one that served, with their errors.
+    fallback_errors: list[SkippedModel] = []
+    raw: Any = Field(default=None, exclude=True, repr=False)
+    # OpenAI's fields, as sent (None elsewhere), so SDK code reading them runs.
+    system_fingerprint: Optional[str] = None
+    service_tier: Optional[str] = None
+
+    @property
+    def message(self) -> Message:
+        """Shortcut for ``choices[0].message``."""
+        return self.choices[0].message
+
+    @property
+    def content(self) -> Optional[str]:
+        """Shortcut for ``choices[0].message.content``."""
+        content = self.choices[0].message.content
+        return content if isinstance(content, str) or content is None else str(content)
+
+
+# --- streaming ---------------------------------------------------------------------------
+
+
+class ChoiceDeltaFunction(_Model):
+    name: Optional[str] = None
+    arguments: Optional[str] = None
+
+
+class ChoiceDeltaToolCall(_Model):
+    """A tool-call fragment: ``index`` keeps parallel calls apart; ``id`` and ``function.name``
+    come on the first fragment of a call, ``function.arguments`` pieces after."""
+
+    index: int
+    id: Optional[str] = None
+    type: Optional[Literal["function"]] = None
+    function: Optional[ChoiceDeltaFunction] = None
+
+
+class ChoiceDelta(_Model):
+    role: Optional[Role] = None
+    content: Optional[str] = None
+    tool_calls: Optional[list[ChoiceDeltaToolCall]] = None
+    reasoning_content: Optional[str] = None
+    refusal: Optional[str] = None
+    provider_specific_fields: Optional[dict[str, Any]] = None
+
+
+def _new_delta() -> ChoiceDelta:
+    return ChoiceDelta()
+
+
+class ChunkChoice(_Model):
+    index: int = 0
+    delta: ChoiceDelta = Field(default_factory=_new_delta)
+    finish_reason: Optional[FinishReason] = None
+    native_finish_reason: Optional[str] = None
+
+
+class ChatCompletionChunk(_Model):
+    """One streamed chunk, in OpenAI's shape. ``usage`` comes on the last chunk."""
+
+    id: str = ""
+    object: Literal["chat.completion.chunk"] = "chat.completion.chunk"
+    created: int = 0
+    model: str = ""
+    provider: str = ""
+    choices: list[ChunkChoice] = []
+    usage: Optional[Usage] = None
+    # Runner streams: which model call (1-based) this chunk belongs to.
+    turn: Optional[int] = None
+
+
+if TYPE_CHECKING:
+    # What ``chat.completions.parse()`` returns, as type checkers see it: typed by the
+    # ``response_format`` class, as the OpenAI SDK's ``ParsedChatCompletion[T]``. At run time
+    # the objects are the classes above (``parsed`` is an extra field of the message), so
+    # these names exist for annotations only: import them under ``if TYPE_CHECKING:``.
+    _ParsedT = TypeVar("_ParsedT")
+
+    class ParsedMessage(Message, Generic[_ParsedT]):
+        parsed: Optional[_ParsedT]
+
+    class ParsedChoice(Choice, Generic[_ParsedT]):
+        message: ParsedMessage[_ParsedT]
+
+    class ParsedChatCompletion(ChatCompletionResponse, Generic[_ParsedT]):
+        # A list of the narrower choices (a list is invariant; the OpenAI SDK does the same).
+        choices: list[ParsedChoice[_ParsedT]]  # type: ignore[assignment]  # narrower

@@ -1,0 +1,790 @@
+"""OpenTelemetry spans and metrics after the GenAI semantic conventions (docs/observability.md).
+
+Imported only by ``instrument()``: nothing here runs, and opentelemetry is not imported, until
+then. It sits above the providers, so it is the same for every family:
+
+- ``chat {model}`` (CLIENT) per model call: ``_TracedProvider`` wraps the provider a call uses
+  (client.py), so plain calls, streams, runner turns and agent turns all pass through it. A
+  streamed call's span ends with its stream: exhausted, closed early, or failed.
+- ``execute_tool {name}`` (INTERNAL) per executed tool call, current while the tool runs (a
+  model call made inside a tool nests under it).
+- ``invoke_agent`` (INTERNAL) around a ``max_turns`` run and ``invoke_agent {name}`` around an
+  agent run; the run's model and tool spans are its children. After a handoff the receiving
+  agent's calls go under a child ``invoke_agent {receiver}`` span of the run's span.
+- metrics ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``.
+
+Content (messages, tool arguments and results) is recorded only with ``capture_content``, as
+the span attributes ``gen_ai.input.messages`` / ``gen_ai.output.messages`` /
+``gen_ai.tool.call.arguments`` / ``gen_ai.tool.call.result``. Keys are never recorded:
+``server.address`` is the host name of the endpoint, nothing else of its URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import os
+import time
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, Optional
+from urllib.parse import urlsplit
+
+from opentelemetry import context as otel_context, metrics, trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+if TYPE_CHECKING:
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse
+    from ..loop.runner import ToolCallRun, ToolLoop
+    from ..providers.base import ChatRequest, Provider
+
+__all__ = ["Instrumentation", "CAPTURE_ENV"]
+
+CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+_SCHEMA_URL = "https://opentelemetry.io/schemas/1.37.0"
+
+# Our provider key -> gen_ai.provider.name (the semantic conventions' well-known values);
+# any other key is used as it is.
+_PROVIDER_NAMES = {
+    "openai": "openai", "azure": "azure.ai.openai", "anthropic": "anthropic",
+    "google": "gcp.gemini", "gemini": "gcp.gemini", "groq": "groq", "mistral": "mistral_ai",
+    "deepseek": "deepseek", "xai": "x_ai", "perplexity": "perplexity", "cohere": "cohere",
+    "bedrock": "aws.bedrock", "aws": "aws.bedrock",
+}
+# Default endpoints of the families whose SDK picks the URL when the config gives none.
+_DEFAULT_URLS = {
+    "openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com",
+    "google": "https://generativelanguage.googleapis.com",
+}
+_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+
+# Bucket boundaries the semantic conventions recommend for the two histograms.
+_TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
+                  16777216, 67108864]
+_DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24,
+                     20.48, 40.96, 81.92]
+
+
+class Instrumentation:
+    """The state of ``instrument()``: tracer, instruments and settings."""
+
+    def __init__(self, tracer_provider: Optional[trace.TracerProvider],
+                 meter_provider: Optional[metrics.MeterProvider], capture_content: bool) -> None:
+        from .. import __version__
+
+        self.tracer = trace.get_tracer("aisuite_like", __version__,
+                                       tracer_provider=tracer_provider, schema_url=_SCHEMA_URL)
+        meter = metrics.get_meter("aisuite_like", __version__, meter_provider=meter_provider,
+                                  schema_url=_SCHEMA_URL)
+        self.token_usage = meter.create_histogram(
+            "gen_ai.client.token.usage", unit="{token}",
+            description="Number of input and output tokens used",
+            explicit_bucket_boundaries_advisory=_TOKEN_BUCKETS)
+        self.duration = meter.create_histogram(
+            "gen_ai.client.operation.duration", unit="s",
+            description="GenAI operation duration",
+            explicit_bucket_boundaries_advisory=_DURATION_BUCKETS)
+        self.capture_content = capture_content or \
+            os.environ.get(CAPTURE_ENV, "").strip().lower() == "true"
+        self._endpoints: "weakref.WeakKeyDictionary[Any, tuple[Optional[str], Optional[int]]]" \
+            = weakref.WeakKeyDictionary()
+
+    # -- model calls -----------------------------------------------------------------------
+
+    def traced(self, provider: "Provider") -> "_TracedProvider":
+        """``provider`` with a ``chat`` span around each of its calls."""
+        if isinstance(provider, _TracedProvider):
+            return provider
+        return _TracedProvider(provider, self)
+
+    def _start_chat(self, provider: "Provider", request: "ChatRequest") -> "_ChatCall":
+        key = getattr(provider, "key", "") or type(provider).__name__
+        base: dict[str, Any] = {"gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": _provider_name(provider, key),
+                "gen_ai.request.model": request.model}
+        host, port = self._endpoint(provider, key)
+        if host:
+            base["server.address"] = host
+            if port:
+                base["server.port"] = port
+        attributes: dict[str, Any] = dict(base)
+        _request_settings(request, attributes)
+        if self.capture_content:
+            attributes["gen_ai.input.messages"] = _json(_input_messages(request.messages))
+            if request.tools:
+                attributes["gen_ai.tool.definitions"] = _json(request.tools)
+        span = self.tracer.start_span(f"chat {request.model}", kind=SpanKind.CLIENT,
+                                      attributes=attributes)
+        return _ChatCall(span, base, time.perf_counter())
+
+    def _finish_chat(self, call: "_ChatCall", response_id: str, model: str,
+                     finish_reasons: list[str], usage: Any,
+                     response: Optional["ChatCompletionResponse"]) -> None:
+        span = call.span
+        metric = call.metric_attributes
+        attributes: dict[str, Any] = {}  # set at once: each set_attribute takes a lock
+        if response_id:
+            attributes["gen_ai.response.id"] = response_id
+        if model:
+            attributes["gen_ai.response.model"] = model
+            metric["gen_ai.response.model"] = model
+        if finish_reasons:
+            attributes["gen_ai.response.finish_reasons"] = finish_reasons
+        if usage is not None:
+            attributes["gen_ai.usage.input_tokens"] = usage.prompt_tokens
+            attributes["gen_ai.usage.output_tokens"] = usage.completion_tokens
+            details = usage.prompt_tokens_details
+            if details is not None and details.cached_tokens is not None:
+                attributes["gen_ai.usage.cache_read.input_tokens"] = details.cached_tokens
+            if details is not None and details.cache_creation_tokens is not None:
+                attributes["gen_ai.usage.cache_creation.input_tokens"] = \
+                    details.cache_creation_tokens
+            self.token_usage.record(usage.prompt_tokens,
+                                    {**metric, "gen_ai.token.type": "input"})
+            self.token_usage.record(usage.completion_tokens,
+                                    {**metric, "gen_ai.token.type": "output"})
+        if self.capture_content and response is not None:
+            attributes["gen_ai.output.messages"] = _json(_output_messages(response))
+        span.set_attributes(attributes)
+        self.duration.record(time.perf_counter() - call.start, metric)
+        span.end()
+
+    def _fail_chat(self, call: "_ChatCall", exc: BaseException) -> None:
+        error_type = _error_type(exc)
+        _mark_error(call.span, error_type, exc)
+        self.duration.record(time.perf_counter() - call.start,
+                             {**call.metric_attributes, "error.type": error_type})
+        call.span.end()
+
+    def _finish_response(self, call: "_ChatCall", response: "ChatCompletionResponse") -> None:
+        self._finish_chat(call, response.id, response.model,
+                          [c.finish_reason for c in response.choices if c.finish_reason],
+                          response.usage, response)
+
+    def complete(self, provider: "Provider", request: "ChatRequest") -> "ChatCompletionResponse":
+        call = self._start_chat(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                response = provider.complete(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_response(call, response)
+        return response
+
+    async def acomplete(self, provider: "Provider",
+                        request: "ChatRequest") -> "ChatCompletionResponse":
+        call = self._start_chat(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                response = await provider.acomplete(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_response(call, response)
+        return response
+
+    def stream(self, provider: "Provider",
+               request: "ChatRequest") -> Iterator["ChatCompletionChunk"]:
+        call = self._start_chat(provider, request)
+        state = _StreamState(self.capture_content)
+        chunks: Any = None
+        try:
+            chunks = provider.stream(request)
+            for chunk in chunks:
+                state.add(chunk)
+                yield chunk
+        except GeneratorExit:  # the consumer stopped early: not an error
+            state.finish(self, call)
+            raise
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        else:
+            state.finish(self, call)
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+
+    async def astream(self, provider: "Provider",
+                      request: "ChatRequest") -> AsyncIterator["ChatCompletionChunk"]:
+        call = self._start_chat(provider, request)
+        state = _StreamState(self.capture_content)
+        chunks: Any = None
+        try:
+            chunks = provider.astream(request)
+            async for chunk in chunks:
+                state.add(chunk)
+                yield chunk
+        except GeneratorExit:
+            state.finish(self, call)
+            raise
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        else:
+            state.finish(self, call)
+        finally:
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    def _endpoint(self, provider: Any, key: str) -> tuple[Optional[str], Optional[int]]:
+        try:
+            return self._endpoints[provider]
+        except (KeyError, TypeError):
+            pass
+        found = _endpoint_of(provider, key)
+        try:
+            self._endpoints[provider] = found
+        except TypeError:  # not weak-referenceable: computed each time
+            pass
+        return found
+
+    # -- tools -----------------------------------------------------------------------------
+
+    def _start_tool(self, call: "ToolCallRun") -> Span:
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name,
+            "gen_ai.tool.call.id": call.call_id, "gen_ai.tool.type": "function"}
+        tool = call.tool
+        description = getattr(tool, "description", None)
+        if isinstance(description, str) and description:
+            attributes["gen_ai.tool.description"] = description
+        if self.capture_content:
+            attributes["gen_ai.tool.call.arguments"] = _json(call.arguments)
+        return self.tracer.start_span(f"execute_tool {call.name}", kind=SpanKind.INTERNAL,
+                                      attributes=attributes)
+
+    def _end_tool(self, span: Span, call: "ToolCallRun") -> None:
+        if self.capture_content:
+            span.set_attribute("gen_ai.tool.call.result", call.result)
+        if call.is_error:
+            exc = call.exception
+            error_type = _error_type(exc) if exc is not None else "timeout"
+            span.set_attribute("error.type", error_type)
+            span.set_status(Status(StatusCode.ERROR, call.result if self.capture_content
+                                   else error_type))
+        span.end()
+
+    def tools_not_run(self, batch: Any) -> None:
+        """A span for each call of ``batch`` that will not execute (unknown tool, arguments
+        that are not JSON or fail validation, a policy denial, a call the run cancelled),
+        ended at once with ``error.type`` saying why."""
+        for call in batch.calls:
+            if not call.done:
+                continue
+            span = self._start_tool(call)
+            if self.capture_content:
+                span.set_attribute("gen_ai.tool.call.result", call.result)
+            error_type = _not_run_reason(call)
+            span.set_attribute("error.type", error_type)
+            span.set_status(Status(StatusCode.ERROR, call.result if self.capture_content
+                                   else error_type))
+            span.end()
+
+    @contextlib.contextmanager
+    def tool_span(self, call: "ToolCallRun") -> Iterator[None]:
+        """An ``execute_tool`` span, current while the body executes ``call``, ended with
+        the call's outcome."""
+        span = self._start_tool(call)
+        try:
+            with trace.use_span(span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                yield
+        finally:
+            self._end_tool(span, call)
+
+    def execute_tool_sync(self, call: "ToolCallRun", engine: Any = None,
+                          hooks: Any = None) -> None:
+        """The runner's ``_execute_sync`` inside an ``execute_tool`` span."""
+        from ..loop.runner import _execute_sync
+
+        with self.tool_span(call):
+            _execute_sync(call, engine, hooks)
+
+    async def execute_tool_async(self, call: "ToolCallRun", engine: Any = None,
+                                 hooks: Any = None) -> None:
+        from ..loop.runner import _execute_async
+
+        with self.tool_span(call):
+            await _execute_async(call, engine, hooks)
+
+    # -- tool-runner runs ------------------------------------------------------------------
+
+    def _start_run(self, name: str, provider: Any, model: str, key: str,
+                   agent_name: Optional[str] = None) -> Span:
+        attributes: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
+                                      "gen_ai.provider.name": _provider_name(provider, key),
+                                      "gen_ai.request.model": model}
+        if agent_name is not None:
+            attributes["gen_ai.agent.name"] = agent_name
+        return self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
+
+    def _end_run(self, span: Span, engine: "ToolLoop", exc: Optional[BaseException]) -> None:
+        usage_in = usage_out = 0
+        seen = False
+        for response in engine.responses:
+            if response.usage is not None:
+                seen = True
+                usage_in += response.usage.prompt_tokens
+                usage_out += response.usage.completion_tokens
+        if seen:
+            span.set_attribute("gen_ai.usage.input_tokens", usage_in)
+            span.set_attribute("gen_ai.usage.output_tokens", usage_out)
+        if engine.responses:
+            last = engine.responses[-1]
+            if last.model:
+                span.set_attribute("gen_ai.response.model", last.model)
+        if exc is not None and not isinstance(exc, (GeneratorExit, asyncio.CancelledError)):
+            _mark_error(span, _error_type(exc), exc)
+        span.end()
+
+    def _run_span(self, engine: "ToolLoop", provider: Any) -> Span:
+        key = getattr(provider, "key", "") or type(provider).__name__
+        return self._start_run("invoke_agent", provider, engine.request.model, key)
+
+    def tool_run_sync(self, engine: "ToolLoop", provider: "Provider") -> Any:
+        """``runner._tool_runner`` inside an ``invoke_agent`` span."""
+        from ..core.streaming import Stream
+        from ..loop.runner import _drive_sync
+
+        span = self._run_span(engine, provider)
+        if engine.request.stream:
+            return Stream(_SpanIterator(_drive_sync(engine, provider), span, self, engine),
+                          final=engine.final_response)
+        try:
+            with trace.use_span(span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                for _ in _drive_sync(engine, provider):
+                    pass
+        except BaseException as exc:
+            self._end_run(span, engine, exc)
+            raise
+        self._end_run(span, engine, None)
+        return engine.final_response()
+
+    async def tool_run_async(self, engine: "ToolLoop", provider: "Provider") -> Any:
+        from ..core.streaming import AsyncStream
+        from ..loop.runner import _drive_async
+
+        span = self._run_span(engine, provider)
+        if engine.request.stream:
+            return AsyncStream(_AsyncSpanIterator(_drive_async(engine, provider), span, self,
+                                                  engine), final=engine.final_response)
+        try:
+            with trace.use_span(span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                async for _ in _drive_async(engine, provider):
+                    pass
+        except BaseException as exc:
+            self._end_run(span, engine, exc)
+            raise
+        self._end_run(span, engine, None)
+        return engine.final_response()
+
+    # -- agent runs ------------------------------------------------------------------------
+
+    async def agent_run(self, engine: Any, provider: "Provider", hooks: Any) -> None:
+        """An agent run's driver loop inside ``invoke_agent {agent}``; handoffs open a child
+        ``invoke_agent {receiver}`` span for the receiving agent's part."""
+        from ..loop.runner import _drive_async
+
+        agent = engine.agent
+        key, _, model = str(agent.model).partition(":")
+        root = self._start_run(f"invoke_agent {agent.name}", provider, model, key, agent.name)
+        agents = _AgentSpans(self, root, agent)
+        token = otel_context.attach(trace.set_span_in_context(root))
+        error: Optional[BaseException] = None
+        try:
+            hooks_with_handoffs: Any = _HandoffHooks(hooks, agents)  # duck-typed RunHooks
+            async for _ in _drive_async(engine, provider, hooks_with_handoffs):
+                pass
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            agents.close(error)
+            otel_context.detach(token)
+            self._end_run(root, engine, error)
+
+
+class _ChatCall:
+    __slots__ = ("span", "metric_attributes", "start")
+
+    def __init__(self, span: Span, metric_attributes: dict[str, Any], start: float) -> None:
+        self.span = span
+        self.metric_attributes = metric_attributes
+        self.start = start
+
+
+class _TracedProvider:
+    """A provider whose calls are spans; everything else is the wrapped provider's."""
+
+    __slots__ = ("_inner", "_inst", "key")
+
+    def __init__(self, inner: "Provider", inst: Instrumentation) -> None:
+        self._inner = inner
+        self._inst = inst
+        self.key = getattr(inner, "key", "")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+    def complete(self, request: "ChatRequest") -> "ChatCompletionResponse":
+        return self._inst.complete(self._inner, request)
+
+    async def acomplete(self, request: "ChatRequest") -> "ChatCompletionResponse":
+        return await self._inst.acomplete(self._inner, request)
+
+    def stream(self, request: "ChatRequest") -> Iterator["ChatCompletionChunk"]:
+        return self._inst.stream(self._inner, request)
+
+    def astream(self, request: "ChatRequest") -> AsyncIterator["ChatCompletionChunk"]:
+        return self._inst.astream(self._inner, request)
+
+
+class _StreamState:
+    """What a stream's span needs from its chunks (a few comparisons per chunk; the whole
+    reply is accumulated only when content is captured)."""
+
+    __slots__ = ("id", "model", "usage", "finish_reasons", "acc")
+
+    def __init__(self, capture: bool) -> None:
+        self.id = ""
+        self.model = ""
+        self.usage: Any = None
+        self.finish_reasons: dict[int, str] = {}
+        self.acc: Any = None
+        if capture:
+            from ..core.streaming import _ChunkAccumulator
+
+            self.acc = _ChunkAccumulator()
+
+    def add(self, chunk: "ChatCompletionChunk") -> None:
+        if not self.id:
+            self.id = chunk.id
+        if not self.model:
+            self.model = chunk.model
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        for choice in chunk.choices:
+            if choice.finish_reason is not None:
+                self.finish_reasons[choice.index] = choice.finish_reason
+        if self.acc is not None:
+            self.acc.add(chunk)
+
+    def finish(self, inst: Instrumentation, call: _ChatCall) -> None:
+        response = self.acc.build() if self.acc is not None else None
+        inst._finish_chat(call, self.id, self.model,
+                          [r for _, r in sorted(self.finish_reasons.items())], self.usage,
+                          response)
+
+
+class _SpanIterator:
+    """A streamed tool run: each step runs with the run's span current, so its model and tool
+    spans are children; the span ends when the run ends, fails or is closed."""
+
+    def __init__(self, inner: Iterator[Any], span: Span, inst: Instrumentation,
+                 engine: "ToolLoop") -> None:
+        self._inner = inner
+        self._span = span
+        self._ctx = trace.set_span_in_context(span)
+        self._inst = inst
+        self._engine = engine
+        self._open = True
+
+    def __iter__(self) -> "_SpanIterator":
+        return self
+
+    def __next__(self) -> Any:
+        token = otel_context.attach(self._ctx)
+        try:
+            return next(self._inner)
+        except StopIteration:
+            self._end(None)
+            raise
+        except BaseException as exc:
+            self._end(exc)
+            raise
+        finally:
+            otel_context.detach(token)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._inner, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._end(None)
+
+    def _end(self, exc: Optional[BaseException]) -> None:
+        if self._open:
+            self._open = False
+            self._inst._end_run(self._span, self._engine, exc)
+
+
+class _AsyncSpanIterator:
+    """The async twin of ``_SpanIterator``."""
+
+    def __init__(self, inner: AsyncIterator[Any], span: Span, inst: Instrumentation,
+                 engine: "ToolLoop") -> None:
+        self._inner = inner
+        self._span = span
+        self._ctx = trace.set_span_in_context(span)
+        self._inst = inst
+        self._engine = engine
+        self._open = True
+
+    def __aiter__(self) -> "_AsyncSpanIterator":
+        return self
+
+    async def __anext__(self) -> Any:
+        token = otel_context.attach(self._ctx)
+        try:
+            return await self._inner.__anext__()
+        except StopAsyncIteration:
+            self._end(None)
+            raise
+        except BaseException as exc:
+            self._end(exc)
+            raise
+        finally:
+            otel_context.detach(token)
+
+    async def aclose(self) -> None:
+        try:
+            aclose = getattr(self._inner, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            self._end(None)
+
+    def __del__(self) -> None:  # a stream abandoned unclosed: its span must still end
+        try:
+            self._end(None)
+        except Exception:
+            pass
+
+    def _end(self, exc: Optional[BaseException]) -> None:
+        if self._open:
+            self._open = False
+            self._inst._end_run(self._span, self._engine, exc)
+
+
+class _AgentSpans:
+    """The agent span the run's calls go under: the run's own span for the starting agent,
+    then one child ``invoke_agent {receiver}`` span per handoff (siblings, so a long chain of
+    handoffs stays flat)."""
+
+    def __init__(self, inst: Instrumentation, root: Span, agent: Any) -> None:
+        self.inst = inst
+        self.root = root
+        self.agent = agent
+        self.child: Optional[Span] = None
+        self.token: Any = None
+
+    def switch_to(self, agent: Any) -> None:
+        if agent is self.agent:
+            return
+        self.close(None)
+        self.agent = agent
+        key, _, model = str(agent.model).partition(":")
+        self.child = self.inst.tracer.start_span(
+            f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL,
+            context=trace.set_span_in_context(self.root),
+            attributes={"gen_ai.operation.name": "invoke_agent",
+                        "gen_ai.provider.name": _PROVIDER_NAMES.get(key, key),
+                        "gen_ai.request.model": model, "gen_ai.agent.name": agent.name})
+        self.token = otel_context.attach(trace.set_span_in_context(self.child))
+
+    def close(self, exc: Optional[BaseException]) -> None:
+        if self.child is None:
+            return
+        if self.token is not None:
+            otel_context.detach(self.token)
+            self.token = None
+        if exc is not None and not isinstance(exc, asyncio.CancelledError):
+            _mark_error(self.child, _error_type(exc), exc)
+        self.child.end()
+        self.child = None
+
+
+class _HandoffHooks:
+    """The run's hooks, plus: before each model call, follow a handoff to a new agent."""
+
+    def __init__(self, inner: Any, agents: _AgentSpans) -> None:
+        self._inner = inner
+        self._agents = agents
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def on_model_request(self, engine: Any, action: Any) -> None:
+        self._agents.switch_to(engine.agent)
+        result = self._inner.on_model_request(engine, action)
+        if inspect.isawaitable(result):
+            await result
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _provider_name(provider: Any, key: str) -> str:
+    if key in ("google", "gemini") and getattr(provider, "_vertex", False):
+        return "gcp.vertex_ai"
+    return _PROVIDER_NAMES.get(key, key)
+
+
+def _endpoint_of(provider: Any, key: str) -> tuple[Optional[str], Optional[int]]:
+    """The host and port a provider sends to, from its configuration (never its URL's user
+    info, path or query)."""
+    url: Any = None
+    config = getattr(provider, "_config", None)
+    config = config if isinstance(config, dict) else {}
+    azure = getattr(provider, "_azure", None)
+    if isinstance(azure, dict):
+        url = azure.get("base_url") or azure.get("azure_endpoint")
+    if not url:
+        options = getattr(provider, "_sync_options", None)  # anthropic
+        if isinstance(options, dict):
+            url = options.get("base_url")
+    if not url:
+        url = config.get("base_url")
+    if not url:
+        spec = getattr(provider, "spec", None)
+        url = getattr(spec, "base_url", None)
+    if not url and key in ("google", "gemini") and getattr(provider, "_vertex", False):
+        location = config.get("location") or "us-central1"
+        url = ("https://aiplatform.googleapis.com" if location == "global"
+               else f"https://{location}-aiplatform.googleapis.com")
+    if not url and key in _URL_ENV:
+        url = os.environ.get(_URL_ENV[key])
+    if not url:
+        url = _DEFAULT_URLS.get(key) or getattr(provider, "base_url", None)
+    if not isinstance(url, str) or not url:
+        return None, None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
+    except ValueError:
+        return None, None
+    return host, port
+
+
+def _request_settings(request: "ChatRequest", attributes: dict[str, Any]) -> None:
+    if request.temperature is not None:
+        attributes["gen_ai.request.temperature"] = request.temperature
+    if request.top_p is not None:
+        attributes["gen_ai.request.top_p"] = request.top_p
+    if request.max_tokens is not None:
+        attributes["gen_ai.request.max_tokens"] = request.max_tokens
+    if request.seed is not None:
+        attributes["gen_ai.request.seed"] = request.seed
+    if request.stop is not None:
+        stop = [request.stop] if isinstance(request.stop, str) else list(request.stop)
+        attributes["gen_ai.request.stop_sequences"] = [str(s) for s in stop]
+    if request.n is not None and request.n != 1:
+        attributes["gen_ai.request.choice.count"] = request.n
+    extra = request.extra
+    for name in ("frequency_penalty", "presence_penalty"):
+        value = extra.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            attributes[f"gen_ai.request.{name}"] = value
+    top_k = extra.get("top_k")
+    if isinstance(top_k, int) and not isinstance(top_k, bool):
+        attributes["gen_ai.request.top_k"] = top_k
+    fmt = request.response_format
+    if isinstance(fmt, dict) and isinstance(fmt.get("type"), str):
+        attributes["gen_ai.output.type"] = "text" if fmt["type"] == "text" else "json"
+    elif isinstance(fmt, type):  # a pydantic model (parse)
+        attributes["gen_ai.output.type"] = "json"
+
+
+def _not_run_reason(call: Any) -> str:
+    """Why a tool call was answered without running (the runner's own error texts)."""
+    result = call.result
+    if isinstance(call.arguments, str):
+        return "invalid_arguments"  # not JSON, or not a JSON object
+    if call.tool is None:
+        return "tool_not_found"
+    if result.startswith("Error: tool call denied"):
+        return "denied"
+    if result.startswith("Error: invalid arguments"):
+        return "invalid_arguments"
+    return "not_executed"
+
+
+def _error_type(exc: BaseException) -> str:
+    return type(exc).__qualname__
+
+
+def _mark_error(span: Span, error_type: str, exc: BaseException) -> None:
+    span.set_attribute("error.type", error_type)
+    # Our errors' messages are redacted of keys (errors.py); the description is that message.
+    span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:1000]))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _text_parts(content: Any) -> list[dict[str, Any]]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "content": content}]
+    parts: list[dict[str, Any]] = []
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text":
+                parts.append({"type": "text", "content": part.get("text", "")})
+            elif isinstance(part, dict):
+                parts.append({"type": str(part.get("type", "unknown"))})  # media: kind only
+    return parts
+
+
+def _arguments(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _message_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    role = message.get("role")
+    if role == "tool":
+        return [{"type": "tool_call_response", "id": message.get("tool_call_id"),
+                 "response": message.get("content")}]
+    parts = _text_parts(message.get("content"))
+    for call in message.get("tool_calls") or []:
+        if not isinstance(call, dict):
+            call = call.model_dump()
+        function = call.get("function") or {}
+        parts.append({"type": "tool_call", "id": call.get("id"), "name": function.get("name"),
+                      "arguments": _arguments(function.get("arguments"))})
+    return parts
+
+
+def _input_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"role": m.get("role"), "parts": _message_parts(m)} for m in messages]
+
+
+def _output_messages(response: "ChatCompletionResponse") -> list[dict[str, Any]]:
+    out = []
+    for choice in response.choices:
+        message = choice.message.model_dump(exclude_none=True)
+        out.append({"role": "assistant", "parts": _message_parts(message),
+                    "finish_reason": choice.finish_reason or ""})
+    return out

@@ -1,0 +1,123 @@
+"""Provider registry: key -> lazy ``"module:Class"``. Nothing here imports a vendor SDK.
+
+Built-in keys are resolved on first use; ``register_provider`` adds a key process-wide. A
+missing SDK raises ``MissingDependencyError`` with the exact ``pip install`` line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from importlib.machinery import ModuleSpec
+from typing import Any, Optional, Union
+
+from ..core.errors import MissingDependencyError, UnknownProviderError
+from .base import ChatRequest, Provider
+
+__all__ = ["ChatRequest", "Provider", "register_provider", "provider_keys", "create_provider"]
+
+# key -> (target "module:Class", SDK module it needs or None, extra name, constructor kwargs)
+_Entry = tuple[str, Union[str, None], Union[str, None], dict[str, Any]]
+
+_OPENAI = "aisuite_like.providers.openai:OpenAIProvider"
+
+# OpenAI-compatible services: one translator, a row each (see providers/openai.py for the
+# base URL and key variable of each).
+_OPENAI_COMPATIBLE = (
+    "azure", "groq", "mistral", "deepseek", "xai", "together", "fireworks", "openrouter",
+    "cerebras", "perplexity", "huggingface", "ollama", "lmstudio", "vllm",
+    "nebius", "sambanova", "inception", "cohere",
+)
+
+_BUILTIN: dict[str, _Entry] = {
+    "openai": (_OPENAI, "openai", "openai", {"service": "openai"}),
+    **{k: (_OPENAI, "openai", "openai", {"service": k}) for k in _OPENAI_COMPATIBLE},
+    "anthropic": ("aisuite_like.providers.anthropic:AnthropicProvider", "anthropic",
+                  "anthropic", {}),
+    "google": ("aisuite_like.providers.google:GoogleProvider", "google.genai", "google", {}),
+    "bedrock": ("aisuite_like.providers.bedrock:BedrockProvider", "botocore", "bedrock", {}),
+    "test": ("aisuite_like.testing:TestProvider", None, None, {}),
+}
+
+# Aliases share one provider instance and one config (a config under either key serves both).
+_ALIASES = {"gemini": "google", "aws": "bedrock"}
+
+# A user's provider: its class (or any callable making one), or its "module:Class" path.
+_UserProvider = Union[str, Callable[..., Provider]]
+
+_USER: dict[str, _UserProvider] = {}
+
+
+def register_provider(key: str, provider: _UserProvider) -> None:
+    """Register a provider class (or ``"module:Class"`` path) under ``key``, process-wide.
+
+    The class is instantiated with the ``provider_configs[key]`` mapping as keyword arguments.
+    """
+    if not isinstance(key, str) or not key or ":" in key:
+        raise ValueError(f"provider key must be a non-empty string without ':', got {key!r}")
+    if not (isinstance(provider, str) and ":" in provider) and not callable(provider):
+        raise TypeError("register_provider expects a Provider class or a 'module:Class' string")
+    _USER[key] = provider
+
+
+def provider_keys() -> list[str]:
+    """Every known provider key, built-in, alias and registered."""
+    return sorted({*_BUILTIN, *_ALIASES, *_USER})
+
+
+def canonical_key(key: str) -> str:
+    return _ALIASES.get(key, key)
+
+
+def _load(target: str) -> Callable[..., Provider]:
+    module_name, _, attr = target.partition(":")
+    cls: Callable[..., Provider] = getattr(importlib.import_module(module_name), attr)
+    return cls
+
+
+def create_provider(key: str, config: dict[str, Any]) -> Provider:
+    """Instantiate the provider for ``key`` (already canonical) with ``config``."""
+    if key in _USER:
+        target = _USER[key]
+        cls = _load(target) if isinstance(target, str) else target
+        provider = cls(**config)
+    elif key in _BUILTIN:
+        target, sdk, extra, fixed = _BUILTIN[key]
+        if (sdk is not None and importlib.util.find_spec(sdk.split(".")[0]) is None) or (
+            sdk is not None and "." in sdk and _find_spec_safe(sdk) is None
+        ):
+            raise MissingDependencyError(
+                f"provider {key!r} needs the {sdk!r} package, which is not installed. "
+                f'Install it with: pip install "aisuite-like[{extra}]"'
+            )
+        from ._aisuite_keys import aisuite_config
+
+        provider = _load(target)(**fixed, **aisuite_config(key, config))
+    else:
+        raise UnknownProviderError(
+            f"unknown provider {key!r}. Known providers: {', '.join(provider_keys())}. "
+            "Register your own with aisuite_like.register_provider(key, cls)."
+        )
+    try:
+        provider.key = key
+    except AttributeError:
+        pass
+    return provider
+
+
+def _is_offline_key(key: str) -> bool:
+    """Whether ``key`` (canonical) names an offline provider, decided WITHOUT creating it (so
+    ``testing.block_real_requests()`` refuses before a vendor SDK is even imported)."""
+    if key in _USER:
+        target = _USER[key]
+        cls = _load(target) if isinstance(target, str) else target
+        return bool(getattr(cls, "_offline", False))
+    return key == "test"
+
+
+def _find_spec_safe(name: str) -> Optional[ModuleSpec]:
+    try:
+        return importlib.util.find_spec(name)
+    except ModuleNotFoundError:
+        return None
