@@ -10,6 +10,7 @@ import pytest
 
 import aisuite_like as ai
 from aisuite_like import durable
+from aisuite_like.durable import runs as durable_runs
 from aisuite_like.errors import MissingDependencyError
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -70,15 +71,15 @@ def test_a_shadowed_name_is_refused() -> None:
         return str(n)
     module_tool.__qualname__ = "module_tool"
     with pytest.raises(durable.NotDurableError, match="is not what"):
-        durable._tool_ref(module_tool)
+        durable_runs._tool_ref(module_tool)
 
 
 def test_module_level_tools_are_recorded_by_import_path() -> None:
-    assert durable._tool_ref(module_tool) == f"{__name__}:module_tool"
-    assert durable._tool_ref(decorated_tool) == f"{__name__}:decorated_tool"
-    assert durable._resolve_tool(f"{__name__}:decorated_tool") is decorated_tool
+    assert durable_runs._tool_ref(module_tool) == f"{__name__}:module_tool"
+    assert durable_runs._tool_ref(decorated_tool) == f"{__name__}:decorated_tool"
+    assert durable_runs._resolve_tool(f"{__name__}:decorated_tool") is decorated_tool
     with pytest.raises(durable.NotDurableError, match="cannot be imported"):
-        durable._resolve_tool(f"{__name__}:gone")
+        durable_runs._resolve_tool(f"{__name__}:gone")
 
 
 @pytest.mark.parametrize("kwargs, match", [
