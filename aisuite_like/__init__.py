@@ -47,7 +47,19 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from . import durable as durable, handoff_filters as handoff_filters, testing as testing
-    from .agents.config import handoff as handoff
+    from .agents.agent import (
+        AgentHandoff as AgentHandoff,
+        AgentHooks as AgentHooks,
+        GuardrailFunctionOutput as GuardrailFunctionOutput,
+        InputGuardrail as InputGuardrail,
+        InputGuardrailResult as InputGuardrailResult,
+        OutputGuardrail as OutputGuardrail,
+        OutputGuardrailResult as OutputGuardrailResult,
+        RunHooks as RunHooks,
+        handoff as handoff,
+        input_guardrail as input_guardrail,
+        output_guardrail as output_guardrail,
+    )
     from .agents.items import (
         AgentUpdatedStreamEvent as AgentUpdatedStreamEvent,
         HandoffCallItem as HandoffCallItem,
@@ -83,20 +95,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         fit_tokens as fit_tokens,
         keep_last as keep_last,
     )
-    from .agents.sdk import (
-        AgentHandoff as AgentHandoff,
-        AgentHooks as AgentHooks,
-        GuardrailFunctionOutput as GuardrailFunctionOutput,
-        InputGuardrail as InputGuardrail,
-        InputGuardrailResult as InputGuardrailResult,
-        OutputGuardrail as OutputGuardrail,
-        OutputGuardrailResult as OutputGuardrailResult,
-        RunHooks as RunHooks,
-        function_tool as function_tool,
-        input_guardrail as input_guardrail,
-        output_guardrail as output_guardrail,
-        set_default_model as set_default_model,
-    )
+    from .agents.sdk import function_tool as function_tool, set_default_model as set_default_model
     from .agents.state import RunState as RunState
     from .batches.api import (
         Batch as Batch,
@@ -150,7 +149,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     )
     from .observability.switch import instrument as instrument, uninstrument as uninstrument
     from .providers.base import ChatRequest as ChatRequest, Provider as Provider
-    from .tools.base import Tool as Tool, Tools as Tools, tool as tool
+    from .tools.base import Tool as Tool, tool as tool
     from .tools.policy import (
         AllowAll as AllowAll,
         AllowTools as AllowTools,
@@ -159,6 +158,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ToolPolicyContext as ToolPolicyContext,
         ToolPolicyDecision as ToolPolicyDecision,
     )
+    from .tools.toolset import Tools as Tools
 
 # name -> module that defines it, imported on first access (PEP 562).
 _LAZY = {
@@ -167,7 +167,7 @@ _LAZY = {
     # core/streaming.py
     "Stream": "core.streaming", "AsyncStream": "core.streaming",
     # tools/base.py
-    "Tool": "tools.base", "Tools": "tools.base", "tool": "tools.base",
+    "Tool": "tools.base", "Tools": "tools.toolset", "tool": "tools.base",
     # core/types.py (pydantic models: building them is most of the import cost, so on first use)
     **{name: "core.types" for name in (
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
@@ -185,11 +185,11 @@ _LAZY = {
         "RunResultStreaming")},
     # the OpenAI Agents SDK's names (docs/agents.md, "Agents SDK compatibility")
     "RunContextWrapper": "core.run_context", "RunUsage": "core.run_context",
-    **{name: "agents.sdk" for name in (
-        "function_tool", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
+    **{name: "agents.agent" for name in (
+        "handoff", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
         "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
-        "RunHooks", "AgentHooks", "AgentHandoff", "set_default_model")},
-    "handoff": "agents.config",
+        "RunHooks", "AgentHooks", "AgentHandoff")},
+    "function_tool": "agents.sdk", "set_default_model": "agents.sdk",
     **{name: "agents.items" for name in (
         "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",
         "HandoffOutputItem", "ToolApprovalItem", "RunItem", "ItemHelpers",

@@ -11,7 +11,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 import aisuite_like as ai
 from aisuite_like.tools import Tool, Tools, tool
-from aisuite_like.tools.base import _format_result, _prepare_tools, _validation_summary
+from aisuite_like.tools.base import _format_result, _validation_summary
+from aisuite_like.tools.toolset import _prepare_tools
 
 
 class Unit(str, enum.Enum):

@@ -18,7 +18,7 @@ from ..core.types import ToolCall
 from ..providers._common import text_of
 
 if TYPE_CHECKING:
-    from .config import Agent
+    from .agent import Agent
 
 __all__ = [
     "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",

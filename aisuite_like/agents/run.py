@@ -29,8 +29,10 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
 from pydantic import BaseModel
 
 from ..core import hooks as _instrumentation
+from ..core.cost import price_known
 from ..core.errors import (
     InputGuardrailTripwireTriggered,
+    MissingDependencyError,
     OutputGuardrailTripwireTriggered,
     UnsupportedParameterError,
 )
@@ -48,7 +50,16 @@ from ..loop.runner import (
     _to_message,
 )
 from ..providers._common import text_of
-from .config import Agent, RunLimits
+from .agent import (
+    FINAL_RESULT,
+    Agent,
+    InputGuardrail,
+    InputGuardrailResult,
+    OutputGuardrailResult,
+    RunHooks as SDKRunHooks,
+    RunLimits,
+    _ControlTool,
+)
 from .context import ContextStrategy, Session, fit_tokens, keep_last
 from .events import (
     AgentEvent,
@@ -72,23 +83,14 @@ from .items import (
     item_event,
     message_items,
 )
-from .sdk import (
-    InputGuardrail,
-    InputGuardrailResult,
-    OutputGuardrailResult,
-    RunHooks as SDKRunHooks,
-    default_model,
-    maybe_await,
-)
+from .sdk import default_model, maybe_await
 from .state import RunState, restore_loop, snapshot_loop
 from .turn import (
     _NO_OUTPUT,
-    FINAL_RESULT,
     AgentLoop,
     AgentSetup,
     Approvals,
     _AgentPolicy,
-    _ControlTool,
     supports_native_output,
 )
 
@@ -207,6 +209,31 @@ class RunResult:
 
 
 # --- running ----------------------------------------------------------------------------------
+
+
+def _check_priced_agents(agent: Agent) -> None:
+    """Before a run with ``RunLimits(max_cost=...)``: every agent it may reach (the agent and,
+    transitively, its handoffs) must have a known price, or the bound could not be kept."""
+    try:
+        import genai_prices  # noqa: F401 (only: is it installed?)
+    except ImportError:
+        raise MissingDependencyError(
+            "RunLimits(max_cost=...) needs model prices: "
+            "pip install \"aisuite-like[prices]\"") from None
+    seen: set[int] = set()
+    pending: list[Agent] = [agent]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        key, _, model = str(current.model).partition(":")
+        if not price_known(key, model):
+            raise ValueError(
+                f"RunLimits(max_cost=...) needs the price of agent {current.name!r}'s model "
+                f"{current.model!r}, which genai-prices does not know; drop max_cost, or bound "
+                "the run with max_total_tokens / max_model_calls")
+        pending.extend(current._handoff_map.values())
 
 
 def _new_id(prefix: str) -> str:
@@ -343,9 +370,7 @@ class _AgentRun:
         self.max_turns = max_turns
         self.limits = limits or _NO_LIMITS
         if self.limits.max_cost is not None:
-            from ..core.cost import check_priced_agents
-
-            check_priced_agents(agent)
+            _check_priced_agents(agent)
         self.streamed = streamed
         self.queue = queue
         self.hooks = hooks
@@ -533,7 +558,7 @@ class _AgentRun:
     async def _execute(self, client: Any) -> RunResult:
         session = self.session
         if self.agent._tools is not None and self.agent._tools.sources:
-            from ..tools.base import _aopen_tool_sources
+            from ..tools.toolset import _aopen_tool_sources
 
             await _aopen_tool_sources(self.agent._tools, client)  # MCP servers start off-loop
         setup_for = self._setup_for(client, {})

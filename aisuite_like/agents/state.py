@@ -15,24 +15,36 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Generator, Sequence
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional, Protocol
 
 from pydantic_core import to_jsonable_python
 
 from ..core.run_context import RunContextWrapper, RunUsage
 from ..core.types import ChatCompletionResponse, ToolCall, ToolEvent
 from ..loop.runner import _DEFERRED, _DONE, ToolBatch, ToolCallRun, _to_message
-from .config import Agent
+from .agent import Agent
 from .items import ToolApprovalItem
-from .turn import REJECTED, AgentLoop, AgentSetup
-
-if TYPE_CHECKING:
-    from .run import _AgentRun
+from .turn import REJECTED, AgentLoop, AgentSetup, Approvals
 
 __all__ = ["RunState", "SCHEMA_VERSION"]
 
 #: The version of the JSON ``to_json`` writes; ``from_json`` reads this version only.
 SCHEMA_VERSION = "1"
+
+
+class _RunSettings(Protocol):
+    """What a paused run's snapshot and its restore read from the run (``run._AgentRun``)."""
+
+    run_id: str
+    agent: Agent
+    original_input: Any
+    input: list[Any]
+    approvals: Approvals
+    max_turns: int
+    limits: Any
+    context: Any
+
+
 _KIND = "aisuite_like.RunState"
 
 
@@ -49,7 +61,7 @@ def _agents_by_name(start: "Agent") -> dict[str, "Agent"]:
     return found
 
 
-def snapshot_loop(loop: AgentLoop, run: "_AgentRun") -> dict[str, Any]:
+def snapshot_loop(loop: AgentLoop, run: "_RunSettings") -> dict[str, Any]:
     """The paused run as plain data (copies: later changes of the loop do not leak in)."""
     batch = loop.paused
     assert batch is not None
@@ -272,7 +284,7 @@ class RunState:
                 f", waiting={len(self.get_interruptions())})")
 
 
-def restore_loop(state: RunState, run: "_AgentRun", setup_for: Callable[["Agent"], AgentSetup],
+def restore_loop(state: RunState, run: "_RunSettings", setup_for: Callable[["Agent"], AgentSetup],
                  context: Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]]
                  ) -> AgentLoop:
     """An engine in the paused run's state, whose first action finishes the paused batch."""

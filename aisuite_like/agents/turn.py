@@ -21,29 +21,23 @@ What it adds to the engine's rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional, get_args, get_origin
+from typing import Any, Optional
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ..core.errors import OutputValidationError
 from ..core.types import ChatCompletionResponse, Message, ToolCall
 from ..loop.runner import Action, CallModel, Fail, RunTools, ToolBatch, ToolCallRun, ToolLoop
-from ..providers._common import text_of
 from ..providers.base import ChatRequest, Provider
-from ..tools.base import Tool, Tools, _NoFieldTitles, _strict_schema, _validation_summary
+from ..tools.base import Tool, _validation_summary
 from ..tools.policy import ToolPolicyDecision, _evaluate_policy
+from ..tools.toolset import Tools
+from .agent import FINAL_RESULT, Agent, AgentHandoff, OutputSpec, RunLimits
 from .events import AgentEvent, Handoff, tool_call_events
 from .items import HandoffInputData, RunItem, ToolApprovalItem, message_items
-from .sdk import AgentHandoff, maybe_await, needs_approval_now
-
-if TYPE_CHECKING:
-    from .config import Agent, RunLimits
-
-FINAL_RESULT = "final_result"
-HANDOFF_PREFIX = "transfer_to_"
+from .sdk import maybe_await, needs_approval_now
 
 # Provider keys whose translators send response_format json_schema natively (OpenAI and
 # Azure, Anthropic output_config, Gemini responseJsonSchema, the offline test model). A
@@ -51,133 +45,6 @@ HANDOFF_PREFIX = "transfer_to_"
 _NATIVE_OUTPUT_KEYS = frozenset({"openai", "azure", "anthropic", "google", "gemini", "test"})
 
 _NO_OUTPUT: Any = object()
-
-
-# --- control tools: handoffs and final_result ------------------------------------------------
-
-
-class _ControlTool(Tool):
-    """A tool the agent machinery defines (not a user function): a fixed schema, its own
-    argument check, and a constant result. Runs as an async function, so no thread hop."""
-
-    def __init__(self, name: str, description: str, parameters: dict[str, Any], *,
-                 check: Callable[[dict[str, Any]], dict[str, Any]], result: str,
-                 fn: Optional[Callable[..., Any]] = None) -> None:
-        async def accept(**_: Any) -> str:
-            return result
-
-        self._configure(fn or accept, name, description, parameters)
-        self._takes_context = fn is not None  # a custom fn receives the run context first
-        self._check = check
-
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self._check(arguments)
-
-
-def _no_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
-    return {}  # a handoff takes no arguments; anything a model adds is ignored
-
-
-def _adapter_schema(adapter: Any) -> dict[str, Any]:
-    schema: dict[str, Any] = adapter.json_schema(by_alias=True, schema_generator=_NoFieldTitles)
-    schema.pop("title", None)
-    return schema
-
-
-def handoff_tool(spec: AgentHandoff) -> _ControlTool:
-    """The tool a model calls to hand off: no arguments, or ``input_type``'s schema. Its
-    function runs ``on_handoff`` (so a failing ``on_handoff`` or invalid input is an error
-    result, and no handoff happens)."""
-    target = spec.agent
-    description = spec.tool_description
-    if description is None:
-        description = f"Hand the conversation over to the agent {target.name!r}"
-        if target.handoff_description:
-            description += f": {target.handoff_description}"
-        description += ". That agent then continues the conversation."
-    result = f"Transferred to {target.name}."
-    parameters: dict[str, Any] = {"type": "object", "properties": {},
-                                  "additionalProperties": False}
-    check: Callable[[dict[str, Any]], dict[str, Any]] = _no_arguments
-    if spec.input_type is not None:
-        from pydantic import TypeAdapter
-
-        adapter = TypeAdapter(spec.input_type)
-        parameters = _adapter_schema(adapter)
-
-        def check(arguments: dict[str, Any]) -> dict[str, Any]:
-            return {"input": adapter.validate_python(arguments)}
-    on_handoff = spec.on_handoff
-    if on_handoff is None:
-        return _ControlTool(spec.tool_name, description, parameters, check=check,
-                            result=result)
-
-    async def invoke(ctx: Any, **kwargs: Any) -> str:
-        if "input" in kwargs:
-            await maybe_await(on_handoff(ctx, kwargs["input"]))
-        else:
-            await maybe_await(on_handoff(ctx))
-        return result
-
-    return _ControlTool(spec.tool_name, description, parameters, check=check, result=result,
-                        fn=invoke)
-
-
-def _wraps_output(output_type: Any) -> bool:
-    """Like the Agents SDK: anything but a pydantic model or a dict type is wrapped in an
-    object ``{"response": ...}``, since providers want an object schema."""
-    target = get_origin(output_type) or output_type
-    return not (isinstance(target, type) and issubclass(target, (BaseModel, dict)))
-
-
-def _type_name(t: Any) -> str:
-    args = get_args(t)
-    origin = get_origin(t)
-    if origin is None or not args:
-        return str(getattr(t, "__name__", repr(t)))
-    return f"{getattr(origin, '__name__', str(origin))}_{'_'.join(_type_name(a) for a in args)}"
-
-
-class OutputSpec:
-    """Everything ``output_type`` needs, built once per agent: the JSON schema (non-object
-    types wrapped in ``{"response": ...}``), the native ``response_format``, the
-    ``final_result`` tool, and validation with pydantic's ``TypeAdapter``."""
-
-    def __init__(self, output_type: Any) -> None:
-        from pydantic import TypeAdapter
-        from typing_extensions import TypedDict
-
-        self.type = output_type
-        self.wrapped = _wraps_output(output_type)
-        self.name = re.sub(r"[^A-Za-z0-9_-]", "_", _type_name(output_type))[:64] or "output"
-        target = (TypedDict("OutputType", {"response": output_type})  # type: ignore[operator]  # a functional TypedDict
-                  if self.wrapped else output_type)
-        try:
-            self.adapter: Any = TypeAdapter(target)
-            schema = _adapter_schema(self.adapter)
-        except Exception as exc:
-            raise TypeError(f"output_type {output_type!r} is not a type pydantic can validate "
-                            f"and describe as JSON schema: {exc}") from None
-        try:  # OpenAI strict mode where the type can express it
-            native_schema, strict = _strict_schema(schema, nullable=frozenset(),
-                                                   tool_name=FINAL_RESULT), True
-        except TypeError:
-            native_schema, strict = schema, False
-        self.response_format = {"type": "json_schema", "json_schema": {
-            "name": self.name, "schema": native_schema, "strict": strict}}
-        self.tool = _ControlTool(
-            FINAL_RESULT, f"Give your final answer as {self.name}. Call this tool once, when "
-            "you have the answer.", schema, check=self._check_arguments,
-            result="Final result received.")
-
-    def _unwrap(self, value: Any) -> Any:
-        return value["response"] if self.wrapped else value
-
-    def _check_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {"output": self._unwrap(self.adapter.validate_python(arguments))}
-
-    def parse_text(self, content: Any) -> Any:
-        return self._unwrap(self.adapter.validate_json(text_of(content)))
 
 
 class _AgentPolicy:

@@ -192,7 +192,7 @@ def _chat(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> 
 
     tools: Any = [_load_tool(spec) for spec in args.tool]
     if tools:
-        from ..tools.base import Tools
+        from ..tools.toolset import Tools
 
         try:
             tools = Tools(tools)

@@ -232,7 +232,7 @@ class _Base:
             raise ValueError(f"{', '.join(runner_options)} only apply to the tool runner: "
                              "pass max_turns=N to run tools automatically")
         tools_arg = kwargs.pop("tools", None)
-        from ..tools.base import _prepare_tools
+        from ..tools.toolset import _prepare_tools
 
         tools = _prepare_tools(tools_arg, owner=self)
         if "max_completion_tokens" in kwargs:
@@ -777,7 +777,7 @@ class _AsyncStreamManager(Generic[_ParsedT]):
 
 async def _acreate(client: _Base, model: str, messages: Any, kwargs: dict[str, Any]) -> Any:
     if kwargs.get("tools") is not None:
-        from ..tools.base import _aopen_tool_sources
+        from ..tools.toolset import _aopen_tool_sources
 
         await _aopen_tool_sources(kwargs["tools"], client)  # MCP servers start off the loop
     provider, request, tools, max_turns, options = client._prepare(model, messages, kwargs)

@@ -10,13 +10,9 @@ the first read of a cost, never by ``import aisuite_like`` or by a call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
-if TYPE_CHECKING:
-    from .types import ChatCompletionResponse, Usage
-
-__all__ = ["attach_price_ref", "cost_of", "combine_parts", "genai_prices_provider", "price_known",
-           "check_priced_agents"]
+__all__ = ["attach_price_ref", "cost_of", "combine_parts", "genai_prices_provider", "price_known"]
 
 # Keys in ``Usage.__dict__`` that are not pydantic fields: model_dump ignores them and pydantic
 # equality compares fields only, so they are invisible except to ``cost``.
@@ -41,7 +37,7 @@ def genai_prices_provider(key: str) -> Optional[str]:
     return _PROVIDER_IDS.get(key)
 
 
-def attach_price_ref(response: "ChatCompletionResponse", fallback_model: str = "") -> None:
+def attach_price_ref(response: Any, fallback_model: str = "") -> None:
     """Mark ``response.usage`` with the provider and model that produced it (cheap: no
     lookup). ``fallback_model`` is the requested model, priced when the model the reply names
     is unknown to genai-prices (or missing)."""
@@ -50,17 +46,17 @@ def attach_price_ref(response: "ChatCompletionResponse", fallback_model: str = "
         usage.__dict__[_REF] = (response.provider, response.model, fallback_model)
 
 
-def combine_parts(total: "Usage", a: "Usage", b: "Usage") -> None:
+def combine_parts(total: Any, a: Any, b: Any) -> None:
     """Record on ``total`` (= a + b) which priced parts it is made of."""
     total.__dict__[_PARTS] = (*_parts(a), *_parts(b))
 
 
-def _parts(usage: "Usage") -> tuple["Usage", ...]:
+def _parts(usage: Any) -> tuple[Any, ...]:
     parts = usage.__dict__.get(_PARTS)
     return parts if parts is not None else (usage,)
 
 
-def cost_of(usage: "Usage") -> Optional[float]:
+def cost_of(usage: Any) -> Optional[float]:
     """The cached or freshly computed cost of ``usage`` in USD (None: unknown)."""
     d = usage.__dict__
     if _COST in d:
@@ -82,7 +78,7 @@ def cost_of(usage: "Usage") -> Optional[float]:
     return cost
 
 
-def _price(usage: "Usage", ref: Any) -> Optional[float]:
+def _price(usage: Any, ref: Any) -> Optional[float]:
     if ref is None:
         return None
     key, model, requested = ref
@@ -122,30 +118,3 @@ def price_known(key: str, model: str) -> bool:
     except (LookupError, ValueError):
         return False
     return True
-
-
-def check_priced_agents(agent: Any) -> None:
-    """Before a run with ``RunLimits(max_cost=...)``: every agent it may reach (the agent and,
-    transitively, its handoffs) must have a known price, or the bound could not be kept."""
-    try:
-        import genai_prices  # noqa: F401 (only: is it installed?)
-    except ImportError:
-        from .errors import MissingDependencyError
-
-        raise MissingDependencyError(
-            "RunLimits(max_cost=...) needs model prices: "
-            "pip install \"aisuite-like[prices]\"") from None
-    seen: set[int] = set()
-    pending = [agent]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        key, _, model = str(current.model).partition(":")
-        if not price_known(key, model):
-            raise ValueError(
-                f"RunLimits(max_cost=...) needs the price of agent {current.name!r}'s model "
-                f"{current.model!r}, which genai-prices does not know; drop max_cost, or bound "
-                "the run with max_total_tokens / max_model_calls")
-        pending.extend(getattr(current, "_handoff_map", {}).values())

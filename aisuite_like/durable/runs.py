@@ -31,7 +31,7 @@ from ..core.errors import AisuiteLikeError, MissingDependencyError
 from ..loop.runner import DriverSteps, ToolCallRun, _execute_async_call, _execute_sync_call
 
 if TYPE_CHECKING:
-    from ..agents.config import Agent
+    from ..agents.agent import Agent
     from ..agents.run import RunResult
     from ..client.facade import Client
     from ..core.types import ChatCompletionResponse, Message, ToolEvent, Usage
@@ -584,7 +584,7 @@ class DurableAgent:
     runs use (None: ``configure(client=...)`` or ``Client()`` from the environment)."""
 
     def __init__(self, agent: "Agent", client: Optional[Any] = None) -> None:
-        from ..agents.config import Agent
+        from ..agents.agent import Agent
 
         if not isinstance(agent, Agent):
             raise TypeError(f"DurableAgent needs an ai.Agent, got {type(agent).__name__}")

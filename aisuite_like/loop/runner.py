@@ -35,8 +35,9 @@ from ..core.streaming import AsyncStream, Stream, _ChunkAccumulator
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolCall, ToolEvent
 from ..providers.base import ChatRequest, Provider
-from ..tools.base import Tool, Tools, _format_result, _validation_summary
+from ..tools.base import Tool, _format_result, _validation_summary
 from ..tools.policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
+from ..tools.toolset import Tools
 
 __all__ = [
     "ToolLoop", "ToolBatch", "ToolCallRun", "RunHooks", "DriverSteps", "CallModel",

@@ -3,6 +3,7 @@ servers as tools (docs/tool-runner.md, docs/mcp.md)."""
 
 from __future__ import annotations
 
-from .base import Tool, Tools, tool
+from .base import Tool, tool
+from .toolset import Tools
 
 __all__ = ["Tool", "Tools", "tool"]

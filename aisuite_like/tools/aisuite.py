@@ -14,7 +14,7 @@ import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,7 +22,14 @@ from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from .policy import ToolPolicyContext, _evaluate_policy, _to_decision
 
 if TYPE_CHECKING:
-    from .base import Tool, Tools
+    from .base import Tool
+
+
+class _ToolsByName(Protocol):
+    """What these functions read of a ``Tools`` (``toolset.Tools``, whose methods call them)."""
+
+    @property
+    def by_name(self) -> dict[str, "Tool"]: ...
 
 
 @dataclass
@@ -42,7 +49,7 @@ def _call_parts(call: Any) -> tuple[str, Any, str]:
     return call.function.name, call.function.arguments, call.id
 
 
-def _prepare(tools: "Tools", call: Any, tool_policy: Any,
+def _prepare(tools: _ToolsByName, call: Any, tool_policy: Any,
              tool_policy_context: Optional[Mapping[str, Any]]) -> _Prepared:
     name, arguments, call_id = _call_parts(call)
     if isinstance(arguments, str):
@@ -85,7 +92,7 @@ def _as_list(tool_calls: Any) -> list[Any]:
     return list(tool_calls) if isinstance(tool_calls, (list, tuple)) else [tool_calls]
 
 
-def execute_tool(tools: "Tools", tool_calls: Any, tool_policy: Any = None,
+def execute_tool(tools: _ToolsByName, tool_calls: Any, tool_policy: Any = None,
                  tool_policy_context: Optional[Mapping[str, Any]] = None
                  ) -> tuple[list[Any], list[dict[str, Any]]]:
     results: list[Any] = []
@@ -108,7 +115,7 @@ def execute_tool(tools: "Tools", tool_calls: Any, tool_policy: Any = None,
     return results, messages
 
 
-async def aexecute_tool(tools: "Tools", tool_calls: Any, tool_policy: Any = None,
+async def aexecute_tool(tools: _ToolsByName, tool_calls: Any, tool_policy: Any = None,
                         tool_policy_context: Optional[Mapping[str, Any]] = None
                         ) -> tuple[list[Any], list[dict[str, Any]]]:
     results: list[Any] = []
