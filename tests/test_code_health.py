@@ -31,6 +31,16 @@ def test_ruff_check_passes() -> None:
     assert done.returncode == 0, f"ruff check found problems:\n{done.stdout}{done.stderr}"
 
 
+def test_the_layers_hold() -> None:
+    """Each module imports only its own layer or lower ones (docs/architecture.md), checked by
+    import-linter's layers contract in pyproject.toml, TYPE_CHECKING imports included."""
+    if importlib.util.find_spec("importlinter") is None:
+        pytest.skip("import-linter is not installed (it is in the test extra)")
+    done = subprocess.run([str(Path(sys.executable).with_name("lint-imports")), "--no-cache"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"an import breaks the layers:\n{done.stdout}{done.stderr}"
+
+
 def test_mypy_strict_passes() -> None:
     # One run for the package and the typing checks; its cache (.mypy_cache) makes re-runs fast.
     done = _run_tool("mypy", "aisuite_like", TYPING_CHECKS)
