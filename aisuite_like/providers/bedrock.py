@@ -65,6 +65,7 @@ from ._common import (
     json_schema_format,
     loads_arguments,
     parse_data_url,
+    redirect_error,
     stop_sequences,
     text_of,
     unsupported,
@@ -1181,7 +1182,13 @@ class BedrockProvider(Provider):
         errors = self._exc
         secrets = self._secrets
         if isinstance(exc, errors.ClientError):
-            return error_from_client_error(exc.response, provider=provider, secrets=secrets)
+            # botocore follows no redirect; one to another host says so (docs/reliability.md)
+            metadata = exc.response.get("ResponseMetadata") or {}
+            redirect = redirect_error(provider, self.base_url, metadata.get("HTTPStatusCode"),
+                                      (metadata.get("HTTPHeaders") or {}).get("location"),
+                                      "endpoint_url")
+            return redirect or error_from_client_error(exc.response, provider=provider,
+                                                       secrets=secrets)
         endpoint = str(getattr(exc, "kwargs", {}).get("endpoint_url") or self.base_url)
         if isinstance(exc, (errors.ReadTimeoutError, errors.ConnectTimeoutError,
                             self._urllib3.TimeoutError)):
