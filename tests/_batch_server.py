@@ -110,6 +110,8 @@ class BatchServer(FaultServer):
         self.uploads: list[tuple[bytes, dict[str, str]]] = []  # (file, form fields)
         self._faults: dict[str, deque[Any]] = defaultdict(deque)
         self._ids = 0
+        #: where Anthropic's ``results_url`` points (None: this server)
+        self.results_base: Optional[str] = None
 
     def fail(self, route: str, *actions: Any) -> "BatchServer":
         with self._lock:
@@ -310,7 +312,8 @@ class BatchServer(FaultServer):
                 "expires_at": created, "ended_at": created if native == "ended" else None,
                 "archived_at": None,
                 "cancel_initiated_at": created if batch.cancelled else None,
-                "results_url": (f"{self.url}/v1/messages/batches/{batch.id}/results"
+                "results_url": (f"{self.results_base or self.url}/v1/messages/batches/"
+                                f"{batch.id}/results"
                                 if native == "ended" else None)}
 
     def _anthropic_results(self, batch: _Batch) -> str:

@@ -292,6 +292,17 @@ def _origin_text(origin: tuple[str, str, Optional[int]]) -> str:
     return f"{scheme}://{host}{f':{port}' if port is not None else ''}"
 
 
+def same_origin(url: str, base: str) -> bool:
+    """Whether ``url`` (absolute, or relative to ``base``) is on ``base``'s origin (scheme,
+    host and port); False when either cannot be read."""
+    from urllib.parse import urljoin
+
+    try:
+        return _origin(urljoin(base, url)) == _origin(base)
+    except ValueError:
+        return False
+
+
 def redirect_error(provider: str, url: str, status: Any, location: Optional[str],
                    setting: str = "base_url") -> Optional[RedirectError]:
     """The ``RedirectError`` for a reply ``status`` + ``location`` to a request sent to

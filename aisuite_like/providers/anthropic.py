@@ -1063,6 +1063,12 @@ class AnthropicProvider(Provider):
                     self._async_loop = asyncio._get_running_loop()  # None outside a loop
         return self._async
 
+    def _endpoint_url(self) -> str:
+        """The base URL the SDK client sends to (configured, ``ANTHROPIC_BASE_URL``, or the
+        SDK's default)."""
+        client = self._sync or self._async or self._sync_client()
+        return str(client.base_url)
+
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         return build_request(request, sdk_params=_sdk_params(),
                              default_max_tokens=self._default_max_tokens, provider=self._key())
