@@ -30,8 +30,14 @@ from typing import Any, Optional, Union
 from . import _observe
 from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
+from ._secret_forms import redact
 from ._sync_bridge import run_coro_sync as _run_coro_sync
-from .errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
+from .errors import (
+    MaxTurnsExceeded,
+    ToolExecutionError,
+    UnsupportedParameterError,
+    _scrub_exception,
+)
 from .policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
 from .providers.base import ChatRequest, Provider
 from .streaming import AsyncStream, Stream, _ChunkAccumulator
@@ -223,7 +229,10 @@ class ToolCallRun:
     def fail(self, exc: BaseException, duration_s: float) -> None:
         self.duration_s = duration_s
         self.exception = exc
-        self._error(f"{type(exc).__name__}: {exc}")
+        text = f"{type(exc).__name__}: {exc}"
+        if redact(text) is not text:  # it quotes a key: so would a traceback of the cause
+            _scrub_exception(exc)
+        self._error(text)
 
     def time_out(self, timeout: float, duration_s: float) -> None:
         self.duration_s = duration_s
@@ -234,7 +243,8 @@ class ToolCallRun:
             self._error(reason)
 
     def _error(self, text: str) -> None:
-        self.result = self._bounded("Error: " + text)
+        # Keys are redacted from what the model, ToolEvent, spans and ToolExecutionError see.
+        self.result = self._bounded("Error: " + redact(text))
         self.is_error = True
         self.state = _DONE
 
