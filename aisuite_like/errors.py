@@ -280,8 +280,16 @@ class OutputGuardrailTripwireTriggered(AisuiteLikeError):
 
 
 class MCPError(AisuiteLikeError):
-    """An MCP server failed: it did not start (the message names the command and ends with
-    the tail of its stderr), closed the connection, or did not answer in time."""
+    """An MCP server failed: it did not start, closed the connection, or did not answer in
+    time. ``summary`` says which server failed and how; ``stderr`` is the tail of a stdio
+    server's stderr when it failed (``""`` otherwise), also at the end of the message. In a
+    tool run the model is told the ``summary`` only: the stderr is for the developer."""
+
+    def __init__(self, message: str, *, stderr: str = "") -> None:
+        self.summary = message
+        self.stderr = stderr
+        super().__init__(f"{message}\nserver stderr (last lines):\n{stderr}" if stderr
+                         else message)
 
 
 # --- helpers shared by the providers -----------------------------------------------------
