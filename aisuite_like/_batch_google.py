@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
-from ._batch_core import BatchRequestError, Plan, SdkCall, Source
+from ._batch_core import BatchRequestError, InvalidBatchIdError, Plan, SdkCall, Source
 from .errors import APIError, APIResponseValidationError
 from .providers.base import ChatRequest, Provider
 
@@ -90,14 +90,31 @@ def _http_options(provider: Provider) -> dict[str, Any]:
     return {"timeout": max(1, int(timeout * 1000))}
 
 
+def _batch_path(batch_id: str) -> str:
+    """A Gemini batch name (``batches/<id>``, from a ``Batch.id`` anyone may have altered) as
+    a request path: the id is one percent-encoded path segment, so it cannot reach another
+    route, add a query or climb out with ``..``. A malformed name is refused here, before
+    any request."""
+    from urllib.parse import quote
+
+    name = batch_id[len("batches/"):] if batch_id.startswith("batches/") else ""
+    if name in ("", ".", "..") or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127
+                                      for ch in name):
+        raise InvalidBatchIdError(
+            f"{batch_id[:80]!r} is not a Gemini batch name ('batches/<id>'); pass the "
+            "Batch.id that client.batches.create returned, unaltered")
+    return "batches/" + quote(name, safe="")
+
+
 def retrieve(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
-    raw: dict[str, Any] = yield _call(provider, "get", batch_id, {})
+    raw: dict[str, Any] = yield _call(provider, "get", _batch_path(batch_id), {})
     return raw
 
 
 def cancel(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
-    yield _call(provider, "post", f"{batch_id}:cancel", {})
-    raw: dict[str, Any] = yield _call(provider, "get", batch_id, {})
+    path = _batch_path(batch_id)
+    yield _call(provider, "post", f"{path}:cancel", {})
+    raw: dict[str, Any] = yield _call(provider, "get", path, {})
     return raw
 
 

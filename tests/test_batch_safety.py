@@ -82,3 +82,49 @@ def test_anthropic_results_url_on_the_configured_host_is_used_as_given(
         finished(client, batch.id)
         assert [k for k, _ in client.batches.results(batch.id)] == ["ok-1"]
     assert server.routes()[-1] == "anthropic.results"
+
+
+# --- Gemini batch ids become request paths only encoded ---------------------------------------
+
+
+def batch_id_for(*parts: tuple[str, str]) -> str:
+    """A ``Batch.id`` in its documented format (``batch_`` + base64url JSON), as anyone
+    holding one could alter it."""
+    import base64
+    import json
+
+    raw = json.dumps({"v": 1, "p": [list(p) for p in parts], "t": 0}).encode()
+    return "batch_" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("gemini_id", [
+    "batches/../../models/gemini-2.5-flash:generateContent",
+    "batches/x/../../../files",
+    "batches/abc?alt=sse&key=stolen",
+    "batches/abc#frag",
+])
+@pytest.mark.parametrize("operation", ["retrieve", "cancel", "results"])
+def test_gemini_batch_id_is_one_encoded_path_segment(
+        gemini_id: str, operation: str, server: BatchServer) -> None:
+    with ai.Client(configs(server, max_retries=0)) as client:
+        call = getattr(client.batches, operation)
+        with pytest.raises(ai.NotFoundError):
+            result = call(batch_id_for(("google", gemini_id)))
+            if operation == "results":
+                list(result)
+    assert server.requests, "nothing was sent"
+    for request in server.requests:
+        path = request.path
+        assert path.startswith("/v1beta/batches/"), path
+        segment = path[len("/v1beta/batches/"):].removesuffix(":cancel")
+        assert "/" not in segment and "?" not in segment and "#" not in segment, path
+
+
+@pytest.mark.parametrize("gemini_id", ["batches/", "batches/..", "batches/.", "models/x",
+                                       "../batches/x", "batches/a\nb"])
+def test_malformed_gemini_batch_id_is_refused_before_any_request(
+        gemini_id: str, server: BatchServer) -> None:
+    with ai.Client(configs(server)) as client:
+        with pytest.raises(ai.InvalidBatchIdError, match="Gemini batch name"):
+            client.batches.retrieve(batch_id_for(("google", gemini_id)))
+    assert server.requests == []
