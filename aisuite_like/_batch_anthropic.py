@@ -19,6 +19,7 @@ from ._batch_core import (
     jsonl_parser,
     read_jsonl,
     request_body,
+    submit_once,
 )
 from .errors import APIError, APIResponseValidationError
 from .providers.base import ChatRequest, Provider
@@ -58,8 +59,10 @@ def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[st
 
 def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
            metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
-    created: dict[str, Any] = yield SdkCall("messages.batches.with_raw_response.create",
-                                            kwargs={"requests": entries})
+    # Message Batches carry no metadata to find a batch by: an unknown outcome is raised.
+    created: dict[str, Any] = yield from submit_once(
+        provider, SdkCall("messages.batches.with_raw_response.create",
+                          kwargs={"requests": entries}), None)
     return created
 
 

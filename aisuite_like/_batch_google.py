@@ -9,10 +9,18 @@ not model), and each inline response is read by the same translator as ``create`
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
-from ._batch_core import BatchRequestError, InvalidBatchIdError, Plan, SdkCall, Source
+from ._batch_core import (
+    BatchRequestError,
+    InvalidBatchIdError,
+    Plan,
+    SdkCall,
+    Source,
+    submit_once,
+)
 from .errors import APIError, APIResponseValidationError
 from .providers.base import ChatRequest, Provider
 
@@ -67,10 +75,24 @@ def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[st
            metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
     assert model is not None  # one model per Gemini batch: the caller splits per model
     path = _model_path(provider._sdk(), model) + ":batchGenerateContent"  # type: ignore[attr-defined]
-    batch: dict[str, Any] = {"displayName": "aisuite-like batch",
+    # A name of its own: the batch an unanswered create made is found by it.
+    name = f"aisuite-like batch {uuid.uuid4().hex}"
+    batch: dict[str, Any] = {"displayName": name,
                              "inputConfig": {"requests": {"requests": entries}}}
-    created: dict[str, Any] = yield _call(provider, "post", path, {"batch": batch})
+    created: dict[str, Any] = yield from submit_once(
+        provider, _call(provider, "post", path, {"batch": batch}),
+        lambda: _batch_named(provider, name))
     return created
+
+
+def _batch_named(provider: Provider, name: str) -> Plan[Optional[dict[str, Any]]]:
+    """The batch whose display name is ``name``, among the most recent ones, or None."""
+    page = yield _call(provider, "get", "batches?pageSize=100", {})
+    items = page.get("operations") if isinstance(page, Mapping) else None
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, Mapping) and _meta(item).get("displayName") == name:
+            return dict(item)
+    return None
 
 
 def _call(provider: Provider, method: str, path: str, data: dict[str, Any]) -> SdkCall:

@@ -128,3 +128,76 @@ def test_malformed_gemini_batch_id_is_refused_before_any_request(
         with pytest.raises(ai.InvalidBatchIdError, match="Gemini batch name"):
             client.batches.retrieve(batch_id_for(("google", gemini_id)))
     assert server.requests == []
+
+
+# --- one provider batch per create(), even when its reply is lost -----------------------------
+
+CREATE_ROUTE = {"openai": "openai.create", "anthropic": "anthropic.create",
+                "google": "gemini.create"}
+
+
+def submit(mode: str, server: BatchServer, family: str, **extra: Any) -> ai.Batch:
+    requests = [req("ok-1", family), req("ok-2", family)]
+    if mode == "sync":
+        with ai.Client(configs(server, **extra)) as client:
+            return client.batches.create(requests)
+
+    async def run() -> ai.Batch:
+        async with ai.AsyncClient(configs(server, **extra)) as client:
+            return await client.batches.create(requests)
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("family", ["openai", "google"])
+def test_create_accepted_but_unanswered_finds_the_batch_instead_of_a_second(
+        family: str, mode: str, server: BatchServer) -> None:
+    from _batch_server import AcceptThenStall
+
+    server.fail(CREATE_ROUTE[family], AcceptThenStall())
+    batch = submit(mode, server, family, timeout=0.5)
+    assert len(server.batches) == 1  # exactly one provider batch exists
+    (only,) = server.batches
+    assert [p.batch_id for p in batch.parts] == [only]  # ... and it is the one handed back
+    assert server.routes().count(CREATE_ROUTE[family]) == 1  # the create was not sent again
+    with ai.Client(configs(server)) as client:
+        finished(client, batch.id)
+        assert sorted(k for k, _ in client.batches.results(batch.id)) == ["ok-1", "ok-2"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_anthropic_create_accepted_but_unanswered_is_raised_not_resubmitted(
+        mode: str, server: BatchServer) -> None:
+    from _batch_server import AcceptThenStall
+
+    server.fail("anthropic.create", AcceptThenStall())
+    with pytest.raises(ai.APITimeoutError) as caught:
+        submit(mode, server, "anthropic", timeout=0.5)
+    assert len(server.batches) == 1 and server.routes() == ["anthropic.create"]
+    message = str(caught.value)
+    assert "whether the batch was created is unknown" in message
+    assert "not sent again" in message and KEYS["anthropic"] not in message
+
+
+@pytest.mark.parametrize("family", ["openai", "google"])
+def test_create_unanswered_and_not_found_is_raised_not_resubmitted(
+        family: str, server: BatchServer) -> None:
+    from _fault_server import Stall
+
+    server.fail(CREATE_ROUTE[family], Stall())  # read, never performed, never answered
+    with pytest.raises(ai.APITimeoutError, match="no batch it created was found"):
+        submit("sync", server, family, timeout=0.5)
+    assert server.batches == {} and server.routes().count(CREATE_ROUTE[family]) == 1
+
+
+@pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
+def test_create_refused_with_a_status_is_still_retried(family: str,
+                                                       server: BatchServer) -> None:
+    from _fault_server import Reply
+
+    from aisuite_like.testing import FakeClock
+
+    server.fail(CREATE_ROUTE[family], Reply(503))  # the server said no: nothing was created
+    batch = submit("sync", server, family, retry_clock=FakeClock())
+    assert len(server.batches) == 1 and len(batch.parts) == 1
+    assert server.routes().count(CREATE_ROUTE[family]) == 2
