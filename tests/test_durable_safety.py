@@ -20,9 +20,9 @@ import pytest
 
 pytest.importorskip("dbos")
 
-from _durable_server import DurableServer  # noqa: E402
+from _durable_server import DurableServer
 
-from aisuite_like import durable  # noqa: E402
+from aisuite_like import durable
 
 HERE = pathlib.Path(__file__).parent
 WORKER = str(HERE / "_durable_worker.py")

@@ -18,9 +18,9 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import aisuite_like as ai  # noqa: E402
-from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio  # noqa: E402
-from aisuite_like.testing import ScriptedProvider, tool_call  # noqa: E402
+import aisuite_like as ai
+from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio
+from aisuite_like.testing import ScriptedProvider, tool_call
 
 TOOLBOX = str(pathlib.Path(__file__).resolve().parent / "mcp_servers" / "toolbox.py")
 USER = [{"role": "user", "content": "go"}]
