@@ -333,6 +333,8 @@ def redirect_hooks(provider: str, *, is_async: bool) -> dict[str, list[Callable[
     ``RedirectError`` before the client follows it (httpx2 runs response hooks first)."""
 
     def check(response: Any) -> None:
+        if response.status_code not in _REDIRECT_STATUSES:  # every reply: one set lookup
+            return
         error = redirect_error(provider, str(response.request.url), response.status_code,
                                response.headers.get("location"))
         if error is not None:
