@@ -25,6 +25,7 @@ from .core.errors import (
     OutputValidationError as OutputValidationError,
     PermissionDeniedError as PermissionDeniedError,
     RateLimitError as RateLimitError,
+    RedirectError as RedirectError,
     ToolExecutionError as ToolExecutionError,
     UnknownProviderError as UnknownProviderError,
     UnsupportedParameterError as UnsupportedParameterError,
@@ -33,9 +34,10 @@ from .core.errors import (
 __all__ = [
     "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError",
     "PermissionDeniedError", "NotFoundError", "BadRequestError", "ContextWindowExceededError",
-    "RateLimitError", "APITimeoutError", "APIConnectionError", "InternalServerError",
-    "APIResponseValidationError", "InvalidModelError", "UnknownProviderError",
-    "MissingDependencyError", "UnsupportedParameterError", "ConfigurationError",
-    "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
-    "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered", "MCPError",
+    "RateLimitError", "APITimeoutError", "APIConnectionError", "RedirectError",
+    "InternalServerError", "APIResponseValidationError", "InvalidModelError",
+    "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
+    "ConfigurationError", "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError",
+    "ConcurrentRunError", "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",
+    "MCPError",
 ]

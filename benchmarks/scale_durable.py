@@ -69,12 +69,17 @@ def child(backend: str, base_url: str, database_url: Optional[str], runs: int,
     else:
         from aisuite_like import durable
 
+        # A durable run's tools must be importable by name in any process, so not from
+        # __main__ (this script): the same function through the module's own name.
+        sys.path.insert(0, HERE)
+        from scale_durable import get_weather as tool
+
         durable.configure(database_url, client=client)
         durable.launch()
         tag = f"{backend}-{os.getpid()}"
 
         def run(i: int) -> Any:
-            resp = durable.create(client, model=MODEL, messages=MESSAGES, tools=[get_weather],
+            resp = durable.create(client, model=MODEL, messages=MESSAGES, tools=[tool],
                                   max_turns=3, run_id=f"{tag}-{i}")
             assert resp.stop_reason == "completed", resp.stop_reason
             return resp

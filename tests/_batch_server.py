@@ -19,7 +19,9 @@ for that request, ``bad*`` -> a malformed result (a results line of the wrong sh
 anything else -> a success whose text is ``"echo <custom_id>"``. ``outcome = "expired"`` makes
 the next batches expire (no request run); ``outcome = "failed"`` makes them fail as a whole
 (OpenAI and Gemini, with their error objects). ``fail(route, *actions)`` queues fault actions
-(``_fault_server.Reply`` etc.) for a route such as ``"openai.retrieve"``.
+(``_fault_server.Reply`` etc., or ``AcceptThenStall()``: the request is performed, its reply
+never sent) for a route such as ``"openai.retrieve"``. ``GET /v1/batches`` and ``GET
+/v1beta/batches`` list the batches, newest first.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Any, Optional
 
 from _fault_server import FaultServer, Request, success_body
 
-__all__ = ["BatchServer"]
+__all__ = ["BatchServer", "AcceptThenStall"]
 
 
 @dataclass
@@ -50,6 +52,13 @@ class _Batch:
     metadata: Optional[dict[str, Any]] = None
     input_file: str = ""
     files: dict[str, str] = field(default_factory=dict)
+    display_name: str = "batch"
+
+
+@dataclass
+class AcceptThenStall:
+    """A fault action: perform the request (a create makes its batch), then never answer, as
+    a server that accepted a request whose reply is lost or late."""
 
 
 def _route(method: str, path: str) -> tuple[str, str, list[str]]:
@@ -59,6 +68,7 @@ def _route(method: str, path: str) -> tuple[str, str, list[str]]:
         ("openai", "openai.upload", "POST", r"/v1/files"),
         ("openai", "openai.content", "GET", r"/v1/files/([^/]+)/content"),
         ("openai", "openai.create", "POST", r"/v1/batches"),
+        ("openai", "openai.list", "GET", r"/v1/batches"),
         ("openai", "openai.retrieve", "GET", r"/v1/batches/([^/]+)"),
         ("openai", "openai.cancel", "POST", r"/v1/batches/([^/]+)/cancel"),
         ("openai", "openai.chat", "POST", r"/v1/chat/completions"),
@@ -68,6 +78,7 @@ def _route(method: str, path: str) -> tuple[str, str, list[str]]:
         ("anthropic", "anthropic.results", "GET", r"/v1/messages/batches/([^/]+)/results"),
         ("anthropic", "anthropic.chat", "POST", r"/v1/messages"),
         ("gemini", "gemini.create", "POST", r"/v1beta/models/([^/:]+):batchGenerateContent"),
+        ("gemini", "gemini.list", "GET", r"/v1beta/batches"),
         ("gemini", "gemini.retrieve", "GET", r"/v1beta/batches/([^/:]+)"),
         ("gemini", "gemini.cancel", "POST", r"/v1beta/batches/([^/:]+):cancel"),
         ("gemini", "gemini.chat", "POST", r"/v1beta/models/([^/:]+):generateContent"),
@@ -110,6 +121,8 @@ class BatchServer(FaultServer):
         self.uploads: list[tuple[bytes, dict[str, str]]] = []  # (file, form fields)
         self._faults: dict[str, deque[Any]] = defaultdict(deque)
         self._ids = 0
+        #: where Anthropic's ``results_url`` points (None: this server)
+        self.results_base: Optional[str] = None
 
     def fail(self, route: str, *actions: Any) -> "BatchServer":
         with self._lock:
@@ -134,6 +147,10 @@ class BatchServer(FaultServer):
         _, route, args = _route(request.method, request.path)
         with self._lock:
             fault = self._faults[route].popleft() if self._faults[route] else None
+        if isinstance(fault, AcceptThenStall):
+            self._answer(route, args, request)
+            await self._stall(reader)
+            return False
         if fault is not None:
             return await super()._perform(fault, request, reader, writer)
         status, payload = self._answer(route, args, request)
@@ -170,7 +187,14 @@ class BatchServer(FaultServer):
             batch = self._new("gemini", "batches/",
                               [(x["metadata"]["custom_id"], x["request"]) for x in requests],
                               model=args[0])
+            batch.display_name = body["batch"].get("displayName", "")
             return 200, self._gemini(batch)
+        if route in ("openai.list", "gemini.list"):  # newest first, as the APIs list them
+            family = route.partition(".")[0]
+            found = [self._render(b) for b in reversed(self.batches.values())
+                     if b.family == family]
+            return 200, ({"object": "list", "data": found, "has_more": False}
+                         if family == "openai" else {"operations": found})
         if route.endswith(".chat"):
             return 200, success_body(request.format)
         if route == "openai.content":
@@ -310,7 +334,8 @@ class BatchServer(FaultServer):
                 "expires_at": created, "ended_at": created if native == "ended" else None,
                 "archived_at": None,
                 "cancel_initiated_at": created if batch.cancelled else None,
-                "results_url": (f"{self.url}/v1/messages/batches/{batch.id}/results"
+                "results_url": (f"{self.results_base or self.url}/v1/messages/batches/"
+                                f"{batch.id}/results"
                                 if native == "ended" else None)}
 
     def _anthropic_results(self, batch: _Batch) -> str:
@@ -343,7 +368,8 @@ class BatchServer(FaultServer):
         outcomes = self._outcomes(batch)
         meta: dict[str, Any] = {
             "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
-            "name": batch.id, "model": f"models/{batch.model}", "displayName": "batch",
+            "name": batch.id, "model": f"models/{batch.model}",
+            "displayName": batch.display_name,
             "createTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created)),
             "state": state,
             "batchStats": {"requestCount": str(len(outcomes))}}

@@ -138,7 +138,10 @@ class BedrockServer:
     """The loopback server; a context manager. ``reply()`` queues replies, ``requests`` holds
     what was received. With ``default`` set, it answers when the queue is empty."""
 
-    def __init__(self, default: Optional[Reply] = None) -> None:
+    def __init__(self, default: Optional[Reply] = None, tls_dir: Optional[str] = None) -> None:
+        """``tls_dir``: serve HTTPS with a self-signed certificate for 127.0.0.1 written there
+        (``ca_file``: point ``AWS_CA_BUNDLE`` at it); botocore sends bearer tokens
+        (``AWS_BEARER_TOKEN_BEDROCK``) over HTTPS only."""
         self.requests: list[Recorded] = []
         self._replies: deque[Reply] = deque()
         self.default = default
@@ -169,12 +172,20 @@ class BedrockServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
+        self.ca_file: Optional[str] = None
+        if tls_dir is not None:
+            import ssl
+
+            self.ca_file, key_file = _self_signed(tls_dir)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(self.ca_file, key_file)
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.ca_file else 'http'}://{host}:{port}"
 
     def config(self, **overrides: Any) -> dict[str, Any]:
         """A provider config pointing at this server with dummy credentials."""
@@ -233,6 +244,38 @@ class BedrockServer:
             handler.close_connection = True
         else:
             handler.wfile.write(b"0\r\n\r\n")
+
+
+def _self_signed(directory: str) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 (and its key), written to ``directory``."""
+    import datetime
+    import ipaddress
+    import os
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName(
+                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    with open(cert_file, "wb") as f:
+        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    with open(key_file, "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM,
+                                  serialization.PrivateFormat.TraditionalOpenSSL,
+                                  serialization.NoEncryption()))
+    return cert_file, key_file
 
 
 # ------------------------------------------------------------ Converse reply builders ---

@@ -37,7 +37,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-__all__ = ["FaultServer", "Reply", "Stream", "Delay", "Stall", "Reset", "Raw",
+__all__ = ["FaultServer", "Witness", "Reply", "Stream", "Delay", "Stall", "Reset", "Raw",
            "success_body", "error_body", "stream_events", "FORMATS"]
 
 FORMATS = ("openai", "anthropic", "gemini")
@@ -183,10 +183,12 @@ def stream_events(fmt: str, text: str = "hello world", model: str = "m") -> list
 
 # --- the server ----------------------------------------------------------------------------
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 408: "Request Timeout", 409: "Conflict",
-            429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
-            503: "Service Unavailable", 504: "Gateway Timeout", 529: "Overloaded"}
+_REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+            307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
+            401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 408: "Request Timeout",
+            409: "Conflict", 429: "Too Many Requests", 500: "Internal Server Error",
+            502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+            529: "Overloaded"}
 
 
 @dataclass
@@ -202,7 +204,8 @@ class Request:
 class FaultServer:
     """See the module docstring."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host  # another loopback address (127.0.0.2) is another host
         self._actions: deque[Action] = deque()
         self.requests: list[Request] = []
         self.in_flight = 0
@@ -235,7 +238,7 @@ class FaultServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     # -- lifecycle --
 
@@ -260,7 +263,7 @@ class FaultServer:
     async def _main(self, started: threading.Event) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=2048,
+        self._server = await asyncio.start_server(self._serve, self.host, 0, backlog=2048,
                                                   limit=2 ** 24)
         self.port = self._server.sockets[0].getsockname()[1]
         started.set()
@@ -437,3 +440,51 @@ class MatrixOutcomes:
         if path:
             with open(path + self.suffix, "w", encoding="utf-8") as f:
                 json.dump(self.items, f, indent=1)
+
+
+class Witness:
+    """Another host (by default 127.0.0.2, a loopback address of its own) that records every
+    request it receives, whatever its path, and answers 200 ``{}``: tests assert that nothing
+    reached it (``requests`` is a list of (method, path, headers, body bytes))."""
+
+    def __init__(self, host: str = "127.0.0.2") -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
+        witness = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _any(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                witness.requests.append((self.command, self.path,
+                                         {k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _any
+
+        self._httpd = ThreadingHTTPServer((host, 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> "Witness":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()

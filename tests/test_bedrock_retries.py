@@ -1,4 +1,4 @@
-"""Bedrock through the shared retry layer (aisuite_like._retry), via real botocore against the
+"""Bedrock through the shared retry layer (aisuite_like.providers.retry), via real botocore against the
 loopback Bedrock server (tests/_bedrock_server.py): what is retried and how long we wait
 (``FakeClock`` records the waits), streams retried only before their first chunk, and
 ``max_concurrency`` bounding requests in flight. Every failing case also checks that the AWS

@@ -21,6 +21,7 @@ from .core import (
     jsonl_parser,
     read_jsonl,
     request_body,
+    submit_once,
 )
 
 FAMILY = "anthropic"
@@ -58,8 +59,10 @@ def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[st
 
 def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
            metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
-    created: dict[str, Any] = yield SdkCall("messages.batches.with_raw_response.create",
-                                            kwargs={"requests": entries})
+    # Message Batches carry no metadata to find a batch by: an unknown outcome is raised.
+    created: dict[str, Any] = yield from submit_once(
+        provider, SdkCall("messages.batches.with_raw_response.create",
+                          kwargs={"requests": entries}), None)
     return created
 
 
@@ -115,13 +118,24 @@ def _timestamp(value: Any) -> Optional[int]:
 def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
     """The results JSONL at the batch's ``results_url``, read line by line as it arrives.
     Fetched with the client's ``get`` as ``messages.batches.results`` fetches it, but from
-    the batch just retrieved: that method would retrieve the batch once more first."""
-    if raw.get("processing_status") != "ended" or not raw.get("results_url"):
+    the batch just retrieved: that method would retrieve the batch once more first. A
+    ``results_url`` on another origin than the configured endpoint is not fetched (the
+    request carries the key): the results are read from the documented results endpoint of
+    the configured base URL instead (docs/batches.md)."""
+    url = raw.get("results_url")
+    if raw.get("processing_status") != "ended" or not url:
         return []
     from anthropic._decoders.jsonl import AsyncJSONLDecoder, JSONLDecoder
 
+    from ..providers._common import same_origin
+
+    if not isinstance(url, str) or not same_origin(
+            url, provider._endpoint_url()):  # type: ignore[attr-defined]
+        from urllib.parse import quote
+
+        url = f"/v1/messages/batches/{quote(str(raw.get('id') or ''), safe='')}/results"
     options = {"headers": {"Accept": "application/binary"}}
-    call = SdkCall("get", (raw["results_url"],), read="stream",
+    call = SdkCall("get", (url,), read="stream",
                    kwargs={"cast_to": JSONLDecoder[object], "stream": True,
                            "options": options},
                    async_kwargs={"cast_to": AsyncJSONLDecoder[object], "stream": True,

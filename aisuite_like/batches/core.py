@@ -15,7 +15,7 @@ import binascii
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar, Union
 
@@ -29,7 +29,7 @@ __all__ = [
     "BatchRequestCancelledError", "BatchRequestExpiredError", "BatchStatus", "STATUSES",
     "SdkCall", "Plan", "run", "arun", "LineSource", "Source", "iter_results", "aiter_results",
     "LineReader", "jsonl_parser", "read_jsonl", "read_jsonl_line", "request_body",
-    "encode_id", "decode_id", "merge_status", "TERMINAL",
+    "encode_id", "decode_id", "merge_status", "TERMINAL", "submit_once",
 ]
 
 T = TypeVar("T")
@@ -171,6 +171,9 @@ class SdkCall:
     read: Literal["raw", "json", "genai", "stream"] = "json"
     async_path: Optional[str] = None
     async_kwargs: Optional[dict[str, Any]] = None
+    #: The call creates something (a provider batch): an attempt whose outcome is unknown (a
+    #: timeout or a connection lost once the request may have arrived) is not repeated.
+    once: bool = False
 
 
 Plan = Generator[SdkCall, Any, T]
@@ -229,16 +232,85 @@ def _aattempt(provider: "Provider", client: Any) -> Any:
     return attempt
 
 
+class _Unsettled(Exception):
+    """An attempt of a ``once`` call whose outcome is unknown: not an ``APIError``, so the
+    retry loop does not repeat it; the driver hands ``error`` to the plan."""
+
+    def __init__(self, error: APIError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _never_sent(error: BaseException) -> bool:
+    """Whether a connection error or timeout happened before the request could leave (no
+    connection was made): such an attempt created nothing and is retried as usual."""
+    import sys
+
+    import httpx2
+
+    kinds: tuple[type[BaseException], ...] = (httpx2.ConnectError, httpx2.ConnectTimeout,
+                                              httpx2.PoolTimeout)
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None:
+        kinds = (*kinds, aiohttp.ClientConnectorError)
+    seen: set[int] = set()
+    current: Optional[BaseException] = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kinds):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _settled(error: APIError) -> bool:
+    from ..core.errors import APIConnectionError, APITimeoutError
+
+    return not isinstance(error, (APIConnectionError, APITimeoutError)) or _never_sent(error)
+
+
+def _once(attempt: Callable[[SdkCall], Any]) -> Callable[[SdkCall], Any]:
+    def once(call: SdkCall) -> Any:
+        try:
+            return attempt(call)
+        except APIError as error:
+            if _settled(error):
+                raise
+            raise _Unsettled(error) from error
+    return once
+
+
+def _aonce(attempt: Callable[[SdkCall], Any]) -> Callable[[SdkCall], Any]:
+    async def once(call: SdkCall) -> Any:
+        try:
+            return await attempt(call)
+        except APIError as error:
+            if _settled(error):
+                raise
+            raise _Unsettled(error) from error
+    return once
+
+
 def run(provider: "Provider", client: Any, plan: Plan[T]) -> T:
-    """Perform ``plan`` with the sync SDK ``client`` (each call retried as ``create`` is)."""
+    """Perform ``plan`` with the sync SDK ``client`` (each call retried as ``create`` is,
+    but a ``once`` call's unknown outcome never). A call's error is raised inside the plan,
+    at its ``yield``, so a plan may handle it."""
     from ..providers import retry as _retry
 
     attempt = _attempt(provider, client)
+    attempt_once = _once(attempt)
     policy = provider._calls  # type: ignore[attr-defined]
     try:
         call = next(plan)
         while True:
-            call = plan.send(_retry.call(policy, attempt, call))
+            try:
+                reply = _retry.call(policy, attempt_once if call.once else attempt, call)
+            except _Unsettled as unsettled:
+                call = plan.throw(unsettled.error)
+            except Exception as error:
+                call = plan.throw(error)
+            else:
+                call = plan.send(reply)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
 
@@ -248,13 +320,54 @@ async def arun(provider: "Provider", client: Any, plan: Plan[T]) -> T:
     from ..providers import retry as _retry
 
     attempt = _aattempt(provider, client)
+    attempt_once = _aonce(attempt)
     policy = provider._calls  # type: ignore[attr-defined]
     try:
         call = next(plan)
         while True:
-            call = plan.send(await _retry.acall(policy, attempt, call))
+            try:
+                reply = await _retry.acall(policy, attempt_once if call.once else attempt, call)
+            except _Unsettled as unsettled:
+                call = plan.throw(unsettled.error)
+            except Exception as error:
+                call = plan.throw(error)
+            else:
+                call = plan.send(reply)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+
+
+def submit_once(provider: "Provider", create: SdkCall,
+                lookup: Optional[Callable[[], Plan[Optional[dict[str, Any]]]]]
+                ) -> Plan[dict[str, Any]]:
+    """The plan that creates one provider batch with ``create`` and never creates two. When
+    the outcome of the create request is unknown (it timed out, or the connection was lost
+    after it may have arrived), it is not sent again: ``lookup`` (a plan answering the batch
+    that request created, or None; absent where the API cannot tell) finds the batch, or the
+    error is raised, saying so."""
+    from ..core.errors import APIConnectionError, APITimeoutError
+
+    try:
+        created: dict[str, Any] = yield replace(create, once=True)
+        return created
+    except (APIConnectionError, APITimeoutError) as unsettled:
+        error = unsettled
+    if lookup is not None:
+        try:
+            found = yield from lookup()
+        except APIError:
+            found = None
+        if found is not None:
+            return found
+        looked = ("no batch it created was found (looked up right after), but it may still "
+                  "appear")
+    else:
+        looked = f"{provider.key} offers no way to find the batch it may have created"
+    raise type(error)(
+        f"{error.message} -- the request creating the {provider.key} batch got no answer, so "
+        f"whether the batch was created is unknown; {looked}. It was not sent again (a second "
+        "batch would run every request twice): check the provider's batch list before "
+        "submitting again.", provider=error.provider) from error
 
 
 # --- results, read as they arrive -----------------------------------------------------------

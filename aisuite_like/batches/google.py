@@ -9,12 +9,13 @@ not model), and each inline response is read by the same translator as ``create`
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
 from ..core.errors import APIError, APIResponseValidationError
 from ..providers.base import ChatRequest, Provider
-from .core import BatchRequestError, Plan, SdkCall, Source
+from .core import BatchRequestError, InvalidBatchIdError, Plan, SdkCall, Source, submit_once
 
 FAMILY = "google"
 # Gemini's documented cap on the inline requests of one batch.
@@ -67,10 +68,24 @@ def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[st
            metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
     assert model is not None  # one model per Gemini batch: the caller splits per model
     path = _model_path(provider._sdk(), model) + ":batchGenerateContent"  # type: ignore[attr-defined]
-    batch: dict[str, Any] = {"displayName": "aisuite-like batch",
+    # A name of its own: the batch an unanswered create made is found by it.
+    name = f"aisuite-like batch {uuid.uuid4().hex}"
+    batch: dict[str, Any] = {"displayName": name,
                              "inputConfig": {"requests": {"requests": entries}}}
-    created: dict[str, Any] = yield _call(provider, "post", path, {"batch": batch})
+    created: dict[str, Any] = yield from submit_once(
+        provider, _call(provider, "post", path, {"batch": batch}),
+        lambda: _batch_named(provider, name))
     return created
+
+
+def _batch_named(provider: Provider, name: str) -> Plan[Optional[dict[str, Any]]]:
+    """The batch whose display name is ``name``, among the most recent ones, or None."""
+    page = yield _call(provider, "get", "batches?pageSize=100", {})
+    items = page.get("operations") if isinstance(page, Mapping) else None
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, Mapping) and _meta(item).get("displayName") == name:
+            return dict(item)
+    return None
 
 
 def _call(provider: Provider, method: str, path: str, data: dict[str, Any]) -> SdkCall:
@@ -90,14 +105,31 @@ def _http_options(provider: Provider) -> dict[str, Any]:
     return {"timeout": max(1, int(timeout * 1000))}
 
 
+def _batch_path(batch_id: str) -> str:
+    """A Gemini batch name (``batches/<id>``, from a ``Batch.id`` anyone may have altered) as
+    a request path: the id is one percent-encoded path segment, so it cannot reach another
+    route, add a query or climb out with ``..``. A malformed name is refused here, before
+    any request."""
+    from urllib.parse import quote
+
+    name = batch_id[len("batches/"):] if batch_id.startswith("batches/") else ""
+    if name in ("", ".", "..") or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127
+                                      for ch in name):
+        raise InvalidBatchIdError(
+            f"{batch_id[:80]!r} is not a Gemini batch name ('batches/<id>'); pass the "
+            "Batch.id that client.batches.create returned, unaltered")
+    return "batches/" + quote(name, safe="")
+
+
 def retrieve(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
-    raw: dict[str, Any] = yield _call(provider, "get", batch_id, {})
+    raw: dict[str, Any] = yield _call(provider, "get", _batch_path(batch_id), {})
     return raw
 
 
 def cancel(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:
-    yield _call(provider, "post", f"{batch_id}:cancel", {})
-    raw: dict[str, Any] = yield _call(provider, "get", batch_id, {})
+    path = _batch_path(batch_id)
+    yield _call(provider, "post", f"{path}:cancel", {})
+    raw: dict[str, Any] = yield _call(provider, "get", path, {})
     return raw
 
 

@@ -22,6 +22,7 @@ from .core import (
     jsonl_parser,
     read_jsonl,
     request_body,
+    submit_once,
 )
 
 FAMILY = "openai"
@@ -71,8 +72,21 @@ def submit(provider: Provider, data: bytes, model: Optional[str],
                               "completion_window": "24h"}
     if metadata:
         kwargs["metadata"] = metadata
-    created: dict[str, Any] = yield SdkCall("batches.with_raw_response.create", kwargs=kwargs)
+    created: dict[str, Any] = yield from submit_once(
+        provider, SdkCall("batches.with_raw_response.create", kwargs=kwargs),
+        lambda: _batch_of_file(uploaded["id"]))
     return created
+
+
+def _batch_of_file(file_id: str) -> Plan[Optional[dict[str, Any]]]:
+    """The batch made from the input file ``file_id`` (each submission uploads its own), among
+    the most recent ones, or None."""
+    page = yield SdkCall("batches.with_raw_response.list", kwargs={"limit": 100})
+    items = page.get("data") if isinstance(page, Mapping) else None
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, Mapping) and item.get("input_file_id") == file_id:
+            return dict(item)
+    return None
 
 
 def retrieve(provider: Provider, batch_id: str) -> Plan[dict[str, Any]]:

@@ -29,6 +29,7 @@ __all__ = [
     "RateLimitError",
     "APITimeoutError",
     "APIConnectionError",
+    "RedirectError",
     "InternalServerError",
     "APIResponseValidationError",
     "InvalidModelError",
@@ -143,6 +144,20 @@ class APITimeoutError(APIError):
 
 class APIConnectionError(APIError):
     """The provider could not be reached, or the connection broke mid-way."""
+
+
+class RedirectError(APIStatusError):
+    """The provider answered a redirect (3xx) to another origin (scheme, host or port) than
+    the one the request went to. It is not followed, so neither the API key nor the request
+    reached that host; ``from_origin`` and ``to_origin`` name both (``scheme://host:port``,
+    never a path or query). Not retried and no reason to fall back: fix ``base_url``.
+    Redirects within one origin are followed as the SDKs do."""
+
+    def __init__(self, message: str, *, from_origin: str, to_origin: str,
+                 **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.from_origin = from_origin
+        self.to_origin = to_origin
 
 
 class InternalServerError(APIStatusError):
@@ -265,8 +280,16 @@ class OutputGuardrailTripwireTriggered(AisuiteLikeError):
 
 
 class MCPError(AisuiteLikeError):
-    """An MCP server failed: it did not start (the message names the command and ends with
-    the tail of its stderr), closed the connection, or did not answer in time."""
+    """An MCP server failed: it did not start, closed the connection, or did not answer in
+    time. ``summary`` says which server failed and how; ``stderr`` is the tail of a stdio
+    server's stderr when it failed (``""`` otherwise), also at the end of the message. In a
+    tool run the model is told the ``summary`` only: the stderr is for the developer."""
+
+    def __init__(self, message: str, *, stderr: str = "") -> None:
+        self.summary = message
+        self.stderr = stderr
+        super().__init__(f"{message}\nserver stderr (last lines):\n{stderr}" if stderr
+                         else message)
 
 
 # --- helpers shared by the providers -----------------------------------------------------

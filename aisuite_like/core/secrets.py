@@ -5,7 +5,7 @@ rejects a key with whitespace or control characters inside (without echoing it),
 remembers the key. ``redact`` replaces every remembered key in a text, in each form it may
 take there: raw, stripped, JSON-escaped, repr-escaped and URL-encoded. ``protect_logs``
 installs a ``logging.Filter`` on the loggers of the SDKs and their HTTP stack (openai,
-anthropic, google_genai, httpx2, httpcore2, ...) that applies ``redact`` to each record's
+anthropic, google_genai, mcp, httpx2, httpcore2, ...) that applies ``redact`` to each record's
 message, arguments and traceback.
 
 The registry of remembered keys lives in ``_secret_forms`` (the error tree uses it too).
@@ -65,6 +65,9 @@ _LOGGERS = (
     "httpx", "httpcore", "httpcore.connection", "httpcore.connection_pool", "httpcore.http11",
     "httpcore.http2", "httpcore.proxy", "httpcore.socks",
     "aiohttp", "aiohttp.client", "aiohttp.internal", "tenacity",
+    "mcp", "mcp.client.streamable_http", "mcp.client.stdio", "mcp.client.sse",
+    "mcp.client.client", "mcp.client.auth.oauth2", "mcp.shared.dispatcher",
+    "mcp.shared.jsonrpc_dispatcher",
 )
 _PREFIXES = tuple(name for name in _LOGGERS if "." not in name)
 

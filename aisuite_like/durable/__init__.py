@@ -14,6 +14,7 @@ from .runs import (
     launch as launch,
     pending as pending,
     recover as recover,
+    register_tools as register_tools,
     reject as reject,
     result as result,
     shutdown as shutdown,
@@ -22,5 +23,6 @@ from .runs import (
 
 __all__ = [
     "configure", "launch", "shutdown", "create", "submit", "result", "DurableAgent",
-    "DurableRunResult", "approve", "reject", "pending", "recover", "NotDurableError", "QUEUE_NAME",
+    "register_tools", "DurableRunResult", "approve", "reject", "pending", "recover",
+    "NotDurableError", "QUEUE_NAME",
 ]

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "configure", "launch", "shutdown", "create", "submit", "result", "DurableAgent",
+    "register_tools",
     "DurableRunResult", "approve", "reject", "pending", "recover", "NotDurableError",
     "QUEUE_NAME",
 ]
@@ -77,6 +78,9 @@ class _Settings:
 _SETTINGS = _Settings()
 _LOCK = threading.Lock()
 _AGENTS: dict[str, "DurableAgent"] = {}
+#: Import paths of the tools this process declared (``create`` / ``submit`` calls,
+#: ``DurableAgent``s, ``register_tools``): the only ones a run read from the database imports.
+_DECLARED: set[str] = set()
 _LIVE_CLIENTS: dict[str, Any] = {}  # run id -> the client its caller passed (this process)
 _DEFAULT_CLIENT: list[Any] = []
 _WORKFLOWS: dict[str, Any] = {}  # name -> the registered DBOS workflow function
@@ -262,6 +266,11 @@ def _tool_ref(tool: Any) -> str:
             f"tool {name!r} cannot be recorded for a durable run: a recovered run imports its "
             "tools again in a fresh process, so each must be a function (or ai.Tool) defined "
             "at module level, not a lambda, a closure or a local function")
+    if module == "__main__":
+        raise NotDurableError(
+            f"tool {name!r} is defined in __main__ (the script being run), which another "
+            "process (a worker, or a recovery after a crash) cannot import by that name: move "
+            "it to a module of its own and import it from there")
     ref = f"{module}:{qualname}"
     found = _resolve_tool(ref, check=False)
     if found is None or not _same_tool(found, tool):
@@ -269,6 +278,37 @@ def _tool_ref(tool: Any) -> str:
             f"tool {name!r} is not what {ref!r} imports to; a durable run's tools must be "
             "importable module-level callables")
     return ref
+
+
+def _declare(tool: Any) -> str:
+    """``tool``'s import path (``_tool_ref``), now declared in this process."""
+    ref = _tool_ref(tool)
+    with _LOCK:
+        _DECLARED.add(ref)
+    return ref
+
+
+def register_tools(*tools: Any) -> None:
+    """Declare tools that durable ``create`` / ``submit`` runs may use in this process. A run
+    read back from the database (recovered after a crash, or taken from the queue) imports
+    only tools this process declared: by this call, by a ``create`` / ``submit`` call, or as
+    tools of a ``DurableAgent``. Call it at import time, before ``launch``, in every worker
+    that runs or recovers such runs. Each tool must be an importable module-level function or
+    ``ai.Tool`` (``NotDurableError`` otherwise)."""
+    for tool in tools:
+        _declare(tool)
+
+
+def _declared_tool(ref: Any) -> Any:
+    """The tool a recorded run names, imported only if this process declared it: a row
+    written by someone else must not make this process import and call any function."""
+    if not isinstance(ref, str) or ref not in _DECLARED:
+        raise NotDurableError(
+            f"the durable run uses tool {ref!r}, which this process did not declare, so it is "
+            "not imported: declare the tools a worker may run with durable.register_tools(...) "
+            "(or as tools of a DurableAgent) at import time, before durable.launch(). A tool "
+            "no process of yours declares means the run was not written by your program.")
+    return _resolve_tool(ref)
 
 
 def _same_tool(found: Any, tool: Any) -> bool:
@@ -333,7 +373,7 @@ def _create_workflow(spec: dict[str, Any]) -> "ChatCompletionResponse":
     from ..loop.runner import ToolLoop, _drive_sync
 
     client = _client_for(_dbos().workflow_id)
-    tools = [_resolve_tool(ref) for ref in spec["tools"]]
+    tools = [_declared_tool(ref) for ref in spec["tools"]]
     kwargs = dict(spec["kwargs"], tools=tools or None, max_turns=spec["max_turns"])
     provider, request, prepared, max_turns, options = client._prepare(
         spec["model"], spec["messages"], kwargs)
@@ -431,7 +471,7 @@ def _create_spec(model: str, messages: Any, tools: Optional[Iterable[Any]], max_
         raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
                          f"got {max_turns!r}")
     _check_recordable(kwargs)
-    refs = [_tool_ref(t) for t in (tools or ())]
+    refs = [_declare(t) for t in (tools or ())]
     return {"model": model, "messages": [dict(m) for m in _normalize_messages(messages)],
             "tools": refs, "max_turns": max_turns, "kwargs": dict(kwargs)}
 
@@ -590,6 +630,14 @@ class DurableAgent:
             raise TypeError(f"DurableAgent needs an ai.Agent, got {type(agent).__name__}")
         self.agent: Agent = agent
         self.client: Optional[Any] = client
+        tools = agent.tools
+        # Agent runs find their tools on the agent; create runs of this process may use the
+        # importable ones too.
+        for tool in (tools,) if callable(tools) else tuple(tools or ()):
+            try:
+                _declare(tool)
+            except NotDurableError:
+                pass
         with _LOCK:
             known = _AGENTS.get(agent.name)
             if known is not None and known.agent is not agent:

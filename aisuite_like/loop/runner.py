@@ -29,8 +29,14 @@ from typing import Any, Optional, Union
 
 from ..core import hooks as _instrumentation
 from ..core.cost import attach_price_ref
-from ..core.errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
+from ..core.errors import (
+    MaxTurnsExceeded,
+    ToolExecutionError,
+    UnsupportedParameterError,
+    _scrub_exception,
+)
 from ..core.ids import unique_tool_call_ids
+from ..core.secret_forms import redact
 from ..core.streaming import AsyncStream, Stream, _ChunkAccumulator
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolCall, ToolEvent
@@ -224,7 +230,10 @@ class ToolCallRun:
     def fail(self, exc: BaseException, duration_s: float) -> None:
         self.duration_s = duration_s
         self.exception = exc
-        self._error(f"{type(exc).__name__}: {exc}")
+        text = f"{type(exc).__name__}: {exc}"
+        if redact(text) is not text:  # it quotes a key: so would a traceback of the cause
+            _scrub_exception(exc)
+        self._error(text)
 
     def time_out(self, timeout: float, duration_s: float) -> None:
         self.duration_s = duration_s
@@ -235,7 +244,8 @@ class ToolCallRun:
             self._error(reason)
 
     def _error(self, text: str) -> None:
-        self.result = self._bounded("Error: " + text)
+        # Keys are redacted from what the model, ToolEvent, spans and ToolExecutionError see.
+        self.result = self._bounded("Error: " + redact(text))
         self.is_error = True
         self.state = _DONE
 

@@ -11,6 +11,7 @@ from ..core.errors import (
     APIConnectionError,
     APIError,
     APIResponseValidationError,
+    RedirectError,
     UnsupportedParameterError,
 )
 
@@ -267,3 +268,109 @@ def json_schema_format(response_format: Any, provider: str,
             "{...}}} for native structured output, or ask for JSON in the prompt")
     raise unsupported(provider, "response_format",
                       f"expected a dict with type text / json_schema, got {response_format!r}")
+
+
+# --- redirects: never to another origin (docs/reliability.md#where-requests-go) ------------
+
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, Optional[int]]:
+    """``(scheme, host, port)`` of an absolute URL, the port made explicit (``ValueError`` for
+    a port that is not a number)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
+
+
+def _origin_text(origin: tuple[str, str, Optional[int]]) -> str:
+    scheme, host, port = origin
+    host = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{host}{f':{port}' if port is not None else ''}"
+
+
+def same_origin(url: str, base: str) -> bool:
+    """Whether ``url`` (absolute, or relative to ``base``) is on ``base``'s origin (scheme,
+    host and port); False when either cannot be read."""
+    from urllib.parse import urljoin
+
+    try:
+        return _origin(urljoin(base, url)) == _origin(base)
+    except ValueError:
+        return False
+
+
+def redirect_error(provider: str, url: str, status: Any, location: Optional[str],
+                   setting: str = "base_url") -> Optional[RedirectError]:
+    """The ``RedirectError`` for a reply ``status`` + ``location`` to a request sent to
+    ``url`` when it redirects to another origin (scheme, host or port), else None (not a
+    redirect, or one within the origin, which the transport may follow). Only the origins are
+    named: a path or query may hold a token. ``setting`` is the config key of the endpoint."""
+    if status not in _REDIRECT_STATUSES or not location:
+        return None
+    from urllib.parse import urljoin
+
+    try:
+        here = _origin(url)
+        there = _origin(urljoin(url, location.strip()))
+    except ValueError:  # a malformed Location: the transport reports it
+        return None
+    if there == here:
+        return None
+    source, target = _origin_text(here), _origin_text(there)
+    return RedirectError(
+        f"{provider} at {source} answered {status}, redirecting to another host or port: "
+        f"{target}. The redirect was not followed: neither the credentials nor the request "
+        f"were sent there. If {target} is the endpoint to use, configure it as {setting}.",
+        provider=provider, status_code=status, from_origin=source, to_origin=target)
+
+
+def redirect_hooks(provider: str, *, is_async: bool) -> dict[str, list[Callable[..., Any]]]:
+    """``event_hooks`` for an httpx2 client: a reply redirecting to another origin raises
+    ``RedirectError`` before the client follows it (httpx2 runs response hooks first)."""
+
+    def check(response: Any) -> None:
+        if response.status_code not in _REDIRECT_STATUSES:  # every reply: one set lookup
+            return
+        error = redirect_error(provider, str(response.request.url), response.status_code,
+                               response.headers.get("location"))
+        if error is not None:
+            raise error
+
+    async def acheck(response: Any) -> None:
+        check(response)
+
+    return {"response": [acheck if is_async else check]}
+
+
+def own_error_inside(exc: BaseException) -> Optional[AisuiteLikeError]:
+    """Our own error (a hook's ``RedirectError``) that an SDK wrapped in its connection error,
+    or None. It is detached from the wrapper, so ``raise error from exc`` makes no cycle."""
+    outer, inner = exc, exc.__cause__ or exc.__context__
+    seen = {id(exc)}
+    while inner is not None and id(inner) not in seen:
+        if isinstance(inner, AisuiteLikeError):
+            outer.__cause__ = outer.__context__ = None
+            return inner
+        seen.add(id(inner))
+        outer, inner = inner, inner.__cause__ or inner.__context__
+    return None
+
+
+def redirect_middleware(provider: str) -> Callable[..., Any]:
+    """The same check as an aiohttp client middleware (aiohttp >= 3.12 runs middlewares for
+    each request of a redirect chain)."""
+
+    async def middleware(request: Any, handler: Any) -> Any:
+        response = await handler(request)
+        error = redirect_error(provider, str(request.url), response.status,
+                               response.headers.get("Location"))
+        if error is not None:
+            response.release()
+            raise error
+        return response
+
+    return middleware

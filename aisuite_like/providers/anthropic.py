@@ -68,8 +68,10 @@ from ._common import (
     opt_count,
     opt_object,
     opt_str,
+    own_error_inside,
     parse_data_url,
     read_reply,
+    redirect_hooks,
     stop_sequences,
     unreadable,
     unsupported,
@@ -1034,7 +1036,11 @@ class AnthropicProvider(Provider):
         if self._sync is None:
             with self._lock:
                 if self._sync is None:
-                    self._sync = self._anthropic.Anthropic(**self._sync_options)
+                    options = self._sync_options
+                    if "http_client" not in options:  # the SDK's defaults, no redirect elsewhere
+                        options = {**options, "http_client": self._anthropic.DefaultHttpxClient(
+                            event_hooks=redirect_hooks(self._key(), is_async=False))}
+                    self._sync = self._anthropic.Anthropic(**options)
         return self._sync
 
     def _async_client(self) -> Any:
@@ -1047,11 +1053,21 @@ class AnthropicProvider(Provider):
             with self._lock:
                 if self._async is None:
                     options = self._async_options
-                    if self._aiohttp:
-                        options = {**options, "http_client": self._anthropic.DefaultAioHttpClient()}
+                    if "http_client" not in options:  # the SDK's defaults, no redirect elsewhere
+                        hooks = redirect_hooks(self._key(), is_async=True)
+                        sdk = self._anthropic
+                        options = {**options, "http_client": (
+                            sdk.DefaultAioHttpClient(event_hooks=hooks) if self._aiohttp
+                            else sdk.DefaultAsyncHttpxClient(event_hooks=hooks))}
                     self._async = self._anthropic.AsyncAnthropic(**options)
                     self._async_loop = asyncio._get_running_loop()  # None outside a loop
         return self._async
+
+    def _endpoint_url(self) -> str:
+        """The base URL the SDK client sends to (configured, ``ANTHROPIC_BASE_URL``, or the
+        SDK's default)."""
+        client = self._sync or self._async or self._sync_client()
+        return str(client.base_url)
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         return build_request(request, sdk_params=_sdk_params(),
@@ -1067,7 +1083,7 @@ class AnthropicProvider(Provider):
         ``exc`` becomes its ``__cause__``, so it is scrubbed of the key too (tracebacks print
         it)."""
         _scrub_exception(exc, self._secrets)
-        return self._map_error(exc)
+        return own_error_inside(exc) or self._map_error(exc)
 
     def _map_error(self, exc: BaseException) -> AisuiteLikeError:
         sdk = self._anthropic

@@ -21,7 +21,6 @@ import asyncio
 import base64
 import binascii
 import json
-import logging
 import os
 import struct
 import threading
@@ -64,6 +63,7 @@ from ._common import (
     json_schema_format,
     loads_arguments,
     parse_data_url,
+    redirect_error,
     stop_sequences,
     text_of,
     unsupported,
@@ -962,44 +962,30 @@ def error_from_client_error(error_response: dict[str, Any], *, provider: str = P
 # Transport
 # =============================================================================================
 
-class _SecretLogFilter(logging.Filter):
-    """Redacts the configured AWS secrets from botocore's and urllib3's log records: at DEBUG
-    botocore logs the canonical request and the prepared request's headers, session token
-    included. Runs only for records a logger actually emits."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: tuple[str, ...] = ()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
-        try:
-            message = record.getMessage()
-        except Exception:  # a broken format string: left to the handler to report
-            return True
-        if any(secret in message for secret in self.secrets):
-            record.msg, record.args = _redact(message, self.secrets), None
-        return True
-
-
-_LOG_FILTER = _SecretLogFilter()
-# A filter sees only its own logger's records, so botocore's children are named here.
+# botocore logs the canonical request and the prepared request's headers at DEBUG (session
+# token, bearer token). A filter sees only its own logger's records, so the children are named.
 _SDK_LOGGERS = ("botocore", "botocore.auth", "botocore.endpoint", "botocore.hooks",
                 "botocore.parsers", "botocore.credentials", "botocore.httpsession",
-                "botocore.retryhandler", "botocore.client", "botocore.utils", "urllib3",
-                "urllib3.connectionpool", "urllib3.response")
+                "botocore.retryhandler", "botocore.client", "botocore.utils", "botocore.tokens",
+                "urllib3", "urllib3.connectionpool", "urllib3.response")
 
 
 def _protect_logs(secrets: Iterable[Optional[str]]) -> None:
-    new = tuple(s for s in secrets if s and len(s) >= 4 and s not in _LOG_FILTER.secrets)
-    if not new:
-        return
-    _LOG_FILTER.secrets = (*_LOG_FILTER.secrets, *new)
-    for name in _SDK_LOGGERS:
-        logger = logging.getLogger(name)
-        if _LOG_FILTER not in logger.filters:
-            logger.addFilter(_LOG_FILTER)
+    """Redact ``secrets`` wherever keys are redacted (errors, tool results, spans, every
+    filtered logger), and filter botocore's and urllib3's loggers too."""
+    from ..core.secrets import protect_logs, remember
+
+    for secret in secrets:
+        remember(secret)
+    protect_logs(_SDK_LOGGERS)
+
+
+def _token_text(token: Any) -> Optional[str]:
+    """The text of a botocore auth token (``FrozenAuthToken`` or a refreshable one)."""
+    if token is not None and not hasattr(token, "token"):
+        token = token.get_frozen_token()
+    text = getattr(token, "token", None)
+    return text if isinstance(text, str) else None
 
 
 _CONFIG_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token",
@@ -1129,22 +1115,29 @@ class BedrockProvider(Provider):
                         "bedrock-runtime", region_name=self._region,
                         endpoint_url=self._endpoint_url, config=config, **self._credentials)
                     _bedrock_wire.install_serializer(client)  # request bodies: json.dumps
-                    if "aws_secret_access_key" not in self._credentials:
-                        self._learn_chain_secrets()
+                    self._learn_chain_secrets(client)
                     self._clients[seconds] = client
         return client
 
-    def _learn_chain_secrets(self) -> None:
-        """Credentials from the AWS chain (environment, profile, role) are secrets too: add
-        them to what errors and logs are scrubbed of (the session resolved them already)."""
+    def _learn_chain_secrets(self, client: Any) -> None:
+        """Credentials botocore found itself are secrets too: the AWS chain's (environment,
+        profile, role; when the config gives none) and a bearer token (a Bedrock API key,
+        ``AWS_BEARER_TOKEN_BEDROCK``). Added to what errors and logs are scrubbed of."""
+        found: list[Optional[str]] = []
         try:
-            credentials = self._session.get_credentials()
-            frozen = credentials.get_frozen_credentials() if credentials is not None else None
+            if "aws_secret_access_key" not in self._credentials:
+                credentials = self._session.get_credentials()
+                if credentials is not None:
+                    frozen = credentials.get_frozen_credentials()
+                    found += [frozen.secret_key, frozen.token]
+            found.append(_token_text(self._session.get_auth_token(
+                signing_name=client.meta.service_model.signing_name)))
         except self._exc.BotoCoreError:
-            return  # the call itself reports the credential problem
-        if frozen is not None:
-            self._secrets = (*self._secrets, frozen.secret_key, frozen.token)
-            _protect_logs(self._secrets)
+            pass  # the call itself reports the credential problem
+        found = [secret for secret in found if secret and secret not in self._secrets]
+        if found:
+            self._secrets = (*self._secrets, *found)
+            _protect_logs(found)
 
     # -- the SDK calls (one attempt each; aisuite_like._retry repeats them) -----------------
 
@@ -1180,7 +1173,13 @@ class BedrockProvider(Provider):
         errors = self._exc
         secrets = self._secrets
         if isinstance(exc, errors.ClientError):
-            return error_from_client_error(exc.response, provider=provider, secrets=secrets)
+            # botocore follows no redirect; one to another host says so (docs/reliability.md)
+            metadata = exc.response.get("ResponseMetadata") or {}
+            redirect = redirect_error(provider, self.base_url, metadata.get("HTTPStatusCode"),
+                                      (metadata.get("HTTPHeaders") or {}).get("location"),
+                                      "endpoint_url")
+            return redirect or error_from_client_error(exc.response, provider=provider,
+                                                       secrets=secrets)
         endpoint = str(getattr(exc, "kwargs", {}).get("endpoint_url") or self.base_url)
         if isinstance(exc, (errors.ReadTimeoutError, errors.ConnectTimeoutError,
                             self._urllib3.TimeoutError)):

@@ -74,6 +74,8 @@ from ._common import (
     opt_str,
     parse_data_url,
     read_reply,
+    redirect_hooks,
+    redirect_middleware,
     stop_sequences,
     text_of,
     unreadable,
@@ -1093,6 +1095,18 @@ def _attempt_timeout(timeout: Any, aiohttp: bool) -> Any:
     return timeout
 
 
+def _vertex_mtls() -> bool:
+    """Whether google-genai sends Vertex AI requests through google-auth's mTLS session (a
+    client certificate is configured), which an httpx2 ``client_args`` would turn off."""
+    try:
+        from google.auth.transport import mtls
+
+        return bool(mtls.should_use_client_cert()  # type: ignore[no-untyped-call]
+                    and mtls.has_default_client_cert_source())  # type: ignore[no-untyped-call]
+    except Exception:  # an older google-auth: google-genai does not use it either
+        return False
+
+
 class GoogleProvider(Provider):
     """Gemini API (an API key) or Vertex AI (``vertexai=True`` with ``project`` and
     ``location``, credentials as google-genai takes them) through google-genai.
@@ -1209,7 +1223,8 @@ class GoogleProvider(Provider):
                 import httpx2
 
                 cls = httpx2.AsyncClient
-            async_http = self._own_async_http = cls(follow_redirects=True)
+            async_http = self._own_async_http = cls(
+                follow_redirects=True, event_hooks=redirect_hooks(self.key, is_async=True))
         # Retries are ours (aisuite_like._retry), the same on every family: one SDK attempt
         # (its retry_options also stop the aiohttp path's own implicit retry). The timeout is
         # set on each request by _send, so no X-Server-Timeout header goes out unless the
@@ -1219,6 +1234,8 @@ class GoogleProvider(Provider):
             options["httpx_async_client"] = async_http
         if sync_http is not None:
             options["httpx_client"] = sync_http
+        elif not (self._vertex and _vertex_mtls()):  # (google-auth's own session then)
+            options["client_args"] = {"event_hooks": redirect_hooks(self.key, is_async=False)}
         if config.get("base_url"):
             options["base_url"] = config["base_url"]
         if config.get("default_headers"):
@@ -1239,10 +1256,17 @@ class GoogleProvider(Provider):
         if self._api_key is not None:
             kwargs["api_key"] = self._api_key
         try:
-            return genai.Client(**kwargs)
+            client = genai.Client(**kwargs)
         except ValueError as exc:
             raise ConfigurationError(_redact(f"google-genai rejected the configuration: {exc}",
                                              (self._api_key,))) from exc
+        if self._aiohttp:
+            # google-genai passes these to each aiohttp request (a private attribute: see
+            # docs/status.md); aiohttp >= 3.12 runs the middleware for every redirect.
+            args = getattr(client._api_client, "_async_client_session_request_args", None)
+            if isinstance(args, dict):
+                args["middlewares"] = (redirect_middleware(self.key),)
+        return client
 
     def _path(self, client: Any, model: str, stream: bool) -> str:
         path = self._paths.get((model, stream))

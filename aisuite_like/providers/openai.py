@@ -66,6 +66,7 @@ from ._common import (
     opt_count,
     opt_object,
     read_reply,
+    redirect_hooks,
     unreadable,
 )
 from .base import ChatRequest, Provider, _mapped_errors
@@ -946,7 +947,11 @@ class OpenAIProvider(Provider):
                     import openai
 
                     cls = openai.AzureOpenAI if self._azure is not None else openai.OpenAI
-                    self._client = cls(**self._client_kwargs(self._user_http_client(False)))
+                    http_client = self._user_http_client(False)
+                    if http_client is None:  # the SDK's defaults, and no redirect elsewhere
+                        http_client = openai.DefaultHttpxClient(
+                            event_hooks=redirect_hooks(self.key, is_async=False))
+                    self._client = cls(**self._client_kwargs(http_client))
                 client = self._client
         return client
 
@@ -963,15 +968,18 @@ class OpenAIProvider(Provider):
                     import openai
 
                     http_client = self._user_http_client(True)
+                    hooks = redirect_hooks(self.key, is_async=True)
                     if http_client is None and self._transport == "aiohttp":
                         try:
-                            http_client = openai.DefaultAioHttpClient()
+                            http_client = openai.DefaultAioHttpClient(event_hooks=hooks)
                         except RuntimeError as exc:
                             from ..core.errors import MissingDependencyError
 
                             raise MissingDependencyError(
                                 "async_transport='aiohttp' needs aiohttp: "
                                 'pip install "aisuite-like[aiohttp]"') from exc
+                    elif http_client is None:
+                        http_client = openai.DefaultAsyncHttpxClient(event_hooks=hooks)
                     cls = (openai.AsyncAzureOpenAI if self._azure is not None
                            else openai.AsyncOpenAI)
                     self._async_client = cls(**self._client_kwargs(http_client))

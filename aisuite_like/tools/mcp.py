@@ -24,6 +24,7 @@ import concurrent.futures
 import contextlib
 import json
 import os
+import re
 import shlex
 import tempfile
 import threading
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Optional
 
 from ..core.errors import AisuiteLikeError, MCPError, MissingDependencyError
+from ..core.secret_forms import REDACTED, redact
 from .base import Tool
 
 __all__ = ["MCPServer", "MCPServerStdio", "MCPServerHTTP", "MCPToolResult", "MCPToolError"]
@@ -123,6 +125,74 @@ def _tool_text(result: MCPToolResult) -> str:
 def _to_result(raw: Any) -> MCPToolResult:
     return MCPToolResult(content=_result_text(raw), is_error=bool(raw.is_error),
                          structured_content=raw.structured_content, raw=raw)
+
+
+def _for_model(error: MCPError) -> MCPError:
+    """What the model is told when a server failed during a tool call: the summary, without
+    the server's stderr (that stays on ``error``, the ``__cause__``, for the developer)."""
+    return MCPError(error.summary) if error.stderr else error
+
+
+# --- secrets in a server's configuration -------------------------------------------------
+
+#: Names of URL query parameters, headers and environment variables that hold credentials.
+_SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|cookie", re.I)
+
+
+def _safe_url(url: str) -> str:
+    """``url`` for reprs and errors: user info and the values of credential-named query
+    parameters (``api_key``, ``token``, ``sig``, ...) shown as ``[REDACTED]``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            netloc = REDACTED + "@" + netloc.rpartition("@")[2]
+        query = "&".join(
+            f"{name}={REDACTED}" if sep and _SECRET_NAME.search(name) else f"{name}{sep}{value}"
+            for name, sep, value in (item.partition("=") for item in parts.query.split("&")))
+        return urlunsplit((parts.scheme, netloc, parts.path, query if parts.query else "",
+                           parts.fragment))
+    except ValueError:
+        return REDACTED
+
+
+def _url_secrets(url: str) -> list[str]:
+    """The credentials a URL carries: its user info's password (or user name alone) and the
+    values of credential-named query parameters, raw and percent-decoded."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        found = [parts.password or parts.username or ""]
+        found += [value for name, value in parse_qsl(parts.query) if _SECRET_NAME.search(name)]
+    except ValueError:
+        return []
+    return [v for secret in found if secret for v in {secret, unquote(secret)}]
+
+
+def _named_secrets(values: Optional[Mapping[str, str]]) -> list[str]:
+    """The values of credential-named headers / environment variables (``Authorization``,
+    ``X-Api-Key``, ``GITHUB_TOKEN``), and the credential of a ``<scheme> <credential>`` one."""
+    found: list[str] = []
+    for name, value in (values or {}).items():
+        if _SECRET_NAME.search(name) and value:
+            found.append(value)
+            credential = value.partition(" ")[2]
+            if credential:
+                found.append(credential)
+    return found
+
+
+def _remember(secrets: Iterable[str]) -> None:
+    from ..core.secrets import protect_logs, remember
+
+    secrets = list(secrets)
+    for secret in secrets:
+        remember(secret)
+    if secrets:
+        protect_logs()  # httpx2 logs request URLs; the mcp SDK logs its endpoint
 
 
 def _leaf_error(exc: BaseException) -> BaseException:
@@ -243,7 +313,7 @@ class _Connection:
         try:
             size = f.seek(0, os.SEEK_END)
             f.seek(max(0, size - _STDERR_TAIL_CHARS))
-            return f.read().decode("utf-8", "replace").strip()
+            return redact(f.read().decode("utf-8", "replace").strip())
         except (OSError, ValueError):
             return ""
 
@@ -498,10 +568,16 @@ class MCPServer:
     async def _run_tool(self, remote: str, arguments: dict[str, Any]) -> str:
         """A ``Tool``'s function: the text for the model, or raise so the runner records an
         error result (``MCPToolError`` for ``isError``, ``MCPError`` for a failed call)."""
-        return _tool_text(await self.acall_tool(self._exposed(remote), arguments))
+        try:
+            return _tool_text(await self.acall_tool(self._exposed(remote), arguments))
+        except MCPError as exc:
+            raise _for_model(exc) from exc
 
     def _run_tool_sync(self, remote: str, arguments: dict[str, Any]) -> str:
-        return _tool_text(self.call_tool(self._exposed(remote), arguments))
+        try:
+            return _tool_text(self.call_tool(self._exposed(remote), arguments))
+        except MCPError as exc:
+            raise _for_model(exc) from exc
 
     def _call_target(self, name: str, arguments: Optional[Mapping[str, Any]]
                      ) -> tuple[str, dict[str, Any]]:
@@ -540,8 +616,8 @@ class MCPServer:
             reason = "the connection closed before the MCP handshake finished"
         else:
             reason = f"{type(exc).__name__}: {exc}"
-        return MCPError(f"MCP server {self.name!r} {self._start_failed} ({self._describe()}): "
-                        f"{reason}{self._stderr_note(conn)}")
+        return MCPError(redact(f"MCP server {self.name!r} {self._start_failed} "
+                               f"({self._describe()}): {reason}"), stderr=conn.stderr_tail())
 
     def _call_error(self, conn: _Connection, what: str, exc: BaseException) -> MCPError:
         from mcp import MCPError as SDKError
@@ -552,18 +628,14 @@ class MCPServer:
             return MCPError(f"{what!r} on MCP server {self.name!r} did not answer within "
                             f"{self.timeout:g} seconds")
         if isinstance(exc, SDKError) and exc.code != CONNECTION_CLOSED:
-            return MCPError(f"MCP server {self.name!r} answered {what!r} with an error: "
-                            f"{exc.message}")
+            return MCPError(redact(f"MCP server {self.name!r} answered {what!r} with an "
+                                   f"error: {exc.message}"))
         if isinstance(exc, (TimeoutError, concurrent.futures.TimeoutError)):
             return MCPError(f"{what!r} on MCP server {self.name!r} did not answer within "
                             f"{self.timeout:g} seconds")
         conn.broken = True  # reconnect on next use
         return MCPError(f"MCP server {self.name!r} ({self._describe()}) closed the connection "
-                        f"during {what!r}{self._stderr_note(conn)}")
-
-    def _stderr_note(self, conn: _Connection) -> str:
-        tail = conn.stderr_tail()
-        return f"\nserver stderr (last lines):\n{tail}" if tail else ""
+                        f"during {what!r}", stderr=conn.stderr_tail())
 
 
 class MCPServerStdio(MCPServer):
@@ -588,6 +660,7 @@ class MCPServerStdio(MCPServer):
         self.command = command
         self.args = tuple(args)
         self.env = dict(env) if env is not None else None
+        _remember(_named_secrets(self.env))  # a crash on stderr may print them
         self.cwd = os.fspath(cwd) if cwd is not None else None
         if name is None:
             base = self.args[-1] if self.args else command
@@ -613,7 +686,8 @@ class MCPServerStdio(MCPServer):
 class MCPServerHTTP(MCPServer):
     """An MCP server reached over streamable HTTP at ``url`` (one MCP session per server
     object). ``headers`` (e.g. ``Authorization``) go on every request and never appear in a
-    repr or an error."""
+    repr or an error; nor do the user info and credential-named query parameters of ``url``
+    (``?api_key=``, ``token=``, ...), which reprs and errors show as ``[REDACTED]``."""
 
     def __init__(self, url: str, headers: Optional[Mapping[str, str]] = None, *,
                  name: Optional[str] = None, allowed_tools: Optional[Iterable[str]] = None,
@@ -626,6 +700,7 @@ class MCPServerHTTP(MCPServer):
             raise TypeError("headers must be a dict of str to str")
         self.url = url
         self._headers = dict(headers or {})
+        _remember([*_url_secrets(url), *_named_secrets(self._headers)])
         if name is None:
             from urllib.parse import urlsplit
 
@@ -636,10 +711,10 @@ class MCPServerHTTP(MCPServer):
     _start_failed = "could not be reached"
 
     def __repr__(self) -> str:
-        return f"MCPServerHTTP(name={self.name!r}, url={self.url!r})"
+        return f"MCPServerHTTP(name={self.name!r}, url={self._describe()!r})"
 
     def _describe(self) -> str:
-        return self.url
+        return _safe_url(self.url)
 
     @contextlib.asynccontextmanager
     async def _transport(self, conn: _Connection) -> AsyncIterator[Any]:
