@@ -23,6 +23,7 @@ from ._agent_config import Agent
 from ._agent_items import ToolApprovalItem
 from ._agent_loop import REJECTED, AgentLoop, AgentSetup
 from ._run_context import RunContextWrapper, RunUsage
+from .providers._common import loads_json
 from .runner import _DEFERRED, _DONE, ToolBatch, ToolCallRun, _to_message
 from .types import ChatCompletionResponse, ToolCall, ToolEvent
 
@@ -225,7 +226,7 @@ class RunState:
                             f"{type(initial_agent).__name__}")
         if isinstance(state_json, (str, bytes)):
             try:
-                state_json = json.loads(state_json)
+                state_json = loads_json(state_json)
             except ValueError as exc:
                 raise ValueError(f"the run state is not valid JSON: {exc}") from None
         if not isinstance(state_json, dict) or state_json.get("kind") != _KIND:

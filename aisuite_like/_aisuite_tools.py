@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from ._sync_bridge import run_coro_sync as _run_coro_sync
 from .policy import ToolPolicyContext, _evaluate_policy, _to_decision
+from .providers._common import loads_json
 
 if TYPE_CHECKING:
     from .tools import Tool, Tools
@@ -46,7 +47,7 @@ def _prepare(tools: "Tools", call: Any, tool_policy: Any,
              tool_policy_context: Optional[Mapping[str, Any]]) -> _Prepared:
     name, arguments, call_id = _call_parts(call)
     if isinstance(arguments, str):
-        arguments = json.loads(arguments) if arguments else {}
+        arguments = loads_json(arguments) if arguments else {}
     tool = tools.by_name.get(name)
     if tool is None:
         raise ValueError(f"Tool '{name}' not registered.")

@@ -71,6 +71,7 @@ def add_parser(commands: Any) -> None:
 
 def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
     from .batches import BatchRequestError
+    from .providers._common import loads_json
 
     try:
         if path == "-":
@@ -85,9 +86,10 @@ def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BatchRequestError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            item = loads_json(line)
+        except ValueError as exc:
+            why = getattr(exc, "msg", exc)
+            raise BatchRequestError(f"{path}:{number}: not JSON ({why})") from None
         if not isinstance(item, dict):
             raise BatchRequestError(f"{path}:{number}: expected a JSON object, got "
                                     f"{type(item).__name__}")

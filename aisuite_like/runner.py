@@ -19,7 +19,6 @@ import asyncio
 import contextvars
 import functools
 import inspect
-import json
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -33,6 +32,7 @@ from ._cost import attach_price_ref
 from ._sync_bridge import run_coro_sync as _run_coro_sync
 from .errors import MaxTurnsExceeded, ToolExecutionError, UnsupportedParameterError
 from .policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
+from .providers._common import loads_json
 from .providers.base import ChatRequest, Provider
 from .streaming import AsyncStream, Stream, _ChunkAccumulator
 from .tools import Tool, Tools, _format_result, _validation_summary
@@ -140,7 +140,7 @@ class ToolCallRun:
             self.arguments = {}
         else:
             try:
-                parsed = json.loads(raw)
+                parsed = loads_json(raw)
             except ValueError as exc:
                 self._error(f"the arguments of tool {self.name!r} are not valid JSON ({exc}); "
                             f"got: {_shorten(raw)}")

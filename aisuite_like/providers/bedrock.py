@@ -62,11 +62,16 @@ from ..types import (
 )
 from . import _bedrock_wire
 from ._common import (
+    JSONTooDeepError,
+    argument_fragment,
+    arguments_json,
     json_schema_format,
     loads_arguments,
+    loads_json,
     parse_data_url,
     stop_sequences,
     text_of,
+    too_deep_for_sdk,
     unsupported,
 )
 from .base import ChatRequest, Provider
@@ -580,10 +585,6 @@ def _stored_reasoning(block: dict[str, Any]) -> Optional[dict[str, Any]]:
     return None
 
 
-def _arguments_json(value: Any) -> str:
-    return json.dumps(value if value is not None else {}, ensure_ascii=False)
-
-
 def _response_error(what: str, provider: str, request_id: Optional[str]) -> APIError:
     return APIError(f"{provider} returned a Converse response that is not the expected shape: "
                     f"{what}", provider=provider, status_code=200, request_id=request_id)
@@ -615,7 +616,7 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
             tool_calls.append(_built(ToolCall, {
                 "id": use["toolUseId"], "type": "function",
                 "function": _built(Function, {"name": use["name"],
-                                              "arguments": _arguments_json(use.get("input"))})}))
+                                              "arguments": arguments_json(use.get("input"))})}))
         elif "reasoningContent" in block:
             stored = _stored_reasoning(block["reasoningContent"] or {})
             if stored is not None:
@@ -749,7 +750,7 @@ class StreamState:
         use = delta.get("toolUse")
         if use is not None:
             state = self._blocks.get(index)
-            fragment = use.get("input")
+            fragment = argument_fragment(use.get("input"))
             if not fragment or state is None or state[0] != "tool":
                 return None
             return self._chunk(_delta(tool_calls=[_built(ChoiceDeltaToolCall, {
@@ -846,7 +847,9 @@ class EventStreamDecoder:
                 event_type = headers.get(":event-type")
                 if event_type:
                     try:
-                        events.append({event_type: json.loads(payload) if payload else {}})
+                        events.append({event_type: loads_json(payload) if payload else {}})
+                    except JSONTooDeepError as exc:
+                        raise self._corrupt(f"the {event_type} event is JSON {exc.msg}") from None
                     except ValueError:
                         raise self._corrupt(f"the {event_type} event is not JSON") from None
                 continue
@@ -879,7 +882,7 @@ class EventStreamDecoder:
         if kind == "exception":
             code = headers.get(":exception-type", "")
             try:
-                body = json.loads(payload) if payload else {}
+                body = loads_json(payload) if payload else {}
             except ValueError:
                 body = {}
             message = body.get("message") or body.get("Message") if isinstance(body, dict) \
@@ -1180,6 +1183,9 @@ class BedrockProvider(Provider):
         provider = self._key()
         errors = self._exc
         secrets = self._secrets
+        too_deep = too_deep_for_sdk(exc, provider)
+        if too_deep is not None:
+            return too_deep
         if isinstance(exc, errors.ClientError):
             return error_from_client_error(exc.response, provider=provider, secrets=secrets)
         endpoint = str(getattr(exc, "kwargs", {}).get("endpoint_url") or self.base_url)
@@ -1211,7 +1217,9 @@ class BedrockProvider(Provider):
                         provider=provider)
 
     def _sdk_errors(self) -> tuple[type[BaseException], ...]:
-        return (self._exc.ClientError, self._exc.BotoCoreError, self._urllib3.HTTPError)
+        # RecursionError: botocore's parser read a body nested too deeply (see _map_error)
+        return (self._exc.ClientError, self._exc.BotoCoreError, self._urllib3.HTTPError,
+                RecursionError)
 
     # -- calls -----------------------------------------------------------------------------
 

@@ -61,6 +61,7 @@ from ..types import (
     Usage,
 )
 from ._common import (
+    arguments_json,
     bad_shape,
     bad_stream_json,
     check_n,
@@ -76,6 +77,7 @@ from ._common import (
     read_reply,
     stop_sequences,
     text_of,
+    too_deep_for_sdk,
     unreadable,
     unsupported,
 )
@@ -609,10 +611,6 @@ def _usage(meta: Optional[Mapping[str, Any]], provider: str = _NAME) -> Optional
             reasoning_tokens=thoughts) if thoughts is not None else None))
 
 
-def _dump_args(args: Any) -> str:
-    return json.dumps(args if args is not None else {}, ensure_ascii=False)
-
-
 class _Parts:
     """What a list of response parts carries (one candidate, or one stream event of it)."""
 
@@ -640,12 +638,8 @@ class _Parts:
                 if not isinstance(name, str) or not name:
                     name = need_name(name, provider,
                                      "candidates[].content.parts[].functionCall.name")
-                args = call.get("args")
-                if args is not None and not isinstance(args, dict):
-                    raise bad_shape(provider, "candidates[].content.parts[].functionCall.args",
-                                    "an object", args)
                 call_id = call.get("id") or next_call_id()
-                self.calls.append((call_id, name, _dump_args(args)))
+                self.calls.append((call_id, name, arguments_json(call.get("args"))))
                 if signature:
                     self.signatures.append({"part": "function_call", "id": call_id,
                                             "signature": signature})
@@ -990,6 +984,9 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
     (``code``, ``status``, ``message``, ``details``, ``response``) so no SDK import is needed."""
     if isinstance(exc, AisuiteLikeError):
         return exc
+    too_deep = too_deep_for_sdk(exc, provider)
+    if too_deep is not None:
+        return too_deep
     secrets = tuple(secrets)
     genai_errors = sys.modules.get("google.genai.errors")
     if genai_errors is not None and isinstance(exc, genai_errors.APIError):

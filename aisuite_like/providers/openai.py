@@ -66,6 +66,7 @@ from ._common import (
     opt_count,
     opt_object,
     read_reply,
+    too_deep_for_sdk,
     unreadable,
 )
 from .base import ChatRequest, Provider, _mapped_errors
@@ -773,7 +774,7 @@ def map_sdk_error(exc: BaseException, provider: str,
                              provider, secrets)
     if isinstance(exc, json.JSONDecodeError):  # a complete stream event that is not JSON
         return bad_stream_json(exc, provider)
-    return exc
+    return too_deep_for_sdk(exc, provider) or exc
 
 
 # --- transport ----------------------------------------------------------------------------
