@@ -70,8 +70,8 @@ def add_parser(commands: Any) -> None:
 
 
 def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
+    from ._cli_input import UsageError, not_utf8, read_text
     from .batches import BatchRequestError
-    from .cli import _UsageError, not_utf8, read_text
     from .providers._common import loads_json
 
     try:
@@ -82,7 +82,7 @@ def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
                 lines = handle.read().splitlines()
     except OSError as exc:
         raise BatchRequestError(f"cannot read {path!r}: {exc.strerror or exc}") from None
-    except _UsageError as exc:  # stdin that decodes strictly
+    except UsageError as exc:  # stdin that decodes strictly
         raise BatchRequestError(str(exc)) from None
     out = []
     for number, line in enumerate(lines, 1):
@@ -105,8 +105,8 @@ def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
 
 
 def _metadata(pairs: list[str]) -> Optional[dict[str, str]]:
+    from ._cli_input import UsageError, check_utf8
     from .batches import BatchRequestError
-    from .cli import _UsageError, check_utf8
 
     out = {}
     for pair in pairs:
@@ -115,7 +115,7 @@ def _metadata(pairs: list[str]) -> Optional[dict[str, str]]:
             raise BatchRequestError(f"--metadata {pair!r}: expected KEY=VALUE")
         try:
             check_utf8(pair, "--metadata")
-        except _UsageError as exc:
+        except UsageError as exc:
             raise BatchRequestError(str(exc)) from None
         out[key] = value
     return out or None

@@ -23,6 +23,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Optional, TextIO
 
+from ._cli_input import UsageError as _UsageError, check_utf8, read_text
+
 __all__ = ["main"]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_STDOUT_CLOSED = 0, 1, 2, 130, 141
@@ -34,10 +36,6 @@ _OTHER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "bedrock": ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_BEARER_TOKEN_BEDROCK"),
 }
-
-
-class _UsageError(Exception):
-    """Bad command-line input: exit 2 with this message."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,39 +79,6 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _cli_batch.add_parser(commands)
     return parser
-
-
-def not_utf8(text: str) -> Optional[tuple[str, int]]:
-    """None when ``text`` is UTF-8 text; else (the first bad byte, its line number). Bytes
-    that are not UTF-8 reach Python as lone surrogates (``surrogateescape``: argv, and files
-    and stdin read that way)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        code = ord(text[exc.start])
-        byte = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
-        return byte, text.count("\n", 0, exc.start) + 1
-    return None
-
-
-def check_utf8(text: str, what: str) -> str:
-    """``text``, or a usage error saying where it is not UTF-8."""
-    bad = not_utf8(text)
-    if bad is not None:
-        raise _UsageError(f"{what} is not UTF-8 text ({bad[0]} on line {bad[1]}); convert it "
-                          "to UTF-8")
-    return text
-
-
-def read_text(stdin: TextIO, what: str) -> str:
-    """All of ``stdin`` as text; bytes that are not UTF-8 are a usage error (also when stdin
-    decodes strictly)."""
-    try:
-        text = stdin.read()
-    except UnicodeDecodeError as exc:
-        raise _UsageError(f"{what} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); "
-                          "convert it to UTF-8") from None
-    return check_utf8(text, what)
 
 
 def _positive_int(text: str) -> int:
