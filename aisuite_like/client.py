@@ -125,6 +125,7 @@ def _check_configs(configs: dict[str, dict[str, Any]], installed: Iterable[str])
     _request_checks.check_config_keys(configs, {*provider_keys(), *installed})
     for key, config in configs.items():
         _request_checks.check_config_timeout(key, config)
+        _request_checks.check_config_values(key, config)
         if "api_key" in config:
             config["api_key"] = _secrets.clean_api_key(config["api_key"], key)
         for name, value in config.items():  # other credentials (AWS secret key, AD token, ...)
@@ -148,7 +149,7 @@ class _Base:
         *,
         providers: Optional[Mapping[str, Any]] = None,
     ) -> None:
-        self._configs = {k: dict(v) for k, v in (provider_configs or {}).items()}
+        self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
         self._instances: dict[str, Provider] = {}
@@ -177,7 +178,7 @@ class _Base:
         call in flight finishes); providers installed with ``providers=`` stay."""
         if provider_configs is None:
             return
-        new = {k: dict(v) for k, v in provider_configs.items()}
+        new = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(new)
         _check_configs(new, self._installed)
         changed = {canonical_key(k) for k in new}

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, Optional
 
 from .. import _retry
+from .._request_checks import tool_call_id_of
 from .._secrets import clean_api_key
 from ..errors import (
     AisuiteLikeError,
@@ -381,11 +382,7 @@ def _assistant_blocks(msg: dict[str, Any], *, provider: str, where: int) -> list
 
 
 def _tool_result_block(msg: dict[str, Any], *, provider: str, where: int) -> dict[str, Any]:
-    call_id = msg.get("tool_call_id")
-    if not call_id:
-        raise UnsupportedParameterError(
-            f"messages[{where}] is a tool message without tool_call_id; set it to the id of "
-            "the assistant tool call it answers", parameter="messages", provider=provider)
+    call_id = tool_call_id_of(msg, where, provider)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
     content = msg.get("content")
     if isinstance(content, str):

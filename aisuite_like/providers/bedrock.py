@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator, Generator, Iterable, Iterator
 from typing import Any, Optional
 
 from .. import _retry
+from .._request_checks import tool_call_id_of
 from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -435,11 +436,7 @@ def _assistant_blocks(msg: dict[str, Any], *, tools_as_text: bool, provider: str
 
 def _tool_result_block(msg: dict[str, Any], *, as_text: bool, provider: str,
                        where: int) -> dict[str, Any]:
-    call_id = msg.get("tool_call_id")
-    if not call_id:
-        raise UnsupportedParameterError(
-            f"messages[{where}] is a tool message without tool_call_id; set it to the id of "
-            "the assistant tool call it answers", parameter="messages", provider=provider)
+    call_id = tool_call_id_of(msg, where, provider)
     content = msg.get("content")
     if as_text:
         return {"text": f"[tool result {call_id}: {text_of(content)}]"}

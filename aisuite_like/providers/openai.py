@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional, TypeVar
 
 from .. import _retry
+from .._request_checks import tool_call_id_of
 from .._secrets import clean_api_key
 from ..errors import (
     AisuiteLikeError,
@@ -217,6 +218,7 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
             out["audio"] = {"id": audio["id"]}
         return out
     if role == "tool":
+        tool_call_id_of(m, index, spec.key)  # the API links a result to its call by id
         # The Chat Completions tool message has no ``name`` (the call id links it); strict
         # APIs reject it, so the runner's informational name stays on our side.
         if "name" in m or "provider_specific_fields" in m:
