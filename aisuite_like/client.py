@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -21,7 +22,11 @@ from typing import (
 from . import _observe, _request_checks, _secrets
 from ._call_ids import unique_tool_call_ids
 from ._cost import attach_price_ref
-from .errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
+from .errors import (
+    ConfigurationError,
+    InvalidModelError,
+    UnsupportedParameterError,
+)
 from .providers import (
     ChatRequest,
     Provider,
@@ -29,6 +34,7 @@ from .providers import (
     canonical_key,
     create_provider,
     provider_keys,
+    unknown_provider,
 )
 
 if TYPE_CHECKING:
@@ -271,14 +277,24 @@ class _Base:
             return provider
         from ._fallback import FallbackProvider
 
-        chain = [(provider, name, model)]
-        for fallback in fallbacks:
+        chain: list[tuple[Callable[[], Provider], str, str]] = [(lambda: provider, name, model)]
+        for fallback in fallbacks:  # checked now; each provider made when the call reaches it
             key, fallback_name = _parse_model(fallback)
-            fallback_provider = self._provider(key)
-            if _observe.ACTIVE is not None:  # each model tried gets its own span
-                fallback_provider = cast(Provider, _observe.ACTIVE.traced(fallback_provider))
-            chain.append((fallback_provider, fallback_name, fallback))
+            self._check_known(key)
+            chain.append((partial(self._fallback_provider, key), fallback_name, fallback))
         return FallbackProvider(chain)
+
+    def _check_known(self, key: str) -> None:
+        """An unknown provider key raises ``UnknownProviderError`` (without creating one)."""
+        if key not in self._instances and canonical_key(key) not in self._instances \
+                and canonical_key(key) not in provider_keys():
+            raise unknown_provider(key)
+
+    def _fallback_provider(self, key: str) -> Provider:
+        provider = self._provider(key)
+        if _observe.ACTIVE is not None:  # each model tried gets its own span
+            provider = cast(Provider, _observe.ACTIVE.traced(provider))
+        return provider
 
     def close(self) -> None:
         """Release the providers' HTTP resources and close the MCP servers this client
