@@ -242,12 +242,15 @@ class _Base:
         from .tools import _prepare_tools
 
         tools = _prepare_tools(tools_arg, owner=self)
+        limit_name = "max_tokens"
         if "max_completion_tokens" in kwargs:
             if kwargs.get("max_tokens") is not None:
                 raise UnsupportedParameterError(
                     "pass either max_tokens or max_completion_tokens, not both",
                     parameter="max_completion_tokens")
             kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
+            if kwargs["max_tokens"] is not None:
+                limit_name = "max_completion_tokens"
         portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
         if isinstance(portable.get("response_format"), type):  # a pydantic class: its schema
             from ._structured import response_format_param
@@ -262,6 +265,7 @@ class _Base:
             tools=tools.schemas if tools is not None and tools.schemas else None,
             stream=stream,
             extra=extra,
+            max_tokens_as=limit_name,
             **portable,
         )
         return provider, request, tools, max_turns, runner_options
