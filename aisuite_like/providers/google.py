@@ -196,9 +196,20 @@ def _signatures(message: Mapping[str, Any]) -> tuple[Any, Any, dict[str, str]]:
     return text_sig, thought_sig, by_call
 
 
+#: Google's documented stand-in for the thought signature of a function call Gemini did not
+#: make (history from another provider or model, a call the application wrote): "you can set
+#: the following dummy signatures of either "context_engineering_is_the_way_to_go" or
+#: "skip_thought_signature_validator" in the thought signature field to skip validation"
+#: (ai.google.dev/gemini-api/docs/thought-signatures, FAQ); Vertex AI documents the second.
+PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator"
+
+
 def _assistant_parts(m: Mapping[str, Any], calls: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """An assistant message -> model parts, restoring saved thought signatures on the parts
-    they came from. ``calls`` receives (id, name) of each tool call, in order."""
+    they came from. ``calls`` receives (id, name) of each tool call, in order. The first
+    function call of the message, the one Gemini 3 validates, gets ``PLACEHOLDER_SIGNATURE``
+    when it has no signature of its own (parallel calls after it are sent without, as Gemini
+    sends them)."""
     text_sig, thought_sig, call_sigs = _signatures(m)
     parts: list[dict[str, Any]] = []
     if thought_sig is not None:
@@ -221,6 +232,8 @@ def _assistant_parts(m: Mapping[str, Any], calls: list[tuple[str, str]]) -> list
             call["id"] = call_id
         part = {"functionCall": call}
         signature = call_sigs.get(call_id)
+        if signature is None and tc is tool_calls[0]:
+            signature = PLACEHOLDER_SIGNATURE
         if signature is not None:
             part["thoughtSignature"] = signature
         parts.append(part)
