@@ -223,7 +223,7 @@ def _assistant_parts(m: Mapping[str, Any], calls: list[tuple[str, str]]) -> list
         if text_sig is not None:
             part["thoughtSignature"] = text_sig
         parts.append(part)
-    for tc in tool_calls:
+    for index, tc in enumerate(tool_calls):
         fn = tc.get("function") or {}
         call_id = tc.get("id")
         name = fn.get("name") or ""
@@ -232,7 +232,7 @@ def _assistant_parts(m: Mapping[str, Any], calls: list[tuple[str, str]]) -> list
             call["id"] = call_id
         part = {"functionCall": call}
         signature = call_sigs.get(call_id)
-        if signature is None and tc is tool_calls[0]:
+        if signature is None and index == 0:
             signature = PLACEHOLDER_SIGNATURE
         if signature is not None:
             part["thoughtSignature"] = signature
