@@ -7,8 +7,8 @@ MODE: ``create`` (a durable max_turns run; ``parallel`` the same), ``agent`` (a 
 launch, which resumes this executor's unfinished runs, then wait for RUN_ID), ``child`` (both
 inside a DBOS workflow of the program's own), ``approval-run`` (an agent run that pauses for
 approval; prints PENDING when it waits), ``reject-run`` (the same, rejected), ``approve`` (no launch: approve RUN_ID's waiting
-call from outside), ``submit`` (no launch: put a run on the durable queue), ``reuse`` (start run ids again, once
-queued and once directly: the documented idempotent use), ``wait`` (no
+call from outside), ``submit`` (no launch: put a run on the durable queue), ``reuse``
+(start run ids again, once queued and once directly: the documented idempotent use), ``wait`` (no
 launch: wait for RUN_ID's result), ``serve`` (take runs
 from the durable queue until killed; a file ``recover-<id>`` appearing next to
 $DURABLE_TOOL_LOG makes it recover that executor's runs). Prints the result as JSON.
