@@ -24,6 +24,7 @@ import pytest
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
 
+from _bedrock_server import isolate_aws
 from _fault_server import (
     Delay,
     FaultServer,
@@ -749,11 +750,10 @@ _UNUSABLE = {"openai": "google:gemini-2.5-flash", "anthropic": "bedrock:anthropi
 
 @pytest.mark.parametrize("mode", ["sync", "async", "stream"])
 def test_an_unused_fallback_needs_no_key(family: str, mode: str, server: FaultServer,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         tmp_path: Any) -> None:
     """A fallback's provider (and its key) is resolved only when the call reaches it."""
-    for var in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY", "AWS_REGION",
-                "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_PROFILE"):
-        monkeypatch.delenv(var, raising=False)
+    isolate_aws(monkeypatch, tmp_path)  # no AWS region or credentials from this machine
     fallbacks = [_UNUSABLE[family]]
 
     async def run_async() -> Any:
@@ -776,10 +776,9 @@ def test_an_unused_fallback_needs_no_key(family: str, mode: str, server: FaultSe
 
 
 def test_a_reached_fallback_without_a_key_says_it_was_a_fallback(
-        family: str, server: FaultServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY", "AWS_REGION",
-                "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_PROFILE"):
-        monkeypatch.delenv(var, raising=False)
+        family: str, server: FaultServer, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Any) -> None:
+    isolate_aws(monkeypatch, tmp_path)  # no AWS region or credentials from this machine
     server.queue(*[Reply(503)] * 3)
     fallback = _UNUSABLE[family]
     with ai.Client(config(family, server, FakeClock())) as client:
