@@ -266,9 +266,8 @@ def _function_response(m: Mapping[str, Any], where: str,
         raise UnsupportedParameterError(
             f"{where}: tool results may only hold text on Gemini", parameter="messages",
             provider=_NAME)
-    output = (json.dumps(content, ensure_ascii=False) if isinstance(content, Mapping)
-              else text_of(content))
-    response: dict[str, Any] = {"name": name, "response": {"output": output}}
+    # A dict content is refused before translation (client.md: content is a string or parts).
+    response: dict[str, Any] = {"name": name, "response": {"output": text_of(content)}}
     if call_id:
         response["id"] = call_id
     return {"functionResponse": response}
