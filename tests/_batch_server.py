@@ -16,6 +16,8 @@ A batch moves one status per poll (``polls_to_finish`` retrieves after create it
 ended). What each request gets is decided by its custom_id: ``fail*`` -> an HTTP 400 error
 for that request, ``bad*`` -> a malformed result (a results line of the wrong shape),
 ``garbled*`` -> a results line cut short (not JSON; inline Gemini: a malformed response),
+``deep*`` -> a result whose body is JSON nested 5,000 levels deep (inline Gemini: the whole
+batch reply then is),
 anything else -> a success whose text is ``"echo <custom_id>"``. ``outcome = "expired"`` makes
 the next batches expire (no request run); ``outcome = "failed"`` makes them fail as a whole
 (OpenAI and Gemini, with their error objects). ``fail(route, *actions)`` queues fault actions
@@ -36,7 +38,10 @@ from typing import Any, Optional
 
 from _fault_server import FaultServer, Request, success_body
 
-__all__ = ["BatchServer", "AcceptThenStall"]
+__all__ = ["BatchServer", "AcceptThenStall", "DEEP"]
+
+DEEP = "[" * 5000 + "]" * 5000  # JSON nested 5,000 levels deep
+DEEP_MARK = "<deep-json>"
 
 
 @dataclass
@@ -154,7 +159,8 @@ class BatchServer(FaultServer):
         if fault is not None:
             return await super()._perform(fault, request, reader, writer)
         status, payload = self._answer(route, args, request)
-        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).replace(
+            f'"{DEEP_MARK}"', DEEP).encode()
         kind = "application/octet-stream" if isinstance(payload, bytes) else "application/json"
         writer.write(self._head(status, {"content-type": kind}, len(data)) + data)
         await writer.drain()
@@ -258,6 +264,8 @@ class BatchServer(FaultServer):
                 kind = "bad"
             elif custom_id.startswith("garbled"):
                 kind = "garbled"
+            elif custom_id.startswith("deep"):
+                kind = "deep"
             else:
                 kind = "ok"
             out.append((custom_id, kind, request))
@@ -269,7 +277,8 @@ class BatchServer(FaultServer):
         status = self._status(batch)
         ended = status in ("completed", "expired", "cancelled", "failed")
         outcomes = self._outcomes(batch)
-        done = sum(1 for o in outcomes if o[1] in ("ok", "bad", "garbled")) if ended else 0
+        done = sum(1 for o in outcomes if o[1] in ("ok", "bad", "garbled", "deep")) if ended \
+            else 0
         if ended and not batch.files and status != "failed":
             self._openai_files(batch, outcomes)
         return {"id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions",
@@ -300,6 +309,10 @@ class BatchServer(FaultServer):
                 output.append(json.dumps(line))
             elif kind == "garbled":  # a line cut short: not JSON at all
                 output.append(json.dumps(line)[:-20])
+            elif kind == "deep":
+                line["response"] = {"status_code": 200, "request_id": f"req_{n}",
+                                    "body": DEEP_MARK}
+                output.append(json.dumps(line).replace(f'"{DEEP_MARK}"', DEEP))
             elif kind == "fail":
                 line["response"] = {"status_code": 400, "request_id": f"req_{n}", "body": {
                     "error": {"message": "injected bad request", "type": "invalid_request_error",
@@ -326,6 +339,7 @@ class BatchServer(FaultServer):
                 counts["processing"] += 1
             else:
                 counts[{"ok": "succeeded", "bad": "succeeded", "garbled": "succeeded",
+                        "deep": "succeeded",
                         "fail": "errored",
                         "expired": "expired", "cancelled": "canceled"}[kind]] += 1
         created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created))
@@ -352,9 +366,12 @@ class BatchServer(FaultServer):
             elif kind == "garbled":
                 lines.append(json.dumps({"custom_id": custom_id, "result": {}})[:-6])
                 continue
+            elif kind == "deep":
+                result = {"type": "succeeded", "message": DEEP_MARK}
             else:
                 result = {"type": "canceled" if kind == "cancelled" else "expired"}
-            lines.append(json.dumps({"custom_id": custom_id, "result": result}))
+            lines.append(json.dumps({"custom_id": custom_id, "result": result}).replace(
+                f'"{DEEP_MARK}"', DEEP))
         return "\n".join(lines) + "\n"
 
     # Gemini
@@ -382,10 +399,12 @@ class BatchServer(FaultServer):
                     item["response"] = success_body("gemini", f"echo {custom_id}", batch.model)
                 elif kind in ("bad", "garbled"):
                     item["response"] = {"candidates": "nope"}
+                elif kind == "deep":
+                    item["response"] = DEEP_MARK
                 else:
                     item["error"] = {"code": 3, "message": "injected bad request"}
                 responses.append(item)
-            ok = sum(1 for o in outcomes if o[1] in ("ok", "bad", "garbled"))
+            ok = sum(1 for o in outcomes if o[1] in ("ok", "bad", "garbled", "deep"))
             meta["batchStats"].update({"successfulRequestCount": str(ok),
                                        "failedRequestCount": str(len(outcomes) - ok)})
             output = {"inlinedResponses": {"inlinedResponses": responses}}

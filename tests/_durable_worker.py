@@ -7,7 +7,8 @@ MODE: ``create`` (a durable max_turns run; ``parallel`` the same), ``agent`` (a 
 launch, which resumes this executor's unfinished runs, then wait for RUN_ID), ``child`` (both
 inside a DBOS workflow of the program's own), ``approval-run`` (an agent run that pauses for
 approval; prints PENDING when it waits), ``reject-run`` (the same, rejected), ``approve`` (no launch: approve RUN_ID's waiting
-call from outside), ``submit`` (no launch: put a run on the durable queue), ``wait`` (no
+call from outside), ``submit`` (no launch: put a run on the durable queue), ``reuse``
+(start run ids again, once queued and once directly: the documented idempotent use), ``wait`` (no
 launch: wait for RUN_ID's result), ``serve`` (take runs
 from the durable queue until killed; a file ``recover-<id>`` appearing next to
 $DURABLE_TOOL_LOG makes it recover that executor's runs). Prints the result as JSON.
@@ -111,6 +112,19 @@ def main() -> None:
                               tools=[_durable_tools.record], max_turns=5, run_id=run_id)
         out = {"content": resp.choices[0].message.content, "stop_reason": resp.stop_reason,
                "tool_results": [e.result for e in resp.tool_events]}
+    elif mode == "reuse":  # each run id started twice, once queued and once directly
+        kwargs: dict[str, Any] = {"model": "openai:gpt-test", "messages": MESSAGES,
+                                  "tools": [_durable_tools.record], "max_turns": 5}
+        durable.submit(run_id=run_id + "-create", **kwargs)
+        first = durable.result(run_id + "-create")
+        again = durable.create(run_id=run_id + "-create", **kwargs)
+        durable.create(run_id=run_id + "-direct", **kwargs)
+        durable.submit(run_id=run_id + "-direct", **kwargs)
+        _durable_tools.recorder.start("record twice", run_id=run_id + "-agent", queue=True)
+        agent_first = durable.result(run_id + "-agent")
+        agent_again = _durable_tools.recorder.run_sync("record twice", run_id=run_id + "-agent")
+        out = {"same": [again.choices[0].message.content == first.choices[0].message.content,
+                        agent_again.final_output == agent_first.final_output]}
     elif mode in ("agent", "agent-async"):
         result = (_durable_tools.recorder.run_sync("record twice", run_id=run_id)
                   if mode == "agent" else

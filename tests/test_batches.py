@@ -5,6 +5,7 @@ uploaded JSONL, the batch request bodies, the routes polled."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import copy
 import json
 import subprocess
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _batch_server import BatchServer
+from _batch_server import DEEP, BatchServer
 from _fault_server import Reply
 from pydantic import BaseModel, ValidationError
 
@@ -432,6 +433,35 @@ def test_malformed_result_lines_are_errors_for_their_request_only(
     for custom_id in ("garbled-1", "bad-1"):
         assert isinstance(results[custom_id], ai.APIResponseValidationError)
         assert results[custom_id].provider == family
+
+
+@pytest.mark.parametrize("family", ["openai", "anthropic"])
+def test_a_deeply_nested_result_line_is_an_error_for_its_request_only(
+        server: BatchServer, family: str) -> None:
+    client = make_client(server)
+    batch = client.batches.create([req("ok-1", family), req("deep-1", family)])
+    client.batches.wait(batch.id, poll_interval=0.001, timeout=30)
+    results = drain(client, batch.id)
+    assert isinstance(results["ok-1"], ai.ChatCompletionResponse)
+    assert isinstance(results["deep-1"], ai.APIResponseValidationError)
+    assert "nested more than 200 levels deep" in str(results["deep-1"])
+
+
+def test_a_deeply_nested_gemini_batch_reply_is_a_typed_error(server: BatchServer) -> None:
+    """Gemini sends the results inside the batch itself: the reply cannot be read."""
+    client = make_client(server)
+    batch = client.batches.create([req("ok-1", "google"), req("deep-1", "google")])
+    with pytest.raises(ai.APIResponseValidationError, match="nested more than 200"):
+        client.batches.wait(batch.id, poll_interval=0.001, timeout=30)
+
+
+def test_a_deeply_nested_batch_id_is_refused(server: BatchServer) -> None:
+    bad = "batch_" + base64.urlsafe_b64encode(DEEP.encode()).decode().rstrip("=")
+    client = make_client(server)
+    for call in (client.batches.retrieve, client.batches.cancel, client.batches.results):
+        with pytest.raises(ai.InvalidBatchIdError, match="not a batch id"):
+            call(bad)
+    assert server.requests == []
 
 
 @pytest.mark.parametrize("family", ["openai", "anthropic", "google"])

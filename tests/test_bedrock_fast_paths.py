@@ -204,7 +204,7 @@ class _NoWait:
      "messages[0].content[0].image"),
     ({"messages": [*USER, {"role": "assistant", "tool_calls": [
         {"id": 7, "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": 7, "content": "r"}],
+        {"role": "tool", "tool_call_id": "7", "content": "r"}],
       "tools": [{"type": "function", "function": {"name": "f", "parameters": {
           "type": "object", "properties": {}}}}]},
      "toolUseId"),

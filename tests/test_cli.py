@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import pathlib
 import subprocess
 import sys
 import textwrap
+from typing import Any, Union
 
 import pytest
 
@@ -159,3 +161,83 @@ def test_providers_does_not_import_vendor_sdks() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=_env(), cwd=ROOT, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+# --- input that is not UTF-8, malformed ids, a closed stdout: one line, no traceback --------
+
+DEEP_ID = "batch_" + base64.urlsafe_b64encode(b"[" * 5000 + b"]" * 5000).decode().rstrip("=")
+
+
+def run_bytes(*args: Union[str, bytes], stdin: bytes = b"", cwd: pathlib.Path = ROOT,
+              **env: str) -> subprocess.CompletedProcess[bytes]:
+    """``run_cli`` with raw bytes: arguments and stdin need not be UTF-8."""
+    return subprocess.run([sys.executable, "-m", "aisuite_like", *args], input=stdin,
+                          capture_output=True, cwd=cwd, env=_env(**env), timeout=120)
+
+
+def one_line(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace")
+    assert "Traceback" not in text and "Exception ignored" not in text, text
+    assert text.count("\n") == 1 and text.startswith("aisuite-like: "), text
+    return text
+
+
+@pytest.mark.parametrize("args, stdin, says", [
+    (("chat", "-m", "test:x", "-"), b"caf\xe9 au lait\n", "the prompt on stdin"),
+    (("chat", "-m", "test:x", b"caf\xe9"), b"", "the prompt"),
+    (("chat", "-m", "test:x", "hi", "--system", b"\xff"), b"", "--system"),
+    (("batch", "submit", "-"), b'{"custom_id": "caf\xe9"}\n', "stdin"),
+], ids=["stdin-prompt", "argv-prompt", "argv-system", "batch-stdin"])
+def test_input_that_is_not_utf8_is_a_usage_error(args: tuple[Any, ...], stdin: bytes,
+                                                 says: str) -> None:
+    out = run_bytes(*args, stdin=stdin, PYTHONIOENCODING="utf-8:strict")
+    assert out.returncode == 2, out.stderr
+    line = one_line(out.stderr)
+    assert says in line and "not UTF-8" in line and out.stdout == b""
+
+
+def test_a_batch_file_that_is_not_utf8_is_a_usage_error(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(b'{"custom_id": "a"}\n{"custom_id": "caf\xe9"}\n')
+    out = run_bytes("batch", "submit", str(path))
+    assert out.returncode == 2
+    line = one_line(out.stderr)
+    assert f"{path}:2" in line and "not UTF-8" in line and "0xe9" in line
+
+
+def test_a_batch_line_nested_5000_deep_is_a_usage_error(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "requests.jsonl"
+    path.write_text('{"custom_id": "a", "x": ' + "[" * 5000 + "]" * 5000 + "}\n")
+    out = run_bytes("batch", "submit", str(path))
+    assert out.returncode == 2
+    assert f"{path}:1: not JSON (nested more than 200 levels deep)" in one_line(out.stderr)
+
+
+@pytest.mark.parametrize("bad", ["", "batch_", "batch_!!!", DEEP_ID, b"batch_\xff"])
+def test_malformed_batch_ids_exit_2(bad: Union[str, bytes]) -> None:
+    for command in ("status", "results"):
+        out = run_bytes("batch", command, bad)
+        assert out.returncode == 2
+        assert "InvalidBatchIdError" in one_line(out.stderr)
+
+
+def test_a_closed_stdout_ends_with_one_line() -> None:
+    """``aisuite-like ... | head``: the reader goes away while the answer streams."""
+    proc = subprocess.Popen([sys.executable, "-m", "aisuite_like", "chat", "-m", "test:x",
+                             "-", "--stream"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT, env=_env())
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(b"word " * 200_000)
+    proc.stdin.close()
+    assert proc.stdout.read(10) == b"You said: "
+    proc.stdout.close()
+    code = proc.wait(timeout=120)
+    line = one_line(proc.stderr.read())
+    assert code == 141 and "stdout was closed" in line
+
+
+def test_an_answer_stdout_cannot_encode_exits_1() -> None:
+    out = run_bytes("chat", "-m", "test:x", "café", PYTHONIOENCODING="ascii")
+    assert out.returncode == 1
+    line = one_line(out.stderr)
+    assert "cannot be written to stdout" in line and "PYTHONIOENCODING=utf-8" in line

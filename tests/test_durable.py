@@ -235,3 +235,23 @@ def test_instrumented_resume_spans_only_what_this_process_executed(crash_setup: 
     assert workers.tool_runs() == ["1", "2"]
     tool_spans = [name for name in resumed["spans"] if name.startswith("execute_tool")]
     assert tool_spans == ["execute_tool record"]  # call 2 only: call 1 was replayed
+
+
+def test_reusing_a_run_id_prints_no_dbos_queue_warning(tmp_path: pathlib.Path) -> None:
+    """A run id given again (the documented way to make a run idempotent) returns the
+    recorded run, also when one start was queued (submit, start(queue=True)) and the other
+    direct (create, run_sync): DBOS's "Workflow already exists in queue" warning about that
+    is not printed; each run still ran once."""
+    with DurableServer(rounds=1) as server:
+        workers = Workers(tmp_path, server)
+        try:
+            proc = workers.start("reuse", f"sqlite:///{tmp_path / 'db.sqlite'}", "again")
+            out, err = proc.communicate(timeout=120)
+        finally:
+            workers.close()
+    assert proc.returncode == 0, err[-3000:]
+    line = next(x for x in out.splitlines() if x.startswith("RESULT "))
+    assert json.loads(line[len("RESULT "):]) == {"same": [True, True]}
+    assert "Workflow already exists" not in out + err, err[-3000:]
+    assert server.answered == Counter({0: 3, 1: 3})  # three runs, each answered once per turn
+    assert workers.tool_runs() == ["1", "1", "1"]

@@ -124,3 +124,33 @@ def test_ordinary_parameters_with_token_or_key_in_their_name_pass_the_check() ->
         durable.create(model="openai:gpt-x", messages=MESSAGES, tools=[module_tool],
                        max_turns=2, max_tokens=5, max_completion_tokens=None,
                        prompt_cache_key="k1")
+
+
+def test_only_this_modules_queue_warning_is_silenced() -> None:
+    """The filter on DBOS's logger drops its "already exists in queue" warning for a run id
+    started again one way after the other on aisuite_like's queue, and nothing else (the runs
+    themselves: test_durable.py::test_reusing_a_run_id_prints_no_dbos_queue_warning)."""
+    import logging
+
+    pytest.importorskip("dbos")
+    durable_runs._dbos()  # what every durable call does first: installs the filter
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    logger = logging.getLogger("dbos")
+    handler = Keep()
+    logger.addHandler(handler)
+    try:
+        text = ("Workflow already exists in queue: {}, but the provided queue name is: {}. "
+                "The queue is not updated.")
+        for old, new in ((durable.QUEUE_NAME, None), (None, durable.QUEUE_NAME),
+                         ("their_queue", None), (durable.QUEUE_NAME, "their_queue")):
+            logger.warning(text.format(old, new))
+        logger.warning("another warning")
+    finally:
+        logger.removeHandler(handler)
+    assert seen == [text.format("their_queue", None),
+                    text.format(durable.QUEUE_NAME, "their_queue"), "another warning"]

@@ -281,3 +281,58 @@ def test_malformed_arguments_are_refused_before_sending(family: str, server: Fau
     assert refused >= 40
     record(f"{refused} malformed request arguments (types, values, typos, empty messages)",
            family, "the typed error before anything is sent; 0 requests")
+
+
+# --- JSON nested 5,000 levels deep -----------------------------------------------------------
+
+DEEP = b"[" * 5000 + b"]" * 5000
+
+
+def _deep_event(family: str) -> bytes:
+    head = b"event: content_block_delta\n" if family == "anthropic" else b""
+    return head + b'data: {"type": "content_block_delta", "x": ' + DEEP + b"}\n\n"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_deeply_nested_200_body(family: str, mode: str, server: FaultServer,
+                                caplog: pytest.LogCaptureFixture) -> None:
+    """Python's JSON parser raises RecursionError near 1,000 levels: a typed error instead."""
+    server.queue(Reply(200, body=b'{"id": "x", "extra": ' + DEEP + b"}"))
+    error = _fail(family, server, mode)
+    assert type(error) is ai.APIResponseValidationError, repr(error)
+    assert error.status_code == 200 and "nested" in str(error)
+    assert server.attempts == 1
+    _assert_no_key(family, error, caplog)
+    record("200 body of JSON nested 5,000 levels deep", family,
+           "APIResponseValidationError (HTTP 200, nested too deeply), 1 attempt")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_deeply_nested_stream_event(family: str, mode: str, server: FaultServer,
+                                    caplog: pytest.LogCaptureFixture) -> None:
+    """The SDKs decode OpenAI's and Gemini's events themselves; the project Anthropic's."""
+    events = [*_head(family), _deep_event(family)]
+    server.queue(Stream(events=events))
+    seen: list[str] = []
+    error = _fail(family, server, mode, stream=True, seen=seen)
+    assert type(error) is ai.APIResponseValidationError, repr(error)
+    assert "nested" in str(error) and "".join(seen) == "hello "
+    assert server.attempts == 1
+    _assert_no_key(family, error, caplog)
+    record("stream event of JSON nested 5,000 levels deep (after the first chunk)", family,
+           "APIResponseValidationError after the chunks already seen; not retried")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_deeply_nested_error_body(family: str, mode: str, server: FaultServer,
+                                  caplog: pytest.LogCaptureFixture) -> None:
+    """A 400 whose body nests 5,000 levels: the SDKs read error bodies themselves; a typed
+    error either way (google-genai's parser gives up, so the status is not known there)."""
+    server.queue(Reply(400, body=b'{"error": ' + DEEP + b"}"))
+    error = _fail(family, server, mode)
+    expected = ai.APIResponseValidationError if family == "google" else ai.BadRequestError
+    assert type(error) is expected, repr(error)
+    assert server.attempts == 1
+    _assert_no_key(family, error, caplog)
+    record("error body (HTTP 400) of JSON nested 5,000 levels deep", family,
+           f"{expected.__name__}, 1 attempt")

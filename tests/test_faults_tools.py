@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any, Optional
 
 import pytest
-from _fault_server import FaultServer, MatrixOutcomes, Reply
+from _fault_server import FaultServer, MatrixOutcomes, Reply, Stream
 from _tool_wire import FAMILIES as WIRE
 
 import aisuite_like as ai
@@ -134,3 +134,94 @@ def test_nan_and_infinity_tool_results(family: str, server: FaultServer) -> None
     assert "NaN" not in json.dumps(body) and "Infinity" not in json.dumps(body)
     record("tool returns NaN / Infinity", family,
            "sent as null: the tool result and the request are valid JSON")
+
+
+# --- malformed tool arguments: an error result for the model, the run goes on ---------------
+
+DEEP = "[" * 5000 + "]" * 5000  # JSON nested 5,000 levels deep
+
+
+def lookup(q: str) -> str:
+    """Look up."""
+    return q.upper()
+
+
+def run_actions(family: str, server: FaultServer, first: Any, stream: bool = False) -> Any:
+    """The model's first reply is ``first`` (an action); its second answers; the tool loop
+    runs over both."""
+    second = (Stream(events=[WIRE[family]["sse"](2, ANSWER)]) if stream
+              else Reply(200, body=WIRE[family]["json"](2, ANSWER)))
+    server.queue(first, second)
+    base_url = server.url + "/v1" if family == "openai" else server.url
+    configs = {family: {"api_key": KEYS[family], "base_url": base_url, "max_retries": 0}}
+    with ai.Client(configs) as client:
+        result = client.chat.completions.create(model=WIRE[family]["model"], messages=USER,
+                                                tools=[lookup], max_turns=3, stream=stream)
+        if not stream:
+            return result
+        for _ in result:
+            pass
+        return result.get_final_response()
+
+
+def _with_arguments(family: str, raw: bytes, stream: bool) -> Any:
+    """The first reply calling ``lookup`` with ``raw`` where its arguments go: the JSON text
+    of OpenAI's ``arguments`` string / Anthropic's streamed ``partial_json``, or the JSON value
+    of Anthropic's ``input`` / Gemini's ``args``."""
+    marker = {"q": "MARK-ARGS"}
+    if stream:
+        body = WIRE[family]["sse"](1, [("c1", "lookup", marker)])
+        assert json.dumps(json.dumps(marker)).encode() in body
+        return Stream(events=[body.replace(json.dumps(json.dumps(marker)).encode(), raw)])
+    body = json.dumps(WIRE[family]["json"](1, [("c1", "lookup", marker)])).encode()
+    text = json.dumps(json.dumps(marker)).encode() if family == "openai" else json.dumps(
+        marker).encode()
+    assert text in body
+    return Reply(200, body=body.replace(text, raw))
+
+
+def _assert_error_result(family: str, server: FaultServer, resp: Any, says: str) -> None:
+    (event,) = resp.tool_events
+    assert event.is_error and says in event.result, event.result
+    assert resp.content == ANSWER and server.attempts == 2  # the run went on
+    assert says in json.dumps(server.requests[1].body)  # the model was told why
+
+
+CASES = {
+    # (family, streamed, the raw arguments, what the error result says)
+    "openai arguments nested 5,000 levels deep": (
+        "openai", False, json.dumps(DEEP).encode(), "nested more than 200 levels deep"),
+    "openai streamed arguments nested 5,000 levels deep": (
+        "openai", True, json.dumps(DEEP).encode(), "nested more than 200 levels deep"),
+    "anthropic streamed input_json nested 5,000 levels deep": (
+        "anthropic", True, json.dumps(DEEP).encode(), "nested more than 200 levels deep"),
+    "anthropic tool_use input that is a string": (
+        "anthropic", False, b'"oops"', "must be a JSON object"),
+    "anthropic tool_use input that is an array": (
+        "anthropic", False, b'["q"]', "must be a JSON object"),
+    "gemini functionCall args that are a string": (
+        "google", False, b'"oops"', "must be a JSON object"),
+    "gemini streamed functionCall args that are a string": (
+        "google", True, b'"oops"', "must be a JSON object"),
+    "anthropic streamed input_json piece that is a number": (
+        "anthropic", True, b"5", "must be a JSON object"),
+    "anthropic streamed input_json that is not valid JSON": (
+        "anthropic", True, b'"{not json"', "not valid JSON"),
+    "openai streamed arguments that are not valid JSON": (
+        "openai", True, b'"{not json"', "not valid JSON"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_malformed_tool_arguments_get_an_error_result(case: str, server: FaultServer) -> None:
+    family, stream, raw, says = CASES[case]
+    if family == "google" and stream:  # Gemini's stream carries the args as a JSON value
+        body = WIRE[family]["sse"](1, [("c1", "lookup", {"q": "MARK-ARGS"})])
+        assert b'{"q": "MARK-ARGS"}' in body
+        first: Any = Stream(events=[body.replace(b'{"q": "MARK-ARGS"}', raw)])
+    else:
+        first = _with_arguments(family, raw, stream)
+    resp = run_actions(family, server, first, stream)
+    _assert_error_result(family, server, resp, says)
+    record(f"model sends {case.split(' ', 1)[1]}", family,
+           "an error result to the model saying why; the run goes on")

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
 
 import pytest
+from _bedrock_server import isolate_aws
 from _fault_server import (
     Delay,
     FaultServer,
@@ -740,6 +741,71 @@ def test_all_fallbacks_fail(family: str, server: FaultServer) -> None:
                                            fallbacks=[MODELS[other]])
     assert info.value.provider == other  # the last model's error
     assert server.attempts == 6
+
+
+# A fallback whose provider has no key: the three families each lack one in turn.
+_UNUSABLE = {"openai": "google:gemini-2.5-flash", "anthropic": "bedrock:anthropic.claude-x",
+             "google": "anthropic:claude-x"}
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "stream"])
+def test_an_unused_fallback_needs_no_key(family: str, mode: str, server: FaultServer,
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         tmp_path: Any) -> None:
+    """A fallback's provider (and its key) is resolved only when the call reaches it."""
+    isolate_aws(monkeypatch, tmp_path)  # no AWS region or credentials from this machine
+    fallbacks = [_UNUSABLE[family]]
+
+    async def run_async() -> Any:
+        async with ai.AsyncClient(config(family, server, FakeClock())) as client:
+            return await client.chat.completions.create(model=MODELS[family], messages=USER,
+                                                        fallbacks=fallbacks)
+
+    if mode == "async":
+        resp = asyncio.run(run_async())
+    else:
+        with ai.Client(config(family, server, FakeClock())) as client:
+            resp = client.chat.completions.create(model=MODELS[family], messages=USER,
+                                                  fallbacks=fallbacks, stream=mode == "stream")
+            if mode == "stream":
+                resp = resp.get_final_response()
+    assert resp.provider == family and resp.content == "hello world"
+    assert server.attempts == 1
+    record("fallbacks=[model whose provider has no key]: the first model answers", family,
+           "served; the unused fallback's provider and key are never resolved")
+
+
+def test_a_reached_fallback_without_a_key_says_it_was_a_fallback(
+        family: str, server: FaultServer, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Any) -> None:
+    isolate_aws(monkeypatch, tmp_path)  # no AWS region or credentials from this machine
+    server.queue(*[Reply(503)] * 3)
+    fallback = _UNUSABLE[family]
+    with ai.Client(config(family, server, FakeClock())) as client:
+        with pytest.raises(ai.AisuiteLikeError) as info:
+            client.chat.completions.create(model=MODELS[family], messages=USER,
+                                           fallbacks=[fallback])
+    error = info.value
+    assert isinstance(error, (ai.AuthenticationError, ai.ConfigurationError)), repr(error)
+    assert f"fallback model {fallback!r}" in str(error)
+    assert f"after {MODELS[family]!r} failed (InternalServerError)" in str(error)
+    assert [e.model for e in error.fallback_errors] == [MODELS[family]]  # type: ignore[attr-defined]
+    assert server.attempts == 3
+    record("fallbacks=[model whose provider has no key]: the first model answers 503", family,
+           "the fallback's key error, saying it was the fallback tried after the first model")
+
+
+@pytest.mark.parametrize("fallbacks,expected", [
+    (["gemini-x"], ai.InvalidModelError), (["nosuch:model"], ai.UnknownProviderError),
+    ("anthropic:claude-x", TypeError)])
+def test_a_malformed_fallback_is_refused_before_sending(family: str, fallbacks: Any,
+                                                       expected: type,
+                                                       server: FaultServer) -> None:
+    with ai.Client(config(family, server, FakeClock())) as client:
+        with pytest.raises(expected):
+            client.chat.completions.create(model=MODELS[family], messages=USER,
+                                           fallbacks=fallbacks)
+    assert server.attempts == 0
 
 
 def test_fallback_in_the_tool_runner(family: str, server: FaultServer) -> None:

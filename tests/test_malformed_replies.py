@@ -124,9 +124,6 @@ MALFORMED += [
     ("anthropic", "tool-use-without-name", anthropic_ok([{"type": "tool_use", "id": "t1",
                                                           "input": {}}]),
      "content[0].name is missing"),
-    ("anthropic", "tool-use-input-string", anthropic_ok([{"type": "tool_use", "id": "t1",
-                                                          "name": "f", "input": MARK}]),
-     "content[0].input is a string"),
     ("anthropic", "stop-reason-number", _with(anthropic_ok(), stop_reason=1),
      "stop_reason is a number"),
     ("anthropic", "usage-list", _with(anthropic_ok(), usage=[MARK]), "usage is an array"),
@@ -143,9 +140,6 @@ MALFORMED += [
     ("google", "part-string", google_ok([MARK]), "parts[] is a string"),
     ("google", "function-call-without-name", google_ok([{"functionCall": {"args": {}}}]),
      "functionCall.name is missing"),
-    ("google", "function-args-string", google_ok([{"functionCall": {"name": "f",
-                                                                    "args": MARK}}]),
-     "functionCall.args is a string"),
     ("google", "text-number", google_ok([{"text": 7}]), "parts[].text is a number"),
     ("google", "finish-reason-number", _candidate(finishReason=2),
      "candidates[].finishReason is a number"),
@@ -186,6 +180,23 @@ def test_malformed_reply_is_a_validation_error(family: str, case: str, body: Any
     assert family in str(error) and "HTTP 200" in str(error) and "req-malformed-1" in str(error)
     assert error.body is None
     _assert_no_leak(error, family)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("family,body", [
+    ("anthropic", anthropic_ok([{"type": "tool_use", "id": "t1", "name": "f", "input": "x"}],
+                               stop_reason="tool_use")),
+    ("google", google_ok([{"functionCall": {"name": "f", "args": "x"}}])),
+])
+def test_tool_arguments_that_are_not_an_object_are_kept(family: str, body: Any, mode: str,
+                                                        httpx2_mock: respx.Router) -> None:
+    """A model's string where the API promises an object is the model's mistake, not a broken
+    reply: the call keeps it (as JSON text), and the tool runner answers the model that the
+    arguments must be an object (tests/test_faults_tools.py)."""
+    httpx2_mock.post(URLS[family]).mock(return_value=_response(body, family))
+    resp = create(mode, CONFIG, model=MODELS[family], messages=USER)
+    (call,) = resp.choices[0].message.tool_calls
+    assert call.function.name == "f" and call.function.arguments == '"x"'
 
 
 @pytest.mark.parametrize("mode", MODES)

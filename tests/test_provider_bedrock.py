@@ -24,11 +24,13 @@ from _bedrock_server import (
     BedrockServer,
     Hang,
     Json,
+    Raw,
     Recorded,
     Stream,
     converse,
     converse_text,
     converse_tools,
+    encode_message,
     error,
     event,
     exception_event,
@@ -577,6 +579,31 @@ def test_stream_error_before_the_body_is_mapped(server: BedrockServer, mode: str
         stream_all(mode, server.config())
 
 
+DEEP = b"[" * 5000 + b"]" * 5000  # JSON nested 5,000 levels deep
+
+
+@pytest.mark.parametrize("body,status", [
+    (b'{"output": ' + DEEP + b"}", 200),  # our Converse fast path hands it to botocore
+    (b'{"metrics": null, "output": ' + DEEP + b"}", 200),  # botocore's own parser
+    (b'{"message": ' + DEEP + b"}", 400),  # an error body: botocore's parser
+], ids=["converse", "converse-botocore", "error-body"])
+def test_deeply_nested_bodies_are_typed_errors(server: BedrockServer, mode: str, body: bytes,
+                                               status: int) -> None:
+    """Python's JSON parser raises RecursionError near 1,000 levels: a typed error instead."""
+    server.reply(Raw(body, status=status))
+    with pytest.raises(ai.APIResponseValidationError, match="nested too deeply"):
+        create(mode, server.config(max_retries=0))
+    assert len(server.requests) == 1
+
+
+def test_deeply_nested_stream_event_is_a_typed_error(server: BedrockServer, mode: str) -> None:
+    server.reply(Stream([event("messageStart", {"role": "assistant"}), encode_message(
+        {":event-type": "contentBlockDelta", ":content-type": "application/json",
+         ":message-type": "event"}, b'{"delta": ' + DEEP + b"}")]))
+    with pytest.raises(ai.APIError, match="nested more than 200 levels deep"):
+        stream_all(mode, server.config(max_retries=0))
+
+
 def test_connection_refused_names_the_host(mode: str) -> None:
     import socket
 
@@ -694,6 +721,29 @@ def test_runner_streamed_tool_loop(server: BedrockServer, mode: str) -> None:
     chunks, final = stream_all(mode, server.config(), tools=[get_weather], max_turns=3)
     assert {c.turn for c in chunks} == {1, 2}
     assert final.content == "Done." and final.tool_events[0].result == "Sunny in Oslo"
+
+
+@pytest.mark.parametrize("streamed,fragments,says", [
+    (False, "Paris", "must be a JSON object"),  # toolUse.input a string
+    (True, [5], "must be a JSON object"),  # a streamed piece of input that is a number
+    (True, ['{"city": '], "not valid JSON"),
+], ids=["input-string", "streamed-piece-number", "streamed-invalid-json"])
+def test_malformed_tool_input_gets_an_error_result(server: BedrockServer, mode: str,
+                                                   streamed: bool, fragments: Any,
+                                                   says: str) -> None:
+    """A model's input that is not a JSON object: the model is told, the run goes on."""
+    if streamed:
+        server.reply(stream_tools(("tu_1", "get_weather", fragments)), stream_text("Sorry."))
+        _, final = stream_all(mode, server.config(), tools=[get_weather], max_turns=3)
+    else:
+        server.reply(converse_tools(("tu_1", "get_weather", fragments)),
+                     converse_text("Sorry."))
+        final = create(mode, server.config(), tools=[get_weather], max_turns=3)
+    (event_,) = final.tool_events
+    assert event_.is_error and says in event_.result, event_.result
+    assert final.content == "Sorry." and len(server.requests) == 2
+    result = server.requests[1].json["messages"][2]["content"][0]["toolResult"]
+    assert says in result["content"][0]["text"]
 
 
 def test_runner_final_answer_sends_no_tools(server: BedrockServer) -> None:

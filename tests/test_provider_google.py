@@ -224,7 +224,8 @@ def test_tool_results_without_ids_match_calls_by_position(mode: str,
     create(mode, CONFIG, messages=messages)
     contents = wire(route)["contents"]
     assert contents[1] == {"role": "model", "parts": [
-        {"functionCall": {"name": "first", "args": {}, "id": "a"}},
+        {"functionCall": {"name": "first", "args": {}, "id": "a"},
+         "thoughtSignature": "skip_thought_signature_validator"},
         {"functionCall": {"name": "second", "args": {"x": 1}, "id": "b"}}]}
     # consecutive tool results and the next user turn form ONE user content
     assert contents[2] == {"role": "user", "parts": [
@@ -232,6 +233,59 @@ def test_tool_results_without_ids_match_calls_by_position(mode: str,
         {"functionResponse": {"name": "second", "id": "b", "response": {"output": "two"}}},
         {"text": "and now?"}]}
     assert len(contents) == 3
+
+
+def test_history_from_another_provider_gets_the_placeholder_signature(
+        mode: str, httpx2_mock: respx.Router) -> None:
+    """A conversation that starts on OpenAI and goes on on Gemini: OpenAI's calls carry no
+    thought signature, so the first call of that turn goes out with Google's documented
+    placeholder (Gemini 3 refuses a history whose first call has none); a call Gemini signed
+    keeps its own signature; a call the application wrote gets the placeholder too."""
+    openai = httpx2_mock.post("https://api.openai.com/v1/chat/completions").respond(200, json={
+        "id": "c1", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_oa_1", "type": "function",
+                 "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+                {"id": "call_oa_2", "type": "function",
+                 "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'}}]}}]})
+    route = httpx2_mock.post(URL).mock(side_effect=[
+        respx.MockResponse(200, json=reply(
+            part_call("get_weather", {"city": "Oslo"}, id="g1", signature="SIG-G"), rid="T2")),
+        respx.MockResponse(200, json=reply(part_text("Sunny everywhere."))),
+    ])
+    config = {**CONFIG, "openai": {"api_key": "sk-test-0123456789", "max_retries": 0}}
+    messages: list[Any] = [{"role": "user", "content": "Weather in Paris, Rome and Oslo?"}]
+    first = create(mode, config, model="openai:gpt-4o", messages=messages, tools=[WEATHER_TOOL])
+    messages += [first.choices[0].message.model_dump(exclude_none=True),
+                 {"role": "tool", "tool_call_id": "call_oa_1", "content": "sunny"},
+                 {"role": "tool", "tool_call_id": "call_oa_2", "content": "sunny"}]
+    second = create(mode, config, messages=messages, tools=[WEATHER_TOOL])
+    messages += [second.choices[0].message,
+                 {"role": "tool", "tool_call_id": "g1", "content": "sunny"},
+                 {"role": "assistant", "content": None, "tool_calls": [  # written by the app
+                     {"id": "app_1", "type": "function",
+                      "function": {"name": "get_weather", "arguments": '{"city": "Nice"}'}}]},
+                 {"role": "tool", "tool_call_id": "app_1", "content": "sunny"}]
+    snapshot = json.dumps(messages[1], sort_keys=True)
+    create(mode, config, messages=messages, tools=[WEATHER_TOOL])
+    assert openai.call_count == 1
+    contents = wire(route, 1)["contents"]
+    placeholder = "skip_thought_signature_validator"
+    assert [c["role"] for c in contents] == ["user", "model", "user", "model", "user",
+                                             "model", "user"]
+    assert contents[1]["parts"] == [
+        {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_oa_1"},
+         "thoughtSignature": placeholder},
+        {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}, "id": "call_oa_2"}}]
+    assert contents[3]["parts"] == [
+        {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}, "id": "g1"},
+         "thoughtSignature": "SIG-G"}]
+    assert contents[5]["parts"] == [
+        {"functionCall": {"name": "get_weather", "args": {"city": "Nice"}, "id": "app_1"},
+         "thoughtSignature": placeholder}]
+    assert json.dumps(messages[1], sort_keys=True) == snapshot  # the caller's data, unchanged
+    assert wire(route, 0)["contents"][1]["parts"][0]["thoughtSignature"] == placeholder
 
 
 def test_tool_result_that_matches_no_call_needs_a_name(mode: str,

@@ -6,6 +6,10 @@ service really received in the recording.
   ``max_tokens``; whichever way the caller names the limit and whichever way the router is
   reached (the ``huggingface`` key, the ``openai`` key or a key registered with
   ``OpenAIProvider``, all pointed at the router), it goes out as ``max_tokens``.
+- OpenRouter (``test_openrouter_stream_error``): the service got ``max_completion_tokens``
+  as the caller sent it and applied it (finish reason ``length``); the limit goes out under
+  the name the caller gave it (the ``openrouter`` key, or the ``openai`` key pointed at
+  OpenRouter), not rewritten to ``max_tokens`` as for Hugging Face.
 - Gemini (structured output with a function tool; a streamed tool call): the thought
   signature of each reply comes back on the next turn exactly as the service received it
   (base64url, as google-genai encodes it), on the part it came with.
@@ -98,6 +102,53 @@ def test_openai_itself_keeps_max_completion_tokens(base_url: Any,
            messages=[{"role": "user", "content": "hi"}], max_tokens=7)
     sent = json.loads(route.calls[0].request.content)
     assert sent["max_completion_tokens"] == 7 and "max_tokens" not in sent
+
+
+# --- OpenRouter: the limit under the name the caller gave it ------------------------------------
+
+OPENROUTER = load_recorded("openrouter/test_openrouter__test_openrouter_stream_error.json")
+OPENROUTER_BODY = OPENROUTER["interactions"][0]["request"]["body"]
+OPENROUTER_SSE = OPENROUTER["interactions"][0]["response"]["sse"].encode()
+OPENROUTER_URL = OPENROUTER["base_url"] + "/chat/completions"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("limit", ["max_completion_tokens", "max_tokens"])
+@pytest.mark.parametrize("key", ["openrouter", "openai"])
+def test_openrouter_limit_goes_out_as_the_caller_named_it(mode: str, limit: str, key: str,
+                                                         httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(OPENROUTER_URL).respond(
+        200, content=OPENROUTER_SSE, headers={"content-type": "text/event-stream"})
+    config = {key: {"api_key": "sk-or-test-0123456789", "base_url": OPENROUTER["base_url"],
+                    "max_retries": 0}}
+    body = OPENROUTER_BODY
+    finishes: list[Any] = []
+
+    async def run_async() -> None:
+        async with ai.AsyncClient(config) as client:
+            stream = await client.chat.completions.create(
+                model=f"{key}:{body['model']}", messages=body["messages"], stream=True,
+                stream_options=body["stream_options"], **{limit: body["max_completion_tokens"]})
+            async for chunk in stream:
+                finishes.extend(c.finish_reason for c in chunk.choices)
+
+    with pytest.raises(ai.APIError, match="Token limit reached"):  # the recorded error event
+        if mode == "async":
+            asyncio.run(run_async())
+        else:
+            with ai.Client(config) as client:
+                for chunk in client.chat.completions.create(
+                        model=f"{key}:{body['model']}", messages=body["messages"], stream=True,
+                        stream_options=body["stream_options"],
+                        **{limit: body["max_completion_tokens"]}):
+                    finishes.extend(c.finish_reason for c in chunk.choices)
+    sent = json.loads(route.calls[0].request.content)
+    if limit == "max_completion_tokens":
+        assert sent == body  # exactly what the service received
+    else:
+        assert sent == {**{k: v for k, v in body.items() if k != "max_completion_tokens"},
+                        "max_tokens": body["max_completion_tokens"]}
+    assert "length" in finishes  # the service applied the limit
 
 
 # --- Gemini: thought signatures come back as the service got them ------------------------------

@@ -163,6 +163,10 @@ def _norm_parts(parts: list[dict]) -> list[Any]:
         response = _get(part, "functionResponse")
         signature = _get(part, "thoughtSignature")
         if call is not None:
+            if signature == "skip_thought_signature_validator":
+                # Google's documented placeholder, sent on a first call Gemini did not sign;
+                # the recorded client sent none there (Gemini 2.x accepts both).
+                signature = None
             out.append(("call", call["name"], call.get("args", {}), call.get("id"), signature))
         elif response is not None:
             # The result payload's shape is each client's choice ({"output": ...} here).

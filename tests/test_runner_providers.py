@@ -281,8 +281,12 @@ def gemini_ids(turn: int) -> list[str]:
 def gemini_wire(bodies: list[dict[str, Any]], streamed: bool) -> None:
     ids1, ids2 = gemini_ids(1), gemini_ids(2)
     user = {"role": "user", "parts": [{"text": QUESTION}]}
+    # The replies carry no thought signature: each turn's first call goes back with Google's
+    # documented placeholder (docs/providers/google.md).
+    placeholder = {"thoughtSignature": "skip_thought_signature_validator"}
     model_1 = {"role": "model", "parts": [
-        {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}, "id": ids1[0]}},
+        {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}, "id": ids1[0]},
+         **placeholder},
         {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}, "id": ids1[1]}}]}
     results_1 = {"role": "user", "parts": [
         {"functionResponse": {"name": "get_weather", "id": ids1[0],
@@ -290,7 +294,8 @@ def gemini_wire(bodies: list[dict[str, Any]], streamed: bool) -> None:
         {"functionResponse": {"name": "get_weather", "id": ids1[1],
                               "response": {"output": "sunny in Rome"}}}]}
     model_2 = {"role": "model", "parts": [
-        {"functionCall": {"name": "get_time", "args": {"tz": "Mars/Olympus"}, "id": ids2[0]}}]}
+        {"functionCall": {"name": "get_time", "args": {"tz": "Mars/Olympus"}, "id": ids2[0]},
+         **placeholder}]}
     results_2 = {"role": "user", "parts": [
         {"functionResponse": {"name": "get_time", "id": ids2[0],
                               "response": {"output": TIME_ERROR}}}]}

@@ -21,6 +21,7 @@ MODELS = {"openai": "openai:gpt-4o", "anthropic": "anthropic:claude-x",
           "google": "google:gemini-2.5-flash"}
 FAMILIES = list(MODELS)
 CONFIG = {"openai": {"api_key": "sk-test-validation-0123456789", "max_retries": 0},
+          "groq": {"api_key": "gsk-test-validation-0123456789", "max_retries": 0},
           "anthropic": {"api_key": "sk-ant-test-validation-012345", "max_retries": 0},
           "google": {"api_key": "AIzaSyTESTKEY-validation-012345678", "max_retries": 0}}
 USER = [{"role": "user", "content": "hi"}]
@@ -88,6 +89,26 @@ MALFORMED_ARGUMENTS: list[tuple[str, dict[str, Any], type, str]] = [
     ("system-without-content", {"messages": [{"role": "system"}, *USER]}, U, "messages[0]"),
     ("tool-without-content", {"messages": [*USER, {"role": "tool", "tool_call_id": "c1"}]}, U,
      "messages[1] (tool message) has no content"),
+    ("content-int", {"messages": [{"role": "user", "content": 42}]}, U,
+     "messages[0].content must be a string, a list of content parts"),
+    ("content-dict", {"messages": [{"role": "user", "content": {"text": "hi"}}]}, U,
+     "messages[0].content must be a string"),
+    ("content-bytes", {"messages": [{"role": "user", "content": b"hi"}]}, U,
+     "messages[0].content must be a string"),
+    ("content-part-str", {"messages": [{"role": "user", "content": ["hi"]}]}, U,
+     "messages[0].content[0] must be a dict such as {'type': 'text', 'text': '...'}"),
+    ("text-part-without-text", {"messages": [{"role": "user", "content": [{"type": "text"}]}]},
+     U, "messages[0].content[0] is a text part without a 'text' string; write {'type': "
+        "'text', 'text': '...'}"),
+    ("text-part-text-int", {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": 5}]}]}, U, "messages[0].content[0] is a text part without"),
+    ("response-format-json-str", {"response_format": "json"}, U,
+     "response_format must be a dict: {'type': 'json_object'}"),
+    ("response-format-text-str", {"response_format": "text"}, U, "response_format must be"),
+    ("response-format-list", {"response_format": ["json_object"]}, U,
+     "response_format must be"),
+    ("stream-options-without-stream", {"stream_options": {"include_usage": True}}, U,
+     "stream_options only applies with stream=True"),
     ("typo-temprature", {"temprature": 0.3}, TypeError, "did you mean 'temperature'?"),
     ("typo-max-token", {"max_token": 10}, TypeError, "did you mean 'max_tokens'?"),
     ("typo-tool-choise", {"tool_choise": "auto"}, TypeError, "did you mean 'tool_choice'?"),
@@ -110,7 +131,8 @@ MALFORMED_ARGUMENTS: list[tuple[str, dict[str, Any], type, str]] = [
 
 def _run(mode: str, family: str, kwargs: dict[str, Any]) -> None:
     kwargs = dict(kwargs)
-    kwargs.setdefault("model", MODELS[family])
+    if "model" not in kwargs:
+        kwargs["model"] = MODELS[family]
     kwargs.setdefault("messages", USER)
     if mode in ("sync", "stream"):
         with ai.Client(CONFIG) as client:
@@ -321,3 +343,88 @@ def test_bad_config_timeout_is_refused_at_configuration(family: str, timeout: An
 @pytest.mark.parametrize("timeout", [30, 0.5, httpx2.Timeout(10.0), httpx2.Timeout(None)])
 def test_good_config_timeout_is_accepted(timeout: Any) -> None:
     ai.Client({"openai": {"api_key": "k", "timeout": timeout}})
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "stream"])
+@pytest.mark.parametrize("family", ["openai", "anthropic", "groq"])
+@pytest.mark.parametrize("call_id", [None, "", 7])
+def test_a_tool_message_without_tool_call_id_is_refused(family: str, call_id: Any, mode: str,
+                                                        wire: respx.Router) -> None:
+    """These APIs link a result to its call by id (Gemini matches by position instead:
+    tests/test_provider_google.py)."""
+    tool: dict[str, Any] = {"role": "tool", "content": "r"}
+    if call_id is not None:
+        tool["tool_call_id"] = call_id
+    messages = [*USER, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, tool]
+    with pytest.raises(ai.UnsupportedParameterError) as info:
+        _run(mode, family, {"model": f"{family}:m", "messages": messages})
+    problem = "whose tool_call_id is 7 (int)" if call_id == 7 else "without tool_call_id"
+    assert f"messages[2] is a tool message {problem}; set it to the id of the assistant tool " \
+           "call it answers (a string)" in str(info.value)
+    assert not wire.calls
+
+
+# --- configurations that cannot work, refused before anything is sent -----------------------
+
+
+@pytest.mark.parametrize("family", ["openai", "anthropic", "google", "groq", "ollama"])
+@pytest.mark.parametrize("config,expected,fragment", [
+    ({"api_key": 12345}, TypeError,
+     "['api_key'] must be a string (the key itself), got int"),
+    ({"api_key": b"sk-bytes-key-0123456789"}, TypeError, "got bytes; decode it first"),
+    ({"api_key": ["sk-list-key-0123456789"]}, TypeError, "got list"),
+    ({"base_url": "ftp://example.com/v1"}, ai.ConfigurationError,
+     "['base_url'] must be an http:// or https:// URL, got 'ftp://example.com/v1'"),
+    ({"base_url": "localhost:8080/v1"}, ai.ConfigurationError,
+     "e.g. 'http://localhost:8080/v1'"),
+    ({"base_url": "http://"}, ai.ConfigurationError, "must be an http:// or https:// URL"),
+    ({"base_url": 8080}, ai.ConfigurationError, "got 8080 (int)"),
+], ids=["key-int", "key-bytes", "key-list", "url-ftp", "url-no-scheme", "url-no-host",
+        "url-int"])
+def test_unusable_config_values_are_refused_before_sending(
+        family: str, config: dict[str, Any], expected: type, fragment: str,
+        wire: respx.Router) -> None:
+    configs = {family: {"api_key": "sk-test-config-0123456789", **config}}
+    for make in (ai.Client, ai.AsyncClient):
+        with pytest.raises(expected) as info:
+            make(configs)
+        assert isinstance(info.value, (TypeError, ValueError))
+        assert f"provider_configs[{family!r}]" in str(info.value) and fragment in str(info.value)
+        assert "0123456789" not in str(info.value)  # the key is never shown
+    client = ai.Client()
+    with pytest.raises(expected):
+        client.configure(configs)
+    assert not wire.calls
+
+
+@pytest.mark.parametrize("entry", ["sk-test-config-0123456789", [("api_key", "k")], None, 5])
+def test_a_provider_config_that_is_not_a_dict_is_refused(entry: Any, wire: respx.Router) -> None:
+    with pytest.raises(TypeError) as info:
+        ai.Client({"openai": entry})
+    assert "provider_configs['openai'] must be a dict of settings, e.g. {'api_key': ...}" in \
+        str(info.value)
+    assert "0123456789" not in str(info.value)
+    with pytest.raises(TypeError, match="must be a dict"):
+        ai.Client().configure({"openai": entry})
+    assert not wire.calls
+
+
+def test_provider_configs_that_is_not_a_dict_is_refused() -> None:
+    with pytest.raises(TypeError, match="provider_configs must be a dict"):
+        ai.Client([("openai", {"api_key": "k"})])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("config", [
+    {"api_key": None}, {"api_key": lambda: "sk-from-a-function-0123456789"},
+    {"base_url": "https://example.com/v1"}, {"base_url": "HTTP://127.0.0.1:8000/v1"},
+    {"base_url": None},
+])
+def test_usable_config_values_are_accepted(config: dict[str, Any]) -> None:
+    ai.Client({"openai": {"api_key": "k", **config}})
+
+
+def test_aisuite_api_url_is_checked_too(wire: respx.Router) -> None:
+    with pytest.raises(ai.ConfigurationError, match=re.escape("['api_url'] must be an http")):
+        ai.Client({"ollama": {"api_url": "localhost:11434"}})
+    assert not wire.calls

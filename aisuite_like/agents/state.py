@@ -22,6 +22,7 @@ from pydantic_core import to_jsonable_python
 from ..core.run_context import RunContextWrapper, RunUsage
 from ..core.types import ChatCompletionResponse, ToolCall, ToolEvent
 from ..loop.runner import _DEFERRED, _DONE, ToolBatch, ToolCallRun, _to_message
+from ..providers._common import loads_json
 from .agent import Agent
 from .items import ToolApprovalItem
 from .turn import REJECTED, AgentLoop, AgentSetup, Approvals
@@ -237,7 +238,7 @@ class RunState:
                             f"{type(initial_agent).__name__}")
         if isinstance(state_json, (str, bytes)):
             try:
-                state_json = json.loads(state_json)
+                state_json = loads_json(state_json)
             except ValueError as exc:
                 raise ValueError(f"the run state is not valid JSON: {exc}") from None
         if not isinstance(state_json, dict) or state_json.get("kind") != _KIND:

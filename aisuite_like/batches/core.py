@@ -20,6 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar, Union
 
 from ..core.errors import AisuiteLikeError, APIError
+from ..providers._common import JSONTooDeepError, loads_json
 
 if TYPE_CHECKING:
     from ..providers.base import Provider
@@ -134,7 +135,7 @@ def decode_id(batch_id: Any) -> tuple[list[tuple[str, str]], int, Optional[dict[
     body = batch_id[len(_ID_PREFIX):]
     try:
         raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-        data = json.loads(raw)
+        data = loads_json(raw)
     except (binascii.Error, ValueError, UnicodeDecodeError):
         raise bad("its body is not base64url JSON") from None
     if not isinstance(data, dict) or data.get("v") != _ID_VERSION:
@@ -460,16 +461,18 @@ def read_jsonl_line(line: str, number: int, provider: str, result_of: ResultOf
     if not line.strip():
         return None
     try:
-        item = json.loads(line)
+        item = loads_json(line)
         if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
             raise ValueError("no custom_id")
-    except ValueError:
+    except ValueError as exc:
         from ..core.errors import APIResponseValidationError
 
         found = _CUSTOM_ID.search(line)
         custom_id = json.loads(f'"{found.group(1)}"') if found else ""
-        return custom_id, APIResponseValidationError(
-            f"results line {number} is not a JSON object with a custom_id", provider=provider)
+        what = f"JSON {exc.msg}" if isinstance(exc, JSONTooDeepError) else (
+            "not a JSON object with a custom_id")
+        return custom_id, APIResponseValidationError(f"results line {number} is {what}",
+                                                     provider=provider)
     return item["custom_id"], result_of(item, provider)
 
 

@@ -71,23 +71,32 @@ def add_parser(commands: Any) -> None:
 
 def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
     from ..batches.api import BatchRequestError
+    from ..providers._common import loads_json
+    from .input import UsageError, not_utf8, read_text
 
     try:
         if path == "-":
-            lines = stdin.read().splitlines()
-        else:
-            with open(path, encoding="utf-8") as handle:
+            lines = read_text(stdin, "stdin").splitlines()
+        else:  # bytes that are not UTF-8 are kept (as surrogates) to name their line below
+            with open(path, encoding="utf-8", errors="surrogateescape") as handle:
                 lines = handle.read().splitlines()
     except OSError as exc:
         raise BatchRequestError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    except UsageError as exc:  # stdin that decodes strictly
+        raise BatchRequestError(str(exc)) from None
     out = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        bad = not_utf8(line)
+        if bad is not None:
+            raise BatchRequestError(f"{path}:{number}: not UTF-8 text ({bad[0]}); save the "
+                                    "file as UTF-8")
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BatchRequestError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            item = loads_json(line)
+        except ValueError as exc:
+            why = getattr(exc, "msg", exc)
+            raise BatchRequestError(f"{path}:{number}: not JSON ({why})") from None
         if not isinstance(item, dict):
             raise BatchRequestError(f"{path}:{number}: expected a JSON object, got "
                                     f"{type(item).__name__}")
@@ -97,12 +106,17 @@ def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
 
 def _metadata(pairs: list[str]) -> Optional[dict[str, str]]:
     from ..batches.api import BatchRequestError
+    from .input import UsageError, check_utf8
 
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise BatchRequestError(f"--metadata {pair!r}: expected KEY=VALUE")
+        try:
+            check_utf8(pair, "--metadata")
+        except UsageError as exc:
+            raise BatchRequestError(str(exc)) from None
         out[key] = value
     return out or None
 

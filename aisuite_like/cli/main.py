@@ -6,9 +6,10 @@
     aisuite-like batch submit FILE.jsonl [--wait] | batch status ID | batch results ID
 
 Exit codes: 0 ok; 2 usage (bad arguments, bad model string, unknown provider, bad ``--tool``,
-unsupported parameter); 1 a provider or run failure, printed with its error type, or a tool
-run that reached ``--max-turns`` with no final answer; 130 when interrupted. The answer goes
-to stdout; the tool trace of a run goes to stderr.
+unsupported parameter, input that is not UTF-8); 1 a provider or run failure, printed with its
+error type, or a tool run that reached ``--max-turns`` with no final answer; 130 when
+interrupted; 141 when stdout was closed before all output was written (``| head``). The answer
+goes to stdout; the tool trace of a run goes to stderr.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Optional, TextIO
 
+from .input import UsageError as _UsageError, check_utf8, read_text
+
 __all__ = ["main"]
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_STDOUT_CLOSED = 0, 1, 2, 130, 141
 
 # Key variables of the providers outside the OpenAI-compatible table (that table, in
 # providers/openai.py, is read for every other key; it imports no SDK).
@@ -33,10 +36,6 @@ _OTHER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "bedrock": ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_BEARER_TOKEN_BEDROCK"),
 }
-
-
-class _UsageError(Exception):
-    """Bad command-line input: exit 2 with this message."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -141,7 +140,13 @@ def _load_tool(spec: str) -> Any:
 
 def _messages(args: argparse.Namespace, stdin: TextIO) -> list[dict[str, str]]:
     # A trailing newline from `echo ... |` is not part of the prompt.
-    prompt = stdin.read().rstrip() if args.prompt == "-" else args.prompt
+    if args.prompt == "-":
+        prompt = read_text(stdin, "the prompt on stdin").rstrip()
+    else:
+        prompt = args.prompt
+    for text, what in ((prompt, "the prompt"), (args.system or "", "--system"),
+                       (args.model, "-m/--model")):
+        check_utf8(text, what)
     if not prompt.strip():
         raise _UsageError("the prompt is empty" + (" (nothing on stdin)" if args.prompt == "-"
                                                    else ""))
@@ -323,6 +328,34 @@ def main(argv: Optional[Sequence[str]] = None, *, stdin: Optional[TextIO] = None
     except KeyboardInterrupt:
         err.write("aisuite-like: interrupted\n")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of stdout went away (`| head`)
+        return _stdout_closed(out, err)
+    except UnicodeEncodeError as exc:
+        encoding = str(getattr(out, "encoding", None) or "")
+        if encoding.lower().replace("-", "") in ("utf8", ""):  # not stdout's encoding
+            err.write(f"aisuite-like: error: UnicodeEncodeError: {exc}\n")
+        else:
+            err.write(f"aisuite-like: error: the output cannot be written to stdout in "
+                      f"{encoding} ({exc.reason}); set PYTHONIOENCODING=utf-8\n")
+        return EXIT_ERROR
+
+
+def _stdout_closed(out: TextIO, err: TextIO) -> int:
+    """One line on stderr; what is still buffered for stdout goes to /dev/null, so Python's
+    flush at exit does not print a second error (the recipe of Python's signal docs)."""
+    if out is sys.stdout:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+    try:
+        err.write("aisuite-like: stdout was closed before all output was written\n")
+        err.flush()
+    except OSError:
+        pass
+    return EXIT_STDOUT_CLOSED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -29,6 +30,7 @@ from ..providers.registry import (
     canonical_key,
     create_provider,
     provider_keys,
+    unknown_provider,
 )
 
 if TYPE_CHECKING:
@@ -125,6 +127,7 @@ def _check_configs(configs: dict[str, dict[str, Any]], installed: Iterable[str])
     _request_checks.check_config_keys(configs, {*provider_keys(), *installed})
     for key, config in configs.items():
         _request_checks.check_config_timeout(key, config)
+        _request_checks.check_config_values(key, config)
         if "api_key" in config:
             config["api_key"] = _secrets.clean_api_key(config["api_key"], key)
         for name, value in config.items():  # other credentials (AWS secret key, AD token, ...)
@@ -148,7 +151,7 @@ class _Base:
         *,
         providers: Optional[Mapping[str, Any]] = None,
     ) -> None:
-        self._configs = {k: dict(v) for k, v in (provider_configs or {}).items()}
+        self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
         self._instances: dict[str, Provider] = {}
@@ -177,7 +180,7 @@ class _Base:
         call in flight finishes); providers installed with ``providers=`` stay."""
         if provider_configs is None:
             return
-        new = {k: dict(v) for k, v in provider_configs.items()}
+        new = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(new)
         _check_configs(new, self._installed)
         changed = {canonical_key(k) for k in new}
@@ -235,12 +238,15 @@ class _Base:
         from ..tools.toolset import _prepare_tools
 
         tools = _prepare_tools(tools_arg, owner=self)
+        limit_name = "max_tokens"
         if "max_completion_tokens" in kwargs:
             if kwargs.get("max_tokens") is not None:
                 raise UnsupportedParameterError(
                     "pass either max_tokens or max_completion_tokens, not both",
                     parameter="max_completion_tokens")
             kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
+            if kwargs["max_tokens"] is not None:
+                limit_name = "max_completion_tokens"
         portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
         if isinstance(portable.get("response_format"), type):  # a pydantic class: its schema
             from .structured import response_format_param
@@ -255,6 +261,7 @@ class _Base:
             tools=tools.schemas if tools is not None and tools.schemas else None,
             stream=stream,
             extra=extra,
+            max_tokens_as=limit_name,
             **portable,
         )
         return provider, request, tools, max_turns, runner_options
@@ -270,15 +277,25 @@ class _Base:
             return provider
         from ..providers.fallback import FallbackProvider
 
-        chain = [(provider, name, model)]
-        for fallback in fallbacks:
+        chain: list[tuple[Callable[[], Provider], str, str]] = [(lambda: provider, name, model)]
+        for fallback in fallbacks:  # checked now; each provider made when the call reaches it
             key, fallback_name = _parse_model(fallback)
-            fallback_provider = self._provider(key)
-            active = _instrumentation.ACTIVE
-            if active is not None:  # each model tried gets its own span
-                fallback_provider = cast(Provider, active.traced(fallback_provider))
-            chain.append((fallback_provider, fallback_name, fallback))
+            self._check_known(key)
+            chain.append((partial(self._fallback_provider, key), fallback_name, fallback))
         return FallbackProvider(chain)
+
+    def _check_known(self, key: str) -> None:
+        """An unknown provider key raises ``UnknownProviderError`` (without creating one)."""
+        if key not in self._instances and canonical_key(key) not in self._instances \
+                and canonical_key(key) not in provider_keys():
+            raise unknown_provider(key)
+
+    def _fallback_provider(self, key: str) -> Provider:
+        provider = self._provider(key)
+        active = _instrumentation.ACTIVE
+        if active is not None:  # each model tried gets its own span
+            provider = cast(Provider, active.traced(provider))
+        return provider
 
     def close(self) -> None:
         """Release the providers' HTTP resources and close the MCP servers this client

@@ -158,6 +158,18 @@ def _stream_options(name: str, value: Any) -> None:
         raise _bad(name, "a dict such as {'include_usage': True}", value)
 
 
+_RESPONSE_FORMATS = ("a dict: {'type': 'json_object'} for any JSON object, {'type': "
+                     "'json_schema', 'json_schema': {'name': ..., 'schema': {...}}} for JSON "
+                     "of a schema, {'type': 'text'}, or a pydantic model class")
+
+
+def _response_format(name: str, value: Any) -> None:
+    # A dict, a class (parse()/create() take pydantic models) or a typing form: checked by
+    # the translators. Plain data values are mistakes, e.g. response_format="json".
+    if isinstance(value, (str, bytes, int, float, list, tuple, set)):
+        raise _bad(name, _RESPONSE_FORMATS, value)
+
+
 def _timeout(name: str, value: Any) -> None:
     check_timeout(value, name)
 
@@ -168,6 +180,7 @@ _CHECKS = {
     "max_completion_tokens": _positive_int, "n": _positive_int, "seed": _int,
     "temperature": _non_negative, "top_p": _top_p, "stop": _stop, "user": _str,
     "stream_options": _stream_options, "timeout": _timeout,
+    "response_format": _response_format,
 }
 
 
@@ -178,6 +191,10 @@ def check_arguments(kwargs: Mapping[str, Any]) -> None:
             check = _CHECKS.get(name)
             if check is not None:
                 check(name, value)
+    if kwargs.get("stream_options") is not None and not kwargs.get("stream"):
+        raise UnsupportedParameterError(
+            "stream_options only applies with stream=True; remove it or pass stream=True",
+            parameter="stream_options")
 
 
 # --- messages ------------------------------------------------------------------------------
@@ -191,12 +208,53 @@ def check_not_empty(messages: list[dict[str, Any]]) -> None:
 
 
 def check_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A request's messages (already normalized to dicts): each with the content it needs.
-    Returns them."""
+    """A request's messages (already normalized to dicts): each with the content it needs, of
+    a type every provider reads. Returns them."""
     for index, message in enumerate(messages):
-        if message.get("content") is None:
+        content = message.get("content")
+        if content is None:
             check_message(message, index)
+        elif not isinstance(content, str):
+            _check_parts(content, index)
     return messages
+
+
+def _check_parts(content: Any, index: int) -> None:
+    """Content that is not a string: a list of part dicts; a text part with its ``text``
+    string. (Other parts, and provider-native blocks such as Bedrock's ``{"image": ...}``,
+    are the translators' to read.)"""
+    if not isinstance(content, (list, tuple)):
+        hint = " (for a tool result, pass json.dumps(result))" if isinstance(
+            content, Mapping) else ""
+        raise UnsupportedParameterError(
+            f"messages[{index}].content must be a string, a list of content parts such as "
+            "[{'type': 'text', 'text': '...'}], or None (an assistant message with tool "
+            f"calls), got {type(content).__name__}{hint}", parameter="messages")
+    for number, part in enumerate(content):
+        where = f"messages[{index}].content[{number}]"
+        if not isinstance(part, Mapping):
+            raise UnsupportedParameterError(
+                f"{where} must be a dict such as {{'type': 'text', 'text': '...'}}, got "
+                f"{type(part).__name__}", parameter="messages")
+        if part.get("type") == "text" and not isinstance(part.get("text"), str):
+            raise UnsupportedParameterError(
+                f"{where} is a text part without a 'text' string; write {{'type': 'text', "
+                "'text': '...'}", parameter="messages")
+
+
+def tool_call_id_of(message: Mapping[str, Any], index: int,
+                    provider: Optional[str] = None) -> str:
+    """A tool message's ``tool_call_id``, for the APIs that link a result to its call by id
+    (all but Gemini, which can match results by position: docs/providers/google.md)."""
+    call_id = message.get("tool_call_id")
+    if isinstance(call_id, str) and call_id:
+        return call_id
+    problem = (f"whose tool_call_id is {_shown(call_id)}" if call_id not in (None, "")
+               else "without tool_call_id")
+    raise UnsupportedParameterError(
+        f"messages[{index}] is a tool message {problem}; set it to the id of the assistant "
+        "tool call it answers (a string): {'role': 'tool', 'tool_call_id': call.id, "
+        "'content': '...'}", parameter="messages", provider=provider)
 
 
 def check_message(message: Mapping[str, Any], index: int) -> None:
@@ -218,6 +276,64 @@ def empty_message(index: int, role: Any, provider: Optional[str] = None,
 
 
 # --- provider configuration ----------------------------------------------------------------
+
+
+def copy_configs(provider_configs: Any) -> dict[Any, dict[str, Any]]:
+    """``provider_configs`` -> new dicts (the caller's stay as given); anything but a mapping
+    of mappings raises ``TypeError`` saying what to write."""
+    if provider_configs is None:
+        return {}
+    if not isinstance(provider_configs, Mapping):
+        raise TypeError(
+            "provider_configs must be a dict of provider key -> settings dict, e.g. "
+            f"{{'openai': {{'api_key': ...}}}}, got {type(provider_configs).__name__}")
+    out = {}
+    for key, config in provider_configs.items():
+        if not isinstance(config, Mapping):  # never shown: it may be the key itself
+            raise TypeError(
+                f"provider_configs[{key!r}] must be a dict of settings, e.g. {{'api_key': "
+                f"...}}, got {type(config).__name__}")
+        out[key] = dict(config)
+    return out
+
+
+def check_config_values(provider: str, config: Mapping[str, Any]) -> None:
+    """Settings no provider can use: an ``api_key`` that is not a string (or a function
+    returning one, as OpenAI's SDK takes), a ``base_url`` / ``api_url`` that is not an http(s)
+    URL. The key itself is never shown."""
+    key = config.get("api_key")
+    if key is not None and not isinstance(key, str) and not callable(key):
+        hint = "; decode it first, e.g. key.decode()" if isinstance(
+            key, (bytes, bytearray)) else ""
+        raise TypeError(
+            f"provider_configs[{provider!r}]['api_key'] must be a string (the key itself), "
+            f"got {type(key).__name__}{hint}")
+    for name in ("base_url", "api_url"):
+        value = config.get(name)
+        if value is not None:
+            problem = _url_problem(value)
+            if problem is not None:
+                raise ConfigurationError(
+                    f"provider_configs[{provider!r}][{name!r}] must be an http:// or https:// "
+                    f"URL, got {_shown(value)}{problem}")
+
+
+def _url_problem(value: Any) -> Optional[str]:
+    """None for an http(s) URL with a host (a str, or an httpx URL object); else a hint."""
+    from urllib.parse import urlsplit
+
+    text = str(value) if type(value).__name__ == "URL" else value
+    if not isinstance(text, str):
+        return ""
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return ""
+    if parts.scheme.lower() in ("http", "https") and parts.hostname:
+        return None
+    if "://" not in text and text:
+        return f"; e.g. 'http://{text}'"
+    return ""
 
 
 def check_config_keys(configs: Mapping[str, Any], known: Iterable[str]) -> None:

@@ -19,7 +19,9 @@ install raises ``ai.MissingDependencyError`` naming the extra).
 from __future__ import annotations
 
 import importlib
+import logging
 import os
+import re
 import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -99,7 +101,28 @@ def _dbos() -> Any:
         raise MissingDependencyError(
             "aisuite_like.durable needs the DBOS library: pip install 'aisuite-like[dbos]' "
             f"({exc})") from None
+    if not _QUIET[0]:
+        logging.getLogger("dbos").addFilter(_ReusedRunIdFilter())
+        _QUIET[0] = True
     return DBOS
+
+
+_QUEUE_WARNING = re.compile(r"Workflow already exists in queue: (.*), but the provided queue "
+                            r"name is: (.*)\. The queue is not updated\.")
+_QUIET = [False]
+
+
+class _ReusedRunIdFilter(logging.Filter):
+    """Drops the warning DBOS logs when a run id is started again, once on the durable queue
+    (``submit``, ``start(queue=True)``) and once directly (``create``, ``run_sync``): giving a
+    run id again is how a run is made idempotent (docs/durable.md), and the recorded run is
+    returned either way. The warning stays for every other queue."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not (isinstance(record.msg, str) and record.msg.startswith("Workflow already")):
+            return True
+        found = _QUEUE_WARNING.fullmatch(record.getMessage())
+        return not (found and sorted(found.groups()) == sorted(("None", QUEUE_NAME)))
 
 
 # --- configuration and lifecycle ----------------------------------------------------------

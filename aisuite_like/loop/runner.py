@@ -19,7 +19,6 @@ import asyncio
 import contextvars
 import functools
 import inspect
-import json
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -40,6 +39,7 @@ from ..core.secret_forms import redact
 from ..core.streaming import AsyncStream, Stream, _ChunkAccumulator
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolCall, ToolEvent
+from ..providers._common import loads_json
 from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, _format_result, _validation_summary
 from ..tools.policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
@@ -147,7 +147,7 @@ class ToolCallRun:
             self.arguments = {}
         else:
             try:
-                parsed = json.loads(raw)
+                parsed = loads_json(raw)
             except ValueError as exc:
                 self._error(f"the arguments of tool {self.name!r} are not valid JSON ({exc}); "
                             f"got: {_shorten(raw)}")

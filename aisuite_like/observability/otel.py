@@ -35,6 +35,8 @@ from urllib.parse import urlsplit
 from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from ..providers._common import loads_json
+
 if TYPE_CHECKING:
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
     from ..loop.runner import ToolCallRun, ToolLoop
@@ -756,7 +758,7 @@ def _text_parts(content: Any) -> list[dict[str, Any]]:
 def _arguments(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
-            return json.loads(raw)
+            return loads_json(raw)
         except ValueError:
             return raw
     return raw

@@ -39,6 +39,8 @@ import json
 import logging
 from typing import Any
 
+from ._common import JSONTooDeepError, loads_json
+
 #: The Converse output shape's name in botocore's model.
 _CONVERSE_OUTPUT = "ConverseResponse"
 # Bytes whose presence means the fast path could differ from botocore's shape-driven parse.
@@ -52,7 +54,9 @@ def read_converse_body(body: bytes, members: Any) -> dict[str, Any] | None:
     if any(marker in body for marker in _NEEDS_BOTOCORE):
         return None
     try:
-        data = json.loads(body)
+        data = loads_json(body)
+    except JSONTooDeepError:
+        return None  # botocore reads it as it would (a RecursionError becomes a typed error)
     except ValueError:  # not JSON (also empty, or not UTF-8): no members, as botocore reads it
         return {}
     if not isinstance(data, dict):  # botocore's parser fails on these with an AttributeError

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any, Optional, TypeVar
 
 from ..core.errors import (
@@ -29,6 +31,23 @@ def parse_data_url(url: str) -> Optional[tuple[str, str]]:
     return mime, data
 
 
+def arguments_json(value: Any) -> str:
+    """A tool call's arguments as a provider sent them (an object) -> the JSON text a portable
+    ``ToolCall`` carries; absent = ``{}``. A value that is not an object (a model's string or
+    array) is kept as its JSON: the tool runner answers the model that the arguments must be
+    an object, as for invalid JSON, instead of failing the whole reply."""
+    return json.dumps(value if value is not None else {}, ensure_ascii=False)
+
+
+def argument_fragment(value: Any) -> Optional[str]:
+    """One streamed piece of a tool call's arguments: a string as is; any other JSON value as
+    its JSON text (kept for the tool runner to refuse, see ``arguments_json``); None / "" =
+    nothing."""
+    if value is None or isinstance(value, str):
+        return value or None
+    return json.dumps(value, ensure_ascii=False)
+
+
 def loads_arguments(arguments: Any) -> Any:
     """Tool-call arguments (a JSON string, or already a dict) -> a dict for providers that take
     objects. Malformed JSON is kept as ``{"_raw": text}`` rather than dropped."""
@@ -37,7 +56,7 @@ def loads_arguments(arguments: Any) -> Any:
     if not arguments:
         return {}
     try:
-        value = json.loads(arguments)
+        value = loads_json(arguments)
     except (TypeError, ValueError):
         return {"_raw": arguments}
     return value if isinstance(value, dict) else {"_value": value}
@@ -163,12 +182,72 @@ def unreadable(provider: str, exc: BaseException,
         provider=provider)
 
 
+# --- JSON from outside: one decoder with a nesting limit -----------------------------------
+
+#: The deepest nesting of arrays / objects ``loads_json`` reads (pydantic's JSON parser stops at
+#: the same depth). Python's own parser recurses once per level and raises RecursionError
+#: somewhere near 1,000 levels, depending on how deep the caller's stack already is.
+MAX_JSON_DEPTH = 200
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+class JSONTooDeepError(ValueError):
+    """JSON nested deeper than ``MAX_JSON_DEPTH`` (a ``ValueError``, like any JSON that cannot
+    be read; ``msg`` as on ``json.JSONDecodeError``)."""
+
+    def __init__(self) -> None:
+        self.msg = f"nested more than {MAX_JSON_DEPTH} levels deep"
+        super().__init__(self.msg)
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` nests brackets more than ``MAX_JSON_DEPTH`` deep outside its strings
+    (two regex passes and a running sum, all in C)."""
+    skeleton = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, skeleton)), default=0) > MAX_JSON_DEPTH
+
+
+def loads_json(text: "str | bytes | bytearray") -> Any:
+    """``json.loads`` for JSON that comes from outside (reply bodies, stream events, tool
+    arguments, batch ids and results, input files): nesting deeper than ``MAX_JSON_DEPTH`` raises
+    ``JSONTooDeepError``, never ``RecursionError``. Text with no more opening brackets than the
+    limit (nearly all of it) is not scanned."""
+    if isinstance(text, (bytes, bytearray)):
+        if text.count(b"[") + text.count(b"{") > MAX_JSON_DEPTH:
+            text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads
+    if isinstance(text, str) and text.count("[") + text.count("{") > MAX_JSON_DEPTH \
+            and _too_deep(text):
+        raise JSONTooDeepError()
+    try:
+        return json.loads(text)
+    except RecursionError:  # the caller's stack was already deep
+        raise JSONTooDeepError() from None
+
+
+def too_deep_for_sdk(exc: BaseException, provider: str) -> Optional[APIResponseValidationError]:
+    """The typed error for a ``RecursionError`` an SDK raised while decoding a reply it parses
+    itself (streams, error bodies): Python's JSON parser gives up near 1,000 levels. None for
+    any other exception."""
+    if isinstance(exc, RecursionError) and "decoding a JSON" in str(exc):
+        return APIResponseValidationError("the reply is JSON nested too deeply to read",
+                                          provider=provider)
+    return None
+
+
 def decode_json(body: Any, provider: str, *, status_code: Optional[int] = None,
                 request_id: Optional[str] = None) -> Any:
     """A reply body (bytes or str) -> its JSON value; a body that is not JSON is an
-    ``APIResponseValidationError`` (an empty body too)."""
+    ``APIResponseValidationError`` (an empty body too, and one nested deeper than
+    ``MAX_JSON_DEPTH``)."""
     try:
-        return json.loads(body)
+        return loads_json(body)
+    except JSONTooDeepError as exc:
+        raise APIResponseValidationError(
+            f"the body is JSON {exc.msg}", provider=provider, status_code=status_code,
+            request_id=request_id) from None
     except ValueError as exc:
         kind = "empty" if not body else "not JSON"
         raise APIResponseValidationError(

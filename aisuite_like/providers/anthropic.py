@@ -16,13 +16,13 @@ Decisions (defaults, what raises) are documented in docs/providers/anthropic.md.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, Optional
 
+from ..core.checks import tool_call_id_of
 from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -57,12 +57,15 @@ from ..core.types import (
 )
 from . import retry as _retry
 from ._common import (
+    argument_fragment,
+    arguments_json,
     bad_shape,
     bad_stream_json,
     decode_json,
     host_of,
     json_schema_format,
     loads_arguments,
+    loads_json,
     need_name,
     need_object,
     opt_count,
@@ -73,6 +76,7 @@ from ._common import (
     read_reply,
     redirect_hooks,
     stop_sequences,
+    too_deep_for_sdk,
     unreadable,
     unsupported,
 )
@@ -380,11 +384,7 @@ def _assistant_blocks(msg: dict[str, Any], *, provider: str, where: int) -> list
 
 
 def _tool_result_block(msg: dict[str, Any], *, provider: str, where: int) -> dict[str, Any]:
-    call_id = msg.get("tool_call_id")
-    if not call_id:
-        raise UnsupportedParameterError(
-            f"messages[{where}] is a tool message without tool_call_id; set it to the id of "
-            "the assistant tool call it answers", parameter="messages", provider=provider)
+    call_id = tool_call_id_of(msg, where, provider)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
     content = msg.get("content")
     if isinstance(content, str):
@@ -534,10 +534,6 @@ def _thinking_block(block: dict[str, Any]) -> dict[str, Any]:
             "signature": block.get("signature", "")}
 
 
-def _arguments_json(value: Any) -> str:
-    return json.dumps(value if value is not None else {}, ensure_ascii=False)
-
-
 def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
                    created: Optional[int] = None) -> ChatCompletionResponse:
     """Raw Messages API response JSON -> ``ChatCompletionResponse`` (built once, unvalidated:
@@ -567,14 +563,11 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
             name = block.get("name")
             if not isinstance(name, str) or not name:
                 name = need_name(name, provider, f"content[{position}].name")
-            arguments = block.get("input")
-            if arguments is not None and not isinstance(arguments, dict):
-                raise bad_shape(provider, f"content[{position}].input", "an object", arguments)
             tool_calls.append(ToolCall.model_construct(
                 id=opt_str(block.get("id"), provider, f"content[{position}].id") or "",
                 type="function",  # a missing id: the facade assigns one
                 function=Function.model_construct(name=name,
-                                                  arguments=_arguments_json(arguments))))
+                                                  arguments=arguments_json(block.get("input")))))
         elif kind in ("thinking", "redacted_thinking"):
             thinking_blocks.append(_thinking_block(block))
             if kind == "thinking" and block.get("thinking"):
@@ -675,7 +668,7 @@ class SSEDecoder:
         self._data = []
         self._event = None
         try:
-            event = json.loads(raw)
+            event = loads_json(raw)
         except ValueError as exc:
             if at_end:
                 raise APIConnectionError(
@@ -842,7 +835,7 @@ class StreamState:
                     index=tool_index, id=block.get("id"), type="function",
                     function=ChoiceDeltaFunction.model_construct(
                         name=block.get("name"),
-                        arguments=_arguments_json(initial) if initial else ""))]))
+                        arguments=arguments_json(initial) if initial else ""))]))
         if kind == "thinking":
             text = block.get("thinking") or ""
             self._blocks[index] = ["thinking", [text] if text else [],
@@ -864,7 +857,7 @@ class StreamState:
             return _chunk(self, _delta(content=text)) if text else None
         state = self._blocks.get(event.get("index", 0))
         if kind == "input_json_delta":
-            fragment = delta.get("partial_json")
+            fragment = argument_fragment(delta.get("partial_json"))
             if not fragment or state is None or state[0] != "tool":
                 return None
             return _chunk(self, _delta(tool_calls=[
@@ -1088,6 +1081,9 @@ class AnthropicProvider(Provider):
     def _map_error(self, exc: BaseException) -> AisuiteLikeError:
         sdk = self._anthropic
         provider = self._key()
+        too_deep = too_deep_for_sdk(exc, provider)
+        if too_deep is not None:
+            return too_deep
         if isinstance(exc, sdk.APIStatusError):
             body = exc.body if isinstance(exc.body, dict) else {}
             error = body.get("error")

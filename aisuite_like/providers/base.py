@@ -44,6 +44,8 @@ class ChatRequest:
     must treat them as read-only and build new structures. ``tools`` are OpenAI function-tool
     schemas (``{"type": "function", "function": {...}}``). ``extra`` holds provider-native
     keyword arguments, passed through untouched. ``None`` means "not given".
+    ``max_tokens_as`` is the name the caller gave the token limit (``max_tokens`` or
+    ``max_completion_tokens``), for the services that take it as sent.
     """
 
     model: str
@@ -63,6 +65,7 @@ class ChatRequest:
     stream: bool = False
     stream_options: Optional[dict[str, Any]] = None
     extra: dict[str, Any] = field(default_factory=dict)
+    max_tokens_as: str = "max_tokens"
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""

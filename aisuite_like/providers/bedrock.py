@@ -29,6 +29,7 @@ import zlib
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator
 from typing import Any, Optional
 
+from ..core.checks import tool_call_id_of
 from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -60,12 +61,17 @@ from ..core.types import (
 )
 from . import _bedrock_wire, retry as _retry
 from ._common import (
+    JSONTooDeepError,
+    argument_fragment,
+    arguments_json,
     json_schema_format,
     loads_arguments,
+    loads_json,
     parse_data_url,
     redirect_error,
     stop_sequences,
     text_of,
+    too_deep_for_sdk,
     unsupported,
 )
 from .base import ChatRequest, Provider
@@ -429,11 +435,7 @@ def _assistant_blocks(msg: dict[str, Any], *, tools_as_text: bool, provider: str
 
 def _tool_result_block(msg: dict[str, Any], *, as_text: bool, provider: str,
                        where: int) -> dict[str, Any]:
-    call_id = msg.get("tool_call_id")
-    if not call_id:
-        raise UnsupportedParameterError(
-            f"messages[{where}] is a tool message without tool_call_id; set it to the id of "
-            "the assistant tool call it answers", parameter="messages", provider=provider)
+    call_id = tool_call_id_of(msg, where, provider)
     content = msg.get("content")
     if as_text:
         return {"text": f"[tool result {call_id}: {text_of(content)}]"}
@@ -579,10 +581,6 @@ def _stored_reasoning(block: dict[str, Any]) -> Optional[dict[str, Any]]:
     return None
 
 
-def _arguments_json(value: Any) -> str:
-    return json.dumps(value if value is not None else {}, ensure_ascii=False)
-
-
 def _response_error(what: str, provider: str, request_id: Optional[str]) -> APIError:
     return APIError(f"{provider} returned a Converse response that is not the expected shape: "
                     f"{what}", provider=provider, status_code=200, request_id=request_id)
@@ -614,7 +612,7 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
             tool_calls.append(_built(ToolCall, {
                 "id": use["toolUseId"], "type": "function",
                 "function": _built(Function, {"name": use["name"],
-                                              "arguments": _arguments_json(use.get("input"))})}))
+                                              "arguments": arguments_json(use.get("input"))})}))
         elif "reasoningContent" in block:
             stored = _stored_reasoning(block["reasoningContent"] or {})
             if stored is not None:
@@ -748,7 +746,7 @@ class StreamState:
         use = delta.get("toolUse")
         if use is not None:
             state = self._blocks.get(index)
-            fragment = use.get("input")
+            fragment = argument_fragment(use.get("input"))
             if not fragment or state is None or state[0] != "tool":
                 return None
             return self._chunk(_delta(tool_calls=[_built(ChoiceDeltaToolCall, {
@@ -845,7 +843,9 @@ class EventStreamDecoder:
                 event_type = headers.get(":event-type")
                 if event_type:
                     try:
-                        events.append({event_type: json.loads(payload) if payload else {}})
+                        events.append({event_type: loads_json(payload) if payload else {}})
+                    except JSONTooDeepError as exc:
+                        raise self._corrupt(f"the {event_type} event is JSON {exc.msg}") from None
                     except ValueError:
                         raise self._corrupt(f"the {event_type} event is not JSON") from None
                 continue
@@ -878,7 +878,7 @@ class EventStreamDecoder:
         if kind == "exception":
             code = headers.get(":exception-type", "")
             try:
-                body = json.loads(payload) if payload else {}
+                body = loads_json(payload) if payload else {}
             except ValueError:
                 body = {}
             message = body.get("message") or body.get("Message") if isinstance(body, dict) \
@@ -1172,6 +1172,9 @@ class BedrockProvider(Provider):
         provider = self._key()
         errors = self._exc
         secrets = self._secrets
+        too_deep = too_deep_for_sdk(exc, provider)
+        if too_deep is not None:
+            return too_deep
         if isinstance(exc, errors.ClientError):
             # botocore follows no redirect; one to another host says so (docs/reliability.md)
             metadata = exc.response.get("ResponseMetadata") or {}
@@ -1209,7 +1212,9 @@ class BedrockProvider(Provider):
                         provider=provider)
 
     def _sdk_errors(self) -> tuple[type[BaseException], ...]:
-        return (self._exc.ClientError, self._exc.BotoCoreError, self._urllib3.HTTPError)
+        # RecursionError: botocore's parser read a body nested too deeply (see _map_error)
+        return (self._exc.ClientError, self._exc.BotoCoreError, self._urllib3.HTTPError,
+                RecursionError)
 
     # -- calls -----------------------------------------------------------------------------
 

@@ -7,10 +7,12 @@ and agents use it unchanged; in the runner each model call falls back on its own
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import (
+    AisuiteLikeError,
     APIConnectionError,
     APIError,
     APITimeoutError,
@@ -29,6 +31,20 @@ __all__ = ["FallbackProvider", "FALLBACK_ERRORS"]
 FALLBACK_ERRORS = (RateLimitError, InternalServerError, APIConnectionError, APITimeoutError)
 
 
+def _name_fallback(error: AisuiteLikeError, label: str, skipped: list[SkippedModel]) -> None:
+    """An error a fallback model raised (its provider could not be made, e.g. no key; or
+    its call failed) says which fallback it was and what failed before it; ``fallback_errors``
+    lists the models skipped."""
+    tried = ", ".join(f"{s.model!r} failed ({s.error_type})" for s in skipped)
+    prefix = f"fallback model {label!r}, tried after {tried}: "
+    text = str(error)
+    if not text.startswith(prefix):
+        error.args = (prefix + text, *error.args[1:])
+        if isinstance(error, APIError):
+            error.message = prefix + text
+    error.fallback_errors = list(skipped)  # type: ignore[attr-defined]
+
+
 def _skipped(label: str, error: APIError) -> SkippedModel:
     from ..core.types import SkippedModel
 
@@ -37,20 +53,22 @@ def _skipped(label: str, error: APIError) -> SkippedModel:
 
 
 class FallbackProvider(Provider):
-    """``chain`` is ``[(provider, model name, "key:model"), ...]``, the requested model first.
-    A stream falls back only before its first chunk reached the caller."""
+    """``chain`` is ``[(resolve, model name, "key:model"), ...]``, the requested model first;
+    ``resolve()`` gives a model's provider and is called only when the call reaches that
+    model, so a fallback's provider (and its key) is resolved only if it is tried. A stream
+    falls back only before its first chunk reached the caller."""
 
-    def __init__(self, chain: Sequence[tuple[Provider, str, str]]) -> None:
+    def __init__(self, chain: Sequence[tuple[Callable[[], Provider], str, str]]) -> None:
         self._chain = list(chain)
-        self.key = self._chain[0][0].key
+        self.key = self._chain[0][0]().key
 
     def __repr__(self) -> str:
         return f"FallbackProvider({[label for _, _, label in self._chain]})"
 
-    def _requests(self, request: ChatRequest) -> Iterator[tuple[Provider, ChatRequest, str, bool]]:
-        last = len(self._chain) - 1
-        for i, (provider, name, label) in enumerate(self._chain):
-            yield provider, request if i == 0 else request.replace(model=name), label, i == last
+    def _requests(self, request: ChatRequest) -> Iterator[tuple[int, Callable[[], Provider],
+                                                                ChatRequest, str]]:
+        for i, (resolve, name, label) in enumerate(self._chain):
+            yield i, resolve, request if i == 0 else request.replace(model=name), label
 
     @staticmethod
     def _served(response: Any, skipped: list[SkippedModel]) -> Any:
@@ -60,80 +78,77 @@ class FallbackProvider(Provider):
             response.fallback_errors = skipped
         return response
 
-    @staticmethod
-    def _failed(error: APIError, label: str, last: bool, skipped: list[SkippedModel]) -> None:
-        """A model of the chain failed with a fallback error: note it and return (try the
-        next), or, for the last model, re-raise it telling what was tried before it. Called
-        inside the ``except`` block, so a bare ``raise`` keeps the traceback."""
-        if not last:
-            skipped.append(_skipped(label, error))
-            return
-        if skipped:
-            error.fallback_errors = skipped
-        raise error
+    @contextmanager
+    def _trying(self, index: int, label: str, skipped: list[SkippedModel]) -> Iterator[None]:
+        """Around one model's attempt (resolving its provider included): a fallback error of
+        a model with a next one is noted in ``skipped`` and swallowed (the caller's loop tries
+        the next); any other error is raised, naming the fallback model it came from."""
+        try:
+            yield
+        except AisuiteLikeError as error:
+            if isinstance(error, FALLBACK_ERRORS) and index < len(self._chain) - 1:
+                skipped.append(_skipped(label, error))
+                return
+            if index:
+                _name_fallback(error, label, skipped)
+            raise
 
     def complete(self, request: ChatRequest) -> Any:
         skipped: list[SkippedModel] = []
-        for provider, req, label, last in self._requests(request):
-            try:
-                response = provider.complete(req)
-            except FALLBACK_ERRORS as error:
-                self._failed(error, label, last, skipped)
-                continue
-            return self._served(response, skipped)
+        for i, resolve, req, label in self._requests(request):
+            with self._trying(i, label, skipped):
+                return self._served(resolve().complete(req), skipped)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def acomplete(self, request: ChatRequest) -> Any:
         skipped: list[SkippedModel] = []
-        for provider, req, label, last in self._requests(request):
-            try:
-                response = await provider.acomplete(req)
-            except FALLBACK_ERRORS as error:
-                self._failed(error, label, last, skipped)
-                continue
-            return self._served(response, skipped)
+        for i, resolve, req, label in self._requests(request):
+            with self._trying(i, label, skipped):
+                return self._served(await resolve().acomplete(req), skipped)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         # The first model translates now, so a bad argument raises at create(stream=True).
-        return self._stream(request, self._chain[0][0].stream(request))
+        return self._stream(request, self._chain[0][0]().stream(request))
 
     def _stream(self, request: ChatRequest, first: Iterator[Any]) -> Iterator[Any]:
         skipped: list[SkippedModel] = []
-        for provider, req, label, last in self._requests(request):
-            chunks = first if req is request else provider.stream(req)
-            try:
-                head = next(chunks)
-            except StopIteration:
-                return
-            except FALLBACK_ERRORS as error:
-                self._failed(error, label, last, skipped)
-                continue
-            yield self._served(head, skipped)
-            yield from chunks
-            return
+        chunks: Iterator[Any] = first
+        for i, resolve, req, label in self._requests(request):
+            with self._trying(i, label, skipped):
+                chunks = first if i == 0 else resolve().stream(req)
+                try:
+                    head = next(chunks)
+                except StopIteration:
+                    return
+                break
+        else:  # pragma: no cover
+            raise AssertionError("unreachable")
+        yield self._served(head, skipped)
+        yield from chunks
 
     def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        return self._astream(request, self._chain[0][0].astream(request))
+        return self._astream(request, self._chain[0][0]().astream(request))
 
     async def _astream(self, request: ChatRequest, first: AsyncIterator[Any]) -> AsyncIterator[Any]:
         skipped: list[SkippedModel] = []
-        for provider, req, label, last in self._requests(request):
-            chunks: Any = first if req is request else provider.astream(req)
-            try:
-                head = await chunks.__anext__()
-            except StopAsyncIteration:
-                return
-            except FALLBACK_ERRORS as error:
-                self._failed(error, label, last, skipped)
-                continue
-            try:
-                yield self._served(head, skipped)
-                async for chunk in chunks:
-                    yield chunk
-            finally:
-                await chunks.aclose()
-            return
+        chunks: Any = None
+        for i, resolve, req, label in self._requests(request):
+            with self._trying(i, label, skipped):
+                chunks = first if i == 0 else resolve().astream(req)
+                try:
+                    head = await chunks.__anext__()
+                except StopAsyncIteration:
+                    return
+                break
+        else:  # pragma: no cover
+            raise AssertionError("unreachable")
+        try:
+            yield self._served(head, skipped)
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await chunks.aclose()
 
     def close(self) -> None:
         """The chain's providers belong to the client, which closes them."""

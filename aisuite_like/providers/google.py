@@ -61,6 +61,7 @@ from ..core.types import (
 )
 from . import retry as _retry
 from ._common import (
+    arguments_json,
     bad_shape,
     bad_stream_json,
     check_n,
@@ -78,6 +79,7 @@ from ._common import (
     redirect_middleware,
     stop_sequences,
     text_of,
+    too_deep_for_sdk,
     unreadable,
     unsupported,
 )
@@ -196,9 +198,20 @@ def _signatures(message: Mapping[str, Any]) -> tuple[Any, Any, dict[str, str]]:
     return text_sig, thought_sig, by_call
 
 
+#: Google's documented stand-in for the thought signature of a function call Gemini did not
+#: make (history from another provider or model, a call the application wrote): "you can set
+#: the following dummy signatures of either "context_engineering_is_the_way_to_go" or
+#: "skip_thought_signature_validator" in the thought signature field to skip validation"
+#: (ai.google.dev/gemini-api/docs/thought-signatures, FAQ); Vertex AI documents the second.
+PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator"
+
+
 def _assistant_parts(m: Mapping[str, Any], calls: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """An assistant message -> model parts, restoring saved thought signatures on the parts
-    they came from. ``calls`` receives (id, name) of each tool call, in order."""
+    they came from. ``calls`` receives (id, name) of each tool call, in order. The first
+    function call of the message, the one Gemini 3 validates, gets ``PLACEHOLDER_SIGNATURE``
+    when it has no signature of its own (parallel calls after it are sent without, as Gemini
+    sends them)."""
     text_sig, thought_sig, call_sigs = _signatures(m)
     parts: list[dict[str, Any]] = []
     if thought_sig is not None:
@@ -212,7 +225,7 @@ def _assistant_parts(m: Mapping[str, Any], calls: list[tuple[str, str]]) -> list
         if text_sig is not None:
             part["thoughtSignature"] = text_sig
         parts.append(part)
-    for tc in tool_calls:
+    for index, tc in enumerate(tool_calls):
         fn = tc.get("function") or {}
         call_id = tc.get("id")
         name = fn.get("name") or ""
@@ -221,6 +234,8 @@ def _assistant_parts(m: Mapping[str, Any], calls: list[tuple[str, str]]) -> list
             call["id"] = call_id
         part = {"functionCall": call}
         signature = call_sigs.get(call_id)
+        if signature is None and index == 0:
+            signature = PLACEHOLDER_SIGNATURE
         if signature is not None:
             part["thoughtSignature"] = signature
         parts.append(part)
@@ -253,9 +268,8 @@ def _function_response(m: Mapping[str, Any], where: str,
         raise UnsupportedParameterError(
             f"{where}: tool results may only hold text on Gemini", parameter="messages",
             provider=_NAME)
-    output = (json.dumps(content, ensure_ascii=False) if isinstance(content, Mapping)
-              else text_of(content))
-    response: dict[str, Any] = {"name": name, "response": {"output": output}}
+    # A dict content is refused before translation (client.md: content is a string or parts).
+    response: dict[str, Any] = {"name": name, "response": {"output": text_of(content)}}
     if call_id:
         response["id"] = call_id
     return {"functionResponse": response}
@@ -611,10 +625,6 @@ def _usage(meta: Optional[Mapping[str, Any]], provider: str = _NAME) -> Optional
             reasoning_tokens=thoughts) if thoughts is not None else None))
 
 
-def _dump_args(args: Any) -> str:
-    return json.dumps(args if args is not None else {}, ensure_ascii=False)
-
-
 class _Parts:
     """What a list of response parts carries (one candidate, or one stream event of it)."""
 
@@ -642,12 +652,8 @@ class _Parts:
                 if not isinstance(name, str) or not name:
                     name = need_name(name, provider,
                                      "candidates[].content.parts[].functionCall.name")
-                args = call.get("args")
-                if args is not None and not isinstance(args, dict):
-                    raise bad_shape(provider, "candidates[].content.parts[].functionCall.args",
-                                    "an object", args)
                 call_id = call.get("id") or next_call_id()
-                self.calls.append((call_id, name, _dump_args(args)))
+                self.calls.append((call_id, name, arguments_json(call.get("args"))))
                 if signature:
                     self.signatures.append({"part": "function_call", "id": call_id,
                                             "signature": signature})
@@ -992,6 +998,9 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
     (``code``, ``status``, ``message``, ``details``, ``response``) so no SDK import is needed."""
     if isinstance(exc, AisuiteLikeError):
         return exc
+    too_deep = too_deep_for_sdk(exc, provider)
+    if too_deep is not None:
+        return too_deep
     secrets = tuple(secrets)
     genai_errors = sys.modules.get("google.genai.errors")
     if genai_errors is not None and isinstance(exc, genai_errors.APIError):

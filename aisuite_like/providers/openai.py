@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Optional, TypeVar
 
+from ..core.checks import tool_call_id_of
 from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -67,6 +68,7 @@ from ._common import (
     opt_object,
     read_reply,
     redirect_hooks,
+    too_deep_for_sdk,
     unreadable,
 )
 from .base import ChatRequest, Provider, _mapped_errors
@@ -93,7 +95,9 @@ class ServiceSpec:
     ``OPENAI_BASE_URL``; azure: built from the endpoint). ``key_env`` is read when no
     ``api_key`` is configured; a service with ``key_required=False`` (local servers) sends
     ``placeholder_key`` instead. ``max_tokens_field`` is the request field the portable
-    ``max_tokens`` becomes. ``reasoning_field`` is the assistant-message field under which the
+    token limit becomes, as the service's API names it (None: the name the caller used,
+    ``max_tokens`` or ``max_completion_tokens``, for a service that takes both).
+    ``reasoning_field`` is the assistant-message field under which the
     API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
     ``provider_specific_fields`` keys sent back on assistant messages. ``openai_only_fields``
     says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
@@ -104,7 +108,7 @@ class ServiceSpec:
     key_env: Optional[str]
     key_required: bool = True
     placeholder_key: Optional[str] = None
-    max_tokens_field: str = "max_tokens"
+    max_tokens_field: Optional[str] = "max_tokens"
     reasoning_field: Optional[str] = None
     psf_fields: tuple[str, ...] = ()
     openai_native: bool = False
@@ -116,7 +120,10 @@ def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
 
 
 #: key -> service. ONE table: adding a compatible service is adding a row here and its key to
-#: ``providers/__init__.py``.
+#: ``providers/__init__.py``. The token limit follows each service's API: OpenAI, Azure and
+#: Groq take ``max_completion_tokens``; OpenRouter takes either, as sent (its recorded
+#: exchanges: ``max_completion_tokens`` applied); Hugging Face's router and the rest take
+#: ``max_tokens`` (Hugging Face's recorded exchange).
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
          openai_native=True),
@@ -132,7 +139,7 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
     _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-         reasoning_field="reasoning", psf_fields=("reasoning_details",)),
+         max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",)),
     _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
          reasoning_field="reasoning"),
     _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
@@ -150,18 +157,26 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY"),
 ])
 
-def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
-    """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
-    registered with ``OpenAIProvider``) sends the limit as ``max_tokens``, the one name every
-    compatible server knows: Hugging Face's router, for one, got ``max_tokens`` (recorded)."""
-    if spec.key != "openai" or not base_url:
-        return spec
+def _netloc(url: str) -> str:
     from urllib.parse import urlsplit
 
-    host = (urlsplit(str(base_url)).hostname or "").lower()
+    return urlsplit(url).netloc.lower()
+
+
+def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
+    """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
+    registered with ``OpenAIProvider``) sends the limit as the service of the table at that
+    host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
+    ``max_tokens``, the one name every compatible server knows, on any other host."""
+    if spec.key != "openai" or not base_url:
+        return spec
+    netloc = _netloc(str(base_url))
+    host = netloc.rsplit("@", 1)[-1].split(":", 1)[0]
     if host == "openai.com" or host.endswith(".openai.com"):
         return spec
-    return replace(spec, max_tokens_field="max_tokens")
+    known = next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
+                  and not s.openai_native), None)
+    return replace(spec, max_tokens_field=known.max_tokens_field if known else "max_tokens")
 
 
 # Config keys every service understands, plus the family-specific ones.
@@ -217,6 +232,7 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
             out["audio"] = {"id": audio["id"]}
         return out
     if role == "tool":
+        tool_call_id_of(m, index, spec.key)  # the API links a result to its call by id
         # The Chat Completions tool message has no ``name`` (the call id links it); strict
         # APIs reject it, so the runner's informational name stays on our side.
         if "name" in m or "provider_specific_fields" in m:
@@ -264,7 +280,7 @@ def build_create_kwargs(request: ChatRequest, spec: ServiceSpec, sdk_params: fro
         if value is not None:
             kwargs[name] = value
     if request.max_tokens is not None:
-        kwargs[spec.max_tokens_field] = request.max_tokens
+        kwargs[spec.max_tokens_field or request.max_tokens_as] = request.max_tokens
     if request.n is not None:
         kwargs["n"] = check_n(spec.key, request.n)
     if request.stream:
@@ -774,7 +790,7 @@ def map_sdk_error(exc: BaseException, provider: str,
                              provider, secrets)
     if isinstance(exc, json.JSONDecodeError):  # a complete stream event that is not JSON
         return bad_stream_json(exc, provider)
-    return exc
+    return too_deep_for_sdk(exc, provider) or exc
 
 
 # --- transport ----------------------------------------------------------------------------

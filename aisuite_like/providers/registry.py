@@ -66,6 +66,12 @@ def provider_keys() -> list[str]:
     return sorted({*_BUILTIN, *_ALIASES, *_USER})
 
 
+def unknown_provider(key: str) -> UnknownProviderError:
+    return UnknownProviderError(
+        f"unknown provider {key!r}. Known providers: {', '.join(provider_keys())}. "
+        "Register your own with aisuite_like.register_provider(key, cls).")
+
+
 def canonical_key(key: str) -> str:
     return _ALIASES.get(key, key)
 
@@ -95,10 +101,7 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
 
         provider = _load(target)(**fixed, **aisuite_config(key, config))
     else:
-        raise UnknownProviderError(
-            f"unknown provider {key!r}. Known providers: {', '.join(provider_keys())}. "
-            "Register your own with aisuite_like.register_provider(key, cls)."
-        )
+        raise unknown_provider(key)
     try:
         provider.key = key
     except AttributeError:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol
 from pydantic import BaseModel, ValidationError
 
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
+from ..providers._common import loads_json
 from .policy import ToolPolicyContext, _evaluate_policy, _to_decision
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def _prepare(tools: _ToolsByName, call: Any, tool_policy: Any,
              tool_policy_context: Optional[Mapping[str, Any]]) -> _Prepared:
     name, arguments, call_id = _call_parts(call)
     if isinstance(arguments, str):
-        arguments = json.loads(arguments) if arguments else {}
+        arguments = loads_json(arguments) if arguments else {}
     tool = tools.by_name.get(name)
     if tool is None:
         raise ValueError(f"Tool '{name}' not registered.")
