@@ -42,9 +42,10 @@ from .core.errors import (
     UnknownProviderError,
     UnsupportedParameterError,
 )
+from .core.version import VERSION
 from .providers.registry import provider_keys, register_provider
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from . import durable as durable, handoff_filters as handoff_filters, testing as testing

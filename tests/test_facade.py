@@ -63,10 +63,10 @@ def test_runner_options_need_max_turns() -> None:
 
 
 def test_messages_mixed_and_not_mutated() -> None:
-    from aisuite_like.client.facade import _normalize_messages
+    from aisuite_like.client.base import normalize_messages
 
     original = [{"role": "user", "content": "a"}, ai.Message(role="assistant", content="b")]
-    out = _normalize_messages(original)
+    out = normalize_messages(original)
     assert out == [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
     assert out is not original and isinstance(original[1], ai.Message)
 

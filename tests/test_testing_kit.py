@@ -520,7 +520,7 @@ def test_block_real_requests_nests_and_survives_errors() -> None:
 
 
 def test_block_real_requests_is_thread_safe() -> None:
-    from aisuite_like.client.facade import _BLOCK_REAL_REQUESTS
+    from aisuite_like.core.guard import BLOCK_REAL_REQUESTS
 
     barrier = threading.Barrier(16)
 
@@ -535,7 +535,7 @@ def test_block_real_requests_is_thread_safe() -> None:
         t.start()
     for t in threads:
         t.join()
-    assert _BLOCK_REAL_REQUESTS[0] == 0
+    assert BLOCK_REAL_REQUESTS[0] == 0
 
 
 # --- through the tool runner ----------------------------------------------------------------------

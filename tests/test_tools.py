@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, ValidationError
 import aisuite_like as ai
 from aisuite_like.tools import Tool, Tools, tool
 from aisuite_like.tools.base import _format_result, _validation_summary
-from aisuite_like.tools.toolset import _prepare_tools
+from aisuite_like.tools.toolset import prepare_tools
 
 
 class Unit(str, enum.Enum):
@@ -196,8 +196,8 @@ def test_schema_built_once_and_cached() -> None:
     def fresh(x: int) -> int:
         return x
 
-    first = _prepare_tools([fresh])
-    second = _prepare_tools([fresh])
+    first = prepare_tools([fresh])
+    second = prepare_tools([fresh])
     assert first is not None and second is not None
     assert first.by_name["fresh"] is second.by_name["fresh"]
     assert first.schemas[0] is second.schemas[0]
@@ -207,8 +207,8 @@ def test_schema_built_once_and_cached() -> None:
             return y
 
     owner = Owner()
-    t1 = _prepare_tools([owner.method]).by_name["method"]  # type: ignore[union-attr]
-    t2 = _prepare_tools([owner.method]).by_name["method"]  # type: ignore[union-attr]
+    t1 = prepare_tools([owner.method]).by_name["method"]  # type: ignore[union-attr]
+    t2 = prepare_tools([owner.method]).by_name["method"]  # type: ignore[union-attr]
     assert t1 is t2
     assert t1.to_openai()["function"]["parameters"]["required"] == ["y"]  # no "self"
 

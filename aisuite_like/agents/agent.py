@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, Optional, Union, get_args, get_o
 
 from pydantic import BaseModel
 
+from ..core.checks import check_max_turns
 from ..core.run_context import RunContextWrapper, TContext
 from ..loop.runner import DEFAULT_MAX_TOOL_RESULT_CHARS, _check_tool_bounds
 from ..providers._common import text_of
@@ -104,7 +105,7 @@ class Agent(Generic[TContext]):
                                                        default_factory=dict)
 
     def __post_init__(self) -> None:
-        from ..client.facade import _parse_model
+        from ..client.base import parse_model
 
         set_ = object.__setattr__
         if (not isinstance(self.name, str) or not self.name.strip()
@@ -112,14 +113,12 @@ class Agent(Generic[TContext]):
             raise ValueError(f"agent name must be non-empty text without control characters "
                              f"or leading/trailing whitespace, got {self.name!r}")
         if self.model is not None:
-            _parse_model(self.model)  # InvalidModelError (a ValueError) now, not at a run
+            parse_model(self.model)  # InvalidModelError (a ValueError) now, not at a run
         if self.instructions is not None and not (isinstance(self.instructions, str)
                                                   or callable(self.instructions)):
             raise TypeError(f"instructions must be a str, a callable (ctx, agent) -> str, or "
                             f"None; got {type(self.instructions).__name__}")
-        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or \
-                self.max_turns < 1:
-            raise ValueError(f"max_turns must be an int >= 1, got {self.max_turns!r}")
+        check_max_turns(self.max_turns)
         if not isinstance(self.reflect_on_tool_use, bool):
             raise TypeError("reflect_on_tool_use must be True or False")
         _check_summary_format(self.tool_call_summary_format)

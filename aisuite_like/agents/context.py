@@ -139,14 +139,14 @@ class Session:
 
     def __init__(self, messages: Optional[Iterable[Any]] = None, *,
                  context_strategy: Optional[ContextStrategy] = None) -> None:
-        from ..client.facade import _normalize_messages
+        from ..client.base import normalize_messages
 
         if context_strategy is not None and not callable(context_strategy):
             raise TypeError("context_strategy must be keep_last(n), fit_tokens(budget) or a "
                             "callable (messages) -> messages")
         # Private copies: the session owns its history and never mutates the caller's dicts.
         self._history: list[dict[str, Any]] = [
-            dict(m) for m in _normalize_messages(list(messages or ()))]
+            dict(m) for m in normalize_messages(list(messages or ()))]
         self.context_strategy = context_strategy
         self._busy = threading.Lock()
 
@@ -159,10 +159,10 @@ class Session:
 
     def add(self, messages: Iterable[Any]) -> None:
         """Append messages (dicts or ``Message``) to the history."""
-        from ..client.facade import _normalize_messages
+        from ..client.base import normalize_messages
 
         with self._guard():
-            self._history.extend(dict(m) for m in _normalize_messages(list(messages)))
+            self._history.extend(dict(m) for m in normalize_messages(list(messages)))
 
     def clear(self) -> None:
         """Forget the history."""

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
 
 from pydantic import BaseModel
 
+from ..client.base import prepare_call, resolve_provider
 from ..core import hooks as _instrumentation
+from ..core.checks import check_max_turns
 from ..core.cost import price_known
 from ..core.errors import (
     InputGuardrailTripwireTriggered,
@@ -241,14 +243,14 @@ def _new_id(prefix: str) -> str:
 
 
 def _input_messages(input: Any) -> list[dict[str, Any]]:
-    from ..client.facade import _normalize_messages
+    from ..client.base import normalize_messages
 
     if isinstance(input, str):
         return [{"role": "user", "content": input}]
     if isinstance(input, (dict, Message)):
         input = [input]
     # Copies: they are stored in a Session and the caller's dicts are never touched.
-    return [dict(m) for m in _normalize_messages(input)]
+    return [dict(m) for m in normalize_messages(input)]
 
 
 def _sum_usage(responses: Sequence[ChatCompletionResponse]) -> Optional[Usage]:
@@ -345,9 +347,7 @@ class _AgentRun:
         self.state: Optional[RunState] = input if isinstance(input, RunState) else None
         if max_turns is None:
             max_turns = (self.state.max_turns if self.state is not None else agent.max_turns)
-        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-            raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
-                             f"got {max_turns!r}")
+        check_max_turns(max_turns)
         self.agent = agent
         if self.state is not None:
             self.state._check_agent(agent)
@@ -507,7 +507,7 @@ class _AgentRun:
                 provider.close()
 
     def _setup_for(self, client: Any, cache: dict[int, AgentSetup]) -> Any:
-        from ..client.facade import _parse_model
+        from ..client.base import parse_model
 
         def setup_for(agent: Agent) -> AgentSetup:
             setup = cache.get(id(agent))
@@ -518,9 +518,9 @@ class _AgentRun:
                 raise ValueError(f"agent {agent.name!r} has no model: give Agent(model="
                                  "'provider:model') or call ai.set_default_model(...)")
             spec = agent._output
-            key = _parse_model(model)[0]
+            key = parse_model(model)[0]
             kwargs: dict[str, Any] = dict(agent.model_settings)
-            native = spec is not None and supports_native_output(key, client._provider(key))
+            native = spec is not None and supports_native_output(key, resolve_provider(client, key))
             forced = spec is not None and not native
             tools = agent._tools_with_output if forced else agent._tools
             forced_choice: Any = None
@@ -539,7 +539,7 @@ class _AgentRun:
             kwargs["stream"] = self.streamed
             if self.streamed and kwargs.get("stream_options") is None:
                 kwargs["stream_options"] = {"include_usage": True}  # usage feeds the limits
-            provider, request, prepared, _, _ = client._prepare(model, [], kwargs)
+            call = prepare_call(client, model, [], kwargs)  # messages: filled per model call
             control = frozenset(agent._handoff_map) | (
                 {FINAL_RESULT} if forced else frozenset())
             approvals_needed = tools is not None and any(
@@ -547,7 +547,7 @@ class _AgentRun:
             policy = (None if agent.tool_policy is None and not approvals_needed
                       else _AgentPolicy(agent.tool_policy, control, tools, self.approvals))
             setup = cache[id(agent)] = AgentSetup(
-                agent=agent, provider=provider, request=request, tools=prepared,
+                agent=agent, provider=call.provider, request=call.request, tools=call.tools,
                 policy=policy, output=spec, forced_output=forced, forced_choice=forced_choice,
                 handoffs=dict(agent._handoff_map), handoff_specs=dict(agent._handoff_specs),
                 model=model)
@@ -558,9 +558,9 @@ class _AgentRun:
     async def _execute(self, client: Any) -> RunResult:
         session = self.session
         if self.agent._tools is not None and self.agent._tools.sources:
-            from ..tools.toolset import _aopen_tool_sources
+            from ..tools.toolset import aopen_tool_sources
 
-            await _aopen_tool_sources(self.agent._tools, client)  # MCP servers start off-loop
+            await aopen_tool_sources(self.agent._tools, client)  # MCP servers start off-loop
         setup_for = self._setup_for(client, {})
         context = session._context if session is not None else list
         if self.state is not None:

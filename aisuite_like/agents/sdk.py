@@ -100,9 +100,9 @@ def set_default_model(model: Optional[str]) -> None:
     """The model of every ``Agent`` created without one (``"provider:model"``, checked now);
     None forgets it. Process-wide; an agent's own ``model`` always wins."""
     if model is not None:
-        from ..client.facade import _parse_model
+        from ..client.base import parse_model
 
-        _parse_model(model)  # InvalidModelError (a ValueError) now
+        parse_model(model)  # InvalidModelError (a ValueError) now
     _DEFAULT_MODEL[0] = model
 
 

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
+from ..client.base import prepare_call, resolve_provider
+from ..core.checks import check_not_empty
 from ..core.errors import APIError
 from . import core
 from .core import (
@@ -39,7 +41,7 @@ from .core import (
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from ..client.facade import _Base
+    from ..client.base import ClientBase
     from ..core.types import ChatCompletionResponse
     from ..providers.base import Provider
 
@@ -126,8 +128,8 @@ def _family(name: str) -> "ModuleType":
     return importlib.import_module(f".{name}", __package__)  # batches/<family>.py
 
 
-def _provider_for(client: "_Base", key: str) -> tuple["Provider", "ModuleType"]:
-    provider = client._provider(key)
+def _provider_for(client: "ClientBase", key: str) -> tuple["Provider", "ModuleType"]:
+    provider = resolve_provider(client, key)
     family = _family_of(provider)
     if family is None:
         raise BatchRequestError(
@@ -182,7 +184,7 @@ class _Group:
         self.payload: Any = None  # what the family submits (e.g. the JSONL file)
 
 
-def _plan_groups(client: "_Base", requests: Any) -> list[_Group]:
+def _plan_groups(client: "ClientBase", requests: Any) -> list[_Group]:
     """Validate and translate every request (as ``create`` would), split per provider key
     (and per model on Gemini). Nothing is sent; the caller's dicts are not mutated."""
     from ..providers.registry import canonical_key
@@ -223,10 +225,8 @@ def _plan_groups(client: "_Base", requests: Any) -> list[_Group]:
         kwargs = {k: v for k, v in request.items()
                   if k not in ("custom_id", "model", "messages", *_REFUSED)}
         try:  # the model string and every argument, checked as create() checks them
-            _, chat_request, _, _, _ = client._prepare(request["model"], request["messages"],
-                                                       kwargs)
-            from ..core.checks import check_not_empty
-
+            chat_request = prepare_call(client, request["model"], request["messages"],
+                                        kwargs).request
             check_not_empty(chat_request.messages)
             key, name = request["model"].partition(":")[0], chat_request.model
             provider, family = _provider_for(client, key)
@@ -323,7 +323,7 @@ class Batches:
     ``results``, and their async twins ``acreate``, ``aretrieve``, ``acancel``, ``await_``
     (``await`` is a keyword), ``aresults``."""
 
-    def __init__(self, client: "_Base") -> None:
+    def __init__(self, client: "ClientBase") -> None:
         self._client = client
 
     def __repr__(self) -> str:
@@ -464,7 +464,7 @@ class AsyncBatches:
     """``aclient.batches`` on ``AsyncClient``: the same operations, awaited
     (``results`` is an async iterator)."""
 
-    def __init__(self, client: "_Base") -> None:
+    def __init__(self, client: "ClientBase") -> None:
         self._batches = Batches(client)
 
     def __repr__(self) -> str:

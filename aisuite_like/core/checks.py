@@ -22,6 +22,7 @@ from typing import Any, Optional
 from .errors import ConfigurationError, UnsupportedParameterError
 
 __all__ = ["check_arguments", "check_unknown_keywords", "check_timeout", "check_messages",
+           "check_max_turns",
            "check_config_keys", "did_you_mean"]
 
 # Keyword names ``create`` understands itself (portable, facade and runner ones).
@@ -372,3 +373,11 @@ def unknown_config_keys_message(provider: str, unknown: Iterable[str],
         parts.append(f"{key} (did you mean {suggestion!r}?)" if suggestion else key)
     return (f"unknown config key(s) for provider {provider!r}: {', '.join(parts)}. "
             f"Known keys: {', '.join(allowed)}")
+
+
+def check_max_turns(max_turns: Any, *, what: str = "max_turns") -> int:
+    """``max_turns`` (the most model calls in a run) must be an int >= 1."""
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"{what} must be an int >= 1 (the most model calls in the run), "
+                         f"got {max_turns!r}")
+    return max_turns

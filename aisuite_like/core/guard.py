@@ -1,11 +1,15 @@
-"""The error of ``testing.block_real_requests()``, defined below both client.py (which raises
-it) and testing.py (which exports it), so that neither module imports the other for it."""
+"""The offline guard of ``testing.block_real_requests()``: its state and its error, defined
+below both the client (which checks it) and the testing kit (which sets it)."""
 
 from __future__ import annotations
 
 from .errors import AisuiteLikeError
 
-__all__ = ["RealRequestBlockedError"]
+__all__ = ["RealRequestBlockedError", "BLOCK_REAL_REQUESTS"]
+
+#: The state of ``testing.block_real_requests()``: a depth counter, so nested and threaded uses
+#: work; the client reads it once per call.
+BLOCK_REAL_REQUESTS = [0]
 
 
 class RealRequestBlockedError(AisuiteLikeError, RuntimeError):

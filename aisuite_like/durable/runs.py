@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..core import hooks as _instrumentation
+from ..core.checks import check_max_turns
 from ..core.errors import AisuiteLikeError, MissingDependencyError
 from ..loop.runner import DriverSteps, ToolCallRun, _execute_async_call, _execute_sync_call
 
@@ -392,17 +393,19 @@ def _client_for(run_id: Optional[str], default: Any = None) -> Any:
 def _create_workflow(spec: dict[str, Any]) -> "ChatCompletionResponse":
     """A ``max_turns`` run: the client's own request preparation, the engine, the sync driver
     with durable steps."""
+    from ..client.base import prepare_call
     from ..core import checks as _request_checks
     from ..loop.runner import ToolLoop, _drive_sync
 
     client = _client_for(_dbos().workflow_id)
     tools = [_declared_tool(ref) for ref in spec["tools"]]
     kwargs = dict(spec["kwargs"], tools=tools or None, max_turns=spec["max_turns"])
-    provider, request, prepared, max_turns, options = client._prepare(
-        spec["model"], spec["messages"], kwargs)
-    _request_checks.check_not_empty(request.messages)
-    engine = ToolLoop(request, prepared, max_turns=max_turns, **options)
-    for _ in _drive_sync(engine, provider, steps=_DurableSteps()):
+    call = prepare_call(client, spec["model"], spec["messages"], kwargs)
+    _request_checks.check_not_empty(call.request.messages)
+    assert call.max_turns is not None  # given in kwargs
+    engine = ToolLoop(call.request, call.tools, max_turns=call.max_turns,
+                      **call.runner_options)
+    for _ in _drive_sync(engine, call.provider, steps=_DurableSteps()):
         pass
     return engine.final_response()
 
@@ -486,16 +489,14 @@ def _require_launched() -> Any:
 
 def _create_spec(model: str, messages: Any, tools: Optional[Iterable[Any]], max_turns: int,
                  kwargs: dict[str, Any]) -> dict[str, Any]:
-    from ..client.facade import _normalize_messages
+    from ..client.base import normalize_messages
 
     if not isinstance(model, str):
         raise TypeError(f"model must be a 'provider:model' str, got {type(model).__name__}")
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-        raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
-                         f"got {max_turns!r}")
+    check_max_turns(max_turns)
     _check_recordable(kwargs)
     refs = [_declare(t) for t in (tools or ())]
-    return {"model": model, "messages": [dict(m) for m in _normalize_messages(messages)],
+    return {"model": model, "messages": [dict(m) for m in normalize_messages(messages)],
             "tools": refs, "max_turns": max_turns, "kwargs": dict(kwargs)}
 
 
@@ -674,9 +675,8 @@ class DurableAgent:
     def _spec(self, input: Any, max_turns: Optional[int]) -> dict[str, Any]:
         from ..agents.run import _input_messages
 
-        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(
-                max_turns, int) or max_turns < 1):
-            raise ValueError(f"max_turns must be None or an int >= 1, got {max_turns!r}")
+        if max_turns is not None:
+            check_max_turns(max_turns)
         messages = _input_messages(input)
         if not messages:
             raise ValueError("the run has no input: give a prompt or messages")

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from ..core import hooks as _instrumentation
+from ..core.checks import check_max_turns
 from ..core.cost import attach_price_ref
 from ..core.errors import (
     MaxTurnsExceeded,
@@ -371,9 +372,7 @@ class ToolLoop:
                             f"ToolPolicyContext.context), got {type(tool_policy_context).__name__}")
         _check_tool_bounds(tool_timeout, max_tool_result_chars)
         self.policy_context = tool_policy_context
-        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-            raise ValueError(f"max_turns must be an int >= 1 (the most model calls in the run), "
-                             f"got {max_turns!r}")
+        check_max_turns(max_turns)
         if on_tool_error not in _ON_TOOL_ERROR:
             raise ValueError(f"on_tool_error must be one of {_ON_TOOL_ERROR}, got "
                              f"{on_tool_error!r}")

@@ -74,7 +74,7 @@ class Instrumentation:
 
     def __init__(self, tracer_provider: Optional[trace.TracerProvider],
                  meter_provider: Optional[metrics.MeterProvider], capture_content: bool) -> None:
-        from .. import __version__
+        from ..core.version import VERSION as __version__
 
         self.tracer = trace.get_tracer("aisuite_like", __version__,
                                        tracer_provider=tracer_provider, schema_url=_SCHEMA_URL)

@@ -366,7 +366,8 @@ class ScriptedProvider(_OfflineProvider):
 # ChatRequest fields a FunctionProvider's fn receives as keyword arguments when given
 # (computed once; the rest are its positional arguments or handled separately).
 _FN_KWARGS = tuple(f.name for f in dataclasses.fields(ChatRequest)
-                   if f.name not in ("model", "messages", "tools", "stream", "extra"))
+                   if f.name not in ("model", "messages", "tools", "stream", "extra",
+                                     "max_tokens_as"))
 
 
 def _call_kwargs(request: ChatRequest) -> dict[str, Any]:
@@ -589,15 +590,15 @@ def block_real_requests() -> Iterator[None]:
         with ai.testing.block_real_requests():
             run_my_code()   # any real provider call fails loudly
     """
-    from ..client.facade import _BLOCK_REAL_REQUESTS
+    from ..core.guard import BLOCK_REAL_REQUESTS
 
     with _GUARD_LOCK:
-        _BLOCK_REAL_REQUESTS[0] += 1
+        BLOCK_REAL_REQUESTS[0] += 1
     try:
         yield
     finally:
         with _GUARD_LOCK:
-            _BLOCK_REAL_REQUESTS[0] -= 1
+            BLOCK_REAL_REQUESTS[0] -= 1
 
 
 class FakeClock:

@@ -129,7 +129,7 @@ def _is_tool_source(item: Any) -> bool:
     return getattr(item, "_aisuite_tool_source", False) is True
 
 
-def _prepare_tools(tools: Any, owner: Any = None) -> Optional[Tools]:
+def prepare_tools(tools: Any, owner: Any = None) -> Optional[Tools]:
     """``tools=`` of ``create`` -> ``Tools`` (or None when no tools were given), MCP servers
     expanded (``owner``: the client that closes servers it opened)."""
     if tools is None:
@@ -143,7 +143,7 @@ def _prepare_tools(tools: Any, owner: Any = None) -> Optional[Tools]:
     return Tools(tools)._resolve(owner)
 
 
-async def _aopen_tool_sources(tools: Any, owner: Any) -> None:
+async def aopen_tool_sources(tools: Any, owner: Any) -> None:
     """Async code: open the MCP servers among ``tools`` without blocking the event loop, so
     the (sync) request preparation that follows finds them open and listed."""
     if isinstance(tools, Tools):
