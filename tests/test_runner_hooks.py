@@ -285,7 +285,7 @@ def test_each_tool_runs_in_the_run_context_and_its_own_tool_context(mode: str) -
     assert sorted(hooks.tool_entries) == ["c1", "c2", "c3", "c4"]
     if mode == "sync":  # entered in the thread that runs the tool, not in the driver's
         assert hooks.tool_entries["c1"] == TOOL_THREADS["A"] != threading.get_ident()
-        assert hooks.tool_entries["c4"] == TOOL_THREADS["D"] != TOOL_THREADS["A"]
+        assert hooks.tool_entries["c4"] == TOOL_THREADS["D"] != threading.get_ident()
     assert hooks.scope.balanced()
 
 

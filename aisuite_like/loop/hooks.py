@@ -97,9 +97,8 @@ class _HookChain(RunHooks):
     def __init__(self, hooks: Sequence[RunHooks]) -> None:
         self.hooks = tuple(hooks)
         for name in _EVENTS:
-            default = getattr(RunHooks, name)
-            methods = [getattr(h, name) for h in self.hooks
-                       if getattr(type(h), name, None) is not default]
+            found = (_overriding(h, name) for h in self.hooks)
+            methods = [method for method in found if method is not None]
             if len(methods) == 1:
                 setattr(self, name, methods[0])
             elif methods:
@@ -111,6 +110,17 @@ class _HookChain(RunHooks):
     def tool_context(self, engine: ToolLoop, call: ToolCallRun) -> Optional[
             AbstractContextManager[Any]]:
         return _Contexts.of([h.tool_context(engine, call) for h in self.hooks])
+
+
+def _overriding(hooks: Optional[RunHooks], name: str) -> Optional[Callable[..., Any]]:
+    """The method ``name`` of ``hooks``, or None when there is nothing to call: no hooks, or
+    the no-op of ``RunHooks`` itself."""
+    if hooks is None:
+        return None
+    method: Callable[..., Any] = getattr(hooks, name)
+    if getattr(method, "__func__", None) is getattr(RunHooks, name):
+        return None
+    return method
 
 
 def _chain(*hooks: Optional[RunHooks]) -> Optional[RunHooks]:

@@ -47,7 +47,7 @@ from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, _format_result, _validation_summary
 from ..tools.policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
 from ..tools.toolset import Tools
-from .hooks import RunHooks, _bind_tool_contexts, _chain, _run_error, _Stretch
+from .hooks import RunHooks, _bind_tool_contexts, _chain, _overriding, _run_error, _Stretch
 
 __all__ = [
     "ToolLoop", "ToolBatch", "ToolCallRun", "RunHooks", "DriverSteps", "CallModel",
@@ -739,7 +739,7 @@ def _execute_sync_call(call: ToolCallRun) -> None:
 
 def _call_hook_sync(hook: Any, *args: Any) -> None:
     result = hook(*args)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):  # None: a sync hook, done
         _run_coro_sync(result)
 
 
@@ -787,13 +787,14 @@ def _stream_turn_sync(provider: Provider, action: CallModel, acc: _ChunkAccumula
                       engine: ToolLoop, hooks: Optional[RunHooks],
                       stretch: Optional[_Stretch] = None) -> Iterator[ChatCompletionChunk]:
     turn = action.turn
+    on_chunk = _overriding(hooks, "on_chunk")  # a no-op hook costs no call per chunk
     chunks = provider.stream(action.request)
     try:
         for chunk in chunks:
             chunk.turn = turn
             chunk = acc.add(chunk)
-            if hooks is not None:
-                _call_hook_sync(hooks.on_chunk, engine, chunk)
+            if on_chunk is not None:
+                _call_hook_sync(on_chunk, engine, chunk)
             if stretch is not None:  # the consumer's time with a chunk is not the run's
                 stretch.leave()
             yield chunk
@@ -881,7 +882,7 @@ def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools
 
 async def _call_hook_async(hook: Any, *args: Any) -> None:
     result = hook(*args)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):  # None: a sync hook, done
         await result
 
 
@@ -1008,13 +1009,14 @@ async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkA
                              stretch: Optional[_Stretch] = None
                              ) -> AsyncGenerator[ChatCompletionChunk, None]:
     turn = action.turn
+    on_chunk = _overriding(hooks, "on_chunk")  # a no-op hook costs no call per chunk
     chunks = provider.astream(action.request)
     try:
         async for chunk in chunks:
             chunk.turn = turn
             chunk = acc.add(chunk)
-            if hooks is not None:
-                await _call_hook_async(hooks.on_chunk, engine, chunk)
+            if on_chunk is not None:
+                await _call_hook_async(on_chunk, engine, chunk)
             if stretch is not None:  # the consumer's time with a chunk is not the run's
                 stretch.leave()
             yield chunk

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-from ..loop.runner import RunHooks
+from ..loop.hooks import RunHooks
 
 if TYPE_CHECKING:
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
