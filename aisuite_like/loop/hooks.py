@@ -134,7 +134,7 @@ def _chain(*hooks: Optional[RunHooks]) -> Optional[RunHooks]:
 def _each(methods: tuple[Callable[..., Any], ...], *args: Any) -> Any:
     for i, method in enumerate(methods):
         result = method(*args)
-        if inspect.isawaitable(result):  # the rest after it, in order
+        if result is not None and inspect.isawaitable(result):  # the rest after it, in order
             return _each_after(result, methods[i + 1:], args)
     return None
 
@@ -144,7 +144,7 @@ async def _each_after(pending: Any, rest: tuple[Callable[..., Any], ...],
     await pending
     for method in rest:
         result = method(*args)
-        if inspect.isawaitable(result):
+        if result is not None and inspect.isawaitable(result):
             await result
 
 
