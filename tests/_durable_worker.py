@@ -13,7 +13,8 @@ launch: wait for RUN_ID's result), ``serve`` (take runs
 from the durable queue until killed; a file ``recover-<id>`` appearing next to
 $DURABLE_TOOL_LOG makes it recover that executor's runs). Prints the result as JSON.
 Environment: DURABLE_BASE_URL, DURABLE_API_KEY, DURABLE_TOOL_LOG; DURABLE_TRACE=1 adds the
-names of the spans ``ai.instrument()`` emitted in this process to the result.
+names of the spans ``ai.instrument()`` emitted in this process to the result, and each with
+its parent's name.
 """
 
 from __future__ import annotations
@@ -144,7 +145,12 @@ def main() -> None:
                     durable.recover([name[len("recover-"):]])
             time.sleep(0.05)
     if exporter is not None:
-        out["spans"] = sorted(span.name for span in exporter.get_finished_spans())
+        finished = exporter.get_finished_spans()
+        out["spans"] = sorted(span.name for span in finished)
+        names = {span.context.span_id: span.name for span in finished}
+        out["span_parents"] = sorted(  # [name, its parent's name ("" for a root)]
+            [span.name, names.get(span.parent.span_id, "?") if span.parent else ""]
+            for span in finished)
     print("RESULT " + json.dumps(out), flush=True)
     os._exit(0)  # the run is recorded; skip DBOS's graceful shutdown (about a second)
 

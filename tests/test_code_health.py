@@ -123,8 +123,9 @@ def test_every_lazy_name_is_visible_to_type_checkers() -> None:
 
 # Edges allowed to close a cycle, each with its reason.
 ALLOWED_EDGES = {
-    # instrument() loads the optional OpenTelemetry layer on demand; the layer wraps the
-    # runner's drivers, which reach it only through ``_observe.ACTIVE``.
+    # instrument() loads the optional OpenTelemetry layer on demand; the layer wraps providers
+    # and watches the runner's drivers through their hooks, which the drivers take from
+    # ``core.hooks.ACTIVE``.
     ("aisuite_like.observability.switch", "aisuite_like.observability.otel"),
     # mcp.py builds on tools.py (an MCP tool is a ``Tool``), and ``Tools`` must recognise an
     # MCP server, or an inline ``{"type": "mcp", ...}`` config, in ``tools=[...]`` and open it.

@@ -255,3 +255,20 @@ def test_reusing_a_run_id_prints_no_dbos_queue_warning(tmp_path: pathlib.Path) -
     assert "Workflow already exists" not in out + err, err[-3000:]
     assert server.answered == Counter({0: 3, 1: 3})  # three runs, each answered once per turn
     assert workers.tool_runs() == ["1", "1", "1"]
+
+
+@pytest.mark.parametrize("mode, run_span", [("create", "invoke_agent"),
+                                            ("agent", "invoke_agent recorder")])
+def test_instrumented_resume_has_a_run_span_over_what_this_process_executed(
+        crash_setup: Any, mode: str, run_span: str) -> None:
+    """Under ai.instrument(), the process that resumes a durable run gives it a run span there,
+    the parent of the model and tool calls it executes (the replayed ones have no span)."""
+    server, workers, url = crash_setup
+    workers.env["DURABLE_TRACE"] = "1"
+    first = workers.start(mode, url, "run-s")
+    kill_when_held(server, first)
+    resumed = workers.finish(workers.start("resume", url, "run-s"))
+    assert workers.tool_runs() == ["1", "2"]
+    assert resumed["span_parents"] == sorted([
+        [run_span, ""], ["chat gpt-test", run_span], ["chat gpt-test", run_span],
+        ["execute_tool record", run_span]])

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
 from pydantic import BaseModel
 
 from ..client.base import prepare_call, resolve_provider
-from ..core import hooks as _instrumentation
 from ..core.checks import check_max_turns
 from ..core.cost import price_known
 from ..core.errors import (
@@ -617,10 +616,6 @@ class _AgentRun:
         return await self._result(loop, status, limit, history_count)
 
     async def _drive(self, loop: AgentLoop) -> None:
-        instrumentation = _instrumentation.ACTIVE
-        if instrumentation is not None and self.steps is _DIRECT:  # instrument(): a span
-            await instrumentation.agent_run(loop, loop.setup.provider, _EventHooks(self))
-            return
         async for _ in _drive_async(loop, loop.setup.provider, _EventHooks(self), self.steps):
             pass
 

@@ -1,7 +1,9 @@
 """The observability slot. ``ACTIVE`` is None until ``aisuite_like.instrument()`` fills it with
-the OpenTelemetry instrumentation; the client, the tool loop and the agents test it and, only
-when it is set, hand their provider or run to it. The layers below observability never import
-it (docs/architecture.md), and a call that is not instrumented pays one attribute test."""
+the OpenTelemetry instrumentation. Only when it is set, the client's preparation wraps the
+provider of a call in it (``ACTIVE.traced(provider)``) and the tool loop's drivers ask it for
+the hooks that watch a run (``ACTIVE.run_hooks(engine, provider)``); it never drives anything.
+The layers below observability never import it (docs/architecture.md), and a call that is not
+instrumented pays one attribute test."""
 
 from __future__ import annotations
 

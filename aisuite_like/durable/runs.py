@@ -28,10 +28,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..core import hooks as _instrumentation
 from ..core.checks import check_max_turns
 from ..core.errors import AisuiteLikeError, MissingDependencyError
-from ..loop.runner import DriverSteps, ToolCallRun, _execute_async_call, _execute_sync_call
+from ..loop.runner import DriverSteps, ToolCallRun, _execute_scoped_async, _execute_scoped_sync
 
 if TYPE_CHECKING:
     from ..agents.agent import Agent
@@ -222,23 +221,14 @@ def _apply_outcome(call: ToolCallRun, outcome: Mapping[str, Any]) -> None:
 
 
 def _run_tool(call: ToolCallRun) -> dict[str, Any]:
-    # The span (under instrument()) is inside the step: a replayed call was not executed.
-    observe = _instrumentation.ACTIVE
-    if observe is None:
-        _execute_sync_call(call)
-    else:
-        with observe.tool_span(call):
-            _execute_sync_call(call)
+    # The call's scope (the hooks' tool_context: under instrument(), its span) is entered
+    # inside the step: a replayed call was not executed.
+    _execute_scoped_sync(call)
     return _tool_outcome(call)
 
 
 async def _arun_tool(call: ToolCallRun) -> dict[str, Any]:
-    observe = _instrumentation.ACTIVE
-    if observe is None:
-        await _execute_async_call(call)
-    else:
-        with observe.tool_span(call):
-            await _execute_async_call(call)
+    await _execute_scoped_async(call)
     return _tool_outcome(call)
 
 

@@ -7,10 +7,12 @@ response) or ``Fail`` (raise this error). ``_drive_sync`` / ``_drive_async`` onl
 actions: provider calls (streamed or not), policy calls, tool execution in threads or tasks.
 ``_tool_runner`` / ``_atool_runner`` (called by client.py) build the engine and pick a driver.
 
-Layers on top (agents.py) reuse both halves: subclass ``ToolLoop`` to change decisions
-(``request_for``, ``after_response``, ``after_tools``) and pass ``RunHooks`` to a driver to
-observe model requests, chunks, responses, tool batches and results (hooks may be coroutines in
-the async driver).
+Layers on top (agents, durable runs) reuse both halves: subclass ``ToolLoop`` to change
+decisions (``request_for``, ``after_response``, ``after_tools``) and pass ``RunHooks`` to a
+driver to observe the run's start and end, model requests, chunks, responses, tool batches and
+results (hooks may be coroutines in the async driver), and to put a context in force while
+the driver works and while a tool runs. ``instrument()`` watches runs through these hooks too:
+a driver asks ``core.hooks.ACTIVE`` for its hooks once per run and chains them with its own.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
@@ -45,6 +48,7 @@ from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, _format_result, _validation_summary
 from ..tools.policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
 from ..tools.toolset import Tools
+from .hooks import RunHooks, _bind_tool_contexts, _chain, _overriding, _run_error, _Stretch
 
 __all__ = [
     "ToolLoop", "ToolBatch", "ToolCallRun", "RunHooks", "DriverSteps", "CallModel",
@@ -115,7 +119,7 @@ class ToolCallRun:
     __slots__ = ("call_id", "name", "raw_arguments", "arguments", "tool", "turn", "kwargs",
                  "allowed", "reason", "result", "is_error", "duration_s", "exception", "state",
                  "context", "can_defer", "timeout", "max_result_chars", "truncated",
-                 "threads")
+                 "threads", "scope")
 
     def __init__(self, call: ToolCall, tools: Optional[Tools], turn: int, *,
                  timeout: Optional[float] = None,
@@ -126,6 +130,8 @@ class ToolCallRun:
         self.max_result_chars = max_result_chars
         self.truncated = False
         self.threads: Optional[_ToolThreads] = None  # the async run's pool for a sync tool
+        # the hooks' tool_context, entered around the execution where it runs
+        self.scope: Optional[AbstractContextManager[Any]] = None
         self.call_id = call.id
         self.name = call.function.name
         self.raw_arguments = call.function.arguments
@@ -607,37 +613,6 @@ def _finalize_runner_response(
     })
 
 
-# --- hooks (observation points for layers built on the drivers) -------------------------
-
-
-class RunHooks:
-    """No-op observation points; override what you need. In the async driver a hook may be a
-    coroutine function (awaited, so a slow consumer slows the run); in the sync driver an
-    awaitable result is run to completion. A hook that raises aborts the run."""
-
-    def on_model_request(self, engine: ToolLoop, action: CallModel) -> Any:
-        """Before each model call."""
-
-    def on_chunk(self, engine: ToolLoop, chunk: ChatCompletionChunk) -> Any:
-        """Each streamed chunk (``chunk.turn`` set)."""
-
-    def on_model_response(self, engine: ToolLoop, response: ChatCompletionResponse) -> Any:
-        """Each model response (accumulated when streamed), before the engine sees it."""
-
-    def on_tool_batch(self, engine: ToolLoop, batch: ToolBatch) -> Any:
-        """The calls of a response, before the policy is asked and anything runs."""
-
-    def on_tool_result(self, engine: ToolLoop, call: ToolCallRun) -> Any:
-        """Each call's outcome, in call order, after its batch finished."""
-
-    def on_tool_start(self, engine: ToolLoop, call: ToolCallRun) -> Any:
-        """Just before an allowed, validated call executes (calls of one group may run
-        concurrently, so starts and ends interleave)."""
-
-    def on_tool_end(self, engine: ToolLoop, call: ToolCallRun) -> Any:
-        """Just after a call executed (``call.result`` is set)."""
-
-
 # --- steps (how a driver performs the engine's I/O) ----------------------------------------
 
 
@@ -659,10 +634,10 @@ class DriverSteps:
         """The runnable calls of a batch, in call order, before any runs."""
 
     def execute(self, call: ToolCallRun) -> None:
-        _execute_sync_call(call)
+        _execute_scoped_sync(call)
 
     async def aexecute(self, call: ToolCallRun) -> None:
-        await _execute_async_call(call)
+        await _execute_scoped_async(call)
 
 
 _DIRECT = DriverSteps()
@@ -723,6 +698,23 @@ def _execute_sync(call: ToolCallRun, engine: Optional[ToolLoop] = None,
         _call_hook_sync(hooks.on_tool_end, engine, call)
 
 
+def _execute_scoped_sync(call: ToolCallRun) -> None:
+    """Execute ``call`` inside its ``scope`` (the hooks' ``tool_context``), if any."""
+    if call.scope is None:
+        _execute_sync_call(call)
+        return
+    with call.scope:
+        _execute_sync_call(call)
+
+
+async def _execute_scoped_async(call: ToolCallRun) -> None:
+    if call.scope is None:
+        await _execute_async_call(call)
+        return
+    with call.scope:
+        await _execute_async_call(call)
+
+
 def _execute_sync_call(call: ToolCallRun) -> None:
     tool = call.tool
     assert tool is not None
@@ -746,7 +738,7 @@ def _execute_sync_call(call: ToolCallRun) -> None:
 
 def _call_hook_sync(hook: Any, *args: Any) -> None:
     result = hook(*args)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):  # None: a sync hook, done
         _run_coro_sync(result)
 
 
@@ -766,10 +758,10 @@ class _SyncToolExecutor:
             if inspect.isawaitable(value):
                 value = _run_coro_sync(value)
             call.decide(value)
+        if hooks is not None:
+            _call_hook_sync(hooks.on_tools_decided, engine, batch)
+            _bind_tool_contexts(batch, engine, hooks)
         execute: Callable[..., None] = _execute_sync
-        if _instrumentation.ACTIVE is not None:  # instrument(): a span per call, run or not
-            _instrumentation.ACTIVE.tools_not_run(batch)
-            execute = _instrumentation.ACTIVE.execute_tool_sync
         if self.steps is not _DIRECT:  # a layer's steps span the calls they execute
             self.steps.bind_tools([call for call in batch.calls if call.runnable])
             execute = functools.partial(_execute_sync, steps=self.steps)
@@ -791,16 +783,22 @@ class _SyncToolExecutor:
 
 
 def _stream_turn_sync(provider: Provider, action: CallModel, acc: _ChunkAccumulator,
-                      engine: ToolLoop, hooks: Optional[RunHooks]) -> Iterator[ChatCompletionChunk]:
+                      engine: ToolLoop, hooks: Optional[RunHooks],
+                      stretch: Optional[_Stretch] = None) -> Iterator[ChatCompletionChunk]:
     turn = action.turn
+    on_chunk = _overriding(hooks, "on_chunk")  # a no-op hook costs no call per chunk
     chunks = provider.stream(action.request)
     try:
         for chunk in chunks:
             chunk.turn = turn
             chunk = acc.add(chunk)
-            if hooks is not None:
-                _call_hook_sync(hooks.on_chunk, engine, chunk)
+            if on_chunk is not None:
+                _call_hook_sync(on_chunk, engine, chunk)
+            if stretch is not None:  # the consumer's time with a chunk is not the run's
+                stretch.leave()
             yield chunk
+            if stretch is not None:
+                stretch.enter()
     finally:
         close = getattr(chunks, "close", None)
         if close is not None:
@@ -812,9 +810,18 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
                 steps: DriverSteps = _DIRECT) -> Iterator[ChatCompletionChunk]:
     """Perform the engine's actions; yields the chunks of streamed turns (nothing when not
     streaming). On return, ``engine.result`` is the finalized response. ``steps`` performs
-    the (non-streamed) model calls and the tool calls."""
+    the (non-streamed) model calls and the tool calls. Under ``instrument()`` the
+    instrumentation's hooks watch the run along with ``hooks``."""
+    observe = _instrumentation.ACTIVE
+    if observe is not None:  # instrument(): the run's spans, through the same hooks
+        hooks = _chain(observe.run_hooks(engine, provider), hooks)
     executor = _SyncToolExecutor(engine.max_tool_concurrency, steps)
+    stretch: Optional[_Stretch] = None
+    error: Optional[BaseException] = None
     try:
+        if hooks is not None:
+            _call_hook_sync(hooks.on_run_start, engine)
+            stretch = _Stretch.entered(engine, hooks)
         action = engine.start()
         while True:
             if isinstance(action, CallModel):
@@ -823,7 +830,7 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
                 target = action.provider or provider
                 if action.request.stream:
                     acc = _ChunkAccumulator(engine.history)
-                    yield from _stream_turn_sync(target, action, acc, engine, hooks)
+                    yield from _stream_turn_sync(target, action, acc, engine, hooks, stretch)
                     response = acc.build()
                 else:
                     # unique ids already here, so the hooks see what the trace will hold
@@ -844,8 +851,15 @@ def _drive_sync(engine: ToolLoop, provider: Provider,
                 return
             else:
                 raise action.error
+    except BaseException as exc:
+        error = _run_error(exc)
+        raise
     finally:
+        if stretch is not None:
+            stretch.leave(error)
         executor.close()
+        if hooks is not None:
+            _call_hook_sync(hooks.on_run_end, engine, error)
 
 
 def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools], *,
@@ -855,8 +869,6 @@ def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools
     ``options`` are ``ToolLoop``'s (tool_policy, on_tool_error, on_max_turns,
     max_tool_concurrency), validated there."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
-    if _instrumentation.ACTIVE is not None:  # instrument(): the run is a span around its calls
-        return _instrumentation.ACTIVE.tool_run_sync(engine, provider)  # type: ignore[no-any-return]  # a response or Stream
     if request.stream:
         return Stream(_drive_sync(engine, provider), final=engine.final_response)
     for _ in _drive_sync(engine, provider):
@@ -869,7 +881,7 @@ def _tool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools
 
 async def _call_hook_async(hook: Any, *args: Any) -> None:
     result = hook(*args)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):  # None: a sync hook, done
         await result
 
 
@@ -971,11 +983,11 @@ async def _run_batch_async(batch: ToolBatch, limit: int, pool: _ToolThreads,
         call.decide(value)
     for call in batch.calls:
         call.threads = pool
+    if hooks is not None:
+        await _call_hook_async(hooks.on_tools_decided, engine, batch)
+        _bind_tool_contexts(batch, engine, hooks)
     semaphore = asyncio.Semaphore(limit)
     execute: Callable[..., Any] = _execute_async
-    if _instrumentation.ACTIVE is not None:  # instrument(): a span per call, run or not
-        _instrumentation.ACTIVE.tools_not_run(batch)
-        execute = _instrumentation.ACTIVE.execute_tool_async
     if steps is not _DIRECT:  # a layer's steps span the calls they execute
         steps.bind_tools([call for call in batch.calls if call.runnable])
         execute = functools.partial(_execute_async, steps=steps)
@@ -992,17 +1004,23 @@ async def _run_batch_async(batch: ToolBatch, limit: int, pool: _ToolThreads,
 
 
 async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkAccumulator,
-                             engine: ToolLoop, hooks: Optional[RunHooks]
+                             engine: ToolLoop, hooks: Optional[RunHooks],
+                             stretch: Optional[_Stretch] = None
                              ) -> AsyncGenerator[ChatCompletionChunk, None]:
     turn = action.turn
+    on_chunk = _overriding(hooks, "on_chunk")  # a no-op hook costs no call per chunk
     chunks = provider.astream(action.request)
     try:
         async for chunk in chunks:
             chunk.turn = turn
             chunk = acc.add(chunk)
-            if hooks is not None:
-                await _call_hook_async(hooks.on_chunk, engine, chunk)
+            if on_chunk is not None:
+                await _call_hook_async(on_chunk, engine, chunk)
+            if stretch is not None:  # the consumer's time with a chunk is not the run's
+                stretch.leave()
             yield chunk
+            if stretch is not None:
+                stretch.enter()
     finally:
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:
@@ -1013,8 +1031,16 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
                        hooks: Optional[RunHooks] = None,
                        steps: DriverSteps = _DIRECT) -> AsyncIterator[ChatCompletionChunk]:
     """The async twin of ``_drive_sync``: same actions, performed with ``await``."""
+    observe = _instrumentation.ACTIVE
+    if observe is not None:  # instrument(): the run's spans, through the same hooks
+        hooks = _chain(observe.run_hooks(engine, provider), hooks)
     threads = _ToolThreads(engine.max_tool_concurrency)
+    stretch: Optional[_Stretch] = None
+    error: Optional[BaseException] = None
     try:
+        if hooks is not None:
+            await _call_hook_async(hooks.on_run_start, engine)
+            stretch = _Stretch.entered(engine, hooks)
         action = engine.start()
         while True:
             if isinstance(action, CallModel):
@@ -1023,7 +1049,8 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
                 target = action.provider or provider
                 if action.request.stream:
                     acc = _ChunkAccumulator(engine.history)
-                    turn_chunks = _stream_turn_async(target, action, acc, engine, hooks)
+                    turn_chunks = _stream_turn_async(target, action, acc, engine, hooks,
+                                                     stretch)
                     try:
                         async for chunk in turn_chunks:
                             yield chunk
@@ -1049,11 +1076,19 @@ async def _drive_async(engine: ToolLoop, provider: Provider,
                 return
             else:
                 raise action.error
-    except asyncio.CancelledError:
+    except asyncio.CancelledError as exc:
         engine.cancelled()  # answer the pending calls: the trace stays a valid history
+        error = exc
+        raise
+    except BaseException as exc:
+        error = _run_error(exc)
         raise
     finally:
+        if stretch is not None:
+            stretch.leave(error)
         threads.close()
+        if hooks is not None:
+            await _call_hook_async(hooks.on_run_end, engine, error)
 
 
 async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optional[Tools], *,
@@ -1064,9 +1099,6 @@ async def _atool_runner(provider: Provider, request: ChatRequest, tools: Optiona
     keeps the partial run (``ToolLoop.cancelled``), which a stream's ``get_final_response()``
     returns."""
     engine = ToolLoop(request, tools, max_turns=max_turns, **options)
-    instrumentation = _instrumentation.ACTIVE
-    if instrumentation is not None:  # instrument(): the run is a span around its calls
-        return await instrumentation.tool_run_async(engine, provider)  # type: ignore[no-any-return]  # a response or stream
     if request.stream:
         return AsyncStream(_drive_async(engine, provider), final=engine.final_response)
     async for _ in _drive_async(engine, provider):

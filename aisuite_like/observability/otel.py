@@ -1,16 +1,19 @@
 """OpenTelemetry spans and metrics after the GenAI semantic conventions (docs/observability.md).
 
 Imported only by ``instrument()``: nothing here runs, and opentelemetry is not imported, until
-then. It sits above the providers, so it is the same for every family:
+then. It never drives anything: it wraps providers and watches the tool loop's drivers through
+their hooks (docs/architecture.md), so it is the same for every family and every run:
 
 - ``chat {model}`` (CLIENT) per model call: ``_TracedProvider`` wraps the provider a call uses
-  (client.py), so plain calls, streams, runner turns and agent turns all pass through it. A
-  streamed call's span ends with its stream: exhausted, closed early, or failed.
-- ``execute_tool {name}`` (INTERNAL) per executed tool call, current while the tool runs (a
-  model call made inside a tool nests under it).
+  (the client's preparation), so plain calls, streams, runner turns and agent turns all pass
+  through it. A streamed call's span ends with its stream: exhausted, closed early, or failed.
 - ``invoke_agent`` (INTERNAL) around a ``max_turns`` run and ``invoke_agent {name}`` around an
-  agent run; the run's model and tool spans are its children. After a handoff the receiving
+  agent run: ``run_hooks`` gives the driver ``RunHooks`` that start the span with the run, keep
+  it current while the driver works, and end it with the run. After a handoff the receiving
   agent's calls go under a child ``invoke_agent {receiver}`` span of the run's span.
+- ``execute_tool {name}`` (INTERNAL) per tool call, from the same hooks: current while the tool
+  runs (a model call made inside a tool nests under it); a call that does not run gets one of
+  no duration saying why.
 - metrics ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``.
 
 Content (messages, tool arguments and results) is recorded only with ``capture_content``, as
@@ -23,9 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import json
 import os
+import sys
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
@@ -35,11 +38,12 @@ from urllib.parse import urlsplit
 from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from ..loop.hooks import RunHooks
 from ..providers._common import loads_json
 
 if TYPE_CHECKING:
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
-    from ..loop.runner import ToolCallRun, ToolLoop
+    from ..loop.runner import ToolBatch, ToolCallRun, ToolLoop
     from ..providers.base import ChatRequest, Provider
 
 __all__ = ["Instrumentation", "CAPTURE_ENV"]
@@ -302,22 +306,7 @@ class Instrumentation:
         finally:
             self._end_tool(span, call)
 
-    def execute_tool_sync(self, call: "ToolCallRun", engine: Any = None,
-                          hooks: Any = None) -> None:
-        """The runner's ``_execute_sync`` inside an ``execute_tool`` span."""
-        from ..loop.runner import _execute_sync
-
-        with self.tool_span(call):
-            _execute_sync(call, engine, hooks)
-
-    async def execute_tool_async(self, call: "ToolCallRun", engine: Any = None,
-                                 hooks: Any = None) -> None:
-        from ..loop.runner import _execute_async
-
-        with self.tool_span(call):
-            await _execute_async(call, engine, hooks)
-
-    # -- tool-runner runs ------------------------------------------------------------------
+    # -- runs (tool-runner and agent runs) -----------------------------------------------
 
     def _start_run(self, name: str, provider: Any, model: str, key: str,
                    agent_name: Optional[str] = None) -> Span:
@@ -343,77 +332,19 @@ class Instrumentation:
             last = engine.responses[-1]
             if last.model:
                 span.set_attribute("gen_ai.response.model", last.model)
-        if exc is not None and not isinstance(exc, (GeneratorExit, asyncio.CancelledError)):
+        if exc is not None and not isinstance(exc, asyncio.CancelledError):
             _mark_error(span, _error_type(exc), exc)
         span.end()
 
-    def _run_span(self, engine: "ToolLoop", provider: Any) -> Span:
-        key = getattr(provider, "key", "") or type(provider).__name__
-        return self._start_run("invoke_agent", provider, engine.request.model, key)
-
-    def tool_run_sync(self, engine: "ToolLoop", provider: "Provider") -> Any:
-        """``runner._tool_runner`` inside an ``invoke_agent`` span."""
-        from ..core.streaming import Stream
-        from ..loop.runner import _drive_sync
-
-        span = self._run_span(engine, provider)
-        if engine.request.stream:
-            return Stream(_SpanIterator(_drive_sync(engine, provider), span, self, engine),
-                          final=engine.final_response)
-        try:
-            with trace.use_span(span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                for _ in _drive_sync(engine, provider):
-                    pass
-        except BaseException as exc:
-            self._end_run(span, engine, exc)
-            raise
-        self._end_run(span, engine, None)
-        return engine.final_response()
-
-    async def tool_run_async(self, engine: "ToolLoop", provider: "Provider") -> Any:
-        from ..core.streaming import AsyncStream
-        from ..loop.runner import _drive_async
-
-        span = self._run_span(engine, provider)
-        if engine.request.stream:
-            return AsyncStream(_AsyncSpanIterator(_drive_async(engine, provider), span, self,
-                                                  engine), final=engine.final_response)
-        try:
-            with trace.use_span(span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                async for _ in _drive_async(engine, provider):
-                    pass
-        except BaseException as exc:
-            self._end_run(span, engine, exc)
-            raise
-        self._end_run(span, engine, None)
-        return engine.final_response()
-
-    # -- agent runs ------------------------------------------------------------------------
-
-    async def agent_run(self, engine: Any, provider: "Provider", hooks: Any) -> None:
-        """An agent run's driver loop inside ``invoke_agent {agent}``; handoffs open a child
-        ``invoke_agent {receiver}`` span for the receiving agent's part."""
-        from ..loop.runner import _drive_async
-
-        agent = engine.agent
-        key, _, model = str(agent.model).partition(":")
-        root = self._start_run(f"invoke_agent {agent.name}", provider, model, key, agent.name)
-        agents = _AgentSpans(self, root, agent)
-        token = otel_context.attach(trace.set_span_in_context(root))
-        error: Optional[BaseException] = None
-        try:
-            hooks_with_handoffs: Any = _HandoffHooks(hooks, agents)  # duck-typed RunHooks
-            async for _ in _drive_async(engine, provider, hooks_with_handoffs):
-                pass
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            agents.close(error)
-            otel_context.detach(token)
-            self._end_run(root, engine, error)
+    def run_hooks(self, engine: "ToolLoop", provider: Any) -> RunHooks:
+        """The hooks through which a driver's run becomes spans (the driver asks for them at
+        the run's start): ``invoke_agent {agent}`` for an agent run, following its handoffs,
+        else ``invoke_agent``."""
+        # An agent run's engine is an AgentLoop; if agents were never imported, it is not one.
+        turn = sys.modules.get("aisuite_like.agents.turn")
+        if turn is not None and isinstance(engine, turn.AgentLoop):
+            return _AgentRunSpans(self, provider)
+        return _RunSpans(self, provider)
 
 
 class _ChatCall:
@@ -491,150 +422,111 @@ class _StreamState:
                           response)
 
 
-class _SpanIterator:
-    """A streamed tool run: each step runs with the run's span current, so its model and tool
-    spans are children; the span ends when the run ends, fails or is closed."""
+class _Current:
+    """A span made current by ``with``, again at each stretch of a driver's work (entered and
+    left many times, never nested); ``switch`` makes another span current, also while
+    entered."""
 
-    def __init__(self, inner: Iterator[Any], span: Span, inst: Instrumentation,
-                 engine: "ToolLoop") -> None:
-        self._inner = inner
-        self._span = span
-        self._ctx = trace.set_span_in_context(span)
-        self._inst = inst
-        self._engine = engine
-        self._open = True
+    __slots__ = ("_context", "_token")
 
-    def __iter__(self) -> "_SpanIterator":
-        return self
+    def __init__(self, span: Span) -> None:
+        self._context = trace.set_span_in_context(span)
+        self._token: Any = None
 
-    def __next__(self) -> Any:
-        token = otel_context.attach(self._ctx)
-        try:
-            return next(self._inner)
-        except StopIteration:
-            self._end(None)
-            raise
-        except BaseException as exc:
-            self._end(exc)
-            raise
-        finally:
-            otel_context.detach(token)
+    def __enter__(self) -> None:
+        self._token = otel_context.attach(self._context)
 
-    def close(self) -> None:
-        try:
-            close = getattr(self._inner, "close", None)
-            if close is not None:
-                close()
-        finally:
-            self._end(None)
+    def __exit__(self, *exc: Any) -> None:
+        if self._token is not None:
+            otel_context.detach(self._token)
+            self._token = None
 
-    def _end(self, exc: Optional[BaseException]) -> None:
-        if self._open:
-            self._open = False
-            self._inst._end_run(self._span, self._engine, exc)
+    def switch(self, span: Span) -> None:
+        self._context = trace.set_span_in_context(span)
+        if self._token is not None:
+            otel_context.detach(self._token)
+            self._token = otel_context.attach(self._context)
 
 
-class _AsyncSpanIterator:
-    """The async twin of ``_SpanIterator``."""
+class _RunSpans(RunHooks):
+    """A tool run as spans, watched through the driver's hooks: ``invoke_agent`` from the
+    run's start to its end, current while the driver works (so its model calls are its
+    children) but not while the consumer of a streamed run holds a chunk; an
+    ``execute_tool`` span per call, current while the tool runs, and one of no duration for
+    each call that does not run."""
 
-    def __init__(self, inner: AsyncIterator[Any], span: Span, inst: Instrumentation,
-                 engine: "ToolLoop") -> None:
-        self._inner = inner
-        self._span = span
-        self._ctx = trace.set_span_in_context(span)
-        self._inst = inst
-        self._engine = engine
-        self._open = True
-
-    def __aiter__(self) -> "_AsyncSpanIterator":
-        return self
-
-    async def __anext__(self) -> Any:
-        token = otel_context.attach(self._ctx)
-        try:
-            return await self._inner.__anext__()
-        except StopAsyncIteration:
-            self._end(None)
-            raise
-        except BaseException as exc:
-            self._end(exc)
-            raise
-        finally:
-            otel_context.detach(token)
-
-    async def aclose(self) -> None:
-        try:
-            aclose = getattr(self._inner, "aclose", None)
-            if aclose is not None:
-                await aclose()
-        finally:
-            self._end(None)
-
-    def __del__(self) -> None:  # a stream abandoned unclosed: its span must still end
-        try:
-            self._end(None)
-        except Exception:
-            pass
-
-    def _end(self, exc: Optional[BaseException]) -> None:
-        if self._open:
-            self._open = False
-            self._inst._end_run(self._span, self._engine, exc)
-
-
-class _AgentSpans:
-    """The agent span the run's calls go under: the run's own span for the starting agent,
-    then one child ``invoke_agent {receiver}`` span per handoff (siblings, so a long chain of
-    handoffs stays flat)."""
-
-    def __init__(self, inst: Instrumentation, root: Span, agent: Any) -> None:
+    def __init__(self, inst: Instrumentation, provider: Any) -> None:
         self.inst = inst
-        self.root = root
-        self.agent = agent
-        self.child: Optional[Span] = None
-        self.token: Any = None
+        self.provider = provider
+        self.span: Optional[Span] = None
+        self.current: Optional[_Current] = None
 
-    def switch_to(self, agent: Any) -> None:
-        if agent is self.agent:
+    def _start(self, engine: Any) -> Span:
+        key = getattr(self.provider, "key", "") or type(self.provider).__name__
+        return self.inst._start_run("invoke_agent", self.provider, engine.request.model, key)
+
+    def on_run_start(self, engine: Any) -> None:
+        self.span = self._start(engine)
+        self.current = _Current(self.span)
+
+    def run_context(self, engine: Any) -> Optional[_Current]:
+        return self.current
+
+    def on_tools_decided(self, engine: Any, batch: "ToolBatch") -> None:
+        self.inst.tools_not_run(batch)
+
+    def tool_context(self, engine: Any, call: "ToolCallRun") -> Any:
+        return self.inst.tool_span(call)
+
+    def on_run_end(self, engine: Any, error: Optional[BaseException]) -> None:
+        if self.span is not None:
+            span, self.span = self.span, None
+            self.inst._end_run(span, engine, error)
+
+
+class _AgentRunSpans(_RunSpans):
+    """An agent run: the run's span is the starting agent's; before each model call, a
+    handoff to another agent ends the previous receiver's span (if any) and starts a child
+    ``invoke_agent {receiver}`` of the run's span (siblings, so a long chain of handoffs stays
+    flat), current from then on."""
+
+    def __init__(self, inst: Instrumentation, provider: Any) -> None:
+        super().__init__(inst, provider)
+        self.agent: Any = None
+        self.child: Optional[Span] = None
+
+    def _start(self, engine: Any) -> Span:
+        self.agent = agent = engine.agent
+        key, _, model = str(agent.model).partition(":")
+        return self.inst._start_run(f"invoke_agent {agent.name}", self.provider, model, key,
+                                    agent.name)
+
+    def on_model_request(self, engine: Any, action: Any) -> None:
+        agent = engine.agent
+        if agent is self.agent or self.span is None or self.current is None:
             return
-        self.close(None)
+        self._end_child(None)
         self.agent = agent
         key, _, model = str(agent.model).partition(":")
         self.child = self.inst.tracer.start_span(
             f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL,
-            context=trace.set_span_in_context(self.root),
+            context=trace.set_span_in_context(self.span),
             attributes={"gen_ai.operation.name": "invoke_agent",
                         "gen_ai.provider.name": _PROVIDER_NAMES.get(key, key),
                         "gen_ai.request.model": model, "gen_ai.agent.name": agent.name})
-        self.token = otel_context.attach(trace.set_span_in_context(self.child))
+        self.current.switch(self.child)
 
-    def close(self, exc: Optional[BaseException]) -> None:
+    def on_run_end(self, engine: Any, error: Optional[BaseException]) -> None:
+        self._end_child(error)
+        super().on_run_end(engine, error)
+
+    def _end_child(self, error: Optional[BaseException]) -> None:
         if self.child is None:
             return
-        if self.token is not None:
-            otel_context.detach(self.token)
-            self.token = None
-        if exc is not None and not isinstance(exc, asyncio.CancelledError):
-            _mark_error(self.child, _error_type(exc), exc)
-        self.child.end()
-        self.child = None
-
-
-class _HandoffHooks:
-    """The run's hooks, plus: before each model call, follow a handoff to a new agent."""
-
-    def __init__(self, inner: Any, agents: _AgentSpans) -> None:
-        self._inner = inner
-        self._agents = agents
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def on_model_request(self, engine: Any, action: Any) -> None:
-        self._agents.switch_to(engine.agent)
-        result = self._inner.on_model_request(engine, action)
-        if inspect.isawaitable(result):
-            await result
+        child, self.child = self.child, None
+        if error is not None and not isinstance(error, asyncio.CancelledError):
+            _mark_error(child, _error_type(error), error)
+        child.end()
 
 
 # --- helpers ---------------------------------------------------------------------------------

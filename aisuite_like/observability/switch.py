@@ -1,9 +1,9 @@
 """The switch of OpenTelemetry instrumentation: ``instrument()`` / ``uninstrument()``.
 
 This module imports nothing heavy. It fills or empties the slot ``core.hooks.ACTIVE``, which
-the client, the tool loop and the agents test; only when it is set do they hand over to
-``observability.otel`` (which imports opentelemetry). Not instrumented, a call pays one
-attribute test.
+the client's preparation and the tool loop's drivers test; only when it is set do they ask
+``observability.otel`` (which imports opentelemetry) for a wrapping provider and for the hooks
+that watch a run. Not instrumented, a call pays one attribute test.
 """
 
 from __future__ import annotations
