@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import pathlib
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,8 @@ from typing import Any
 import pytest
 
 pytest.importorskip("mcp")
+
+from _mcp_http import toolbox_http
 
 import aisuite_like as ai
 from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio, MCPToolResult
@@ -67,30 +68,10 @@ def _scripted(*replies: Any) -> tuple[ai.Client, ScriptedProvider]:
     return ai.Client(providers={"scripted": provider}), provider
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, TOOLBOX, "http", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail("the HTTP MCP server did not start")
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(10)
+    with toolbox_http() as port:
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 # --- manual mode -------------------------------------------------------------------------
@@ -465,24 +446,10 @@ async def test_http_server_async(http_url):
 
 
 def test_http_server_gone_mid_run_gives_an_error_result(tmp_path):
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, TOOLBOX, "http", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and proc.poll() is None
-                time.sleep(0.1)
+    with toolbox_http() as port:  # the server stops when the block ends
         server = MCPServerHTTP(f"http://127.0.0.1:{port}/mcp", name="web", timeout=5)
         assert server.call_tool("add", {"a": 1, "b": 1}).content == "2"
         assert "add" in [t.name for t in server.list_tools()]  # listed: a run needs no I/O
-    finally:
-        proc.kill()
-        proc.wait(10)
     client, _ = _scripted(tool_call("add", {"a": 1, "b": 2}), "gone")
     resp = client.chat.completions.create(model="scripted:x", messages=USER, tools=[server],
                                           max_turns=2)

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import logging
 import pathlib
-import socket
-import subprocess
 import sys
-import time
 import traceback
 from collections.abc import Iterator
 
 import pytest
 
 pytest.importorskip("mcp")
+
+from _mcp_http import free_port, toolbox_http
 
 import aisuite_like as ai
 from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio
@@ -36,31 +35,10 @@ def scripted(*replies: object) -> ai.Client:
     return ai.Client(providers={"scripted": ScriptedProvider(list(replies))})
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def http_port() -> Iterator[int]:
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, TOOLBOX, "http", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    try:
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    pytest.fail("the HTTP MCP server did not start")
-                time.sleep(0.1)
+    with toolbox_http() as port:
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 # --- a failing server's stderr ---------------------------------------------------------------
@@ -124,7 +102,7 @@ def no_secret(text: str) -> bool:
 
 
 def test_url_secrets_never_show_in_repr_or_errors() -> None:
-    server = MCPServerHTTP(secret_url(_free_port()), headers=headers(), name="web",
+    server = MCPServerHTTP(secret_url(free_port()), headers=headers(), name="web",
                            startup_timeout=5)
     assert no_secret(repr(server))
     assert "region=eu" in repr(server) and "api_key=[REDACTED]" in repr(server)
