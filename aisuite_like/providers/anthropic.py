@@ -69,6 +69,7 @@ from ._common import (
     opt_object,
     opt_str,
     parse_data_url,
+    raised_inside,
     read_reply,
     stop_sequences,
     unreadable,
@@ -1066,6 +1067,9 @@ class AnthropicProvider(Provider):
         """An SDK / transport / argument exception -> our typed error (raise it ``from exc``).
         ``exc`` becomes its ``__cause__``, so it is scrubbed of the key too (tracebacks print
         it)."""
+        inner = raised_inside(exc)
+        if inner is not None:
+            return inner
         _scrub_exception(exc, self._secrets)
         return self._map_error(exc)
 
