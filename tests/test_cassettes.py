@@ -366,3 +366,96 @@ def test_one_cassette_at_a_time_and_the_hooks_go_away(tmp_path: pathlib.Path) ->
     assert after == before
     assert json.loads((tmp_path / "a.json").read_text()) == {"version": 1, "interactions": []}
     assert not (tmp_path / "b.json").exists()
+
+
+# --- the pytest fixture (the plugin is registered by the package's pytest11 entry point) ---
+
+pytest_plugins = ["pytester"]
+
+_INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+_PLUGIN_TEST = '''
+import os
+
+import aisuite_like as ai
+
+
+def test_weather(cassette):
+    client = ai.Client({"openai": {"base_url": os.environ["CASSETTE_URL"] + "/v1",
+                                   "api_key": "sk-plugin-secret-0123456789", "max_retries": 0}})
+    resp = client.chat.completions.create(
+        model="openai:gpt-4o",
+        messages=[{"role": "user", "content": os.environ.get("CASSETTE_TEXT", "Hi")}])
+    assert resp.choices[0].message.content == "hello world"
+'''
+
+
+def test_cassette_fixture_records_by_opt_in_and_replays_offline(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makeini(_INI)
+    pytester.makepyfile(test_weather_mod=_PLUGIN_TEST)
+    path = pytester.path / "cassettes" / "test_weather_mod" / "test_weather.json"
+    monkeypatch.delenv("AISUITE_LIKE_RECORD_CASSETTES", raising=False)
+
+    # No cassette yet: the test fails offline and says how to record.
+    with FaultServer() as server:
+        monkeypatch.setenv("CASSETTE_URL", server.url)
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-k", "test_weather")
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(["*CassetteNotFoundError*--record-cassettes*"])
+        assert server.attempts == 0
+
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-k", "test_weather",
+                                              "--record-cassettes")
+        result.assert_outcomes(passed=1)
+        assert server.attempts == 1
+    recorded = path.read_text()
+    assert "sk-plugin-secret-0123456789" not in recorded
+
+    # The server is gone: the test replays.
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-k", "test_weather")
+    result.assert_outcomes(passed=1)
+
+    # A changed request fails with the diff.
+    monkeypatch.setenv("CASSETTE_TEXT", "Hello")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-k", "test_weather")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "CassetteMismatchError" in output
+    assert '$.messages[0].content: recorded "Hi", sent "Hello"' in output
+
+    # Recording by the environment variable; a failing test (no server) writes nothing.
+    monkeypatch.setenv("AISUITE_LIKE_RECORD_CASSETTES", "1")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-k", "test_weather")
+    result.assert_outcomes(failed=1)
+    assert path.read_text() == recorded
+
+
+def test_cassette_marker_names_the_file_and_the_ignored_fields(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makeini(_INI)
+    pytester.makepyfile(test_named_mod='''
+import os
+
+import pytest
+
+import aisuite_like as ai
+
+
+@pytest.mark.cassette("shared/named.json", ignore_fields=["content"])
+def test_named(cassette):
+    client = ai.Client({"openai": {"base_url": os.environ["CASSETTE_URL"] + "/v1",
+                                   "api_key": "sk-plugin-secret-0123456789", "max_retries": 0}})
+    client.chat.completions.create(
+        model="openai:gpt-4o",
+        messages=[{"role": "user", "content": os.environ["CASSETTE_TEXT"]}])
+    assert cassette.path.endswith("shared/named.json")
+''')
+    monkeypatch.delenv("AISUITE_LIKE_RECORD_CASSETTES", raising=False)
+    with FaultServer() as server:
+        monkeypatch.setenv("CASSETTE_URL", server.url)
+        monkeypatch.setenv("CASSETTE_TEXT", "first")
+        pytester.runpytest_inprocess("-p", "no:cacheprovider",
+                                     "--record-cassettes").assert_outcomes(passed=1)
+    assert (pytester.path / "shared" / "named.json").exists()
+    monkeypatch.setenv("CASSETTE_TEXT", "second")  # "content" is not compared
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

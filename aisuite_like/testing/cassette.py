@@ -315,8 +315,13 @@ class Cassette:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        self.close(save=exc_type is None)
+
+    def close(self, save: bool = True) -> None:
+        """End the block: the hooks go away; a recording is written when ``save`` (the
+        ``with`` block ended without an exception)."""
         _uninstall(self)
-        if self.mode == "record" and exc_type is None:
+        if self.mode == "record" and save:
             self._save()
 
     @property
