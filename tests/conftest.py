@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+from collections.abc import Iterator
 
 import pytest
 
@@ -27,6 +28,18 @@ def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never see the developer's real keys or endpoints."""
     for var in _KEY_VARS:
         monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _provider_registry() -> Iterator[None]:
+    """``register_provider`` is process-wide: what a test registers ends with the test, so
+    tests that share a process (an xdist worker runs many files) do not see each other's."""
+    from aisuite_like.providers import registry
+
+    saved = dict(registry._USER)
+    yield
+    registry._USER.clear()
+    registry._USER.update(saved)
 
 
 def load_recorded(relpath: str) -> dict:
