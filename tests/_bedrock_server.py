@@ -169,7 +169,8 @@ class BedrockServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.01,),
+                                        daemon=True)
 
     @property
     def url(self) -> str:
