@@ -36,7 +36,8 @@ test: $(STAMP)
 check: lint types imports test
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check aisuite_like
+	$(VENV)/bin/ruff check aisuite_like tests/test_code_health.py tests/typing_checks.py \
+		scripts/create_overloads.py scripts/record_doc_cassettes.py conftest.py
 
 types: $(STAMP)
 	$(VENV)/bin/mypy

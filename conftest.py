@@ -54,13 +54,28 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[A
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+#: Test files that take long for their number of tests (subprocesses, servers, timeouts):
+#: handed out first under xdist, so that no worker starts one of them when the others are done.
+_LONG_FILES = ("test_benchmarks_smoke.py", "test_durable_postgres.py", "test_durable.py",
+               "test_mcp.py", "test_faults_transport.py", "test_durable_bench_smoke.py",
+               "test_scale_async_smoke.py", "test_bedrock_retries.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # The blocks of one page share a namespace: under xdist (--dist loadgroup) they stay on
-    # one worker, in order.
+    """The order xdist hands files out in (``--dist loadfile --no-loadscope-reorder``): the
+    long files above, then the others by their number of tests, largest first; a file's own
+    tests keep their order (and a documentation page's blocks, which share a namespace, stay
+    together on one worker)."""
+    files: dict[str, list[pytest.Item]] = {}
     for item in items:
-        if is_doc_page(Path(str(item.path))):
-            item.add_marker(pytest.mark.xdist_group(f"doc:{item.path}"))
+        files.setdefault(str(item.path), []).append(item)
+
+    def rank(path: str) -> tuple[int, int]:
+        name = Path(path).name
+        first = _LONG_FILES.index(name) if name in _LONG_FILES else len(_LONG_FILES)
+        return first, -len(files[path])
+
+    items[:] = [item for path in sorted(files, key=rank) for item in files[path]]
 
 
 @pytest.fixture(scope="module")  # a page (sybil's file node stands in for the module)

@@ -270,7 +270,7 @@ class Cassette:
     path: str
     mode: Literal["record", "replay"]
     ignore_fields: frozenset[str] = frozenset()
-    exchanges: list[_Exchange] = field(default_factory=list, init=False, repr=False)
+    _exchanges: list[_Exchange] = field(default_factory=list, init=False, repr=False)
     _sent: int = field(default=0, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -289,14 +289,14 @@ class Cassette:
             raise CassetteError(f"{self.path} is not a cassette of format {_FORMAT}; "
                                 f"{_HOW_TO_RECORD}")
         try:
-            self.exchanges = [_Exchange.from_json(x) for x in data["interactions"]]
+            self._exchanges = [_Exchange.from_json(x) for x in data["interactions"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise CassetteError(f"{self.path}: a malformed interaction ({exc!r}); "
                                 f"{_HOW_TO_RECORD}") from exc
 
     def _save(self) -> None:
         text = json.dumps({"version": _FORMAT,
-                           "interactions": [x.to_json() for x in self.exchanges]},
+                           "interactions": [x.to_json() for x in self._exchanges]},
                           indent=1, ensure_ascii=False)
         text = redact(text)  # a key first seen after its exchange was recorded
         folder = os.path.dirname(os.path.abspath(self.path))
@@ -327,12 +327,12 @@ class Cassette:
     @property
     def unused(self) -> list[dict[str, Any]]:
         """The recorded exchanges no request has used yet (as in the file)."""
-        return [x.to_json() for x in self.exchanges if not x.used]
+        return [x.to_json() for x in self._exchanges if not x.used]
 
     def assert_all_used(self) -> None:
         """Raise ``AssertionError`` naming each recorded exchange no request used."""
         left = [f"  #{i + 1} {x.request.method} {x.request.url}"
-                for i, x in enumerate(self.exchanges) if not x.used]
+                for i, x in enumerate(self._exchanges) if not x.used]
         if left:
             raise AssertionError(f"{len(left)} recorded exchange(s) of {self.path} never "
                                  "requested:\n" + "\n".join(left))
@@ -347,17 +347,17 @@ class Cassette:
         with self._lock:
             self._sent += 1
             number = self._sent
-            for exchange in self.exchanges:
+            for exchange in self._exchanges:
                 if not exchange.used and exchange.request.comparable(self.ignore_fields) == key:
                     exchange.used = True
                     return exchange.reply
-            unused = [(i, x) for i, x in enumerate(self.exchanges) if not x.used]
+            unused = [(i, x) for i, x in enumerate(self._exchanges) if not x.used]
             # The diff is against the first unused exchange to the same method and URL, else
             # the first unused one.
             expected = next(((i, x) for i, x in unused if x.request.method == sent.method
                              and x.request.url == sent.url), unused[0] if unused else None)
         if expected is None:
-            diff = (f"  no recorded exchange left: the cassette holds {len(self.exchanges)}, "
+            diff = (f"  no recorded exchange left: the cassette holds {len(self._exchanges)}, "
                     f"all used\n  sent: {sent.method} {sent.url}")
             raise CassetteMismatchError(
                 f"request #{number} ({sent.method} {sent.url}) is not in cassette "
@@ -366,7 +366,7 @@ class Cassette:
         diff = self._diff(exchange.request, sent)
         raise CassetteMismatchError(
             f"request #{number} does not match cassette {self.path} (compared with its "
-            f"unused exchange #{index + 1} of {len(self.exchanges)}):\n{diff}\n"
+            f"unused exchange #{index + 1} of {len(self._exchanges)}):\n{diff}\n"
             f"If the change is intended, {_HOW_TO_RECORD}.", diff=diff)
 
     def _diff(self, recorded: _Request, sent: _Request) -> str:
@@ -398,7 +398,7 @@ class Cassette:
         request_headers = _headers(headers, frozenset({"content-length"}))
         exchange = _Exchange(_request(method, url, body), request_headers, reply, used=True)
         with self._lock:
-            self.exchanges.append(exchange)
+            self._exchanges.append(exchange)
 
     def recorded_reply(self, status: int, headers: Iterable[tuple[str, Any]],
                        body: bytes) -> _Reply:
