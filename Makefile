@@ -2,22 +2,50 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install -q --disable-pip-version-check
+# Everything: the test suite, its tools (mypy, ruff, import-linter), DBOS, MCP, benchmarks.
 STAMP := $(VENV)/.installed-stamp
+# Only what the demo needs: the package and the SDKs of the families it can pick.
+DEMO_STAMP := $(VENV)/.demo-stamp
+# Test workers: one per core (`make test WORKERS=0` runs in one process).
+WORKERS ?= auto
 
-.PHONY: test demo bench install clean fault-matrix overloads
+.PHONY: test check lint types imports demo bench install clean fault-matrix overloads doc-cassettes
 
-$(STAMP): pyproject.toml
+$(VENV)/.venv-stamp:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[all,test,bench]'
+	touch $@
+
+$(STAMP): pyproject.toml $(VENV)/.venv-stamp
+	$(PIP) -e '.[all,test,bench]'
 	touch $(STAMP)
+
+$(DEMO_STAMP): pyproject.toml $(VENV)/.venv-stamp
+	$(PIP) -e '.[demo]'
+	touch $(DEMO_STAMP)
 
 install: $(STAMP)
 
+# The whole suite, in parallel: the tests, the documentation's examples, and the code-health
+# checks (ruff, mypy --strict, lint-imports run inside tests/test_code_health.py).
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(WORKERS)
 
-demo: $(STAMP)
+# What CI checks, each tool on its own first (its output in full), then the whole suite.
+check: lint types imports test
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check aisuite_like tests/test_code_health.py tests/typing_checks.py \
+		scripts/create_overloads.py scripts/record_doc_cassettes.py conftest.py
+
+types: $(STAMP)
+	$(VENV)/bin/mypy
+
+imports: $(STAMP)
+	$(VENV)/bin/lint-imports
+
+demo: $(DEMO_STAMP)
 	$(PY) examples/tool_loop.py
 
 bench: $(STAMP)
@@ -29,6 +57,10 @@ fault-matrix: $(STAMP)
 
 overloads: $(STAMP)
 	$(PY) scripts/create_overloads.py
+
+# Re-record the cassettes the documentation's examples replay (docs/testing.md).
+doc-cassettes: $(STAMP)
+	$(PY) scripts/record_doc_cassettes.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -75,7 +75,8 @@ class DurableServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.01,),
+                                        daemon=True)
 
     def reply(self, k: int, model: str, tool: str = "record") -> dict[str, Any]:
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}

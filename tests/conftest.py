@@ -31,8 +31,9 @@ def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _provider_registry_restored() -> Iterator[None]:
-    """``ai.register_provider`` is process-wide: what a test registers is gone after it."""
+def _provider_registry() -> Iterator[None]:
+    """``register_provider`` is process-wide: what a test registers ends with the test, so
+    tests that share a process (an xdist worker runs many files) do not see each other's."""
     from aisuite_like.providers import registry
 
     saved = dict(registry._USER)

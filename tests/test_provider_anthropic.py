@@ -834,7 +834,7 @@ def test_aiohttp_transport_against_loopback_server() -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         cfg = config(base_url=f"http://127.0.0.1:{server.server_port}",

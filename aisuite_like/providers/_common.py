@@ -300,6 +300,19 @@ def read_reply(parse: Callable[[], T], provider: str, status_code: Optional[int]
         raise error from exc
 
 
+def raised_inside(exc: BaseException) -> Optional[AisuiteLikeError]:
+    """An error of ours that code inside the HTTP stack raised (a cassette of
+    ``aisuite_like.testing`` that refuses a request) and the SDK wrapped in its connection
+    error: that error, to raise as it is (it says what to do; it is no connection failure to
+    retry). It is detached from the wrapper, so raising it ``from`` the wrapper makes no
+    cycle. None for anything else."""
+    cause = exc.__cause__
+    if isinstance(cause, AisuiteLikeError) and not isinstance(exc, AisuiteLikeError):
+        exc.__cause__ = exc.__context__ = None
+        return cause
+    return None
+
+
 def host_of(exc: BaseException) -> Optional[str]:
     """``host:port`` an SDK / transport exception's request went to (httpx2 and aiohttp
     errors, and the SDK errors wrapping them), or None when it does not say."""

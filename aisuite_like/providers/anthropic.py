@@ -73,6 +73,7 @@ from ._common import (
     opt_str,
     own_error_inside,
     parse_data_url,
+    raised_inside,
     read_reply,
     redirect_hooks,
     stop_sequences,
@@ -1075,6 +1076,9 @@ class AnthropicProvider(Provider):
         """An SDK / transport / argument exception -> our typed error (raise it ``from exc``).
         ``exc`` becomes its ``__cause__``, so it is scrubbed of the key too (tracebacks print
         it)."""
+        inner = raised_inside(exc)
+        if inner is not None:
+            return inner
         _scrub_exception(exc, self._secrets)
         return own_error_inside(exc) or self._map_error(exc)
 
