@@ -86,7 +86,7 @@ def is_retryable(error: BaseException) -> bool:
 class RetryPolicy:
     """``max_retries`` retries after the first attempt (0 = one attempt). The wait before
     retry n (1-based) is ``min(0.5 * 2**(n-1), 8)`` seconds less up to 25 % jitter, unless the
-    error carries the server's ``retry_after``: that is honoured when it is at most
+    error carries the server's ``retry_after`` > 0: that is honoured when it is at most
     ``max_retry_wait`` seconds; a longer demand gives up at once."""
 
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -98,7 +98,9 @@ class RetryPolicy:
         if attempts > self.max_retries or not is_retryable(error):
             return None
         retry_after = getattr(error, "retry_after", None)
-        if retry_after is not None and retry_after >= 0:
+        # Only a wait > 0 is a demand (0, negative and NaN fail this test): a server asking
+        # for no wait at all gets the backoff, not a burst of immediate retries.
+        if isinstance(retry_after, (int, float)) and retry_after > 0:
             if retry_after > self.max_retry_wait:
                 return None
             return float(retry_after)

@@ -175,6 +175,19 @@ def test_throttling_without_hint_backs_off(server: BedrockServer, mode: str) -> 
            "retried (0.5 s, 1 s); success on attempt 3")
 
 
+@pytest.mark.parametrize("value", ["0", "-3", "NaN", "inf"])
+def test_throttling_retry_after_zero_negative_or_nan_backs_off(server: BedrockServer,
+                                                               value: str) -> None:
+    """A Retry-After that is no usable wait falls back to the backoff (not immediate retries)."""
+    clock = FakeClock()
+    server.reply(*[error(429, "ThrottlingException", "slow", headers={"Retry-After": value})] * 2,
+                 converse_text("ok"))
+    assert create("sync", config(server, clock)).content == "ok"
+    assert len(server.requests) == 3 and clock.waits == [0.5, 1.0]
+    record("429 with Retry-After: 0, negative, NaN or infinite (or retry-after-ms)",
+           "exponential backoff (0.5 s, 1 s); the demand is ignored")
+
+
 def test_backoff_has_jitter(server: BedrockServer) -> None:
     clock = FakeClock(jitter=1.0)  # the most jitter: a quarter off each wait
     server.reply(error(429, "ThrottlingException", "slow"), error(503, "ServiceUnavailable"

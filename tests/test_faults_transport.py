@@ -154,6 +154,28 @@ def test_429_retry_after_ms_is_honoured(family: str, mode: str, server: FaultSer
     record("429 with retry-after-ms", family, "retried after the asked waits; success")
 
 
+@pytest.mark.parametrize("headers", [
+    {"retry-after": "0"}, {"retry-after": "-5"}, {"retry-after": "NaN"},
+    {"retry-after": "inf"}, {"retry-after-ms": "0"}, {"retry-after-ms": "-250"},
+    {"retry-after-ms": "nan", "retry-after": "0"}])
+def test_429_retry_after_zero_negative_or_nan_backs_off(family: str, headers: dict[str, str],
+                                                        server: FaultServer) -> None:
+    """A demand that is no usable wait (0, negative, NaN, infinite) is not honoured: the
+    exponential backoff applies, so a server answering this forever cannot make a client
+    hammer it."""
+    server.queue(*[Reply(429, headers)] * 2)
+    clock = FakeClock()
+    assert create(family, server, clock).content == "hello world"
+    assert server.attempts == 3 and clock.waits == [0.5, 1.0]
+    server.reset()
+    server.queue(*[Reply(429, headers)] * 3)
+    with pytest.raises(ai.RateLimitError) as info:
+        create(family, server, FakeClock())
+    assert info.value.retry_after is None
+    record("429 with Retry-After: 0, negative, NaN or infinite (or retry-after-ms)", family,
+           "exponential backoff (0.5 s, 1 s); the demand is ignored")
+
+
 def test_429_demand_over_max_retry_wait_fails_at_once(
         family: str, server: FaultServer, caplog: pytest.LogCaptureFixture) -> None:
     server.queue(Reply(429, {"retry-after": "120"}))

@@ -957,8 +957,8 @@ def _retry_delay(details: Any) -> Optional[float]:
     for item in (error or {}).get("details") or ():
         if isinstance(item, Mapping) and "retryDelay" in item:
             match = _DURATION.match(str(item["retryDelay"]))
-            if match:
-                return float(match.group(1))
+            if match:  # "0s" is no demand: the backoff applies
+                return float(match.group(1)) or None
     return None
 
 
