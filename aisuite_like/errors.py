@@ -453,24 +453,3 @@ def _parse_retry_after(headers: Any) -> float | None:
 def _usable_wait(seconds: float) -> float | None:
     """``seconds`` when it is a finite wait > 0, else None."""
     return seconds if 0.0 < seconds < float("inf") else None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000.0)
-    except (TypeError, ValueError):
-        pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except (TypeError, ValueError):
-        pass
-    try:  # an HTTP date
-        import email.utils
-        import time
-
-        when = email.utils.parsedate_to_datetime(str(value))
-        return max(0.0, when.timestamp() - time.time())
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None

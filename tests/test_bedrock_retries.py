@@ -31,6 +31,7 @@ from _bedrock_server import (
     Recorded,
     Stream,
     converse_text,
+    encode_message,
     error,
     event,
     exception_event,
@@ -416,6 +417,29 @@ def test_stream_failing_after_its_first_chunk_is_not_retried(
     assert len(server.requests) == 1 and server.unused == 1 and clock.waits == []
     assert_no_secret(info.value, logs)
     record(fault, f"{expected.__name__} after the chunks already seen; not retried")
+
+
+def test_stream_event_that_is_not_utf8_is_a_typed_error(server: BedrockServer, mode: str,
+                                                        logs: pytest.LogCaptureFixture) -> None:
+    """An event payload whose bytes are not UTF-8: a malformed reply
+    (``APIResponseValidationError``), never a UnicodeDecodeError; not retried."""
+    clock = FakeClock()
+    bad = encode_message({":event-type": "contentBlockDelta",
+                          ":content-type": "application/json", ":message-type": "event"},
+                         b'{"delta": {"text": "wo\xff\xferld"}, "contentBlockIndex": 0}')
+    frames = [event("messageStart", {"role": "assistant"}),
+              event("contentBlockDelta", {"delta": {"text": "par"}, "contentBlockIndex": 0}),
+              bad]
+    server.reply(Stream(frames), stream_text("never sent"))
+    chunks: list[Any] = []
+    with pytest.raises(ai.APIResponseValidationError) as info:
+        stream_into(mode, config(server, clock), chunks)
+    assert "UTF-8" in str(info.value)
+    assert text_of(chunks) == "par"
+    assert len(server.requests) == 1 and clock.waits == []
+    assert_no_secret(info.value, logs)
+    record("stream event that is not UTF-8 (after the first chunk)",
+           "APIResponseValidationError after the chunks already seen; not retried")
 
 
 # ------------------------------------------------------------------------- concurrency ---

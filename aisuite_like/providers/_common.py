@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Optional, TypeVar
 
 from ..errors import (
@@ -267,3 +267,160 @@ def json_schema_format(response_format: Any, provider: str,
             "{...}}} for native structured output, or ask for JSON in the prompt")
     raise unsupported(provider, "response_format",
                       f"expected a dict with type text / json_schema, got {response_format!r}")
+
+
+# --- server-sent events (one decoder for every SSE family) ---------------------------------
+
+#: One event: its ``event:`` name (None when it has none) and its data text.
+SSEEvent = tuple[Optional[str], str]
+
+_SSE_FIELDS = frozenset({b"data", b"event", b"id", b"retry"})
+
+
+class SSEDecoder:
+    """Server-sent events (the WHATWG format) from the bytes of a reply, sans-IO: the
+    transports of the SSE families (openai and the compatible services, anthropic, google)
+    only move bytes into :meth:`feed`.
+
+    Lines end in LF, CR LF or a lone CR (also when a CR and its LF arrive in two reads). A
+    blank line ends an event; an event carrying no ``data:`` (only ``id:`` and / or
+    ``retry:``) dispatches nothing; comment lines (``: keep-alive``), ``id:`` and ``retry:``
+    are read and dropped, as are unknown fields. Data lines must be UTF-8 (an event's data is
+    JSON text): one that is not raises ``APIResponseValidationError``, never a bare
+    ``UnicodeDecodeError`` and never silently replaced characters.
+
+    ``raw_lines`` (Gemini): a line that is no SSE field is collected as raw text and
+    dispatched (as data of an unnamed event) at the next blank line, field line or the end of
+    the body, as google-genai reads an error object sent without SSE framing."""
+
+    __slots__ = ("provider", "_raw_lines", "_tail", "_cr", "_event", "_data", "_raw")
+
+    def __init__(self, provider: str, *, raw_lines: bool = False) -> None:
+        self.provider = provider
+        self._raw_lines = raw_lines
+        self._tail = b""  # the start of a line whose end has not arrived
+        self._cr = False  # the last read ended in CR: an LF starting the next one is its pair
+        self._event: Optional[bytes] = None
+        self._data: list[bytes] = []
+        self._raw: list[bytes] = []
+
+    def feed(self, data: bytes) -> Iterator[SSEEvent]:
+        """The events that ``data`` (the next bytes of the body) completes, in order, one at a
+        time (an event that cannot be read raises after the ones before it were taken)."""
+        if self._cr:
+            self._cr = False
+            if data[:1] == b"\n":
+                data = data[1:]
+        if b"\r" in data:
+            self._cr = data.endswith(b"\r")
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if self._tail:
+            data = self._tail + data
+        lines = data.split(b"\n")
+        self._tail = lines.pop()
+        events: list[SSEEvent] = []
+        for line in lines:
+            self._line(line, events)
+            if events:
+                yield from events
+                events.clear()
+
+    def end(self) -> list[SSEEvent]:
+        """The end of the body: the event it ended in the middle of (no blank line after
+        it), if any. A caller decides what that means (a complete event, or a cut one)."""
+        events: list[SSEEvent] = []
+        if self._tail:
+            tail, self._tail = self._tail, b""
+            self._line(tail, events)
+        self._line(b"", events)
+        return events
+
+    def _line(self, line: bytes, events: list[SSEEvent]) -> None:
+        if not line:
+            if self._raw:
+                events.append(self._dispatch_raw())
+            if self._data:
+                events.append(self._dispatch())
+            self._event = None
+            return
+        if line[:1] == b":":  # a comment, e.g. a keep-alive
+            return
+        name, colon, value = line.partition(b":")
+        if colon and value[:1] == b" ":
+            value = value[1:]
+        if self._raw_lines and name not in _SSE_FIELDS:
+            self._raw.append(line)
+            return
+        if self._raw:
+            events.append(self._dispatch_raw())
+        if name == b"data":
+            self._data.append(value)
+        elif name == b"event":
+            self._event = value
+        # id:, retry: and unknown fields carry nothing we use.
+
+    def _dispatch(self) -> SSEEvent:
+        data, self._data = self._data, []
+        name, self._event = self._event, None
+        raw = data[0] if len(data) == 1 else b"\n".join(data)
+        return (None if name is None else self._text(name)), self._text(raw)
+
+    def _dispatch_raw(self) -> SSEEvent:
+        raw, self._raw = self._raw, []
+        return None, self._text(b"\n".join(raw))
+
+    def _text(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise APIResponseValidationError(
+                f"a stream event is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset "
+                f"{exc.start} of its data)", provider=self.provider) from None
+
+
+def sse_json(data: str, provider: str, *, at_end: bool = False) -> Any:
+    """An event's data -> its JSON value. Data that does not parse is a malformed reply
+    (``APIResponseValidationError``) or, when the JSON is cut off, or the body ended inside
+    the event (``at_end``), a lost connection (``APIConnectionError``)."""
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        if at_end:
+            raise APIConnectionError(
+                f"the {provider} stream ended in the middle of an event; the connection was "
+                "probably lost", provider=provider) from None
+        raise bad_stream_json(exc, provider) from None
+
+
+def transport_error(exc: BaseException, provider: str,
+                    secrets: tuple[Optional[str], ...] = ()) -> Optional[APIError]:
+    """An httpx2 / httpx / aiohttp exception raised while sending or reading a reply -> our
+    typed error naming the host (``APITimeoutError`` for a timeout, else
+    ``APIConnectionError``); None for any other exception."""
+    import sys
+
+    from ..errors import APITimeoutError, _redact
+
+    host = host_of(exc)
+    where = f" at {host}" if host else ""
+    for module_name in ("httpx2", "httpx"):
+        httpx = sys.modules.get(module_name)
+        if httpx is None:
+            continue
+        if isinstance(exc, httpx.TimeoutException):
+            return APITimeoutError(
+                f"request to {provider}{where} timed out ({type(exc).__name__})",
+                provider=provider)
+        if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
+            return APIConnectionError(
+                _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+                        secrets), provider=provider)
+    if isinstance(exc, TimeoutError):  # aiohttp
+        return APITimeoutError(f"request to {provider}{where} timed out ({type(exc).__name__})",
+                               provider=provider)
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
+        return APIConnectionError(
+            _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+                    secrets), provider=provider)
+    return None

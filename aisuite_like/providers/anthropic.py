@@ -2,8 +2,9 @@
 
 Translator (no I/O, importable without the ``anthropic`` package): :func:`build_request`
 (``ChatRequest`` -> ``messages.create`` keyword arguments), :func:`parse_response` (the raw
-Messages JSON -> ``ChatCompletionResponse``), :class:`SSEDecoder` + :class:`StreamState` (raw
-server-sent events -> ``ChatCompletionChunk``), :func:`error_from_stream_event`.
+Messages JSON -> ``ChatCompletionResponse``), :class:`StreamBody` / :class:`StreamState` (the
+bytes of a streamed reply / its events -> ``ChatCompletionChunk``),
+:func:`error_from_stream_event`.
 
 Transport: :class:`AnthropicProvider`, registered as ``"anthropic"``. It asks the SDK for the raw
 HTTP response (``with_raw_response`` / ``with_streaming_response``) and runs our translator over
@@ -57,8 +58,9 @@ from ..types import (
     _built,
 )
 from ._common import (
+    SSEDecoder,
+    SSEEvent,
     bad_shape,
-    bad_stream_json,
     decode_json,
     host_of,
     json_schema_format,
@@ -70,6 +72,7 @@ from ._common import (
     opt_str,
     parse_data_url,
     read_reply,
+    sse_json,
     stop_sequences,
     unreadable,
     unsupported,
@@ -82,7 +85,7 @@ __all__ = [
     "THINKING_BLOCKS_KEY",
     "build_request",
     "parse_response",
-    "SSEDecoder",
+    "StreamBody",
     "StreamState",
     "error_from_stream_event",
 ]
@@ -603,90 +606,50 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
 # =============================================================================================
 
 
-class _StreamLines:
-    """SSE lines of one streamed reply -> chunks: the decoder and the state machine together,
-    so the sync and async transports only move lines."""
+class StreamBody:
+    """The SSE body of one streamed reply -> chunks: the shared SSE decoder
+    (``_common.SSEDecoder``) and the state machine together, so the sync and async transports
+    only move bytes. The event name is kept as ``"type"`` when the data has none. An event
+    of a shape the translator did not foresee raises ``APIResponseValidationError``, not a bare
+    error; a body that ends inside an event whose JSON is cut off is a lost connection."""
 
     __slots__ = ("_decoder", "_state")
 
-    def __init__(self, provider: str, request_id: Optional[str],
-                 secrets: Iterable[Optional[str]]) -> None:
-        self._decoder = SSEDecoder(provider=provider)
+    def __init__(self, provider: str = PROVIDER, request_id: Optional[str] = None,
+                 secrets: Iterable[Optional[str]] = ()) -> None:
+        self._decoder = SSEDecoder(provider)
         self._state = StreamState(provider=provider, request_id=request_id, secrets=secrets)
 
-    def feed(self, line: str) -> Optional[ChatCompletionChunk]:
-        """One line -> the chunk of the event it completes, if any. An event of a shape the
-        translator did not foresee raises ``APIResponseValidationError``, not a bare error."""
-        try:
-            event = self._decoder.feed(line)
-            return None if event is None else self._state.process(event)
-        except AisuiteLikeError:
-            raise
-        except Exception as exc:
-            raise unreadable(self._state.provider, exc, "a stream event") from exc
+    def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        """The chunks of the events ``data`` (the next bytes of the body) completes."""
+        return self._chunks(self._decoder.feed(data), at_end=False)
 
-    def flush(self) -> Optional[ChatCompletionChunk]:
+    def end(self) -> Iterator[ChatCompletionChunk]:
         """The end of the body (an unterminated last event is processed if complete)."""
-        try:
-            event = self._decoder.flush(at_end=True)
-            return None if event is None else self._state.process(event)
-        except AisuiteLikeError:
-            raise
-        except Exception as exc:
-            raise unreadable(self._state.provider, exc, "a stream event") from exc
+        return self._chunks(self._decoder.end(), at_end=True)
 
     def finish(self) -> None:
         self._state.finish()
 
-
-class SSEDecoder:
-    """Server-sent events, one line at a time -> the JSON of each complete event (sans-IO)."""
-
-    __slots__ = ("provider", "_event", "_data")
-
-    def __init__(self, *, provider: str = PROVIDER) -> None:
-        self.provider = provider
-        self._event: Optional[str] = None
-        self._data: list[str] = []
-
-    def feed(self, line: str) -> Optional[dict[str, Any]]:
-        """Feed one line (without its newline); returns an event's JSON when a blank line ends
-        it. The event name is kept as ``"type"`` when the data has none."""
-        if not line:
-            return self.flush()
-        if line.startswith("data:"):
-            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
-        elif line.startswith("event:"):
-            self._event = line[6:].strip()
-        # ':' comments, id: and retry: lines carry nothing we use.
-        return None
-
-    def flush(self, *, at_end: bool = False) -> Optional[dict[str, Any]]:
-        """End of the current event: a blank line, or (``at_end``) the end of the body. An
-        event that is not JSON is a malformed reply; one cut by the end of the body means
-        the connection was lost mid-event."""
-        if not self._data:
-            self._event = None
-            return None
-        raw = "\n".join(self._data)
-        name = self._event
-        self._data = []
-        self._event = None
-        try:
-            event = json.loads(raw)
-        except ValueError as exc:
-            if at_end:
-                raise APIConnectionError(
-                    f"the {self.provider} stream ended in the middle of an event "
-                    f"({name or 'no name'}); the connection was probably lost",
-                    provider=self.provider) from None
-            raise bad_stream_json(exc, self.provider) from None
-        if not isinstance(event, dict):
-            raise bad_shape(self.provider, f"a stream event ({name or 'no name'})",
-                            "an object", event)
-        if name and "type" not in event:
-            event["type"] = name
-        return event
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
+                ) -> Iterator[ChatCompletionChunk]:
+        state = self._state
+        provider = state.provider
+        for name, data in events:
+            event = sse_json(data, provider, at_end=at_end)
+            if not isinstance(event, dict):
+                raise bad_shape(provider, f"a stream event ({name or 'no name'})",
+                                "an object", event)
+            if name and "type" not in event:
+                event["type"] = name
+            try:
+                chunk = state.process(event)
+            except AisuiteLikeError:
+                raise
+            except Exception as exc:
+                raise unreadable(provider, exc, "a stream event") from exc
+            if chunk is not None:
+                yield chunk
 
 
 # Error event type -> HTTP status it stands for (Anthropic's documented error types).
@@ -1167,14 +1130,12 @@ class AnthropicProvider(Provider):
                 **kwargs).__enter__()
         except self._send_errors as exc:
             raise self._error(exc) from exc
-        lines = _StreamLines(self._key(), resp.request_id, self._secrets)
+        body = StreamBody(self._key(), resp.request_id, self._secrets)
         try:
-            for line in resp.iter_lines():
-                if (chunk := lines.feed(line)) is not None:
-                    yield chunk
-            if (chunk := lines.flush()) is not None:
-                yield chunk
-            lines.finish()
+            for data in resp.iter_bytes():
+                yield from body.feed(data)
+            yield from body.end()
+            body.finish()
         except self._sdk_errors as exc:  # the connection broke while reading the body
             raise self._error(exc) from exc
         finally:  # also on an early break (GeneratorExit): release the connection
@@ -1186,14 +1147,14 @@ class AnthropicProvider(Provider):
                 **kwargs).__aenter__()
         except self._send_errors as exc:
             raise self._error(exc) from exc
-        lines = _StreamLines(self._key(), resp.request_id, self._secrets)
+        body = StreamBody(self._key(), resp.request_id, self._secrets)
         try:
-            async for line in resp.iter_lines():
-                if (chunk := lines.feed(line)) is not None:
+            async for data in resp.iter_bytes():
+                for chunk in body.feed(data):
                     yield chunk
-            if (chunk := lines.flush()) is not None:
+            for chunk in body.end():
                 yield chunk
-            lines.finish()
+            body.finish()
         except self._sdk_errors as exc:
             raise self._error(exc) from exc
         finally:

@@ -35,6 +35,7 @@ from ..errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
+    APIResponseValidationError,
     APITimeoutError,
     AuthenticationError,
     ConfigurationError,
@@ -847,6 +848,10 @@ class EventStreamDecoder:
                 if event_type:
                     try:
                         events.append({event_type: json.loads(payload) if payload else {}})
+                    except UnicodeDecodeError as exc:  # a ValueError too: said first
+                        raise self._corrupt(
+                            f"the {event_type} event is not valid UTF-8 (byte "
+                            f"0x{payload[exc.start]:02x} at offset {exc.start})") from None
                     except ValueError:
                         raise self._corrupt(f"the {event_type} event is not JSON") from None
                 continue
@@ -893,8 +898,9 @@ class EventStreamDecoder:
         return error
 
     def _corrupt(self, what: str) -> APIError:
-        return APIError(f"{self.provider} sent a malformed ConverseStream body: {what}",
-                        provider=self.provider, status_code=200, request_id=self.request_id)
+        return APIResponseValidationError(
+            f"a malformed ConverseStream body: {what}", provider=self.provider,
+            status_code=200, request_id=self.request_id)
 
 
 # =============================================================================================

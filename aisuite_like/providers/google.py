@@ -35,7 +35,6 @@ from ..errors import (
     APIConnectionError,
     APIError,
     APIResponseValidationError,
-    APITimeoutError,
     AuthenticationError,
     ConfigurationError,
     InvalidModelError,
@@ -61,11 +60,12 @@ from ..types import (
     Usage,
 )
 from ._common import (
+    SSEDecoder,
+    SSEEvent,
     bad_shape,
     bad_stream_json,
     check_n,
     decode_json,
-    host_of,
     loads_arguments,
     need_name,
     opt_count,
@@ -74,8 +74,10 @@ from ._common import (
     opt_str,
     parse_data_url,
     read_reply,
+    sse_json,
     stop_sequences,
     text_of,
+    transport_error,
     unreadable,
     unsupported,
 )
@@ -1007,31 +1009,39 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
     if genai_errors is not None and isinstance(exc, genai_errors.UnknownApiResponseError):
         # A stream event that is not JSON (its message quotes the event: never shown).
         return bad_stream_json(exc.__cause__, provider)
-    host = host_of(exc)
-    where = f" at {host}" if host else ""
-    for module_name in ("httpx2", "httpx"):
-        httpx = sys.modules.get(module_name)
-        if httpx is None:
-            continue
-        if isinstance(exc, httpx.TimeoutException):
-            return APITimeoutError(
-                f"request to {provider}{where} timed out ({type(exc).__name__})",
-                provider=provider)
-        if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
-            return APIConnectionError(
-                _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
-                        secrets), provider=provider)
-    if isinstance(exc, TimeoutError):  # aiohttp (async_transport="aiohttp")
-        return APITimeoutError(f"request to {provider}{where} timed out ({type(exc).__name__})",
-                               provider=provider)
-    aiohttp = sys.modules.get("aiohttp")
-    if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
-        return APIConnectionError(
-            _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
-                    secrets), provider=provider)
+    transport = transport_error(exc, provider, secrets)
+    if transport is not None:
+        return transport
     if isinstance(exc, json.JSONDecodeError):
         return APIResponseValidationError(f"the body is not JSON ({exc.msg})", provider=provider)
     return exc
+
+
+class _BodyEvents:
+    """The SSE body of one streamed request -> the translator's chunks (sans-IO: the sync and
+    async transports only move bytes). A body that ends inside an event whose JSON is cut
+    off is a lost connection."""
+
+    __slots__ = ("_decoder", "_translator")
+
+    def __init__(self, translator: StreamTranslator) -> None:
+        self._translator = translator
+        self._decoder = SSEDecoder(translator.provider, raw_lines=True)
+
+    def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        return self._chunks(self._decoder.feed(data), at_end=False)
+
+    def end(self) -> Iterator[ChatCompletionChunk]:
+        return self._chunks(self._decoder.end(), at_end=True)
+
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
+                ) -> Iterator[ChatCompletionChunk]:
+        """One event at a time: the chunks before a bad event reach the caller first."""
+        translate, provider = self._translator.translate, self._translator.provider
+        for _name, data in events:
+            chunk = translate(sse_json(data, provider, at_end=at_end))
+            if chunk is not None:
+                yield chunk
 
 
 # --- transport -----------------------------------------------------------------------------
@@ -1388,10 +1398,10 @@ class GoogleProvider(Provider):
                     response = api._request(self._build(p, body, False), p.http_options,
                                             stream=True)
                     raw = response.response_stream
-                    for event in response.segments():
-                        chunk = translator.translate(event)
-                        if chunk is not None:
-                            yield chunk
+                    body_events = _BodyEvents(translator)
+                    for data in raw.iter_bytes():
+                        yield from body_events.feed(data)
+                    yield from body_events.end()
             finally:
                 if raw is not None:
                     raw.close()  # releases the connection, also on early exit
@@ -1407,21 +1417,22 @@ class GoogleProvider(Provider):
         api = p.client._api_client
         body = p.call.body
         while True:
-            raw = segments = None
+            raw = None
             try:
                 with _mapped_errors(self._error):
                     response = await api._async_request(
                         http_request=self._build(p, body, self._aiohttp),
                         http_options=p.http_options, stream=True)
                     raw = response.response_stream
-                    segments = response.async_segments()
-                    async for event in segments:
-                        chunk = translator.translate(event)
-                        if chunk is not None:
+                    body_events = _BodyEvents(translator)
+                    reads = (raw.aiter_bytes() if hasattr(raw, "aiter_bytes")
+                             else raw.content.iter_any())  # httpx2, or an aiohttp response
+                    async for data in reads:
+                        for chunk in body_events.feed(data):
                             yield chunk
+                    for chunk in body_events.end():
+                        yield chunk
             finally:
-                if segments is not None:
-                    await segments.aclose()
                 if raw is not None:
                     closing = getattr(raw, "aclose", None)
                     if closing is not None:

@@ -55,6 +55,8 @@ from ..types import (
     Usage,
 )
 from ._common import (
+    SSEDecoder,
+    SSEEvent,
     bad_shape,
     bad_stream_json,
     check_n,
@@ -66,6 +68,8 @@ from ._common import (
     opt_count,
     opt_object,
     read_reply,
+    sse_json,
+    transport_error,
     unreadable,
 )
 from .base import ChatRequest, Provider, _mapped_errors
@@ -711,6 +715,43 @@ class StreamTranslator:
                 "the connection was probably closed early", provider=self.provider)
 
 
+class StreamBody:
+    """The SSE body of ONE streamed reply -> chunks: the shared SSE decoder
+    (``_common.SSEDecoder``) and :class:`StreamTranslator` together, so the sync and async
+    transports only move bytes. ``data: [DONE]`` ends the reply (``done``); a body that ends
+    inside an event whose JSON is cut off is a lost connection."""
+
+    __slots__ = ("translator", "done", "_decoder")
+
+    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
+        self.translator = StreamTranslator(provider, secrets)
+        self.done = False
+        self._decoder = SSEDecoder(provider)
+
+    def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        """The chunks of the events ``data`` (the next bytes of the body) completes."""
+        return self._chunks(self._decoder.feed(data), at_end=False)
+
+    def end(self) -> Iterator[ChatCompletionChunk]:
+        """The end of the body (an unterminated last event is processed if complete); then
+        the check that some choice finished."""
+        yield from self._chunks(self._decoder.end(), at_end=True)
+        self.translator.finish()
+
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
+                ) -> Iterator[ChatCompletionChunk]:
+        translator = self.translator
+        for _name, data in events:
+            if self.done:
+                return
+            if data.startswith("[DONE]"):
+                self.done = True
+                return
+            chunk = translator.translate(sse_json(data, translator.provider, at_end=at_end))
+            if chunk is not None:
+                yield chunk
+
+
 # Error ``type`` values of OpenAI and the compatible services -> the HTTP status they mean.
 _ERROR_TYPE_STATUS = {
     "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
@@ -773,7 +814,9 @@ def map_sdk_error(exc: BaseException, provider: str,
                              provider, secrets)
     if isinstance(exc, json.JSONDecodeError):  # a complete stream event that is not JSON
         return bad_stream_json(exc, provider)
-    return exc
+    # httpx2 / aiohttp errors raised while a stream's body is read (the SDK wraps only those
+    # of sending)
+    return transport_error(exc, provider, secrets) or exc
 
 
 # --- transport ----------------------------------------------------------------------------
@@ -1041,41 +1084,43 @@ class OpenAIProvider(Provider):
         kwargs["stream"] = True
         return _retry.astream(self._calls, self._astream, kwargs)
 
-    def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
-        import openai
+    # Streams read the raw HTTP body through our SSE decoder (``StreamBody``), not the SDK's
+    # Stream: an event carrying only ``retry:`` / ``id:`` is valid SSE (the SDK's parser fails
+    # on its empty data), and bytes that are not UTF-8 are a typed error.
 
-        translator = StreamTranslator(self.key, self._secrets())
-        sdk_stream = None
+    def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
+        body = StreamBody(self.key, self._secrets())
+        response = None
         try:
             with _mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
-                sdk_stream = raw.parse(to=openai.Stream[object])
-                for event in sdk_stream:
-                    chunk = translator.translate(event)
-                    if chunk is not None:
-                        yield chunk
-                translator.finish()
+                response = raw.http_response
+                for data in response.iter_bytes():
+                    yield from body.feed(data)
+                    if body.done:
+                        break
+                yield from body.end()
         finally:
-            if sdk_stream is not None:
-                sdk_stream.close()  # releases the connection, also on early exit
+            if response is not None:
+                response.close()  # releases the connection, also on early exit
 
     async def _astream(self, kwargs: dict[str, Any]) -> AsyncIterator[ChatCompletionChunk]:
-        import openai
-
-        translator = StreamTranslator(self.key, self._secrets())
-        sdk_stream = None
+        body = StreamBody(self.key, self._secrets())
+        response = None
         try:
             with _mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
-                sdk_stream = raw.parse(to=openai.AsyncStream[object])
-                async for event in sdk_stream:
-                    chunk = translator.translate(event)
-                    if chunk is not None:
+                response = raw.http_response
+                async for data in response.aiter_bytes():
+                    for chunk in body.feed(data):
                         yield chunk
-                translator.finish()
+                    if body.done:
+                        break
+                for chunk in body.end():
+                    yield chunk
         finally:
-            if sdk_stream is not None:
-                await sdk_stream.close()
+            if response is not None:
+                await response.aclose()
 
     def close(self) -> None:
         client, self._client = self._client, None
