@@ -30,6 +30,7 @@ from _bedrock_server import (
     Json,
     Recorded,
     Stream,
+    Trickle,
     converse_text,
     encode_message,
     error,
@@ -325,6 +326,60 @@ def test_server_that_never_answers_times_out_per_attempt(
     assert_no_secret(info.value, logs)
     record("server never answers (timeout=0.3)",
            "APITimeoutError; each attempt bounded by the timeout")
+
+
+TIMEOUT = 0.5  # a whole attempt, in the tests below; "near the timeout" = within 3x of it
+
+
+def _ended_near_the_timeout(server: BedrockServer) -> None:
+    elapsed = time.monotonic() - server.requests[0].at
+    assert elapsed < 3 * TIMEOUT, f"the attempt took {elapsed:.2f} s (timeout {TIMEOUT} s)"
+
+
+def test_trickled_body_times_out_near_the_timeout(server: BedrockServer, mode: str,
+                                                  logs: pytest.LogCaptureFixture) -> None:
+    """A Converse body sent a byte every 0.25 s: each read returns in time, but ``timeout``
+    bounds the whole attempt."""
+    server.reply(Trickle(), converse_text("never sent"))
+    with pytest.raises(ai.APITimeoutError, match="127.0.0.1") as info:
+        create(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0))
+    _ended_near_the_timeout(server)
+    assert len(server.requests) == 1
+    assert_no_secret(info.value, logs)
+    record("reply body trickled, a byte every 0.25 s (timeout=0.5)",
+           "APITimeoutError near the timeout: it bounds the whole attempt")
+
+
+@pytest.mark.parametrize("after", [0, 2], ids=["before-first", "after-first"])
+def test_trickled_stream_times_out_near_the_timeout(server: BedrockServer, mode: str,
+                                                    after: int) -> None:
+    """An event stream trickled a byte at a time: the first chunk must come within
+    ``timeout`` of the attempt's start, each later one within ``stream_gap_timeout``
+    (default ``timeout``) of the caller asking for it."""
+    server.reply(Trickle(frames=stream_text("par", "tial").frames, after=after))
+    chunks: list[Any] = []
+    with pytest.raises(ai.APITimeoutError):
+        stream_into(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0), chunks)
+    _ended_near_the_timeout(server)
+    assert text_of(chunks) == ("par" if after else "")
+    assert len(server.requests) == 1
+    record("stream body trickled, a byte every 0.25 s (timeout=0.5)",
+           "APITimeoutError near the timeout")
+
+
+def test_a_stream_longer_than_the_timeout_with_steady_chunks_completes(
+        server: BedrockServer, mode: str) -> None:
+    pieces = ("one ", "two ", "three ", "four ", "five ", "six")
+    reply = stream_text(*pieces)
+    reply.delay_s = 0.1  # 10 frames: about 1 s in all, chunks at most 0.3 s apart
+    server.reply(reply)
+    chunks: list[Any] = []
+    started = time.monotonic()
+    stream_into(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0), chunks)
+    assert text_of(chunks) == "".join(pieces)
+    assert time.monotonic() - started > TIMEOUT
+    record("stream longer than the timeout, chunks 0.1 to 0.3 s apart (timeout=0.5)",
+           "completes: the whole stream is not bounded, only its waits")
 
 
 def test_connection_refused_is_retried(mode: str, logs: pytest.LogCaptureFixture) -> None:

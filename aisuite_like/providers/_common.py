@@ -1,4 +1,6 @@
-"""Small pure helpers shared by the translators (no I/O, no SDK imports)."""
+"""Helpers shared by the providers: small pure ones for the translators, the one SSE decoder
+of the SSE families, and the sync transports' attempt-deadline seams (no SDK is imported at
+import time)."""
 
 from __future__ import annotations
 
@@ -242,6 +244,19 @@ def host_of(exc: BaseException) -> Optional[str]:
     return None
 
 
+def host_of_url(url: Any) -> str:
+    """``host:port`` (or ``host``) of a URL, for messages; "" when it has none."""
+    if not isinstance(url, str):
+        return ""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return parts.netloc.rpartition("@")[2]
+    except ValueError:
+        return ""
+
+
 def json_schema_format(response_format: Any, provider: str,
                        api: str) -> Optional[dict[str, Any]]:
     """The portable ``response_format`` for APIs that only do schema-bound JSON: None for
@@ -424,3 +439,221 @@ def transport_error(exc: BaseException, provider: str,
             _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
                     secrets), provider=provider)
     return None
+
+
+# --- the attempt deadline at the sync transports' I/O (see aisuite_like/_retry.py) ---------
+#
+# A sync attempt cannot be interrupted from outside, so the deadline is enforced where the
+# time is spent: every connect, write and read of the attempt gets only the time left to it
+# (``_retry.DEADLINE``, set by the drivers while an attempt runs; outside one, I/O is left
+# alone). Two seams, one rule: the httpcore2 network backend of the httpx2 clients (openai,
+# anthropic, google; TLS included, since the backend sits above it), and the urllib3 sockets
+# of botocore's connections (Bedrock).
+
+
+def _time_left(timeout: Optional[float], expired: Callable[[], BaseException]
+               ) -> Optional[float]:
+    """``timeout`` narrowed to the time left to the running attempt; ``expired()`` is
+    raised when none is left."""
+    from .._retry import DEADLINE
+
+    deadline = DEADLINE.get()
+    if deadline is None:
+        return timeout
+    import time
+
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise expired()
+    return left if timeout is None or left < timeout else timeout
+
+
+def _httpcore_timeout(kind: str) -> Callable[[], BaseException]:
+    def expired() -> BaseException:
+        import httpcore2
+
+        error: BaseException = getattr(httpcore2, kind)(
+            "the attempt's timeout ran out (it bounds the whole attempt)")
+        return error
+    return expired
+
+
+_CONNECT_EXPIRED = _httpcore_timeout("ConnectTimeout")
+_READ_EXPIRED = _httpcore_timeout("ReadTimeout")
+_WRITE_EXPIRED = _httpcore_timeout("WriteTimeout")
+
+
+class _DeadlineStream:
+    """An httpcore2 network stream whose reads and writes end by the attempt's deadline."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: Optional[float] = None) -> bytes:
+        return self._inner.read(max_bytes, _time_left(timeout, _READ_EXPIRED))  # type: ignore[no-any-return]
+
+    def write(self, buffer: bytes, timeout: Optional[float] = None) -> None:
+        self._inner.write(buffer, _time_left(timeout, _WRITE_EXPIRED))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: Optional[str] = None,
+                  timeout: Optional[float] = None) -> "_DeadlineStream":
+        return _DeadlineStream(self._inner.start_tls(
+            ssl_context, server_hostname, _time_left(timeout, _CONNECT_EXPIRED)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend:
+    """An httpcore2 (sync) network backend whose connections honour the attempt deadline."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, host: str, port: int, timeout: Optional[float] = None,
+                    local_address: Optional[str] = None, socket_options: Any = None
+                    ) -> _DeadlineStream:
+        return _DeadlineStream(self._inner.connect_tcp(
+            host, port, _time_left(timeout, _CONNECT_EXPIRED), local_address, socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: Optional[float] = None,
+                            socket_options: Any = None) -> _DeadlineStream:
+        return _DeadlineStream(self._inner.connect_unix_socket(
+            path, _time_left(timeout, _CONNECT_EXPIRED), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def bound_sync_io(http_client: Any) -> bool:
+    """Make a sync ``httpx2.Client`` honour the attempt deadline: the network backend of its
+    connection pools (the default transport and any mounted one, e.g. a proxy's) is wrapped
+    so each connect, write and read gets only the time left. Call it before the client's
+    first request (connections it already opened keep their backend). True when every
+    transport has it; False when one has no httpcore2 pool (a mock or custom transport): its
+    reads are bounded by the timeout only."""
+    transports = [getattr(http_client, "_transport", None),
+                  *(getattr(http_client, "_mounts", None) or {}).values()]
+    complete = True
+    for transport in transports:
+        if transport is None:
+            continue
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if isinstance(backend, _DeadlineBackend):
+            continue
+        if backend is None or not callable(getattr(backend, "connect_tcp", None)):
+            complete = False
+            continue
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
+    return complete
+
+
+def _narrow_socket(sock: Any) -> Any:
+    """Narrow a socket's timeout to the time left to the attempt; returns the timeout to
+    restore, or ``_NO_DEADLINE`` when no attempt deadline applies."""
+    from .._retry import DEADLINE
+
+    deadline = DEADLINE.get()
+    if deadline is None:
+        return _NO_DEADLINE
+    import time
+
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("timed out: the attempt's timeout ran out (it bounds the whole "
+                           "attempt)")
+    base = sock.gettimeout()
+    if base is None or left < base:
+        sock.settimeout(left)
+    return base
+
+
+_NO_DEADLINE = object()
+_socket_classes: dict[type, type] = {}
+
+
+def _deadline_socket_class(cls: type) -> type:
+    """A subclass of ``cls`` (``socket.socket`` or ``ssl.SSLSocket``) whose sends and receives
+    end by the attempt's deadline; no new slots, so an instance's class can be switched."""
+    bounded = _socket_classes.get(cls)
+    if bounded is not None:
+        return bounded
+
+    def bounded_method(name: str) -> Callable[..., Any]:
+        method = getattr(cls, name)
+
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            base = _narrow_socket(self)
+            if base is _NO_DEADLINE:
+                return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self.settimeout(base)
+        call.__name__ = name
+        return call
+
+    namespace: dict[str, Any] = {name: bounded_method(name)
+                                 for name in ("recv", "recv_into", "send", "sendall")}
+    if "__slots__" in cls.__dict__:
+        namespace["__slots__"] = ()
+    bounded = _socket_classes[cls] = type(f"Deadline{cls.__name__}", (cls,), namespace)
+    return bounded
+
+
+def bound_socket(sock: Any) -> bool:
+    """Switch a connected ``socket.socket`` / ``ssl.SSLSocket`` (exactly those classes) to
+    the subclass that honours the attempt deadline; other socket objects are left as they
+    are (False)."""
+    import socket
+    import ssl
+
+    cls = type(sock)
+    if cls in _socket_classes.values():
+        return True
+    if cls is not socket.socket and cls is not ssl.SSLSocket:
+        return False
+    sock.__class__ = _deadline_socket_class(cls)
+    return True
+
+
+_pool_classes: dict[type, type] = {}
+
+
+def _deadline_pool_class(pool_cls: type) -> type:
+    """A urllib3 connection pool class whose connections' sockets honour the deadline."""
+    bounded = _pool_classes.get(pool_cls)
+    if bounded is None:
+        connection_cls: Any = pool_cls.ConnectionCls  # type: ignore[attr-defined]
+
+        class DeadlineConnection(connection_cls):  # type: ignore[misc]
+            def connect(self) -> None:
+                super().connect()
+                bound_socket(self.sock)
+
+        bounded = _pool_classes[pool_cls] = type(
+            f"Deadline{pool_cls.__name__}", (pool_cls,), {"ConnectionCls": DeadlineConnection})
+    return bounded
+
+
+def bound_botocore_io(client: Any) -> bool:
+    """Make a botocore client's connections honour the attempt deadline: its HTTP session's
+    connection pools get connections whose sockets bound each send and receive by the time
+    left. Call it before the client's first request. False when the session is not the
+    urllib3 one botocore builds (then each read is bounded by the read timeout only)."""
+    session = getattr(getattr(client, "_endpoint", None), "http_session", None)
+    classes = getattr(session, "_pool_classes_by_scheme", None)
+    if not isinstance(classes, dict) or not classes:
+        return False
+    for scheme, pool_cls in list(classes.items()):  # the session's managers share this dict
+        if pool_cls not in _pool_classes.values():
+            classes[scheme] = _deadline_pool_class(pool_cls)
+    return True

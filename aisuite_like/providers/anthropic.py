@@ -61,8 +61,10 @@ from ._common import (
     SSEDecoder,
     SSEEvent,
     bad_shape,
+    bound_sync_io,
     decode_json,
     host_of,
+    host_of_url,
     json_schema_format,
     loads_arguments,
     need_name,
@@ -91,6 +93,9 @@ __all__ = [
 ]
 
 PROVIDER = "anthropic"
+
+#: Seconds that bound an attempt when no timeout is configured: the anthropic SDK's 600 s.
+_DEFAULT_TIMEOUT = 600.0
 
 #: ``max_tokens`` sent when the caller gives none (the Messages API requires it). 4096 fits every
 #: current Claude model and stays far below the SDK's "non-streaming request may take longer
@@ -925,6 +930,7 @@ class AnthropicProvider(Provider):
         max_retry_wait: float = _retry.DEFAULT_MAX_RETRY_WAIT,
         max_concurrency: Optional[int] = None,
         retry_clock: Any = None,
+        stream_gap_timeout: Optional[float] = None,
         **client_options: Any,
     ) -> None:
         import anthropic
@@ -932,7 +938,11 @@ class AnthropicProvider(Provider):
 
         self._calls = _retry.CallPolicy.from_config(
             {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
-             "max_concurrency": max_concurrency, "retry_clock": retry_clock}, "anthropic")
+             "max_concurrency": max_concurrency, "retry_clock": retry_clock,
+             "stream_gap_timeout": stream_gap_timeout, "timeout": timeout}, "anthropic",
+            default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(base_url or os.environ.get("ANTHROPIC_BASE_URL")
+                             or "https://api.anthropic.com"))
         if not isinstance(default_max_tokens, int) or default_max_tokens < 1:
             raise ValueError(f"default_max_tokens must be an int >= 1, got {default_max_tokens!r}")
         if async_transport not in (None, "httpx", "aiohttp"):
@@ -950,7 +960,7 @@ class AnthropicProvider(Provider):
             raise ConfigurationError(unknown_config_keys_message(
                 "anthropic", unknown, accepted | {"async_transport", "default_max_tokens",
                                                   "max_retry_wait", "max_concurrency",
-                                                  "retry_clock"}))
+                                                  "retry_clock", "stream_gap_timeout"}))
         self._api_key = clean_api_key(api_key or os.environ.get("ANTHROPIC_API_KEY") or None,
                                       "anthropic")
         self._default_max_tokens = default_max_tokens
@@ -997,7 +1007,9 @@ class AnthropicProvider(Provider):
         if self._sync is None:
             with self._lock:
                 if self._sync is None:
-                    self._sync = self._anthropic.Anthropic(**self._sync_options)
+                    client = self._anthropic.Anthropic(**self._sync_options)
+                    bound_sync_io(client._client)  # timeout bounds the whole attempt
+                    self._sync = client
         return self._sync
 
     def _async_client(self) -> Any:
@@ -1087,10 +1099,12 @@ class AnthropicProvider(Provider):
     # -- calls -----------------------------------------------------------------------------
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return _retry.call(self._calls, self._complete_once, self._kwargs(request))
+        return _retry.call(self._calls, self._complete_once, self._kwargs(request),
+                           self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request))
+        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request),
+                                  self._calls.bounds(request.timeout))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         try:
@@ -1117,12 +1131,14 @@ class AnthropicProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration."""
         request = request if request.stream else request.replace(stream=True)
-        return _retry.stream(self._calls, self._stream, self._kwargs(request))
+        return _retry.stream(self._calls, self._stream, self._kwargs(request),
+                             self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: returns the async generator (no await needed)."""
         request = request if request.stream else request.replace(stream=True)
-        return _retry.astream(self._calls, self._astream, self._kwargs(request))
+        return _retry.astream(self._calls, self._astream, self._kwargs(request),
+                              self._calls.bounds(request.timeout))
 
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
         try:  # the request is sent here, on first iteration; status errors surface now

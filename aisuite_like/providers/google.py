@@ -64,8 +64,10 @@ from ._common import (
     SSEEvent,
     bad_shape,
     bad_stream_json,
+    bound_sync_io,
     check_n,
     decode_json,
+    host_of_url,
     loads_arguments,
     need_name,
     opt_count,
@@ -1127,7 +1129,11 @@ class GoogleProvider(Provider):
 
             raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
         config = dict(config)
-        self._calls = _retry.CallPolicy.from_config(config, _NAME)
+        self._calls = _retry.CallPolicy.from_config(
+            config, _NAME, default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(config.get("base_url") or (
+                "https://generativelanguage.googleapis.com" if not config.get("vertexai")
+                else f"https://{config.get('location') or 'aiplatform'}.googleapis.com")))
         transport = config.pop("async_transport", None)
         if transport not in (None, "httpx", "aiohttp"):
             raise ConfigurationError(
@@ -1249,10 +1255,13 @@ class GoogleProvider(Provider):
         if self._api_key is not None:
             kwargs["api_key"] = self._api_key
         try:
-            return genai.Client(**kwargs)
+            client = genai.Client(**kwargs)
         except ValueError as exc:
             raise ConfigurationError(_redact(f"google-genai rejected the configuration: {exc}",
                                              (self._api_key,))) from exc
+        # timeout bounds the whole attempt (a sync client the user gave included)
+        bound_sync_io(getattr(client._api_client, "_httpx_client", None))
+        return client
 
     def _path(self, client: Any, model: str, stream: bool) -> str:
         path = self._paths.get((model, stream))
@@ -1337,11 +1346,13 @@ class GoogleProvider(Provider):
     # -- calls --
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return _retry.call(self._calls, self._complete_once, self._prepare(request, False))
+        return _retry.call(self._calls, self._complete_once, self._prepare(request, False),
+                           self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         return await _retry.acall(self._calls, self._acomplete_once,
-                                  self._prepare(request, False))
+                                  self._prepare(request, False),
+                                  self._calls.bounds(request.timeout))
 
     # A reply that stops with finish reason CONTINUATION and a continuationToken goes on in a
     # new request carrying the token, as google-genai's generate_content does; the parts are
@@ -1382,10 +1393,12 @@ class GoogleProvider(Provider):
     # it does without stream; the request is sent on the first iteration.
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        return _retry.stream(self._calls, self._stream, self._prepare(request, True))
+        return _retry.stream(self._calls, self._stream, self._prepare(request, True),
+                             self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        return _retry.astream(self._calls, self._astream, self._prepare(request, True))
+        return _retry.astream(self._calls, self._astream, self._prepare(request, True),
+                              self._calls.bounds(request.timeout))
 
     def _stream(self, p: "_Prepared") -> Iterator[ChatCompletionChunk]:
         translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))

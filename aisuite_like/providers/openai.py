@@ -59,9 +59,11 @@ from ._common import (
     SSEEvent,
     bad_shape,
     bad_stream_json,
+    bound_sync_io,
     check_n,
     decode_json,
     host_of,
+    host_of_url,
     need_list,
     need_name,
     need_object,
@@ -822,6 +824,8 @@ def map_sdk_error(exc: BaseException, provider: str,
 # --- transport ----------------------------------------------------------------------------
 
 _SDK_PARAMS: Optional[frozenset[str]] = None
+#: Seconds that bound an attempt when no timeout is configured: the openai SDK's 600 s.
+_DEFAULT_TIMEOUT = 600.0
 
 
 def _sdk_params() -> frozenset[str]:
@@ -877,7 +881,11 @@ class OpenAIProvider(Provider):
             spec, config.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
         self._transport = transport
         self._reasoning_field = config.pop("reasoning_field", None)
-        self._calls = _retry.CallPolicy.from_config(config, service)
+        self._calls = _retry.CallPolicy.from_config(
+            config, service, default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(config.get("base_url") or config.get("azure_endpoint")
+                             or self.spec.base_url or os.environ.get("OPENAI_BASE_URL")
+                             or "https://api.openai.com/v1"))
         self._api_key = self._resolve_key(spec, config)
         self._azure = self._resolve_azure(config) if service == "azure" else None
         self._config = config
@@ -989,7 +997,9 @@ class OpenAIProvider(Provider):
                     import openai
 
                     cls = openai.AzureOpenAI if self._azure is not None else openai.OpenAI
-                    self._client = cls(**self._client_kwargs(self._user_http_client(False)))
+                    client = cls(**self._client_kwargs(self._user_http_client(False)))
+                    bound_sync_io(client._client)  # timeout bounds the whole attempt
+                    self._client = client
                 client = self._client
         return client
 
@@ -1047,12 +1057,14 @@ class OpenAIProvider(Provider):
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        return _retry.call(self._calls, self._complete_once, kwargs)
+        return _retry.call(self._calls, self._complete_once, kwargs,
+                           self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        return await _retry.acall(self._calls, self._acomplete_once, kwargs)
+        return await _retry.acall(self._calls, self._acomplete_once, kwargs,
+                                  self._calls.bounds(request.timeout))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
@@ -1077,12 +1089,14 @@ class OpenAIProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        return _retry.stream(self._calls, self._stream, kwargs)
+        return _retry.stream(self._calls, self._stream, kwargs,
+                             self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        return _retry.astream(self._calls, self._astream, kwargs)
+        return _retry.astream(self._calls, self._astream, kwargs,
+                              self._calls.bounds(request.timeout))
 
     # Streams read the raw HTTP body through our SSE decoder (``StreamBody``), not the SDK's
     # Stream: an event carrying only ``retry:`` / ``id:`` is valid SSE (the SDK's parser fails
