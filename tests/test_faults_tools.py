@@ -7,8 +7,16 @@ merges it with the transport suite's)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import pytest
@@ -50,14 +58,22 @@ def family(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def run(family: str, server: FaultServer, turns: list[Any], tools: list[Any]) -> Any:
+def run(family: str, server: FaultServer, turns: list[Any], tools: list[Any],
+        mode: str = "sync", **options: Any) -> Any:
     """Serve ``turns`` (tool calls or the answer) and run the tool loop over them."""
     server.queue(*(Reply(200, body=WIRE[family]["json"](n, t)) for n, t in enumerate(turns, 1)))
     base_url = server.url + "/v1" if family == "openai" else server.url
     configs = {family: {"api_key": KEYS[family], "base_url": base_url, "max_retries": 0}}
-    with ai.Client(configs) as client:
-        return client.chat.completions.create(model=WIRE[family]["model"], messages=USER,
-                                              tools=tools, max_turns=3)
+    if mode == "sync":
+        with ai.Client(configs) as client:
+            return client.chat.completions.create(model=WIRE[family]["model"], messages=USER,
+                                                  tools=tools, max_turns=3, **options)
+
+    async def main() -> Any:
+        async with ai.AsyncClient(configs) as client:
+            return await client.chat.completions.create(
+                model=WIRE[family]["model"], messages=USER, tools=tools, max_turns=3, **options)
+    return asyncio.run(main())
 
 
 def pairs_sent(family: str, server: FaultServer) -> list[tuple[list[str], list[str]]]:
@@ -133,3 +149,128 @@ def test_nan_and_infinity_tool_results(family: str, server: FaultServer) -> None
     assert "NaN" not in json.dumps(body) and "Infinity" not in json.dumps(body)
     record("tool returns NaN / Infinity", family,
            "sent as null: the tool result and the request are valid JSON")
+
+
+# --- tool_timeout against tools that do not cooperate ---------------------------------------
+
+TOOL_TIMEOUT = 0.5
+
+
+async def ignores_cancellation() -> str:
+    """Swallows every CancelledError and goes on (for 5 s)."""
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            pass
+    return "late"
+
+
+async def blocks_the_loop() -> str:
+    """Blocks its event loop (for 5 s)."""
+    time.sleep(5)
+    return "late"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("tool", [ignores_cancellation, blocks_the_loop],
+                         ids=["ignores-cancellation", "blocks-the-loop"])
+def test_tool_timeout_holds_for_an_async_tool_that_does_not_cooperate(
+        family: str, mode: str, tool: Any, server: FaultServer) -> None:
+    """The run goes on at the timeout with an error result for that call, and the program's
+    ``asyncio.run`` (or the sync call) returns then: the tool ran on an event loop of its own,
+    in a daemon thread, where it is left."""
+    run(family, server, [ANSWER], [])  # the SDK imported and warm: only the run is timed
+    server.reset()
+    started = time.monotonic()
+    resp = run(family, server, [[("c1", tool.__name__, {})], ANSWER], [tool], mode,
+               tool_timeout=TOOL_TIMEOUT)
+    elapsed = time.monotonic() - started
+    assert elapsed < 3 * TOOL_TIMEOUT + 1.0, f"the run took {elapsed:.2f} s"
+    event = resp.tool_events[0]
+    assert event.is_error
+    assert event.result == f"Error: tool {tool.__name__!r} timed out after 0.5 seconds"
+    assert server.attempts == 2 and resp.content == ANSWER  # the run went on
+    record(f"async tool that {tool.__doc__.split(' (')[0].lower().rstrip('.')} "
+           "(tool_timeout=0.5)", family,
+           "timeout error result at the deadline; the run and asyncio.run go on")
+
+
+# --- Ctrl-C while sync tools run in threads ---------------------------------------------------
+
+SLOW_TOOLS = """
+import sys, time
+
+def slow_a() -> str:
+    \"\"\"Takes a minute.\"\"\"
+    print("tool running", flush=True)
+    time.sleep(60)
+    return "a"
+
+def slow_b() -> str:
+    \"\"\"Takes a minute.\"\"\"
+    print("tool running", flush=True)
+    time.sleep(60)
+    return "b"
+"""
+
+PROGRAMS = {
+    "sync": """
+import aisuite_like as ai, mytools
+client = ai.Client({"openai": {"base_url": sys.argv[1], "api_key": "k", "max_retries": 0}})
+client.chat.completions.create(model="openai:gpt-x", messages=[{"role": "user", "content": "go"}],
+                               tools=[mytools.slow_a, mytools.slow_b], max_turns=2)
+""",
+    "async": """
+import asyncio, aisuite_like as ai, mytools
+async def main():
+    async with ai.AsyncClient({"openai": {"base_url": sys.argv[1], "api_key": "k",
+                                          "max_retries": 0}}) as client:
+        await client.chat.completions.create(
+            model="openai:gpt-x", messages=[{"role": "user", "content": "go"}],
+            tools=[mytools.slow_a, mytools.slow_b], max_turns=2)
+asyncio.run(main())
+""",
+}
+
+
+@pytest.mark.parametrize("program", ["sync", "async", "cli"])
+def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
+        program: str, server: FaultServer, tmp_path: Path) -> None:
+    """Two sync tools of one response run in the run's thread pool; Ctrl-C (SIGINT) ends the
+    process at once: its tool threads are daemon threads, which the exit does not wait for."""
+    (tmp_path / "mytools.py").write_text(textwrap.dedent(SLOW_TOOLS))
+    calls = [("c1", "slow_a", {}), ("c2", "slow_b", {})]
+    server.queue(Reply(200, body=WIRE["openai"]["json"](1, calls)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    if program == "cli":
+        env.update(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY="k")
+        args = [sys.executable, "-m", "aisuite_like", "chat", "-m", "openai:gpt-x", "go",
+                "--tool", "mytools:slow_a", "--tool", "mytools:slow_b", "--max-turns", "2"]
+    else:
+        script = tmp_path / "program.py"
+        script.write_text("import sys\n" + textwrap.dedent(PROGRAMS[program]))
+        args = [sys.executable, str(script), server.url + "/v1"]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        seen = ""
+        while seen.count("tool running") < 2:  # both tools have started (lines may mix)
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else "no output"
+            seen += line
+        proc.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        proc.wait(timeout=30)
+        elapsed = time.monotonic() - started
+    finally:
+        proc.kill()
+        proc.wait()
+    assert elapsed < 5, f"the process took {elapsed:.1f} s to exit after Ctrl-C"
+    if program == "cli":
+        assert proc.returncode == 130
+        assert proc.stderr is not None and "interrupted" in proc.stderr.read()
+    record("Ctrl-C while two sync tools run (sync, async and CLI programs)", "openai",
+           "the process exits at once (tool threads are daemon threads); CLI exit 130")
