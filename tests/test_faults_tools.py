@@ -8,6 +8,7 @@ merges it with the transport suite's)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import math
 import os
@@ -195,6 +196,38 @@ def test_tool_timeout_holds_for_an_async_tool_that_does_not_cooperate(
     record(f"async tool that {tool.__doc__.split(' (')[0].lower().rstrip('.')} "
            "(tool_timeout=0.5)", family,
            "timeout error result at the deadline; the run and asyncio.run go on")
+
+
+REQUEST_TAG: "contextvars.ContextVar[str]" = contextvars.ContextVar("request_tag", default="")
+
+
+def test_an_async_tool_with_a_deadline_runs_on_a_loop_of_its_own(server: FaultServer) -> None:
+    """Under a deadline an async tool runs on an event loop of its own (the caller's
+    context variables copied in); ``Tool(timeout=math.inf)`` keeps it on the caller's loop,
+    without a deadline, for a tool that uses objects bound to that loop."""
+    async def main() -> list[str]:
+        caller = asyncio.get_running_loop()
+        REQUEST_TAG.set("tagged")
+
+        async def where() -> str:
+            """Which loop runs this call."""
+            loop = "caller" if asyncio.get_running_loop() is caller else "own"
+            return f"{loop} {REQUEST_TAG.get()}"
+
+        results = []
+        configs = {"openai": {"api_key": KEYS["openai"], "base_url": server.url + "/v1",
+                              "max_retries": 0}}
+        async with ai.AsyncClient(configs) as client:
+            for tool in (where, ai.Tool(where, timeout=math.inf)):
+                server.queue(Reply(200, body=WIRE["openai"]["json"](1, [("c1", "where", {})])),
+                             Reply(200, body=WIRE["openai"]["json"](2, ANSWER)))
+                resp = await client.chat.completions.create(
+                    model=WIRE["openai"]["model"], messages=USER, tools=[tool], max_turns=3,
+                    tool_timeout=5)
+                results.append(resp.tool_events[0].result)
+        return results
+
+    assert asyncio.run(main()) == ["own tagged", "caller tagged"]
 
 
 # --- Ctrl-C while sync tools run in threads ---------------------------------------------------

@@ -413,6 +413,17 @@ def test_a_stream_longer_than_the_timeout_with_steady_chunks_completes(
            "completes: the whole stream is not bounded, only its waits")
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_long_stream_over_aiohttp_completes(family: str, server: FaultServer) -> None:
+    """The same over ``async_transport="aiohttp"`` (its own total timeout is not applied to
+    a stream: the bounds above are)."""
+    text = "one two three four five six"
+    server.queue(Stream(text=text, interval=0.1))
+    assert stream_text(family, server, FakeClock(), "async",
+                       cfg={"max_retries": 0, "timeout": TIMEOUT,
+                            "async_transport": "aiohttp"}) == text
+
+
 def test_stream_gap_timeout_bounds_the_wait_for_each_later_chunk(family: str,
                                                                  server: FaultServer) -> None:
     server.queue(Stream(interval=0.6))

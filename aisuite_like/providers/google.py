@@ -1317,11 +1317,15 @@ class GoogleProvider(Provider):
         return _Prepared(client, self._path(client, request.model, stream), call,
                          self._http_options(request, call), request.model, timeout)
 
-    def _build(self, p: "_Prepared", body: dict[str, Any], aiohttp: bool) -> Any:
-        """The SDK's HTTP request for ``body``, bounded by this attempt's timeout."""
+    def _build(self, p: "_Prepared", body: dict[str, Any], aiohttp: bool,
+               stream: bool = False) -> Any:
+        """The SDK's HTTP request for ``body``, bounded by this attempt's timeout. aiohttp
+        takes one total timeout, which would cut a stream however steadily its chunks come:
+        a stream over aiohttp gets none (the retry layer bounds its first chunk and gaps)."""
         http_request = p.client._api_client._build_request("post", p.path, body, p.http_options)
         if http_request.timeout is None:  # no native http_options timeout: ours
-            http_request.timeout = _attempt_timeout(p.timeout, aiohttp)
+            if not (aiohttp and stream):
+                http_request.timeout = _attempt_timeout(p.timeout, aiohttp)
             if isinstance(p.timeout, (int, float)):  # what google-genai sends for a timeout
                 http_request.headers["X-Server-Timeout"] = str(math.ceil(p.timeout))
         return http_request
@@ -1434,7 +1438,7 @@ class GoogleProvider(Provider):
             try:
                 with _mapped_errors(self._error):
                     response = await api._async_request(
-                        http_request=self._build(p, body, self._aiohttp),
+                        http_request=self._build(p, body, self._aiohttp, stream=True),
                         http_options=p.http_options, stream=True)
                     raw = response.response_stream
                     body_events = _BodyEvents(translator)
