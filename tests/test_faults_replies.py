@@ -334,6 +334,20 @@ def test_stream_with_invalid_utf8_is_a_typed_error(family: str, mode: str, serve
            "APIResponseValidationError after the chunks already seen; not retried")
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_openai_stream_cut_inside_its_usage_chunk(mode: str, server: FaultServer) -> None:
+    """A cut after the finish reason, inside the final usage chunk, is seen (the body ends
+    inside an event) rather than a reply silently without usage."""
+    cut = (b'data: {"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [], '
+           b'"usage": {"prompt_tok')
+    events = stream_events("openai")[:-1] + [cut]
+    error = _fail("openai", server, mode, stream=True, events=events)
+    assert type(error) is ai.APIConnectionError, repr(error)
+    assert server.attempts == 1
+    record("stream cut inside its last (usage) event, after the finish reason", "openai",
+           "APIConnectionError after the chunks already seen; not retried")
+
+
 # --- malformed arguments -------------------------------------------------------------------
 
 
