@@ -301,8 +301,10 @@ class CallPolicy:
                        "attempt: connecting, sending and reading the entire reply)",
             "first": f"the stream sent no chunk within timeout={seconds:g} s of the request "
                      "(keep-alive comments and pings do not count)",
-            "gap": f"the stream sent no further chunk within stream_gap_timeout={seconds:g} s "
-                   "(keep-alive comments and pings do not count)",
+            "gap": f"the stream sent no further chunk within "
+                   f"{'stream_gap_timeout' if self.stream_gap is not None else 'timeout'}="
+                   f"{seconds:g} s of the caller asking for it (keep-alive comments and pings "
+                   "do not count)",
         }[what]
         return APITimeoutError(f"request to {self.provider}{where} timed out: {text}",
                                provider=self.provider or None)

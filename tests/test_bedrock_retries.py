@@ -382,6 +382,12 @@ def test_a_stream_longer_than_the_timeout_with_steady_chunks_completes(
            "completes: the whole stream is not bounded, only its waits")
 
 
+def test_a_bad_stream_gap_timeout_is_refused(server: BedrockServer) -> None:
+    with pytest.raises(ai.ConfigurationError, match="stream_gap_timeout"):
+        create("sync", config(server, FakeClock(), stream_gap_timeout=0))
+    assert server.requests == []
+
+
 def test_connection_refused_is_retried(mode: str, logs: pytest.LogCaptureFixture) -> None:
     import socket
 

@@ -436,6 +436,13 @@ def test_stream_gap_timeout_bounds_the_wait_for_each_later_chunk(family: str,
     _ended_near_the_timeout(server, 0.6 + 0.2)
 
 
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "5", True])
+def test_a_bad_stream_gap_timeout_is_refused(family: str, bad: Any, server: FaultServer) -> None:
+    with pytest.raises(ai.ConfigurationError, match="stream_gap_timeout"):
+        create(family, server, FakeClock(), cfg={"stream_gap_timeout": bad})
+    assert server.attempts == 0
+
+
 def test_per_call_timeout_overrides_config(family: str, server: FaultServer) -> None:
     server.queue(Stall())
     with pytest.raises(ai.APITimeoutError):

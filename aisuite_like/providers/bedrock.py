@@ -1259,15 +1259,34 @@ class BedrockProvider(Provider):
         except self._exc.ParamValidationError as exc:
             raise self._error(exc) from exc
 
+    # The botocore client of a timeout is made before the first attempt that needs it (on a
+    # pool thread for async calls): its making (endpoint rules, credentials) is no part of
+    # the attempt that ``timeout`` bounds.
+
+    def _ready(self, timeout: Optional[float]) -> bool:
+        return (self._timeout if timeout is None else _check_timeout(timeout)) in self._clients
+
+    def _make_client(self, timeout: Optional[float]) -> None:
+        try:
+            self._client(timeout)
+        except self._sdk_errors() as exc:
+            raise self._error(exc) from exc
+
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        data = _retry.call(self._calls, self._converse_once, self._call(request),
+        call = self._call(request)
+        if not self._ready(request.timeout):
+            self._make_client(request.timeout)
+        data = _retry.call(self._calls, self._converse_once, call,
                            self._calls.bounds(request.timeout))
         return parse_response(data, model=request.model, provider=self._key())
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration; retried
         until the first chunk arrives, never after."""
-        return _retry.stream(self._calls, self._stream, self._call(request),
+        call = self._call(request)
+        if not self._ready(request.timeout):
+            self._make_client(request.timeout)
+        return _retry.stream(self._calls, self._stream, call,
                              self._calls.bounds(request.timeout))
 
     def _stream(self, call: _Call) -> Generator[ChatCompletionChunk, None, None]:
@@ -1335,7 +1354,11 @@ class BedrockProvider(Provider):
         return self._executor
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        data = await _retry.acall(self._calls, self._aconverse_once, self._call(request),
+        call = self._call(request)
+        if not self._ready(request.timeout):
+            await asyncio.get_running_loop().run_in_executor(
+                self._pool(), self._make_client, request.timeout)
+        data = await _retry.acall(self._calls, self._aconverse_once, call,
                                   self._calls.bounds(request.timeout))
         return parse_response(data, model=request.model, provider=self._key())
 
@@ -1343,8 +1366,24 @@ class BedrockProvider(Provider):
         """Async twin of ``stream``: the sync stream runs on a pool thread and hands its
         chunks to the event loop (translate now, send on first iteration; retried until the
         first chunk arrives)."""
-        return _retry.astream(self._calls, self._astream_once, self._call(request),
-                              self._calls.bounds(request.timeout))
+        stream = _retry.astream(self._calls, self._astream_once, self._call(request),
+                                self._calls.bounds(request.timeout))
+        if self._ready(request.timeout):
+            return stream
+        return self._once_ready(request.timeout, stream)
+
+    async def _once_ready(self, timeout: Optional[float],
+                          stream: AsyncIterator[ChatCompletionChunk]
+                          ) -> AsyncIterator[ChatCompletionChunk]:
+        """``stream``, once the botocore client it needs is made (the first stream of a
+        timeout only)."""
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._pool(), self._make_client,
+                                                             timeout)
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]  # the retry driver's stream
 
     def _astream_once(self, call: _Call) -> AsyncIterator[ChatCompletionChunk]:
         return self._astream(self._stream_batches(*call), self._calls.bounds(call[2]))
