@@ -782,8 +782,12 @@ class _OwnLoop:
         else:
             if not self.result.done():
                 self.result.set_result(value)
-        finally:
+        finally:  # as asyncio.run ends: tasks the tool started are cancelled with the call
             try:
+                rest = asyncio.all_tasks(loop)
+                for task in rest:
+                    task.cancel()
+                loop.run_until_complete(asyncio.gather(*rest, return_exceptions=True))
                 loop.run_until_complete(loop.shutdown_asyncgens())
             finally:
                 loop.close()

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator, Optional
@@ -193,8 +194,10 @@ def test_tool_timeout_holds_for_an_async_tool_that_does_not_cooperate(
     assert event.is_error
     assert event.result == f"Error: tool {tool.__name__!r} timed out after 0.5 seconds"
     assert server.attempts == 2 and resp.content == ANSWER  # the run went on
-    record(f"async tool that {tool.__doc__.split(' (')[0].lower().rstrip('.')} "
-           "(tool_timeout=0.5)", family,
+    record({"ignores_cancellation": "async tool that catches CancelledError and goes on "
+                                    "(tool_timeout=0.5)",
+            "blocks_the_loop": "async tool that blocks its event loop with time.sleep "
+                               "(tool_timeout=0.5)"}[tool.__name__], family,
            "timeout error result at the deadline; the run and asyncio.run go on")
 
 
@@ -228,6 +231,28 @@ def test_an_async_tool_with_a_deadline_runs_on_a_loop_of_its_own(server: FaultSe
         return results
 
     assert asyncio.run(main()) == ["own tagged", "caller tagged"]
+
+
+def test_tasks_an_async_tool_starts_on_its_own_loop_end_with_the_call(
+        server: FaultServer) -> None:
+    ended = threading.Event()
+
+    async def background() -> None:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            ended.set()
+
+    async def spawn() -> str:
+        """Starts a task and returns."""
+        asyncio.get_running_loop().create_task(background())
+        await asyncio.sleep(0)
+        return "spawned"
+
+    resp = run("openai", server, [[("c1", "spawn", {})], ANSWER], [spawn], "async",
+               tool_timeout=5)
+    assert resp.tool_events[0].result == "spawned"
+    assert ended.wait(5)  # cancelled when the call ended, not left pending on a dead loop
 
 
 # --- Ctrl-C while sync tools run in threads ---------------------------------------------------
