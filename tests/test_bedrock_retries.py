@@ -341,7 +341,7 @@ def test_trickled_body_times_out_near_the_timeout(server: BedrockServer, mode: s
     """A Converse body sent a byte every 0.25 s: each read returns in time, but ``timeout``
     bounds the whole attempt."""
     server.reply(Trickle(), converse_text("never sent"))
-    with pytest.raises(ai.APITimeoutError, match="127.0.0.1") as info:
+    with pytest.raises(ai.APITimeoutError, match=r"127\.0\.0\.1") as info:
         create(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0))
     _ended_near_the_timeout(server)
     assert len(server.requests) == 1

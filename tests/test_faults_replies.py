@@ -340,7 +340,7 @@ def test_openai_stream_cut_inside_its_usage_chunk(mode: str, server: FaultServer
     inside an event) rather than a reply silently without usage."""
     cut = (b'data: {"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [], '
            b'"usage": {"prompt_tok')
-    events = stream_events("openai")[:-1] + [cut]
+    events = [*stream_events("openai")[:-1], cut]
     error = _fail("openai", server, mode, stream=True, events=events)
     assert type(error) is ai.APIConnectionError, repr(error)
     assert server.attempts == 1
