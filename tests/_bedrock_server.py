@@ -102,6 +102,20 @@ class Hang:
     seconds: float
 
 
+@dataclass
+class Trickle:
+    """A reply whose body goes out one byte every ``interval`` seconds (at most ``hold``
+    seconds, then the connection closes): a Converse JSON body (``body`` given, or a short
+    text reply), or an event stream of ``frames`` whose first ``after`` frames go out at
+    once."""
+
+    body: Optional[bytes] = None
+    frames: Optional[list[bytes]] = None
+    after: int = 0
+    interval: float = 0.25
+    hold: float = 10.0
+
+
 def error(status: int, code: str, message: str, *, via: str = "header",
           headers: Optional[dict[str, str]] = None) -> Json:
     """An AWS JSON error reply: the code in ``x-amzn-ErrorType`` (``via="header"``, as Bedrock
@@ -115,7 +129,7 @@ def error(status: int, code: str, message: str, *, via: str = "header",
     return Json(body, status=status, headers=extra)
 
 
-Reply = Union[Json, Raw, Stream, Hang, Callable[["Recorded"], Any]]
+Reply = Union[Json, Raw, Stream, Hang, Trickle, Callable[["Recorded"], Any]]
 
 
 @dataclass
@@ -126,6 +140,7 @@ class Recorded:
     operation: str  # "converse" | "converse-stream"
     headers: dict[str, str]
     raw: bytes
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
     @property
     def json(self) -> Any:
@@ -164,7 +179,7 @@ class BedrockServer:
                 with server._lock:
                     server.requests.append(recorded)
                     reply = server._replies.popleft() if server._replies else server.default
-                if callable(reply) and not isinstance(reply, (Json, Raw, Stream, Hang)):
+                if callable(reply) and not isinstance(reply, (Json, Raw, Stream, Hang, Trickle)):
                     reply = reply(recorded)
                 if reply is None:
                     reply = error(500, "InternalServerException", "no scripted reply left")
@@ -215,6 +230,40 @@ class BedrockServer:
         request_id = "req-" + format(abs(hash((time.time(), id(reply)))) % 16**12, "012x")
         if isinstance(reply, Hang):
             time.sleep(reply.seconds)
+            handler.close_connection = True
+            return
+        if isinstance(reply, Trickle):
+            stream = reply.frames is not None
+            body = b"".join(reply.frames or ()) if stream else (
+                reply.body if reply.body is not None else json.dumps(
+                    converse_text("trickled").body).encode())
+            # A stream is chunked as Bedrock sends it (then each byte is an HTTP chunk).
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/vnd.amazon.eventstream"
+                                if stream else "application/json")
+            handler.send_header("x-amzn-RequestId", request_id)
+            if stream:
+                handler.send_header("Transfer-Encoding", "chunked")
+            else:
+                handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+
+            def send(data: bytes) -> None:
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if stream else data)
+                handler.wfile.flush()
+
+            start = len(b"".join((reply.frames or [])[:reply.after]))
+            if start:
+                send(body[:start])
+            end = time.monotonic() + reply.hold
+            try:
+                for i in range(start, len(body)):
+                    if time.monotonic() >= end:
+                        break
+                    send(body[i:i + 1])
+                    time.sleep(reply.interval)
+            except OSError:  # the client gave up and closed the connection
+                pass
             handler.close_connection = True
             return
         if isinstance(reply, (Json, Raw)):

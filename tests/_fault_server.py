@@ -11,14 +11,20 @@ gets ``Reply()``: a success in its own format, a stream if it asked for one). Ac
 
 - ``Reply(status, headers, body)``: ``body`` None = the format's success body (or, for a
   status >= 400, its error body); a dict is sent as JSON; bytes as they are.
-- ``Stream(events=None, cut_after=None, then="end")``: a 200 SSE reply of the format's
-  events (or the given ones); ``cut_after=n`` sends only the first n events and then does
-  ``then``: ``"close"``, ``"reset"`` or ``"stall"``.
+- ``Stream(events=None, cut_after=None, then="end", interval=0)``: a 200 SSE reply of the
+  format's events (or the given ones), ``interval`` seconds apart; ``cut_after=n`` sends only
+  the first n events and then does ``then``: ``"close"``, ``"reset"``, ``"stall"`` or
+  ``"keepalive"`` (an SSE comment line every 0.1 s, for at most ``hold`` seconds, then close).
+- ``Trickle(interval=0.25, hold=10)``: a 200 reply of the format's success body (a JSON body,
+  or the SSE events of a stream), its headers at once and then its body one byte every
+  ``interval`` seconds (for at most ``hold`` seconds, then close).
 - ``Delay(seconds, then)``: wait, then perform ``then``.
 - ``Stall()``: read the request, never answer.
 - ``Reset(mid_body=False)``: a TCP reset (RST) right after reading the request, or after the
   status line, headers and half a body.
 - ``Raw(data)``: these bytes, then close.
+
+Each request records the ``time.monotonic()`` of its arrival (``Request.at``).
 
 The server records every request (``requests``: method, path, headers, JSON body), counts
 attempts (``len(requests)``) and the most requests in flight at once (``max_in_flight``).
@@ -33,11 +39,12 @@ import os
 import socket
 import struct
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-__all__ = ["FaultServer", "Witness", "Reply", "Stream", "Delay", "Stall", "Reset", "Raw",
+__all__ = ["FaultServer", "Witness", "Reply", "Stream", "Delay", "Stall", "Reset", "Raw", "Trickle",
            "success_body", "error_body", "stream_events", "FORMATS"]
 
 FORMATS = ("openai", "anthropic", "gemini")
@@ -57,8 +64,16 @@ class Reply:
 class Stream:
     events: Optional[list[bytes]] = None
     cut_after: Optional[int] = None
-    then: str = "end"  # after cut_after events: "close", "reset" or "stall"
+    then: str = "end"  # after cut_after events: "close", "reset", "stall" or "keepalive"
     text: str = "hello world"
+    interval: float = 0.0  # seconds between events
+    hold: float = 10.0  # the most seconds "keepalive" goes on
+
+
+@dataclass
+class Trickle:
+    interval: float = 0.25  # seconds between two bytes of the body
+    hold: float = 10.0  # then the connection is closed
 
 
 @dataclass
@@ -82,7 +97,7 @@ class Raw:
     data: bytes
 
 
-Action = Union[Reply, Stream, Delay, Stall, Reset, Raw]
+Action = Union[Reply, Stream, Delay, Stall, Reset, Raw, Trickle]
 
 # --- wire formats --------------------------------------------------------------------------
 
@@ -199,6 +214,7 @@ class Request:
     body: Any
     format: str
     stream: bool
+    at: float = field(default_factory=time.monotonic)
 
 
 class FaultServer:
@@ -352,6 +368,9 @@ class FaultServer:
             await writer.drain()
             writer.close()
             return False
+        if isinstance(action, Trickle):
+            await self._trickle(action, request, writer)
+            return False
         if isinstance(action, Reply) and (action.status != 200 or not request.stream
                                           or action.body is not None):
             body = action.body
@@ -378,7 +397,15 @@ class FaultServer:
         for event in events:
             writer.write(event)
             await writer.drain()
-            await asyncio.sleep(0)
+            await asyncio.sleep(action.interval)
+        if action.cut_after is not None and action.then == "keepalive":
+            end = time.monotonic() + action.hold
+            while time.monotonic() < end and not writer.is_closing():
+                writer.write(b": keep-alive\n\n")
+                await writer.drain()
+                await asyncio.sleep(0.1)
+            writer.close()
+            return False
         if action.cut_after is not None and action.then == "reset":
             await asyncio.sleep(0.01)
             self._abort(writer)
@@ -388,6 +415,24 @@ class FaultServer:
             return False
         writer.close()
         return False
+
+    async def _trickle(self, action: Trickle, request: Request,
+                       writer: asyncio.StreamWriter) -> None:
+        if request.stream:
+            body = b"".join(stream_events(request.format))
+            writer.write(self._head(200, {"content-type": "text/event-stream"}, len(body)))
+        else:
+            body = json.dumps(success_body(request.format)).encode()
+            writer.write(self._head(200, {"content-type": "application/json"}, len(body)))
+        await writer.drain()
+        end = time.monotonic() + action.hold
+        for i in range(len(body)):
+            if time.monotonic() >= end or writer.is_closing():
+                break
+            writer.write(body[i:i + 1])
+            await writer.drain()
+            await asyncio.sleep(action.interval)
+        writer.close()
 
     @staticmethod
     def _head(status: int, headers: dict[str, str], length: Optional[int]) -> bytes:

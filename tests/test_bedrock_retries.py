@@ -31,7 +31,9 @@ from _bedrock_server import (
     Json,
     Recorded,
     Stream,
+    Trickle,
     converse_text,
+    encode_message,
     error,
     event,
     exception_event,
@@ -176,6 +178,19 @@ def test_throttling_without_hint_backs_off(server: BedrockServer, mode: str) -> 
            "retried (0.5 s, 1 s); success on attempt 3")
 
 
+@pytest.mark.parametrize("value", ["0", "-3", "NaN", "inf"])
+def test_throttling_retry_after_zero_negative_or_nan_backs_off(server: BedrockServer,
+                                                               value: str) -> None:
+    """A Retry-After that is no usable wait falls back to the backoff (not immediate retries)."""
+    clock = FakeClock()
+    server.reply(*[error(429, "ThrottlingException", "slow", headers={"Retry-After": value})] * 2,
+                 converse_text("ok"))
+    assert create("sync", config(server, clock)).content == "ok"
+    assert len(server.requests) == 3 and clock.waits == [0.5, 1.0]
+    record("429 with Retry-After: 0, negative, NaN or infinite (or retry-after-ms)",
+           "exponential backoff (0.5 s, 1 s); the demand is ignored")
+
+
 def test_backoff_has_jitter(server: BedrockServer) -> None:
     clock = FakeClock(jitter=1.0)  # the most jitter: a quarter off each wait
     server.reply(error(429, "ThrottlingException", "slow"), error(503, "ServiceUnavailable"
@@ -314,6 +329,66 @@ def test_server_that_never_answers_times_out_per_attempt(
            "APITimeoutError; each attempt bounded by the timeout")
 
 
+TIMEOUT = 0.5  # a whole attempt, in the tests below; "near the timeout" = within 3x of it
+
+
+def _ended_near_the_timeout(server: BedrockServer) -> None:
+    elapsed = time.monotonic() - server.requests[0].at
+    assert elapsed < 3 * TIMEOUT, f"the attempt took {elapsed:.2f} s (timeout {TIMEOUT} s)"
+
+
+def test_trickled_body_times_out_near_the_timeout(server: BedrockServer, mode: str,
+                                                  logs: pytest.LogCaptureFixture) -> None:
+    """A Converse body sent a byte every 0.25 s: each read returns in time, but ``timeout``
+    bounds the whole attempt."""
+    server.reply(Trickle(), converse_text("never sent"))
+    with pytest.raises(ai.APITimeoutError, match=r"127\.0\.0\.1") as info:
+        create(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0))
+    _ended_near_the_timeout(server)
+    assert len(server.requests) == 1
+    assert_no_secret(info.value, logs)
+    record("reply body trickled, a byte every 0.25 s (timeout=0.5)",
+           "APITimeoutError near the timeout: it bounds the whole attempt")
+
+
+@pytest.mark.parametrize("after", [0, 2], ids=["before-first", "after-first"])
+def test_trickled_stream_times_out_near_the_timeout(server: BedrockServer, mode: str,
+                                                    after: int) -> None:
+    """An event stream trickled a byte at a time: the first chunk must come within
+    ``timeout`` of the attempt's start, each later one within ``stream_gap_timeout``
+    (default ``timeout``) of the caller asking for it."""
+    server.reply(Trickle(frames=stream_text("par", "tial").frames, after=after))
+    chunks: list[Any] = []
+    with pytest.raises(ai.APITimeoutError):
+        stream_into(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0), chunks)
+    _ended_near_the_timeout(server)
+    assert text_of(chunks) == ("par" if after else "")
+    assert len(server.requests) == 1
+    record("stream body trickled, a byte every 0.25 s (timeout=0.5)",
+           "APITimeoutError near the timeout")
+
+
+def test_a_stream_longer_than_the_timeout_with_steady_chunks_completes(
+        server: BedrockServer, mode: str) -> None:
+    pieces = ("one ", "two ", "three ", "four ", "five ", "six")
+    reply = stream_text(*pieces)
+    reply.delay_s = 0.1  # 10 frames: about 1 s in all, chunks at most 0.3 s apart
+    server.reply(reply)
+    chunks: list[Any] = []
+    started = time.monotonic()
+    stream_into(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0), chunks)
+    assert text_of(chunks) == "".join(pieces)
+    assert time.monotonic() - started > TIMEOUT
+    record("stream longer than the timeout, chunks 0.1 to 0.3 s apart (timeout=0.5)",
+           "completes: the whole stream is not bounded, only its waits")
+
+
+def test_a_bad_stream_gap_timeout_is_refused(server: BedrockServer) -> None:
+    with pytest.raises(ai.ConfigurationError, match="stream_gap_timeout"):
+        create("sync", config(server, FakeClock(), stream_gap_timeout=0))
+    assert server.requests == []
+
+
 def test_connection_refused_is_retried(mode: str, logs: pytest.LogCaptureFixture) -> None:
     import socket
 
@@ -404,6 +479,29 @@ def test_stream_failing_after_its_first_chunk_is_not_retried(
     assert len(server.requests) == 1 and server.unused == 1 and clock.waits == []
     assert_no_secret(info.value, logs)
     record(fault, f"{expected.__name__} after the chunks already seen; not retried")
+
+
+def test_stream_event_that_is_not_utf8_is_a_typed_error(server: BedrockServer, mode: str,
+                                                        logs: pytest.LogCaptureFixture) -> None:
+    """An event payload whose bytes are not UTF-8: a malformed reply
+    (``APIResponseValidationError``), never a UnicodeDecodeError; not retried."""
+    clock = FakeClock()
+    bad = encode_message({":event-type": "contentBlockDelta",
+                          ":content-type": "application/json", ":message-type": "event"},
+                         b'{"delta": {"text": "wo\xff\xferld"}, "contentBlockIndex": 0}')
+    frames = [event("messageStart", {"role": "assistant"}),
+              event("contentBlockDelta", {"delta": {"text": "par"}, "contentBlockIndex": 0}),
+              bad]
+    server.reply(Stream(frames), stream_text("never sent"))
+    chunks: list[Any] = []
+    with pytest.raises(ai.APIResponseValidationError) as info:
+        stream_into(mode, config(server, clock), chunks)
+    assert "UTF-8" in str(info.value)
+    assert text_of(chunks) == "par"
+    assert len(server.requests) == 1 and clock.waits == []
+    assert_no_secret(info.value, logs)
+    record("stream event that is not UTF-8 (after the first chunk)",
+           "APIResponseValidationError after the chunks already seen; not retried")
 
 
 # ------------------------------------------------------------------------- concurrency ---

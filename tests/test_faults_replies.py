@@ -78,6 +78,9 @@ def _fail(family: str, server: FaultServer, mode: str = "sync", stream: bool = F
     seen = [] if seen is None else seen
     configs = _config(family, server)
     kwargs.setdefault("messages", USER)
+    events = kwargs.pop("events", None)
+    if events is not None:
+        server.queue(Stream(events=events))
     try:
         if mode == "sync":
             with ai.Client(configs) as client:
@@ -258,6 +261,91 @@ def test_stream_fault_after_first_chunk(family: str, fault: str, tail: Any, then
     assert server.attempts == 1
     _assert_no_key(family, error, caplog)
     record(fault, family, outcome)
+
+
+def _ok_stream(family: str, mode: str, server: FaultServer, events: list[bytes]) -> str:
+    """Serve ``events`` as one stream and return the text the caller saw."""
+    server.queue(Stream(events=events))
+    seen: list[str] = []
+    configs = _config(family, server)
+    if mode == "sync":
+        with ai.Client(configs) as client:
+            with client.chat.completions.create(model=MODELS[family], messages=USER,
+                                                stream=True) as stream:
+                for chunk in stream:
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        seen.append(chunk.choices[0].delta.content)
+    else:
+        async def run() -> None:
+            async with ai.AsyncClient(configs) as client:
+                stream = await client.chat.completions.create(model=MODELS[family],
+                                                              messages=USER, stream=True)
+                async with stream:
+                    async for chunk in stream:
+                        if chunk.choices and chunk.choices[0].delta.content:
+                            seen.append(chunk.choices[0].delta.content)
+        asyncio.run(run())
+    return "".join(seen)
+
+
+SSE_FIELDS = {
+    "SSE event carrying only retry: (first and mid-stream)":
+        lambda ev: [b"retry: 3000\n\n", *ev[:1], b"retry: 10\n\n", *ev[1:]],
+    "SSE comment lines (': keep-alive') between and inside events":
+        lambda ev: [b": keep-alive\n\n", b":\n", *ev[:1], b": ping\n",
+                    *(b": inside\n" + e for e in ev[1:])],
+    "SSE id: fields on every event, and an event carrying only id:":
+        lambda ev: [b"id: 0\n" + ev[0], b"id: 99\n\n",
+                    *(b"id: %d\n" % n + e for n, e in enumerate(ev[1:], 1))],
+    "SSE lines ending in CR LF or a lone CR":
+        lambda ev: [e.replace(b"\n", b"\r\n") for e in ev[:2]]
+                   + [e.replace(b"\n", b"\r") for e in ev[2:]],
+}
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("fault", list(SSE_FIELDS))
+def test_valid_sse_fields_are_read(family: str, fault: str, mode: str,
+                                   server: FaultServer) -> None:
+    """retry:, id: and comment lines are valid SSE (a keep-alive, a reconnection hint): the
+    reply reads as if they were not there, on every family."""
+    events = SSE_FIELDS[fault](stream_events(FORMAT[family]))
+    assert _ok_stream(family, mode, server, events) == "hello world"
+    assert server.attempts == 1
+    record(fault, family, "read as valid SSE; the whole reply")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_stream_with_invalid_utf8_is_a_typed_error(family: str, mode: str, server: FaultServer,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """Bytes that are not UTF-8 inside an event: the reply is malformed (its JSON cannot be
+    text), never a UnicodeDecodeError and never silently replaced characters."""
+    events = stream_events(FORMAT[family])
+    at = {"openai": 2, "anthropic": 3, "google": 1}[family]  # the event after "hello "
+    events[at] = events[at].replace(b"world", b"wo\xff\xferld")
+    seen: list[str] = []
+    error = _fail(family, server, mode, stream=True, seen=seen, events=events)
+    assert type(error) is ai.APIResponseValidationError, repr(error)
+    assert "UTF-8" in str(error)
+    assert "".join(seen) == "hello "
+    assert server.attempts == 1
+    _assert_no_key(family, error, caplog)
+    record("stream event that is not UTF-8 (after the first chunk)", family,
+           "APIResponseValidationError after the chunks already seen; not retried")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_openai_stream_cut_inside_its_usage_chunk(mode: str, server: FaultServer) -> None:
+    """A cut after the finish reason, inside the final usage chunk, is seen (the body ends
+    inside an event) rather than a reply silently without usage."""
+    cut = (b'data: {"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [], '
+           b'"usage": {"prompt_tok')
+    events = [*stream_events("openai")[:-1], cut]
+    error = _fail("openai", server, mode, stream=True, events=events)
+    assert type(error) is ai.APIConnectionError, repr(error)
+    assert server.attempts == 1
+    record("stream cut inside its last (usage) event, after the finish reason", "openai",
+           "APIConnectionError after the chunks already seen; not retried")
 
 
 # --- malformed arguments -------------------------------------------------------------------

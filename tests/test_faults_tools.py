@@ -7,9 +7,19 @@ merges it with the transport suite's)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Optional
 
 import pytest
@@ -51,14 +61,22 @@ def family(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def run(family: str, server: FaultServer, turns: list[Any], tools: list[Any]) -> Any:
+def run(family: str, server: FaultServer, turns: list[Any], tools: list[Any],
+        mode: str = "sync", **options: Any) -> Any:
     """Serve ``turns`` (tool calls or the answer) and run the tool loop over them."""
     server.queue(*(Reply(200, body=WIRE[family]["json"](n, t)) for n, t in enumerate(turns, 1)))
     base_url = server.url + "/v1" if family == "openai" else server.url
     configs = {family: {"api_key": KEYS[family], "base_url": base_url, "max_retries": 0}}
-    with ai.Client(configs) as client:
-        return client.chat.completions.create(model=WIRE[family]["model"], messages=USER,
-                                              tools=tools, max_turns=3)
+    if mode == "sync":
+        with ai.Client(configs) as client:
+            return client.chat.completions.create(model=WIRE[family]["model"], messages=USER,
+                                                  tools=tools, max_turns=3, **options)
+
+    async def main() -> Any:
+        async with ai.AsyncClient(configs) as client:
+            return await client.chat.completions.create(
+                model=WIRE[family]["model"], messages=USER, tools=tools, max_turns=3, **options)
+    return asyncio.run(main())
 
 
 def pairs_sent(family: str, server: FaultServer) -> list[tuple[list[str], list[str]]]:
@@ -225,3 +243,182 @@ def test_malformed_tool_arguments_get_an_error_result(case: str, server: FaultSe
     _assert_error_result(family, server, resp, says)
     record(f"model sends {case.split(' ', 1)[1]}", family,
            "an error result to the model saying why; the run goes on")
+# --- tool_timeout against tools that do not cooperate ---------------------------------------
+
+TOOL_TIMEOUT = 0.5
+
+
+async def ignores_cancellation() -> str:
+    """Swallows every CancelledError and goes on (for 5 s)."""
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            pass
+    return "late"
+
+
+async def blocks_the_loop() -> str:
+    """Blocks its event loop (for 5 s)."""
+    time.sleep(5)
+    return "late"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("tool", [ignores_cancellation, blocks_the_loop],
+                         ids=["ignores-cancellation", "blocks-the-loop"])
+def test_tool_timeout_holds_for_an_async_tool_that_does_not_cooperate(
+        family: str, mode: str, tool: Any, server: FaultServer) -> None:
+    """The run goes on at the timeout with an error result for that call, and the program's
+    ``asyncio.run`` (or the sync call) returns then: the tool ran on an event loop of its own,
+    in a daemon thread, where it is left."""
+    run(family, server, [ANSWER], [])  # the SDK imported and warm: only the run is timed
+    server.reset()
+    started = time.monotonic()
+    resp = run(family, server, [[("c1", tool.__name__, {})], ANSWER], [tool], mode,
+               tool_timeout=TOOL_TIMEOUT)
+    elapsed = time.monotonic() - started
+    assert elapsed < 3 * TOOL_TIMEOUT + 1.0, f"the run took {elapsed:.2f} s"
+    event = resp.tool_events[0]
+    assert event.is_error
+    assert event.result == f"Error: tool {tool.__name__!r} timed out after 0.5 seconds"
+    assert server.attempts == 2 and resp.content == ANSWER  # the run went on
+    record({"ignores_cancellation": "async tool that catches CancelledError and goes on "
+                                    "(tool_timeout=0.5)",
+            "blocks_the_loop": "async tool that blocks its event loop with time.sleep "
+                               "(tool_timeout=0.5)"}[tool.__name__], family,
+           "timeout error result at the deadline; the run and asyncio.run go on")
+
+
+REQUEST_TAG: "contextvars.ContextVar[str]" = contextvars.ContextVar("request_tag", default="")
+
+
+def test_an_async_tool_with_a_deadline_runs_on_a_loop_of_its_own(server: FaultServer) -> None:
+    """Under a deadline an async tool runs on an event loop of its own (the caller's
+    context variables copied in); ``Tool(timeout=math.inf)`` keeps it on the caller's loop,
+    without a deadline, for a tool that uses objects bound to that loop."""
+    async def main() -> list[str]:
+        caller = asyncio.get_running_loop()
+        REQUEST_TAG.set("tagged")
+
+        async def where() -> str:
+            """Which loop runs this call."""
+            loop = "caller" if asyncio.get_running_loop() is caller else "own"
+            return f"{loop} {REQUEST_TAG.get()}"
+
+        results = []
+        configs = {"openai": {"api_key": KEYS["openai"], "base_url": server.url + "/v1",
+                              "max_retries": 0}}
+        async with ai.AsyncClient(configs) as client:
+            for tool in (where, ai.Tool(where, timeout=math.inf)):
+                server.queue(Reply(200, body=WIRE["openai"]["json"](1, [("c1", "where", {})])),
+                             Reply(200, body=WIRE["openai"]["json"](2, ANSWER)))
+                resp = await client.chat.completions.create(
+                    model=WIRE["openai"]["model"], messages=USER, tools=[tool], max_turns=3,
+                    tool_timeout=5)
+                results.append(resp.tool_events[0].result)
+        return results
+
+    assert asyncio.run(main()) == ["own tagged", "caller tagged"]
+
+
+def test_tasks_an_async_tool_starts_on_its_own_loop_end_with_the_call(
+        server: FaultServer) -> None:
+    ended = threading.Event()
+
+    async def background() -> None:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            ended.set()
+
+    async def spawn() -> str:
+        """Starts a task and returns."""
+        asyncio.get_running_loop().create_task(background())
+        await asyncio.sleep(0)
+        return "spawned"
+
+    resp = run("openai", server, [[("c1", "spawn", {})], ANSWER], [spawn], "async",
+               tool_timeout=5)
+    assert resp.tool_events[0].result == "spawned"
+    assert ended.wait(5)  # cancelled when the call ended, not left pending on a dead loop
+
+
+# --- Ctrl-C while sync tools run in threads ---------------------------------------------------
+
+SLOW_TOOLS = """
+import sys, time
+
+def slow_a() -> str:
+    \"\"\"Takes a minute.\"\"\"
+    print("tool running", flush=True)
+    time.sleep(60)
+    return "a"
+
+def slow_b() -> str:
+    \"\"\"Takes a minute.\"\"\"
+    print("tool running", flush=True)
+    time.sleep(60)
+    return "b"
+"""
+
+PROGRAMS = {
+    "sync": """
+import aisuite_like as ai, mytools
+client = ai.Client({"openai": {"base_url": sys.argv[1], "api_key": "k", "max_retries": 0}})
+client.chat.completions.create(model="openai:gpt-x", messages=[{"role": "user", "content": "go"}],
+                               tools=[mytools.slow_a, mytools.slow_b], max_turns=2)
+""",
+    "async": """
+import asyncio, aisuite_like as ai, mytools
+async def main():
+    async with ai.AsyncClient({"openai": {"base_url": sys.argv[1], "api_key": "k",
+                                          "max_retries": 0}}) as client:
+        await client.chat.completions.create(
+            model="openai:gpt-x", messages=[{"role": "user", "content": "go"}],
+            tools=[mytools.slow_a, mytools.slow_b], max_turns=2)
+asyncio.run(main())
+""",
+}
+
+
+@pytest.mark.parametrize("program", ["sync", "async", "cli"])
+def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
+        program: str, server: FaultServer, tmp_path: Path) -> None:
+    """Two sync tools of one response run in the run's thread pool; Ctrl-C (SIGINT) ends the
+    process at once: its tool threads are daemon threads, which the exit does not wait for."""
+    (tmp_path / "mytools.py").write_text(textwrap.dedent(SLOW_TOOLS))
+    calls = [("c1", "slow_a", {}), ("c2", "slow_b", {})]
+    server.queue(Reply(200, body=WIRE["openai"]["json"](1, calls)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    if program == "cli":
+        env.update(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY="k")
+        args = [sys.executable, "-m", "aisuite_like", "chat", "-m", "openai:gpt-x", "go",
+                "--tool", "mytools:slow_a", "--tool", "mytools:slow_b", "--max-turns", "2"]
+    else:
+        script = tmp_path / "program.py"
+        script.write_text("import sys\n" + textwrap.dedent(PROGRAMS[program]))
+        args = [sys.executable, str(script), server.url + "/v1"]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        seen = ""
+        while seen.count("tool running") < 2:  # both tools have started (lines may mix)
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else "no output"
+            seen += line
+        proc.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        proc.wait(timeout=30)
+        elapsed = time.monotonic() - started
+    finally:
+        proc.kill()
+        proc.wait()
+    assert elapsed < 5, f"the process took {elapsed:.1f} s to exit after Ctrl-C"
+    if program == "cli":
+        assert proc.returncode == 130
+        assert proc.stderr is not None and "interrupted" in proc.stderr.read()
+    record("Ctrl-C while two sync tools run (sync, async and CLI programs)", "openai",
+           "the process exits at once (tool threads are daemon threads); CLI exit 130")

@@ -30,6 +30,7 @@ from _fault_server import (
     Reset,
     Stall,
     Stream,
+    Trickle,
     error_body,
 )
 
@@ -153,6 +154,28 @@ def test_429_retry_after_ms_is_honoured(family: str, mode: str, server: FaultSer
     assert resp.content == "hello world"
     assert server.attempts == 3 and clock.waits == [0.25, 0.04]
     record("429 with retry-after-ms", family, "retried after the asked waits; success")
+
+
+@pytest.mark.parametrize("headers", [
+    {"retry-after": "0"}, {"retry-after": "-5"}, {"retry-after": "NaN"},
+    {"retry-after": "inf"}, {"retry-after-ms": "0"}, {"retry-after-ms": "-250"},
+    {"retry-after-ms": "nan", "retry-after": "0"}])
+def test_429_retry_after_zero_negative_or_nan_backs_off(family: str, headers: dict[str, str],
+                                                        server: FaultServer) -> None:
+    """A demand that is no usable wait (0, negative, NaN, infinite) is not honoured: the
+    exponential backoff applies, so a server answering this forever cannot make a client
+    hammer it."""
+    server.queue(*[Reply(429, headers)] * 2)
+    clock = FakeClock()
+    assert create(family, server, clock).content == "hello world"
+    assert server.attempts == 3 and clock.waits == [0.5, 1.0]
+    server.reset()
+    server.queue(*[Reply(429, headers)] * 3)
+    with pytest.raises(ai.RateLimitError) as info:
+        create(family, server, FakeClock())
+    assert info.value.retry_after is None
+    record("429 with Retry-After: 0, negative, NaN or infinite (or retry-after-ms)", family,
+           "exponential backoff (0.5 s, 1 s); the demand is ignored")
 
 
 def test_429_demand_over_max_retry_wait_fails_at_once(
@@ -320,6 +343,105 @@ def test_server_that_never_answers_times_out_per_attempt(
     assert_no_key(family, info.value, caplog)
     record("server never answers (timeout=0.3)", family,
            "APITimeoutError; each attempt bounded by the timeout")
+
+
+TIMEOUT = 0.5  # a whole attempt, in the tests below; "near the timeout" = within 3x of it
+
+
+def _ended_near_the_timeout(server: FaultServer, timeout: float = TIMEOUT) -> float:
+    """Seconds from the request's arrival at the server to now (the error was just raised);
+    asserts the attempt ended within a generous 3x of ``timeout``."""
+    elapsed = time.monotonic() - server.requests[0].at
+    assert elapsed < 3 * timeout, f"the attempt took {elapsed:.2f} s (timeout {timeout} s)"
+    return elapsed
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_trickled_body_times_out_near_the_timeout(
+        family: str, mode: str, server: FaultServer, caplog: pytest.LogCaptureFixture) -> None:
+    """A reply body sent one byte every 0.25 s: every read returns in time, but the whole
+    attempt is bounded by ``timeout``."""
+    server.queue(Trickle())
+    with pytest.raises(ai.APITimeoutError) as info:
+        create(family, server, FakeClock(), mode, cfg={"max_retries": 0, "timeout": TIMEOUT})
+    _ended_near_the_timeout(server)
+    assert server.attempts == 1
+    assert_no_key(family, info.value, caplog)
+    record("reply body trickled, a byte every 0.25 s (timeout=0.5)", family,
+           "APITimeoutError near the timeout: it bounds the whole attempt")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("where", ["before-first", "after-first", "trickled"])
+def test_stream_kept_alive_without_chunks_times_out(
+        family: str, mode: str, where: str, server: FaultServer,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """SSE comments every 0.1 s (or a body trickled a byte at a time) keep the connection
+    busy but bring no chunk: the first chunk must come within ``timeout`` of the attempt's
+    start, each later one within ``stream_gap_timeout`` (default: ``timeout``) of the
+    caller asking for it."""
+    first = {"openai": 2, "anthropic": 3, "google": 1}[family]
+    server.queue({"before-first": Stream(cut_after=0, then="keepalive"),
+                  "after-first": Stream(cut_after=first, then="keepalive"),
+                  "trickled": Trickle()}[where])
+    seen: list[str] = []
+    with pytest.raises(ai.APITimeoutError) as info:
+        stream_text(family, server, FakeClock(), mode, seen=seen,
+                    cfg={"max_retries": 0, "timeout": TIMEOUT})
+    _ended_near_the_timeout(server)
+    assert seen == (["hello "] if where == "after-first" else [])
+    assert server.attempts == 1
+    assert_no_key(family, info.value, caplog)
+    record({"before-first": "stream of SSE comments only, no event (timeout=0.5)",
+            "after-first": "stream sends its first chunk, then only SSE comments (timeout=0.5)",
+            "trickled": "stream body trickled, a byte every 0.25 s (timeout=0.5)"}[where],
+           family, "APITimeoutError near the timeout" + (
+               "; not retried" if where == "after-first" else ""))
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_stream_longer_than_the_timeout_with_steady_chunks_completes(
+        family: str, mode: str, server: FaultServer) -> None:
+    """A legitimate long stream is not cut: only the time to the first chunk and the gaps
+    between chunks are bounded, not the stream's whole length."""
+    text = "one two three four five six"
+    server.queue(Stream(text=text, interval=0.1))  # 6 to 10 events: up to 1 s in all
+    started = time.monotonic()
+    assert stream_text(family, server, FakeClock(), mode,
+                       cfg={"max_retries": 0, "timeout": TIMEOUT}) == text
+    assert time.monotonic() - started > TIMEOUT  # longer than the timeout, and not cut
+    record("stream longer than the timeout, chunks 0.1 to 0.3 s apart (timeout=0.5)", family,
+           "completes: the whole stream is not bounded, only its waits")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_long_stream_over_aiohttp_completes(family: str, server: FaultServer) -> None:
+    """The same over ``async_transport="aiohttp"`` (its own total timeout is not applied to
+    a stream: the bounds above are)."""
+    text = "one two three four five six"
+    server.queue(Stream(text=text, interval=0.1))
+    assert stream_text(family, server, FakeClock(), "async",
+                       cfg={"max_retries": 0, "timeout": TIMEOUT,
+                            "async_transport": "aiohttp"}) == text
+
+
+def test_stream_gap_timeout_bounds_the_wait_for_each_later_chunk(family: str,
+                                                                 server: FaultServer) -> None:
+    server.queue(Stream(interval=0.6))
+    seen: list[str] = []
+    with pytest.raises(ai.APITimeoutError) as info:
+        stream_text(family, server, FakeClock(), seen=seen,
+                    cfg={"max_retries": 0, "timeout": 5, "stream_gap_timeout": 0.2})
+    assert "stream_gap_timeout" in str(info.value)
+    assert len(seen) <= 1 and server.attempts == 1
+    _ended_near_the_timeout(server, 0.6 + 0.2)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "5", True])
+def test_a_bad_stream_gap_timeout_is_refused(family: str, bad: Any, server: FaultServer) -> None:
+    with pytest.raises(ai.ConfigurationError, match="stream_gap_timeout"):
+        create(family, server, FakeClock(), cfg={"stream_gap_timeout": bad})
+    assert server.attempts == 0
 
 
 def test_per_call_timeout_overrides_config(family: str, server: FaultServer) -> None:

@@ -24,7 +24,7 @@ from conftest import RECORDED, recorded_files
 
 import aisuite_like as ai
 from aisuite_like.core.streaming import _ChunkAccumulator
-from aisuite_like.providers.anthropic import SSEDecoder, StreamState, build_request, parse_response
+from aisuite_like.providers.anthropic import StreamBody, build_request, parse_response
 from aisuite_like.providers.base import ChatRequest
 
 FILES = recorded_files("anthropic")
@@ -150,16 +150,18 @@ def test_recorded_stream_replays_to_the_reply(interaction: dict[str, Any]) -> No
     usage = {**start["usage"], **{k: v for k, v in delta["usage"].items() if v is not None}}
 
     # Replay through the translator, exactly as the transport feeds it.
-    state = StreamState()
-    decoder = SSEDecoder()
+    body = StreamBody()
     accumulator = _ChunkAccumulator()
     chunks = []
-    for line in sse_text.splitlines():
-        event = decoder.feed(line)
-        if event is not None and (chunk := state.process(event)) is not None:
+    raw = sse_text.encode()
+    for offset in range(0, len(raw), 97):  # reads that end anywhere, as the network's do
+        for chunk in body.feed(raw[offset:offset + 97]):
             chunks.append(chunk)
             accumulator.add(chunk)
-    state.finish()
+    for chunk in body.end():
+        chunks.append(chunk)
+        accumulator.add(chunk)
+    body.finish()
     resp = accumulator.build()
 
     _check(

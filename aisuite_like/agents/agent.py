@@ -509,7 +509,10 @@ class AgentHooks(Generic[TContext]):
 
 class _ControlTool(Tool):
     """A tool the agent machinery defines (not a user function): a fixed schema, its own
-    argument check, and a constant result. Runs as an async function, so no thread hop."""
+    argument check, and a constant result. Runs as an async function on the caller's event
+    loop (also under a ``tool_timeout``), so no thread hop."""
+
+    _on_caller_loop = True
 
     def __init__(self, name: str, description: str, parameters: dict[str, Any], *,
                  check: Callable[[dict[str, Any]], dict[str, Any]], result: str,

@@ -445,20 +445,22 @@ def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
 
 def _parse_retry_after(headers: Any) -> float | None:
     """Seconds from ``retry-after-ms`` / ``retry-after`` headers (a number of seconds or an
-    HTTP date), when present and readable."""
+    HTTP date), when present and a usable wait: a demand of 0, a negative one (a date in the
+    past), NaN or infinity is none (None), so the retry falls back to the exponential backoff
+    rather than retrying at once."""
     if headers is None:
         return None
     try:
         ms = headers.get("retry-after-ms")
         if ms is not None:
-            return max(0.0, float(ms) / 1000.0)
+            return _usable_wait(float(ms) / 1000.0)
     except (TypeError, ValueError):
         pass
     value = headers.get("retry-after")
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        return _usable_wait(float(value))
     except (TypeError, ValueError):
         pass
     try:  # an HTTP date
@@ -466,6 +468,11 @@ def _parse_retry_after(headers: Any) -> float | None:
         import time
 
         when = email.utils.parsedate_to_datetime(str(value))
-        return max(0.0, when.timestamp() - time.time())
+        return _usable_wait(when.timestamp() - time.time())
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
+
+
+def _usable_wait(seconds: float) -> float | None:
+    """``seconds`` when it is a finite wait > 0, else None."""
+    return seconds if 0.0 < seconds < float("inf") else None

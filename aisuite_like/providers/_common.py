@@ -1,10 +1,12 @@
-"""Small pure helpers shared by the translators (no I/O, no SDK imports)."""
+"""Helpers shared by the providers: small pure ones for the translators, the one SSE decoder
+of the SSE families, and the sync transports' attempt-deadline seams (no SDK is imported at
+import time)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from typing import Any, Optional, TypeVar
 
@@ -335,6 +337,19 @@ def host_of(exc: BaseException) -> Optional[str]:
     return None
 
 
+def host_of_url(url: Any) -> str:
+    """``host:port`` (or ``host``) of a URL, for messages; "" when it has none."""
+    if not isinstance(url, str):
+        return ""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return parts.netloc.rpartition("@")[2]
+    except ValueError:
+        return ""
+
+
 def json_schema_format(response_format: Any, provider: str,
                        api: str) -> Optional[dict[str, Any]]:
     """The portable ``response_format`` for APIs that only do schema-bound JSON: None for
@@ -466,3 +481,376 @@ def redirect_middleware(provider: str) -> Callable[..., Any]:
         return response
 
     return middleware
+# --- server-sent events (one decoder for every SSE family) ---------------------------------
+
+#: One event: its ``event:`` name (None when it has none) and its data text.
+SSEEvent = tuple[Optional[str], str]
+
+_SSE_FIELDS = frozenset({b"data", b"event", b"id", b"retry"})
+
+
+class SSEDecoder:
+    """Server-sent events (the WHATWG format) from the bytes of a reply, sans-IO: the
+    transports of the SSE families (openai and the compatible services, anthropic, google)
+    only move bytes into :meth:`feed`.
+
+    Lines end in LF, CR LF or a lone CR (also when a CR and its LF arrive in two reads). A
+    blank line ends an event; an event carrying no ``data:`` (only ``id:`` and / or
+    ``retry:``) dispatches nothing; comment lines (``: keep-alive``), ``id:`` and ``retry:``
+    are read and dropped, as are unknown fields. Data lines must be UTF-8 (an event's data is
+    JSON text): one that is not raises ``APIResponseValidationError``, never a bare
+    ``UnicodeDecodeError`` and never silently replaced characters.
+
+    ``raw_lines`` (Gemini): a line that is no SSE field is collected as raw text and
+    dispatched (as data of an unnamed event) at the next blank line, field line or the end of
+    the body, as google-genai reads an error object sent without SSE framing."""
+
+    __slots__ = ("provider", "_raw_lines", "_tail", "_cr", "_event", "_data", "_raw")
+
+    def __init__(self, provider: str, *, raw_lines: bool = False) -> None:
+        self.provider = provider
+        self._raw_lines = raw_lines
+        self._tail = b""  # the start of a line whose end has not arrived
+        self._cr = False  # the last read ended in CR: an LF starting the next one is its pair
+        self._event: Optional[bytes] = None
+        self._data: list[bytes] = []
+        self._raw: list[bytes] = []
+
+    def feed(self, data: bytes) -> Iterator[SSEEvent]:
+        """The events that ``data`` (the next bytes of the body) completes, in order, one at a
+        time (an event that cannot be read raises after the ones before it were taken)."""
+        if self._cr:
+            self._cr = False
+            if data[:1] == b"\n":
+                data = data[1:]
+        if b"\r" in data:
+            self._cr = data.endswith(b"\r")
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if self._tail:
+            data = self._tail + data
+        lines = data.split(b"\n")
+        self._tail = lines.pop()
+        events: list[SSEEvent] = []
+        for line in lines:
+            self._line(line, events)
+            if events:
+                yield from events
+                events.clear()
+
+    def end(self) -> list[SSEEvent]:
+        """The end of the body: the event it ended in the middle of (no blank line after
+        it), if any. A caller decides what that means (a complete event, or a cut one)."""
+        events: list[SSEEvent] = []
+        if self._tail:
+            tail, self._tail = self._tail, b""
+            self._line(tail, events)
+        self._line(b"", events)
+        return events
+
+    def _line(self, line: bytes, events: list[SSEEvent]) -> None:
+        if not line:
+            if self._raw:
+                events.append(self._dispatch_raw())
+            if self._data:
+                events.append(self._dispatch())
+            self._event = None
+            return
+        if line[:1] == b":":  # a comment, e.g. a keep-alive
+            return
+        name, colon, value = line.partition(b":")
+        if colon and value[:1] == b" ":
+            value = value[1:]
+        if self._raw_lines and name not in _SSE_FIELDS:
+            self._raw.append(line)
+            return
+        if self._raw:
+            events.append(self._dispatch_raw())
+        if name == b"data":
+            self._data.append(value)
+        elif name == b"event":
+            self._event = value
+        # id:, retry: and unknown fields carry nothing we use.
+
+    def _dispatch(self) -> SSEEvent:
+        data, self._data = self._data, []
+        name, self._event = self._event, None
+        raw = data[0] if len(data) == 1 else b"\n".join(data)
+        return (None if name is None else self._text(name)), self._text(raw)
+
+    def _dispatch_raw(self) -> SSEEvent:
+        raw, self._raw = self._raw, []
+        return None, self._text(b"\n".join(raw))
+
+    def _text(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise APIResponseValidationError(
+                f"a stream event is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset "
+                f"{exc.start} of its data)", provider=self.provider) from None
+
+
+def sse_json(data: str, provider: str, *, at_end: bool = False) -> Any:
+    """An event's data -> its JSON value. Data that does not parse is a malformed reply
+    (``APIResponseValidationError``) or, when the JSON is cut off, or the body ended inside
+    the event (``at_end``), a lost connection (``APIConnectionError``)."""
+    try:
+        return loads_json(data)
+    except ValueError as exc:
+        if at_end:
+            raise APIConnectionError(
+                f"the {provider} stream ended in the middle of an event; the connection was "
+                "probably lost", provider=provider) from None
+        raise bad_stream_json(exc, provider) from None
+
+
+def transport_error(exc: BaseException, provider: str,
+                    secrets: tuple[Optional[str], ...] = ()) -> Optional[APIError]:
+    """An httpx2 / httpx / aiohttp exception raised while sending or reading a reply -> our
+    typed error naming the host (``APITimeoutError`` for a timeout, else
+    ``APIConnectionError``); None for any other exception."""
+    import sys
+
+    from ..core.errors import APITimeoutError, _redact
+
+    host = host_of(exc)
+    where = f" at {host}" if host else ""
+    for module_name in ("httpx2", "httpx"):
+        httpx = sys.modules.get(module_name)
+        if httpx is None:
+            continue
+        if isinstance(exc, httpx.TimeoutException):
+            return APITimeoutError(
+                f"request to {provider}{where} timed out ({type(exc).__name__})",
+                provider=provider)
+        if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
+            return APIConnectionError(
+                _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+                        secrets), provider=provider)
+    if isinstance(exc, TimeoutError):  # aiohttp
+        return APITimeoutError(f"request to {provider}{where} timed out ({type(exc).__name__})",
+                               provider=provider)
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
+        return APIConnectionError(
+            _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+                    secrets), provider=provider)
+    return None
+
+
+# --- the attempt deadline at the sync transports' I/O (see aisuite_like/_retry.py) ---------
+#
+# A sync attempt cannot be interrupted from outside, so the deadline is enforced where the
+# time is spent: every connect, write and read of the attempt gets only the time left to it
+# (``_retry.DEADLINE``, set by the drivers while an attempt runs; outside one, I/O is left
+# alone). Two seams, one rule: the httpcore2 network backend of the httpx2 clients (openai,
+# anthropic, google; TLS included, since the backend sits above it), and the urllib3 sockets
+# of botocore's connections (Bedrock).
+
+
+def _time_left(timeout: Optional[float], expired: Callable[[], BaseException]
+               ) -> Optional[float]:
+    """``timeout`` narrowed to the time left to the running attempt; ``expired()`` is
+    raised when none is left."""
+    from .retry import DEADLINE
+
+    deadline = DEADLINE.get()
+    if deadline is None:
+        return timeout
+    import time
+
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise expired()
+    return left if timeout is None or left < timeout else timeout
+
+
+def _httpcore_timeout(kind: str) -> Callable[[], BaseException]:
+    def expired() -> BaseException:
+        import httpcore2
+
+        error: BaseException = getattr(httpcore2, kind)(
+            "the attempt's timeout ran out (it bounds the whole attempt)")
+        return error
+    return expired
+
+
+_CONNECT_EXPIRED = _httpcore_timeout("ConnectTimeout")
+_READ_EXPIRED = _httpcore_timeout("ReadTimeout")
+_WRITE_EXPIRED = _httpcore_timeout("WriteTimeout")
+
+
+class _DeadlineStream:
+    """An httpcore2 network stream whose reads and writes end by the attempt's deadline."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: Optional[float] = None) -> bytes:
+        return self._inner.read(max_bytes, _time_left(timeout, _READ_EXPIRED))  # type: ignore[no-any-return]
+
+    def write(self, buffer: bytes, timeout: Optional[float] = None) -> None:
+        self._inner.write(buffer, _time_left(timeout, _WRITE_EXPIRED))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: Optional[str] = None,
+                  timeout: Optional[float] = None) -> "_DeadlineStream":
+        return _DeadlineStream(self._inner.start_tls(
+            ssl_context, server_hostname, _time_left(timeout, _CONNECT_EXPIRED)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend:
+    """An httpcore2 (sync) network backend whose connections honour the attempt deadline."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, host: str, port: int, timeout: Optional[float] = None,
+                    local_address: Optional[str] = None, socket_options: Any = None
+                    ) -> _DeadlineStream:
+        return _DeadlineStream(self._inner.connect_tcp(
+            host, port, _time_left(timeout, _CONNECT_EXPIRED), local_address, socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: Optional[float] = None,
+                            socket_options: Any = None) -> _DeadlineStream:
+        return _DeadlineStream(self._inner.connect_unix_socket(
+            path, _time_left(timeout, _CONNECT_EXPIRED), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def bound_sync_io(http_client: Any) -> bool:
+    """Make a sync ``httpx2.Client`` honour the attempt deadline: the network backend of its
+    connection pools (the default transport and any mounted one, e.g. a proxy's) is wrapped
+    so each connect, write and read gets only the time left. Call it before the client's
+    first request (connections it already opened keep their backend). True when every
+    transport has it; False when one has no httpcore2 pool (a mock or custom transport): its
+    reads are bounded by the timeout only."""
+    transports = [getattr(http_client, "_transport", None),
+                  *(getattr(http_client, "_mounts", None) or {}).values()]
+    complete = True
+    for transport in transports:
+        if transport is None:
+            continue
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if isinstance(backend, _DeadlineBackend):
+            continue
+        if backend is None or not callable(getattr(backend, "connect_tcp", None)):
+            complete = False
+            continue
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
+    return complete
+
+
+def _narrow_socket(sock: Any) -> Any:
+    """Narrow a socket's timeout to the time left to the attempt; returns the timeout to
+    restore, or ``_NO_DEADLINE`` when no attempt deadline applies."""
+    from .retry import DEADLINE
+
+    deadline = DEADLINE.get()
+    if deadline is None:
+        return _NO_DEADLINE
+    import time
+
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("timed out: the attempt's timeout ran out (it bounds the whole "
+                           "attempt)")
+    base = sock.gettimeout()
+    if base is None or left < base:
+        sock.settimeout(left)
+    return base
+
+
+_NO_DEADLINE = object()
+_socket_classes: dict[type, type] = {}
+
+
+def _deadline_socket_class(cls: type) -> type:
+    """A subclass of ``cls`` (``socket.socket`` or ``ssl.SSLSocket``) whose sends and receives
+    end by the attempt's deadline; no new slots, so an instance's class can be switched."""
+    bounded = _socket_classes.get(cls)
+    if bounded is not None:
+        return bounded
+
+    def bounded_method(name: str) -> Callable[..., Any]:
+        method = getattr(cls, name)
+
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            base = _narrow_socket(self)
+            if base is _NO_DEADLINE:
+                return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self.settimeout(base)
+        call.__name__ = name
+        return call
+
+    namespace: dict[str, Any] = {name: bounded_method(name)
+                                 for name in ("recv", "recv_into", "send", "sendall")}
+    if "__slots__" in cls.__dict__:
+        namespace["__slots__"] = ()
+    bounded = _socket_classes[cls] = type(f"Deadline{cls.__name__}", (cls,), namespace)
+    return bounded
+
+
+def bound_socket(sock: Any) -> bool:
+    """Switch a connected ``socket.socket`` / ``ssl.SSLSocket`` (exactly those classes) to
+    the subclass that honours the attempt deadline; other socket objects are left as they
+    are (False)."""
+    import socket
+    import ssl
+
+    cls = type(sock)
+    if cls in _socket_classes.values():
+        return True
+    if cls is not socket.socket and cls is not ssl.SSLSocket:
+        return False
+    sock.__class__ = _deadline_socket_class(cls)
+    return True
+
+
+_pool_classes: dict[type, type] = {}
+
+
+def _deadline_pool_class(pool_cls: type) -> type:
+    """A urllib3 connection pool class whose connections' sockets honour the deadline."""
+    bounded = _pool_classes.get(pool_cls)
+    if bounded is None:
+        connection_cls: Any = pool_cls.ConnectionCls  # type: ignore[attr-defined]
+
+        class DeadlineConnection(connection_cls):  # type: ignore[misc]
+            def connect(self) -> None:
+                super().connect()
+                bound_socket(self.sock)
+
+        bounded = _pool_classes[pool_cls] = type(
+            f"Deadline{pool_cls.__name__}", (pool_cls,), {"ConnectionCls": DeadlineConnection})
+    return bounded
+
+
+def bound_botocore_io(client: Any) -> bool:
+    """Make a botocore client's connections honour the attempt deadline: its HTTP session's
+    connection pools get connections whose sockets bound each send and receive by the time
+    left. Call it before the client's first request. False when the session is not the
+    urllib3 one botocore builds (then each read is bounded by the read timeout only)."""
+    session = getattr(getattr(client, "_endpoint", None), "http_session", None)
+    classes = getattr(session, "_pool_classes_by_scheme", None)
+    if not isinstance(classes, dict) or not classes:
+        return False
+    for scheme, pool_cls in list(classes.items()):  # the session's managers share this dict
+        if pool_cls not in _pool_classes.values():
+            classes[scheme] = _deadline_pool_class(pool_cls)
+    return True

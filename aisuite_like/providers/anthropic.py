@@ -2,8 +2,9 @@
 
 Translator (no I/O, importable without the ``anthropic`` package): :func:`build_request`
 (``ChatRequest`` -> ``messages.create`` keyword arguments), :func:`parse_response` (the raw
-Messages JSON -> ``ChatCompletionResponse``), :class:`SSEDecoder` + :class:`StreamState` (raw
-server-sent events -> ``ChatCompletionChunk``), :func:`error_from_stream_event`.
+Messages JSON -> ``ChatCompletionResponse``), :class:`StreamBody` / :class:`StreamState` (the
+bytes of a streamed reply / its events -> ``ChatCompletionChunk``),
+:func:`error_from_stream_event`.
 
 Transport: :class:`AnthropicProvider`, registered as ``"anthropic"``. It asks the SDK for the raw
 HTTP response (``with_raw_response`` / ``with_streaming_response``) and runs our translator over
@@ -57,15 +58,17 @@ from ..core.types import (
 )
 from . import retry as _retry
 from ._common import (
+    SSEDecoder,
+    SSEEvent,
     argument_fragment,
     arguments_json,
     bad_shape,
-    bad_stream_json,
+    bound_sync_io,
     decode_json,
     host_of,
+    host_of_url,
     json_schema_format,
     loads_arguments,
-    loads_json,
     need_name,
     need_object,
     opt_count,
@@ -76,6 +79,7 @@ from ._common import (
     raised_inside,
     read_reply,
     redirect_hooks,
+    sse_json,
     stop_sequences,
     too_deep_for_sdk,
     unreadable,
@@ -89,12 +93,15 @@ __all__ = [
     "THINKING_BLOCKS_KEY",
     "build_request",
     "parse_response",
-    "SSEDecoder",
+    "StreamBody",
     "StreamState",
     "error_from_stream_event",
 ]
 
 PROVIDER = "anthropic"
+
+#: Seconds that bound an attempt when no timeout is configured: the anthropic SDK's 600 s.
+_DEFAULT_TIMEOUT = 600.0
 
 #: ``max_tokens`` sent when the caller gives none (the Messages API requires it). 4096 fits every
 #: current Claude model and stays far below the SDK's "non-streaming request may take longer
@@ -599,90 +606,50 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
 # =============================================================================================
 
 
-class _StreamLines:
-    """SSE lines of one streamed reply -> chunks: the decoder and the state machine together,
-    so the sync and async transports only move lines."""
+class StreamBody:
+    """The SSE body of one streamed reply -> chunks: the shared SSE decoder
+    (``_common.SSEDecoder``) and the state machine together, so the sync and async transports
+    only move bytes. The event name is kept as ``"type"`` when the data has none. An event
+    of a shape the translator did not foresee raises ``APIResponseValidationError``, not a bare
+    error; a body that ends inside an event whose JSON is cut off is a lost connection."""
 
     __slots__ = ("_decoder", "_state")
 
-    def __init__(self, provider: str, request_id: Optional[str],
-                 secrets: Iterable[Optional[str]]) -> None:
-        self._decoder = SSEDecoder(provider=provider)
+    def __init__(self, provider: str = PROVIDER, request_id: Optional[str] = None,
+                 secrets: Iterable[Optional[str]] = ()) -> None:
+        self._decoder = SSEDecoder(provider)
         self._state = StreamState(provider=provider, request_id=request_id, secrets=secrets)
 
-    def feed(self, line: str) -> Optional[ChatCompletionChunk]:
-        """One line -> the chunk of the event it completes, if any. An event of a shape the
-        translator did not foresee raises ``APIResponseValidationError``, not a bare error."""
-        try:
-            event = self._decoder.feed(line)
-            return None if event is None else self._state.process(event)
-        except AisuiteLikeError:
-            raise
-        except Exception as exc:
-            raise unreadable(self._state.provider, exc, "a stream event") from exc
+    def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        """The chunks of the events ``data`` (the next bytes of the body) completes."""
+        return self._chunks(self._decoder.feed(data), at_end=False)
 
-    def flush(self) -> Optional[ChatCompletionChunk]:
+    def end(self) -> Iterator[ChatCompletionChunk]:
         """The end of the body (an unterminated last event is processed if complete)."""
-        try:
-            event = self._decoder.flush(at_end=True)
-            return None if event is None else self._state.process(event)
-        except AisuiteLikeError:
-            raise
-        except Exception as exc:
-            raise unreadable(self._state.provider, exc, "a stream event") from exc
+        return self._chunks(self._decoder.end(), at_end=True)
 
     def finish(self) -> None:
         self._state.finish()
 
-
-class SSEDecoder:
-    """Server-sent events, one line at a time -> the JSON of each complete event (sans-IO)."""
-
-    __slots__ = ("provider", "_event", "_data")
-
-    def __init__(self, *, provider: str = PROVIDER) -> None:
-        self.provider = provider
-        self._event: Optional[str] = None
-        self._data: list[str] = []
-
-    def feed(self, line: str) -> Optional[dict[str, Any]]:
-        """Feed one line (without its newline); returns an event's JSON when a blank line ends
-        it. The event name is kept as ``"type"`` when the data has none."""
-        if not line:
-            return self.flush()
-        if line.startswith("data:"):
-            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
-        elif line.startswith("event:"):
-            self._event = line[6:].strip()
-        # ':' comments, id: and retry: lines carry nothing we use.
-        return None
-
-    def flush(self, *, at_end: bool = False) -> Optional[dict[str, Any]]:
-        """End of the current event: a blank line, or (``at_end``) the end of the body. An
-        event that is not JSON is a malformed reply; one cut by the end of the body means
-        the connection was lost mid-event."""
-        if not self._data:
-            self._event = None
-            return None
-        raw = "\n".join(self._data)
-        name = self._event
-        self._data = []
-        self._event = None
-        try:
-            event = loads_json(raw)
-        except ValueError as exc:
-            if at_end:
-                raise APIConnectionError(
-                    f"the {self.provider} stream ended in the middle of an event "
-                    f"({name or 'no name'}); the connection was probably lost",
-                    provider=self.provider) from None
-            raise bad_stream_json(exc, self.provider) from None
-        if not isinstance(event, dict):
-            raise bad_shape(self.provider, f"a stream event ({name or 'no name'})",
-                            "an object", event)
-        if name and "type" not in event:
-            event["type"] = name
-        return event
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
+                ) -> Iterator[ChatCompletionChunk]:
+        state = self._state
+        provider = state.provider
+        for name, data in events:
+            event = sse_json(data, provider, at_end=at_end)
+            if not isinstance(event, dict):
+                raise bad_shape(provider, f"a stream event ({name or 'no name'})",
+                                "an object", event)
+            if name and "type" not in event:
+                event["type"] = name
+            try:
+                chunk = state.process(event)
+            except AisuiteLikeError:
+                raise
+            except Exception as exc:
+                raise unreadable(provider, exc, "a stream event") from exc
+            if chunk is not None:
+                yield chunk
 
 
 # Error event type -> HTTP status it stands for (Anthropic's documented error types).
@@ -958,6 +925,7 @@ class AnthropicProvider(Provider):
         max_retry_wait: float = _retry.DEFAULT_MAX_RETRY_WAIT,
         max_concurrency: Optional[int] = None,
         retry_clock: Any = None,
+        stream_gap_timeout: Optional[float] = None,
         **client_options: Any,
     ) -> None:
         import anthropic
@@ -965,7 +933,11 @@ class AnthropicProvider(Provider):
 
         self._calls = _retry.CallPolicy.from_config(
             {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
-             "max_concurrency": max_concurrency, "retry_clock": retry_clock}, "anthropic")
+             "max_concurrency": max_concurrency, "retry_clock": retry_clock,
+             "stream_gap_timeout": stream_gap_timeout, "timeout": timeout}, "anthropic",
+            default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(base_url or os.environ.get("ANTHROPIC_BASE_URL")
+                             or "https://api.anthropic.com"))
         if not isinstance(default_max_tokens, int) or default_max_tokens < 1:
             raise ValueError(f"default_max_tokens must be an int >= 1, got {default_max_tokens!r}")
         if async_transport not in (None, "httpx", "aiohttp"):
@@ -983,7 +955,7 @@ class AnthropicProvider(Provider):
             raise ConfigurationError(unknown_config_keys_message(
                 "anthropic", unknown, accepted | {"async_transport", "default_max_tokens",
                                                   "max_retry_wait", "max_concurrency",
-                                                  "retry_clock"}))
+                                                  "retry_clock", "stream_gap_timeout"}))
         self._api_key = clean_api_key(api_key or os.environ.get("ANTHROPIC_API_KEY") or None,
                                       "anthropic")
         self._default_max_tokens = default_max_tokens
@@ -1034,7 +1006,9 @@ class AnthropicProvider(Provider):
                     if "http_client" not in options:  # the SDK's defaults, no redirect elsewhere
                         options = {**options, "http_client": self._anthropic.DefaultHttpxClient(
                             event_hooks=redirect_hooks(self._key(), is_async=False))}
-                    self._sync = self._anthropic.Anthropic(**options)
+                    client = self._anthropic.Anthropic(**options)
+                    bound_sync_io(client._client)  # timeout bounds the whole attempt
+                    self._sync = client
         return self._sync
 
     def _async_client(self) -> Any:
@@ -1140,10 +1114,12 @@ class AnthropicProvider(Provider):
     # -- calls -----------------------------------------------------------------------------
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return _retry.call(self._calls, self._complete_once, self._kwargs(request))
+        return _retry.call(self._calls, self._complete_once, self._kwargs(request),
+                           self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request))
+        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request),
+                                  self._calls.bounds(request.timeout))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         try:
@@ -1170,12 +1146,14 @@ class AnthropicProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration."""
         request = request if request.stream else request.replace(stream=True)
-        return _retry.stream(self._calls, self._stream, self._kwargs(request))
+        return _retry.stream(self._calls, self._stream, self._kwargs(request),
+                             self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: returns the async generator (no await needed)."""
         request = request if request.stream else request.replace(stream=True)
-        return _retry.astream(self._calls, self._astream, self._kwargs(request))
+        return _retry.astream(self._calls, self._astream, self._kwargs(request),
+                              self._calls.bounds(request.timeout))
 
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
         try:  # the request is sent here, on first iteration; status errors surface now
@@ -1183,14 +1161,12 @@ class AnthropicProvider(Provider):
                 **kwargs).__enter__()
         except self._send_errors as exc:
             raise self._error(exc) from exc
-        lines = _StreamLines(self._key(), resp.request_id, self._secrets)
+        body = StreamBody(self._key(), resp.request_id, self._secrets)
         try:
-            for line in resp.iter_lines():
-                if (chunk := lines.feed(line)) is not None:
-                    yield chunk
-            if (chunk := lines.flush()) is not None:
-                yield chunk
-            lines.finish()
+            for data in resp.iter_bytes():
+                yield from body.feed(data)
+            yield from body.end()
+            body.finish()
         except self._sdk_errors as exc:  # the connection broke while reading the body
             raise self._error(exc) from exc
         finally:  # also on an early break (GeneratorExit): release the connection
@@ -1202,14 +1178,14 @@ class AnthropicProvider(Provider):
                 **kwargs).__aenter__()
         except self._send_errors as exc:
             raise self._error(exc) from exc
-        lines = _StreamLines(self._key(), resp.request_id, self._secrets)
+        body = StreamBody(self._key(), resp.request_id, self._secrets)
         try:
-            async for line in resp.iter_lines():
-                if (chunk := lines.feed(line)) is not None:
+            async for data in resp.iter_bytes():
+                for chunk in body.feed(data):
                     yield chunk
-            if (chunk := lines.flush()) is not None:
+            for chunk in body.end():
                 yield chunk
-            lines.finish()
+            body.finish()
         except self._sdk_errors as exc:
             raise self._error(exc) from exc
         finally:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextvars
+import dataclasses
 import json
 import os
 import struct
@@ -34,6 +36,7 @@ from ..core.errors import (
     AisuiteLikeError,
     APIConnectionError,
     APIError,
+    APIResponseValidationError,
     APITimeoutError,
     AuthenticationError,
     ConfigurationError,
@@ -64,6 +67,8 @@ from ._common import (
     JSONTooDeepError,
     argument_fragment,
     arguments_json,
+    bound_botocore_io,
+    host_of_url,
     json_schema_format,
     loads_arguments,
     loads_json,
@@ -844,6 +849,10 @@ class EventStreamDecoder:
                 if event_type:
                     try:
                         events.append({event_type: loads_json(payload) if payload else {}})
+                    except UnicodeDecodeError as exc:  # a ValueError too: said first
+                        raise self._corrupt(
+                            f"the {event_type} event is not valid UTF-8 (byte "
+                            f"0x{payload[exc.start]:02x} at offset {exc.start})") from None
                     except JSONTooDeepError as exc:
                         raise self._corrupt(f"the {event_type} event is JSON {exc.msg}") from None
                     except ValueError:
@@ -892,8 +901,9 @@ class EventStreamDecoder:
         return error
 
     def _corrupt(self, what: str) -> APIError:
-        return APIError(f"{self.provider} sent a malformed ConverseStream body: {what}",
-                        provider=self.provider, status_code=200, request_id=self.request_id)
+        return APIResponseValidationError(
+            f"a malformed ConverseStream body: {what}", provider=self.provider,
+            status_code=200, request_id=self.request_id)
 
 
 # =============================================================================================
@@ -990,7 +1000,7 @@ def _token_text(token: Any) -> Optional[str]:
 
 _CONFIG_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token",
                 "region_name", "profile_name", "endpoint_url", "timeout", "max_retries",
-                "max_retry_wait", "max_concurrency", "retry_clock")
+                "max_retry_wait", "max_concurrency", "retry_clock", "stream_gap_timeout")
 
 # One request as the retry drivers pass it: Converse kwargs, model, per-call timeout.
 _Call = tuple[dict[str, Any], str, Optional[float]]
@@ -1030,6 +1040,7 @@ class BedrockProvider(Provider):
         max_retry_wait: float = _retry.DEFAULT_MAX_RETRY_WAIT,
         max_concurrency: Optional[int] = None,
         retry_clock: Any = None,
+        stream_gap_timeout: Optional[float] = None,
         **unknown: Any,
     ) -> None:
         if unknown:
@@ -1038,10 +1049,11 @@ class BedrockProvider(Provider):
             raise ConfigurationError(
                 f"unknown config key(s) for provider 'bedrock': {', '.join(sorted(unknown))}"
                 f"{hint}. Known keys: {', '.join(_CONFIG_KEYS)}")
+        self._timeout = _check_timeout(timeout) if timeout is not None else DEFAULT_TIMEOUT
         self._calls = _retry.CallPolicy.from_config(
             {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
-             "max_concurrency": max_concurrency, "retry_clock": retry_clock}, PROVIDER)
-        self._timeout = _check_timeout(timeout) if timeout is not None else DEFAULT_TIMEOUT
+             "max_concurrency": max_concurrency, "retry_clock": retry_clock,
+             "stream_gap_timeout": stream_gap_timeout, "timeout": self._timeout}, PROVIDER)
         import botocore.config  # type: ignore[import-untyped]  # botocore ships no types
         import botocore.exceptions  # type: ignore[import-untyped]  # botocore ships no types
         import botocore.session  # type: ignore[import-untyped]  # botocore ships no types
@@ -1073,6 +1085,7 @@ class BedrockProvider(Provider):
                 "provider 'bedrock' needs an AWS region: pass provider_configs={'bedrock': "
                 "{'region_name': 'us-east-1'}}, or set AWS_REGION")
         self._region = region
+        self._calls = dataclasses.replace(self._calls, host=host_of_url(self.base_url))
         self._session = session
         self._credentials = {k: v for k, v in (
             ("aws_access_key_id", aws_access_key_id),
@@ -1115,6 +1128,7 @@ class BedrockProvider(Provider):
                         "bedrock-runtime", region_name=self._region,
                         endpoint_url=self._endpoint_url, config=config, **self._credentials)
                     _bedrock_wire.install_serializer(client)  # request bodies: json.dumps
+                    bound_botocore_io(client)  # timeout bounds the whole attempt
                     self._learn_chain_secrets(client)
                     self._clients[seconds] = client
         return client
@@ -1152,8 +1166,12 @@ class BedrockProvider(Provider):
 
     async def _aconverse_once(self, call: _Call) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
+        # The thread reads under this attempt's deadline too (_retry.DEADLINE is in the
+        # context): a timed-out attempt does not leave it reading on.
+        context = contextvars.copy_context()
         try:
-            return await loop.run_in_executor(self._pool(), self._converse, call[0], call[2])
+            return await loop.run_in_executor(self._pool(), context.run, self._converse,
+                                              call[0], call[2])
         except self._sdk_errors() as exc:
             raise self._error(exc) from exc
 
@@ -1244,14 +1262,35 @@ class BedrockProvider(Provider):
         except self._exc.ParamValidationError as exc:
             raise self._error(exc) from exc
 
+    # The botocore client of a timeout is made before the first attempt that needs it (on a
+    # pool thread for async calls): its making (endpoint rules, credentials) is no part of
+    # the attempt that ``timeout`` bounds.
+
+    def _ready(self, timeout: Optional[float]) -> bool:
+        return (self._timeout if timeout is None else _check_timeout(timeout)) in self._clients
+
+    def _make_client(self, timeout: Optional[float]) -> None:
+        try:
+            self._client(timeout)
+        except self._sdk_errors() as exc:
+            raise self._error(exc) from exc
+
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        data = _retry.call(self._calls, self._converse_once, self._call(request))
+        call = self._call(request)
+        if not self._ready(request.timeout):
+            self._make_client(request.timeout)
+        data = _retry.call(self._calls, self._converse_once, call,
+                           self._calls.bounds(request.timeout))
         return parse_response(data, model=request.model, provider=self._key())
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration; retried
         until the first chunk arrives, never after."""
-        return _retry.stream(self._calls, self._stream, self._call(request))
+        call = self._call(request)
+        if not self._ready(request.timeout):
+            self._make_client(request.timeout)
+        return _retry.stream(self._calls, self._stream, call,
+                             self._calls.bounds(request.timeout))
 
     def _stream(self, call: _Call) -> Generator[ChatCompletionChunk, None, None]:
         batches = self._stream_batches(*call)
@@ -1261,8 +1300,7 @@ class BedrockProvider(Provider):
         finally:
             batches.close()
 
-    def _stream_batches(self, kwargs: dict[str, Any], model: str, timeout: Optional[float],
-                        opened: Optional[list[Any]] = None
+    def _stream_batches(self, kwargs: dict[str, Any], model: str, timeout: Optional[float]
                         ) -> Generator[list[ChatCompletionChunk], None, None]:
         """The chunks of one streamed reply, a list per read of the HTTP body (so the async
         bridge hands them to the event loop a read at a time, not a chunk at a time)."""
@@ -1272,8 +1310,6 @@ class BedrockProvider(Provider):
         except errors as exc:
             raise self._error(exc) from exc
         events = response["stream"]
-        if opened is not None:
-            opened.append(events)  # so the async bridge can close it from the loop thread
         request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
         state = StreamState(model=model, provider=self._key(), request_id=request_id)
         process = state.process
@@ -1321,35 +1357,65 @@ class BedrockProvider(Provider):
         return self._executor
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        data = await _retry.acall(self._calls, self._aconverse_once, self._call(request))
+        call = self._call(request)
+        if not self._ready(request.timeout):
+            await asyncio.get_running_loop().run_in_executor(
+                self._pool(), self._make_client, request.timeout)
+        data = await _retry.acall(self._calls, self._aconverse_once, call,
+                                  self._calls.bounds(request.timeout))
         return parse_response(data, model=request.model, provider=self._key())
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: the sync stream runs on a pool thread and hands its
         chunks to the event loop (translate now, send on first iteration; retried until the
         first chunk arrives)."""
-        return _retry.astream(self._calls, self._astream_once, self._call(request))
+        stream = _retry.astream(self._calls, self._astream_once, self._call(request),
+                                self._calls.bounds(request.timeout))
+        if self._ready(request.timeout):
+            return stream
+        return self._once_ready(request.timeout, stream)
+
+    async def _once_ready(self, timeout: Optional[float],
+                          stream: AsyncIterator[ChatCompletionChunk]
+                          ) -> AsyncIterator[ChatCompletionChunk]:
+        """``stream``, once the botocore client it needs is made (the first stream of a
+        timeout only)."""
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._pool(), self._make_client,
+                                                             timeout)
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]  # the retry driver's stream
 
     def _astream_once(self, call: _Call) -> AsyncIterator[ChatCompletionChunk]:
-        opened: list[Any] = []
-        return self._astream(self._stream_batches(*call, opened), opened)
+        return self._astream(self._stream_batches(*call), self._calls.bounds(call[2]))
 
     async def _astream(self, batches: Generator[list[ChatCompletionChunk], None, None],
-                       opened: list[Any]) -> AsyncIterator[ChatCompletionChunk]:
+                       bounds: _retry.Bounds) -> AsyncIterator[ChatCompletionChunk]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         room = threading.Semaphore(_STREAM_BUFFER)  # batches read ahead of the consumer
         stopped = threading.Event()
+        calls = self._calls
 
         def pump() -> None:
+            # Each read of the pump is bounded as the consumer's waits are (the first batch
+            # within the attempt's timeout, each later one within the gap): a server that
+            # trickles or stalls cannot keep the thread, once the consumer gave up.
+            seconds, what = bounds.attempt, "first"
             try:
-                for batch in batches:
+                while True:
+                    try:
+                        batch = _retry.next_within(calls, batches, seconds, what)
+                    except StopIteration:
+                        loop.call_soon_threadsafe(queue.put_nowait, _END)
+                        break
+                    seconds, what = bounds.gap, "gap"
                     room.acquire()
                     if stopped.is_set():
                         break
                     loop.call_soon_threadsafe(queue.put_nowait, batch)
-                else:
-                    loop.call_soon_threadsafe(queue.put_nowait, _END)
             except BaseException as exc:  # delivered to the consumer, raised there
                 if not stopped.is_set():
                     loop.call_soon_threadsafe(queue.put_nowait, exc)
@@ -1371,8 +1437,7 @@ class BedrockProvider(Provider):
             if not stopped.is_set():
                 stopped.set()
                 room.release()  # wake the pump if it waits for room; it then stops
-                for events in opened:  # unblock a pump waiting on the network
-                    events.close()
+                # A pump inside a read ends it by its deadline: nothing here blocks the loop.
 
     def close(self) -> None:
         with self._lock:

@@ -33,7 +33,6 @@ from ..core.errors import (
     APIConnectionError,
     APIError,
     APIResponseValidationError,
-    APITimeoutError,
     AuthenticationError,
     ConfigurationError,
     InvalidModelError,
@@ -61,12 +60,15 @@ from ..core.types import (
 )
 from . import retry as _retry
 from ._common import (
+    SSEDecoder,
+    SSEEvent,
     arguments_json,
     bad_shape,
     bad_stream_json,
+    bound_sync_io,
     check_n,
     decode_json,
-    host_of,
+    host_of_url,
     loads_arguments,
     need_name,
     opt_count,
@@ -77,9 +79,11 @@ from ._common import (
     read_reply,
     redirect_hooks,
     redirect_middleware,
+    sse_json,
     stop_sequences,
     text_of,
     too_deep_for_sdk,
+    transport_error,
     unreadable,
     unsupported,
 )
@@ -965,8 +969,8 @@ def _retry_delay(details: Any) -> Optional[float]:
     for item in (error or {}).get("details") or ():
         if isinstance(item, Mapping) and "retryDelay" in item:
             match = _DURATION.match(str(item["retryDelay"]))
-            if match:
-                return float(match.group(1))
+            if match:  # "0s" is no demand: the backoff applies
+                return float(match.group(1)) or None
     return None
 
 
@@ -1018,31 +1022,39 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
     if genai_errors is not None and isinstance(exc, genai_errors.UnknownApiResponseError):
         # A stream event that is not JSON (its message quotes the event: never shown).
         return bad_stream_json(exc.__cause__, provider)
-    host = host_of(exc)
-    where = f" at {host}" if host else ""
-    for module_name in ("httpx2", "httpx"):
-        httpx = sys.modules.get(module_name)
-        if httpx is None:
-            continue
-        if isinstance(exc, httpx.TimeoutException):
-            return APITimeoutError(
-                f"request to {provider}{where} timed out ({type(exc).__name__})",
-                provider=provider)
-        if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
-            return APIConnectionError(
-                _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
-                        secrets), provider=provider)
-    if isinstance(exc, TimeoutError):  # aiohttp (async_transport="aiohttp")
-        return APITimeoutError(f"request to {provider}{where} timed out ({type(exc).__name__})",
-                               provider=provider)
-    aiohttp = sys.modules.get("aiohttp")
-    if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
-        return APIConnectionError(
-            _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
-                    secrets), provider=provider)
+    transport = transport_error(exc, provider, secrets)
+    if transport is not None:
+        return transport
     if isinstance(exc, json.JSONDecodeError):
         return APIResponseValidationError(f"the body is not JSON ({exc.msg})", provider=provider)
     return exc
+
+
+class _BodyEvents:
+    """The SSE body of one streamed request -> the translator's chunks (sans-IO: the sync and
+    async transports only move bytes). A body that ends inside an event whose JSON is cut
+    off is a lost connection."""
+
+    __slots__ = ("_decoder", "_translator")
+
+    def __init__(self, translator: StreamTranslator) -> None:
+        self._translator = translator
+        self._decoder = SSEDecoder(translator.provider, raw_lines=True)
+
+    def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        return self._chunks(self._decoder.feed(data), at_end=False)
+
+    def end(self) -> Iterator[ChatCompletionChunk]:
+        return self._chunks(self._decoder.end(), at_end=True)
+
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
+                ) -> Iterator[ChatCompletionChunk]:
+        """One event at a time: the chunks before a bad event reach the caller first."""
+        translate, provider = self._translator.translate, self._translator.provider
+        for _name, data in events:
+            chunk = translate(sse_json(data, provider, at_end=at_end))
+            if chunk is not None:
+                yield chunk
 
 
 # --- transport -----------------------------------------------------------------------------
@@ -1140,7 +1152,11 @@ class GoogleProvider(Provider):
 
             raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
         config = dict(config)
-        self._calls = _retry.CallPolicy.from_config(config, _NAME)
+        self._calls = _retry.CallPolicy.from_config(
+            config, _NAME, default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(config.get("base_url") or (
+                "https://generativelanguage.googleapis.com" if not config.get("vertexai")
+                else f"https://{config.get('location') or 'aiplatform'}.googleapis.com")))
         transport = config.pop("async_transport", None)
         if transport not in (None, "httpx", "aiohttp"):
             raise ConfigurationError(
@@ -1275,6 +1291,8 @@ class GoogleProvider(Provider):
             args = getattr(client._api_client, "_async_client_session_request_args", None)
             if isinstance(args, dict):
                 args["middlewares"] = (redirect_middleware(self.key),)
+        # timeout bounds the whole attempt (a sync client the user gave included)
+        bound_sync_io(getattr(client._api_client, "_httpx_client", None))
         return client
 
     def _path(self, client: Any, model: str, stream: bool) -> str:
@@ -1331,11 +1349,15 @@ class GoogleProvider(Provider):
         return _Prepared(client, self._path(client, request.model, stream), call,
                          self._http_options(request, call), request.model, timeout)
 
-    def _build(self, p: "_Prepared", body: dict[str, Any], aiohttp: bool) -> Any:
-        """The SDK's HTTP request for ``body``, bounded by this attempt's timeout."""
+    def _build(self, p: "_Prepared", body: dict[str, Any], aiohttp: bool,
+               stream: bool = False) -> Any:
+        """The SDK's HTTP request for ``body``, bounded by this attempt's timeout. aiohttp
+        takes one total timeout, which would cut a stream however steadily its chunks come:
+        a stream over aiohttp gets none (the retry layer bounds its first chunk and gaps)."""
         http_request = p.client._api_client._build_request("post", p.path, body, p.http_options)
         if http_request.timeout is None:  # no native http_options timeout: ours
-            http_request.timeout = _attempt_timeout(p.timeout, aiohttp)
+            if not (aiohttp and stream):
+                http_request.timeout = _attempt_timeout(p.timeout, aiohttp)
             if isinstance(p.timeout, (int, float)):  # what google-genai sends for a timeout
                 http_request.headers["X-Server-Timeout"] = str(math.ceil(p.timeout))
         return http_request
@@ -1360,11 +1382,13 @@ class GoogleProvider(Provider):
     # -- calls --
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return _retry.call(self._calls, self._complete_once, self._prepare(request, False))
+        return _retry.call(self._calls, self._complete_once, self._prepare(request, False),
+                           self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         return await _retry.acall(self._calls, self._acomplete_once,
-                                  self._prepare(request, False))
+                                  self._prepare(request, False),
+                                  self._calls.bounds(request.timeout))
 
     # A reply that stops with finish reason CONTINUATION and a continuationToken goes on in a
     # new request carrying the token, as google-genai's generate_content does; the parts are
@@ -1405,10 +1429,12 @@ class GoogleProvider(Provider):
     # it does without stream; the request is sent on the first iteration.
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        return _retry.stream(self._calls, self._stream, self._prepare(request, True))
+        return _retry.stream(self._calls, self._stream, self._prepare(request, True),
+                             self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        return _retry.astream(self._calls, self._astream, self._prepare(request, True))
+        return _retry.astream(self._calls, self._astream, self._prepare(request, True),
+                              self._calls.bounds(request.timeout))
 
     def _stream(self, p: "_Prepared") -> Iterator[ChatCompletionChunk]:
         translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))
@@ -1421,10 +1447,10 @@ class GoogleProvider(Provider):
                     response = api._request(self._build(p, body, False), p.http_options,
                                             stream=True)
                     raw = response.response_stream
-                    for event in response.segments():
-                        chunk = translator.translate(event)
-                        if chunk is not None:
-                            yield chunk
+                    body_events = _BodyEvents(translator)
+                    for data in raw.iter_bytes():
+                        yield from body_events.feed(data)
+                    yield from body_events.end()
             finally:
                 if raw is not None:
                     raw.close()  # releases the connection, also on early exit
@@ -1440,21 +1466,22 @@ class GoogleProvider(Provider):
         api = p.client._api_client
         body = p.call.body
         while True:
-            raw = segments = None
+            raw = None
             try:
                 with _mapped_errors(self._error):
                     response = await api._async_request(
-                        http_request=self._build(p, body, self._aiohttp),
+                        http_request=self._build(p, body, self._aiohttp, stream=True),
                         http_options=p.http_options, stream=True)
                     raw = response.response_stream
-                    segments = response.async_segments()
-                    async for event in segments:
-                        chunk = translator.translate(event)
-                        if chunk is not None:
+                    body_events = _BodyEvents(translator)
+                    reads = (raw.aiter_bytes() if hasattr(raw, "aiter_bytes")
+                             else raw.content.iter_any())  # httpx2, or an aiohttp response
+                    async for data in reads:
+                        for chunk in body_events.feed(data):
                             yield chunk
+                    for chunk in body_events.end():
+                        yield chunk
             finally:
-                if segments is not None:
-                    await segments.aclose()
                 if raw is not None:
                     closing = getattr(raw, "aclose", None)
                     if closing is not None:

@@ -56,11 +56,15 @@ from ..core.types import (
 )
 from . import retry as _retry
 from ._common import (
+    SSEDecoder,
+    SSEEvent,
     bad_shape,
     bad_stream_json,
+    bound_sync_io,
     check_n,
     decode_json,
     host_of,
+    host_of_url,
     need_list,
     need_name,
     need_object,
@@ -68,7 +72,9 @@ from ._common import (
     opt_object,
     read_reply,
     redirect_hooks,
+    sse_json,
     too_deep_for_sdk,
+    transport_error,
     unreadable,
 )
 from .base import ChatRequest, Provider, _mapped_errors
@@ -728,6 +734,43 @@ class StreamTranslator:
                 "the connection was probably closed early", provider=self.provider)
 
 
+class StreamBody:
+    """The SSE body of ONE streamed reply -> chunks: the shared SSE decoder
+    (``_common.SSEDecoder``) and :class:`StreamTranslator` together, so the sync and async
+    transports only move bytes. ``data: [DONE]`` ends the reply (``done``); a body that ends
+    inside an event whose JSON is cut off is a lost connection."""
+
+    __slots__ = ("translator", "done", "_decoder")
+
+    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
+        self.translator = StreamTranslator(provider, secrets)
+        self.done = False
+        self._decoder = SSEDecoder(provider)
+
+    def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        """The chunks of the events ``data`` (the next bytes of the body) completes."""
+        return self._chunks(self._decoder.feed(data), at_end=False)
+
+    def end(self) -> Iterator[ChatCompletionChunk]:
+        """The end of the body (an unterminated last event is processed if complete); then
+        the check that some choice finished."""
+        yield from self._chunks(self._decoder.end(), at_end=True)
+        self.translator.finish()
+
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
+                ) -> Iterator[ChatCompletionChunk]:
+        translator = self.translator
+        for _name, data in events:
+            if self.done:
+                return
+            if data.startswith("[DONE]"):
+                self.done = True
+                return
+            chunk = translator.translate(sse_json(data, translator.provider, at_end=at_end))
+            if chunk is not None:
+                yield chunk
+
+
 # Error ``type`` values of OpenAI and the compatible services -> the HTTP status they mean.
 _ERROR_TYPE_STATUS = {
     "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
@@ -790,12 +833,16 @@ def map_sdk_error(exc: BaseException, provider: str,
                              provider, secrets)
     if isinstance(exc, json.JSONDecodeError):  # a complete stream event that is not JSON
         return bad_stream_json(exc, provider)
-    return too_deep_for_sdk(exc, provider) or exc
+    # httpx2 / aiohttp errors raised while a stream's body is read (the SDK wraps only those
+    # of sending); a RecursionError an SDK raised decoding a reply it parses itself
+    return transport_error(exc, provider, secrets) or too_deep_for_sdk(exc, provider) or exc
 
 
 # --- transport ----------------------------------------------------------------------------
 
 _SDK_PARAMS: Optional[frozenset[str]] = None
+#: Seconds that bound an attempt when no timeout is configured: the openai SDK's 600 s.
+_DEFAULT_TIMEOUT = 600.0
 
 
 def _sdk_params() -> frozenset[str]:
@@ -851,7 +898,11 @@ class OpenAIProvider(Provider):
             spec, config.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
         self._transport = transport
         self._reasoning_field = config.pop("reasoning_field", None)
-        self._calls = _retry.CallPolicy.from_config(config, service)
+        self._calls = _retry.CallPolicy.from_config(
+            config, service, default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(config.get("base_url") or config.get("azure_endpoint")
+                             or self.spec.base_url or os.environ.get("OPENAI_BASE_URL")
+                             or "https://api.openai.com/v1"))
         self._api_key = self._resolve_key(spec, config)
         self._azure = self._resolve_azure(config) if service == "azure" else None
         self._config = config
@@ -967,7 +1018,9 @@ class OpenAIProvider(Provider):
                     if http_client is None:  # the SDK's defaults, and no redirect elsewhere
                         http_client = openai.DefaultHttpxClient(
                             event_hooks=redirect_hooks(self.key, is_async=False))
-                    self._client = cls(**self._client_kwargs(http_client))
+                    client = cls(**self._client_kwargs(http_client))
+                    bound_sync_io(client._client)  # timeout bounds the whole attempt
+                    self._client = client
                 client = self._client
         return client
 
@@ -1028,12 +1081,14 @@ class OpenAIProvider(Provider):
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        return _retry.call(self._calls, self._complete_once, kwargs)
+        return _retry.call(self._calls, self._complete_once, kwargs,
+                           self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
-        return await _retry.acall(self._calls, self._acomplete_once, kwargs)
+        return await _retry.acall(self._calls, self._acomplete_once, kwargs,
+                                  self._calls.bounds(request.timeout))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
@@ -1058,48 +1113,52 @@ class OpenAIProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        return _retry.stream(self._calls, self._stream, kwargs)
+        return _retry.stream(self._calls, self._stream, kwargs,
+                             self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
-        return _retry.astream(self._calls, self._astream, kwargs)
+        return _retry.astream(self._calls, self._astream, kwargs,
+                              self._calls.bounds(request.timeout))
+
+    # Streams read the raw HTTP body through our SSE decoder (``StreamBody``), not the SDK's
+    # Stream: an event carrying only ``retry:`` / ``id:`` is valid SSE (the SDK's parser fails
+    # on its empty data), and bytes that are not UTF-8 are a typed error.
 
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
-        import openai
-
-        translator = StreamTranslator(self.key, self._secrets())
-        sdk_stream = None
+        body = StreamBody(self.key, self._secrets())
+        response = None
         try:
             with _mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
-                sdk_stream = raw.parse(to=openai.Stream[object])
-                for event in sdk_stream:
-                    chunk = translator.translate(event)
-                    if chunk is not None:
-                        yield chunk
-                translator.finish()
+                response = raw.http_response
+                for data in response.iter_bytes():
+                    yield from body.feed(data)
+                    if body.done:
+                        break
+                yield from body.end()
         finally:
-            if sdk_stream is not None:
-                sdk_stream.close()  # releases the connection, also on early exit
+            if response is not None:
+                response.close()  # releases the connection, also on early exit
 
     async def _astream(self, kwargs: dict[str, Any]) -> AsyncIterator[ChatCompletionChunk]:
-        import openai
-
-        translator = StreamTranslator(self.key, self._secrets())
-        sdk_stream = None
+        body = StreamBody(self.key, self._secrets())
+        response = None
         try:
             with _mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
-                sdk_stream = raw.parse(to=openai.AsyncStream[object])
-                async for event in sdk_stream:
-                    chunk = translator.translate(event)
-                    if chunk is not None:
+                response = raw.http_response
+                async for data in response.aiter_bytes():
+                    for chunk in body.feed(data):
                         yield chunk
-                translator.finish()
+                    if body.done:
+                        break
+                for chunk in body.end():
+                    yield chunk
         finally:
-            if sdk_stream is not None:
-                await sdk_stream.close()
+            if response is not None:
+                await response.aclose()
 
     def close(self) -> None:
         client, self._client = self._client, None

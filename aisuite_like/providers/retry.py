@@ -6,17 +6,36 @@ The policy is sans-IO: given how many attempts were made and the typed error of 
 slot of the provider's :class:`ConcurrencyLimit` for each attempt when one is configured.
 The vendor SDKs' own retries are switched off by each transport, so nothing stacks.
 
-A successful call costs one ``try`` in a loop: no clock read, no allocation.
+**Attempt deadlines.** Given :class:`Bounds` (a provider's ``timeout``, see
+:meth:`CallPolicy.bounds`), a driver bounds each attempt as a whole, not each socket read: a
+call's attempt (connect, send, the entire reply) ends within ``Bounds.attempt`` seconds; a
+stream's first chunk must reach the caller within ``Bounds.attempt`` of the attempt's start
+and each later chunk within ``Bounds.gap`` of the caller asking for it (keep-alive bytes that
+bring no chunk do not count; a long stream whose chunks keep coming is never cut). One
+deadline per wait, two enforcements:
+
+- sync: the driver sets :data:`DEADLINE` (a ``time.monotonic()`` value) while the attempt
+  runs; the sync transports' I/O seams (``providers/_common``: the httpcore2 network backend
+  of the httpx2 families, the urllib3 sockets of botocore) give every connect, write and read
+  only the time left, so a reply trickled a byte at a time still ends at the deadline.
+- async: a :class:`_Watch` cancels the waiting task at the deadline (any async transport:
+  httpx2, aiohttp, Bedrock's thread bridge, which also gets :data:`DEADLINE`).
+
+Either way the caller gets ``APITimeoutError`` (retried like any timeout before a stream's
+first chunk). A successful attempt costs one clock read and a context-variable set / reset;
+a stream chunk the same (async: an attribute store, the timer is rescheduled lazily).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import (
     Any,
@@ -28,7 +47,8 @@ from typing import (
 
 from ..core.errors import APIConnectionError, APIError, APITimeoutError, ConfigurationError
 
-__all__ = ["RetryPolicy", "ConcurrencyLimit", "Clock", "SystemClock", "CallPolicy"]
+__all__ = ["RetryPolicy", "ConcurrencyLimit", "Clock", "SystemClock", "CallPolicy", "Bounds",
+           "DEADLINE"]
 
 T = TypeVar("T")
 R = TypeVar("R")  # what an attempt returns (a response; a stream's chunks)
@@ -81,7 +101,7 @@ def is_retryable(error: BaseException) -> bool:
 class RetryPolicy:
     """``max_retries`` retries after the first attempt (0 = one attempt). The wait before
     retry n (1-based) is ``min(0.5 * 2**(n-1), 8)`` seconds less up to 25 % jitter, unless the
-    error carries the server's ``retry_after``: that is honoured when it is at most
+    error carries the server's ``retry_after`` > 0: that is honoured when it is at most
     ``max_retry_wait`` seconds; a longer demand gives up at once."""
 
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -93,7 +113,9 @@ class RetryPolicy:
         if attempts > self.max_retries or not is_retryable(error):
             return None
         retry_after = getattr(error, "retry_after", None)
-        if retry_after is not None and retry_after >= 0:
+        # Only a wait > 0 is a demand (0, negative and NaN fail this test): a server asking
+        # for no wait at all gets the backoff, not a burst of immediate retries.
+        if isinstance(retry_after, (int, float)) and retry_after > 0:
             if retry_after > self.max_retry_wait:
                 return None
             return float(retry_after)
@@ -172,19 +194,56 @@ class ConcurrencyLimit:
             future.set_result(None)
 
 
+#: The end of the attempt running in this context (a ``time.monotonic()`` value), or None:
+#: set by the drivers, read by the sync transports' I/O seams (``providers/_common``).
+DEADLINE: ContextVar[Optional[float]] = ContextVar("aisuite_like_attempt_deadline",
+                                                   default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """An attempt's time bounds, in seconds (None: unbounded). ``attempt``: a call's whole
+    attempt, or a stream's wait for its first chunk from the attempt's start; ``gap``: a
+    stream's wait for each later chunk."""
+
+    attempt: Optional[float]
+    gap: Optional[float]
+
+
+def timeout_seconds(timeout: Any) -> Optional[float]:
+    """A ``timeout`` setting as the seconds that bound a whole attempt: a number as is; an
+    ``httpx2.Timeout`` (or anything with a ``read`` part) its ``read`` value (None: no
+    bound); None stays None."""
+    if timeout is None or isinstance(timeout, bool):
+        return None
+    if isinstance(timeout, (int, float)):
+        return float(timeout)
+    read = getattr(timeout, "read", None)
+    return float(read) if isinstance(read, (int, float)) and not isinstance(read, bool) else None
+
+
 @dataclass(frozen=True, slots=True)
 class CallPolicy:
-    """What a transport applies to every request: the retry policy, the clock, and the
-    optional concurrency limit. Built from a provider's config by :func:`from_config`."""
+    """What a transport applies to every request: the retry policy, the clock, the optional
+    concurrency limit and the attempt bounds. Built from a provider's config by
+    :func:`from_config`."""
 
     retry: RetryPolicy
     clock: Clock
     limit: Optional[ConcurrencyLimit]
+    provider: str = ""
+    #: seconds that bound an attempt when the call gives no ``timeout`` (None: unbounded)
+    timeout: Optional[float] = None
+    #: ``stream_gap_timeout``: the most seconds between two chunks (None: ``timeout``'s)
+    stream_gap: Optional[float] = None
+    host: str = ""  # where requests go, for timeout messages
 
     @classmethod
-    def from_config(cls, config: dict[str, Any], provider: str) -> "CallPolicy":
-        """Pops ``max_retries``, ``max_retry_wait``, ``max_concurrency`` and ``retry_clock``
-        from ``config`` (a provider's own copy) and checks them."""
+    def from_config(cls, config: dict[str, Any], provider: str,
+                    default_timeout: Optional[float] = None, host: str = "") -> "CallPolicy":
+        """Pops ``max_retries``, ``max_retry_wait``, ``max_concurrency``, ``retry_clock`` and
+        ``stream_gap_timeout`` from ``config`` (a provider's own copy) and checks them; reads
+        (leaves) ``timeout``, whose default is ``default_timeout``."""
         max_retries = config.pop("max_retries", DEFAULT_MAX_RETRIES)
         if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
             raise ConfigurationError(
@@ -201,34 +260,191 @@ class CallPolicy:
             raise ConfigurationError(
                 f"max_concurrency must be an int >= 1 (or None: unbounded) for provider "
                 f"{provider!r}, got {concurrency!r}")
+        gap = config.pop("stream_gap_timeout", None)
+        if gap is not None and (isinstance(gap, bool) or not isinstance(gap, (int, float))
+                                or not 0 < gap < math.inf):
+            raise ConfigurationError(
+                f"stream_gap_timeout must be a number of seconds > 0 (or None: the timeout) "
+                f"for provider {provider!r}, got {gap!r}")
         clock = config.pop("retry_clock", None) or _SYSTEM_CLOCK
         for name in ("sleep", "asleep", "random"):
             if not callable(getattr(clock, name, None)):
                 raise ConfigurationError(
                     f"retry_clock must have sleep(), async asleep() and random(); it has no "
                     f"{name}()")
+        configured = config.get("timeout")
+        timeout = default_timeout if configured is None else timeout_seconds(configured)
         return cls(RetryPolicy(max_retries, float(wait)), clock,
-                   ConcurrencyLimit(concurrency) if concurrency is not None else None)
+                   ConcurrencyLimit(concurrency) if concurrency is not None else None,
+                   provider, timeout, None if gap is None else float(gap), host)
 
     def wait(self, attempts: int, error: APIError) -> Optional[float]:
         """The wait before the next attempt, or None: give up (a 429 whose demand is over
         ``max_retry_wait`` gives up at once, its ``retry_after`` telling the caller)."""
         return self.retry.wait_for(attempts, error, self.clock.random())
 
+    def bounds(self, timeout: Any = None) -> Bounds:
+        """The bounds of a call whose own ``timeout`` is ``timeout`` (None: the config's)."""
+        attempt = self.timeout if timeout is None else timeout_seconds(timeout)
+        return Bounds(attempt, self.stream_gap if self.stream_gap is not None else attempt)
 
-def call(policy: CallPolicy, attempt: Callable[[T], R], arg: T) -> R:
-    """``attempt(arg)`` with retries (sync)."""
+    def timed_out(self, what: str, seconds: float) -> APITimeoutError:
+        """The error of an attempt that ran past its bound (``what`` says which)."""
+        where = f" at {self.host}" if self.host else ""
+        text = {
+            "attempt": f"no complete reply within timeout={seconds:g} s (it bounds the whole "
+                       "attempt: connecting, sending and reading the entire reply)",
+            "first": f"the stream sent no chunk within timeout={seconds:g} s of the request "
+                     "(keep-alive comments and pings do not count)",
+            "gap": f"the stream sent no further chunk within "
+                   f"{'stream_gap_timeout' if self.stream_gap is not None else 'timeout'}="
+                   f"{seconds:g} s of the caller asking for it (keep-alive comments and pings "
+                   "do not count)",
+        }[what]
+        return APITimeoutError(f"request to {self.provider}{where} timed out: {text}",
+                               provider=self.provider or None)
+
+
+def _transport_failure(error: APIError) -> bool:
+    """An error a deadline cut short reads as one of these (a read that ran out of time, or
+    a connection the seam gave up on)."""
+    return isinstance(error, (APITimeoutError, APIConnectionError))
+
+
+class _Watch:
+    """Cancels the task waiting on an attempt once its deadline has passed (async). One
+    timer per attempt: moving the deadline later (the next chunk of a stream) is an attribute
+    store; the timer, when it fires early, reschedules itself for the current deadline."""
+
+    __slots__ = ("loop", "task", "deadline", "waiting", "handle", "fired")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.task: Optional[asyncio.Task[Any]] = None
+        self.deadline = 0.0
+        self.waiting = False
+        self.handle: Optional[asyncio.TimerHandle] = None
+        self.fired = False
+
+    def arm(self, seconds: float) -> None:
+        """The current task waits for at most ``seconds`` from now."""
+        self.task = asyncio.current_task()
+        self.deadline = deadline = self.loop.time() + seconds
+        self.waiting = True
+        handle = self.handle
+        if handle is None or handle.when() > deadline:
+            if handle is not None:
+                handle.cancel()
+            self.handle = self.loop.call_at(deadline, self._check)
+
+    def disarm(self) -> None:
+        self.waiting = False
+
+    def close(self) -> None:
+        self.waiting = False
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def _check(self) -> None:
+        self.handle = None
+        if not self.waiting:
+            return
+        if self.loop.time() < self.deadline:
+            self.handle = self.loop.call_at(self.deadline, self._check)
+            return
+        if self.task is not None:
+            self.fired = True
+            self.task.cancel()
+
+    def timed_out(self) -> bool:
+        """After a ``CancelledError``: whether the cancellation was ours (then the task's
+        cancel request is withdrawn). A cancellation by someone else wins."""
+        if not self.fired:
+            return False
+        self.fired = False
+        task = self.task
+        uncancel = getattr(task, "uncancel", None)  # Python 3.11+
+        if uncancel is not None:
+            uncancel()
+            if task.cancelling():  # type: ignore[union-attr]  # a Task when uncancel exists
+                return False
+        return True
+
+
+async def _bounded(policy: CallPolicy, awaitable: Awaitable[R], seconds: float) -> R:
+    """``await awaitable``, the whole of it within ``seconds`` (async twin of
+    :func:`_bounded_call`)."""
+    watch = _Watch(asyncio.get_running_loop())
+    watch.arm(seconds)
+    deadline = time.monotonic() + seconds
+    token = DEADLINE.set(deadline)  # for work the attempt hands to a thread (Bedrock)
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        if watch.timed_out():
+            raise policy.timed_out("attempt", seconds) from None
+        raise
+    except APIError as error:
+        if _transport_failure(error) and time.monotonic() >= deadline:
+            raise policy.timed_out("attempt", seconds) from error
+        raise
+    finally:
+        watch.close()
+        DEADLINE.reset(token)
+
+
+def _bounded_call(policy: CallPolicy, attempt: Callable[[T], R], arg: T, seconds: float) -> R:
+    """``attempt(arg)`` under a deadline ``seconds`` from now, which the sync transports'
+    seams enforce on every connect, write and read."""
+    deadline = time.monotonic() + seconds
+    token = DEADLINE.set(deadline)
+    try:
+        return attempt(arg)
+    except APIError as error:
+        if _transport_failure(error) and time.monotonic() >= deadline:
+            raise policy.timed_out("attempt", seconds) from error
+        raise
+    finally:
+        DEADLINE.reset(token)
+
+
+def next_within(policy: CallPolicy, chunks: Iterator[R], seconds: Optional[float],
+                 what: str) -> R:
+    """``next(chunks)`` under a deadline ``seconds`` from now (None: unbounded); ``what``
+    ("first" or "gap") names the bound in the timeout error. Also for a thread that reads a
+    stream on an async caller's behalf (Bedrock's bridge)."""
+    if seconds is None:
+        return next(chunks)
+    deadline = time.monotonic() + seconds
+    token = DEADLINE.set(deadline)
+    try:
+        return next(chunks)
+    except APIError as error:
+        if _transport_failure(error) and time.monotonic() >= deadline:
+            raise policy.timed_out(what, seconds) from error
+        raise
+    finally:
+        DEADLINE.reset(token)
+
+
+def call(policy: CallPolicy, attempt: Callable[[T], R], arg: T,
+         bounds: Optional[Bounds] = None) -> R:
+    """``attempt(arg)`` with retries (sync), each attempt within ``bounds.attempt``."""
     limit = policy.limit
+    seconds = bounds.attempt if bounds is not None else None
     attempts = 1
     while True:
         try:
-            if limit is None:
-                return attempt(arg)
-            limit.acquire()
+            if limit is not None:
+                limit.acquire()
             try:
-                return attempt(arg)
+                if seconds is None:
+                    return attempt(arg)
+                return _bounded_call(policy, attempt, arg, seconds)
             finally:
-                limit.release()
+                if limit is not None:
+                    limit.release()
         except APIError as error:
             wait = policy.wait(attempts, error)
             if wait is None:
@@ -237,19 +453,23 @@ def call(policy: CallPolicy, attempt: Callable[[T], R], arg: T) -> R:
         attempts += 1
 
 
-async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[R]], arg: T) -> R:
-    """``await attempt(arg)`` with retries (async)."""
+async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[R]], arg: T,
+                bounds: Optional[Bounds] = None) -> R:
+    """``await attempt(arg)`` with retries (async), each attempt within ``bounds.attempt``."""
     limit = policy.limit
+    seconds = bounds.attempt if bounds is not None else None
     attempts = 1
     while True:
         try:
-            if limit is None:
-                return await attempt(arg)
-            await limit.aacquire()
+            if limit is not None:
+                await limit.aacquire()
             try:
-                return await attempt(arg)
+                if seconds is None:
+                    return await attempt(arg)
+                return await _bounded(policy, attempt(arg), seconds)
             finally:
-                limit.release()
+                if limit is not None:
+                    limit.release()
         except APIError as error:
             wait = policy.wait(attempts, error)
             if wait is None:
@@ -258,11 +478,13 @@ async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[R]], arg: T
         attempts += 1
 
 
-def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[R]],
-           arg: T) -> Iterator[R]:
+def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[R]], arg: T,
+           bounds: Optional[Bounds] = None) -> Iterator[R]:
     """The chunks of ``open_stream(arg)`` (a generator that sends the request when first
-    iterated), retried until its first chunk arrives; never after."""
+    iterated), retried until its first chunk arrives; never after. The first chunk within
+    ``bounds.attempt`` of the attempt's start, each later one within ``bounds.gap``."""
     limit = policy.limit
+    first_s, gap_s = (bounds.attempt, bounds.gap) if bounds is not None else (None, None)
     attempts = 1
     while True:
         if limit is not None:
@@ -270,7 +492,7 @@ def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[R]],
         chunks = open_stream(arg)
         try:
             try:
-                first = next(chunks)
+                first = next_within(policy, chunks, first_s, "first")
             except StopIteration:
                 return
             except APIError as error:
@@ -280,8 +502,18 @@ def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[R]],
                     raise
             else:
                 yield first
-                yield from chunks  # closing this generator closes ``chunks``
-                return
+                if gap_s is None:
+                    yield from chunks  # closing this generator closes ``chunks``
+                    return
+                try:
+                    while True:
+                        try:
+                            chunk = next_within(policy, chunks, gap_s, "gap")
+                        except StopIteration:
+                            return
+                        yield chunk
+                finally:
+                    chunks.close()  # type: ignore[attr-defined]  # a generator
         finally:
             if limit is not None:
                 limit.release()
@@ -290,27 +522,29 @@ def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[R]],
 
 
 def astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[R]],
-            arg: T) -> AsyncIterator[R]:
+            arg: T, bounds: Optional[Bounds] = None) -> AsyncIterator[R]:
     """Async twin of :func:`stream`."""
     if policy.limit is None:
-        return _RetriedAsyncStream(policy, open_stream, arg)
-    return _limited_astream(policy, open_stream, arg)
+        return _RetriedAsyncStream(policy, open_stream, arg, bounds)
+    return _limited_astream(policy, open_stream, arg, bounds)
 
 
 class _RetriedAsyncStream:
     """:func:`astream` without a concurrency limit. Once the first chunk arrived,
-    ``__anext__`` hands out the provider stream's own awaitable: no extra coroutine or
-    generator frame per chunk."""
+    ``__anext__`` hands out the provider stream's own awaitable when the stream has no gap
+    bound (no extra coroutine or generator frame per chunk), else one bounded wait."""
 
-    __slots__ = ("_policy", "_open", "_arg", "_chunks", "_next")
+    __slots__ = ("_policy", "_open", "_arg", "_bounds", "_chunks", "_next", "_watch")
 
     def __init__(self, policy: CallPolicy, open_stream: Callable[[Any], AsyncIterator[Any]],
-                 arg: Any) -> None:
+                 arg: Any, bounds: Optional[Bounds] = None) -> None:
         self._policy = policy
         self._open = open_stream
         self._arg = arg
+        self._bounds = bounds
         self._chunks: Any = None
         self._next: Callable[[], Awaitable[Any]] = self._first
+        self._watch: Optional[_Watch] = None
 
     def __aiter__(self) -> "_RetriedAsyncStream":
         return self
@@ -320,66 +554,144 @@ class _RetriedAsyncStream:
 
     async def _first(self) -> Any:
         policy = self._policy
+        bounds = self._bounds
+        first_s = bounds.attempt if bounds is not None else None
         attempts = 1
         self._next = self._ended  # whatever happens below, never send again
         while True:
             chunks: Any = self._open(self._arg)
             try:
-                first = await chunks.__anext__()
+                if first_s is None:
+                    first = await chunks.__anext__()
+                else:
+                    first = await self._within(chunks, first_s, "first")
             except APIError as error:
                 await chunks.aclose()
                 wait = policy.wait(attempts, error)
                 if wait is None:
+                    self._close_watch()
                     raise
+            except BaseException:
+                self._close_watch()
+                raise
             else:
                 self._chunks = chunks
-                self._next = chunks.__anext__
+                if bounds is None or bounds.gap is None:
+                    self._close_watch()
+                    self._next = chunks.__anext__
+                else:
+                    self._next = self._gap
                 return first
             await policy.clock.asleep(wait)
             attempts += 1
+
+    async def _gap(self) -> Any:
+        assert self._bounds is not None and self._bounds.gap is not None
+        try:
+            return await self._within(self._chunks, self._bounds.gap, "gap")
+        except BaseException:
+            self._close_watch()
+            raise
+
+    async def _within(self, chunks: Any, seconds: float, what: str) -> Any:
+        watch = self._watch
+        if watch is None:
+            watch = self._watch = _Watch(asyncio.get_running_loop())
+        watch.arm(seconds)
+        try:
+            return await chunks.__anext__()
+        except asyncio.CancelledError:
+            if watch.timed_out():
+                self._next = self._ended
+                await chunks.aclose()
+                raise self._policy.timed_out(what, seconds) from None
+            raise
+        except APIError as error:
+            if _transport_failure(error) and asyncio.get_running_loop().time() >= \
+                    watch.deadline:
+                raise self._policy.timed_out(what, seconds) from error
+            raise
+        finally:
+            watch.disarm()
+
+    def _close_watch(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
 
     async def _ended(self) -> Any:
         raise StopAsyncIteration
 
     async def aclose(self) -> None:
         self._next = self._ended
+        self._close_watch()
         chunks, self._chunks = self._chunks, None
         if chunks is not None:
             await chunks.aclose()
 
 
+async def _anext_within(policy: CallPolicy, watch: _Watch, chunks: AsyncIterator[R],
+                        seconds: Optional[float], what: str) -> R:
+    """``await chunks.__anext__()`` within ``seconds`` (None: unbounded)."""
+    if seconds is None:
+        return await chunks.__anext__()
+    watch.arm(seconds)
+    try:
+        return await chunks.__anext__()
+    except asyncio.CancelledError:
+        if watch.timed_out():
+            raise policy.timed_out(what, seconds) from None
+        raise
+    except APIError as error:
+        if _transport_failure(error) and watch.loop.time() >= watch.deadline:
+            raise policy.timed_out(what, seconds) from error
+        raise
+    finally:
+        watch.disarm()
+
+
 async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[R]],
-                           arg: T) -> AsyncIterator[R]:
+                           arg: T, bounds: Optional[Bounds] = None) -> AsyncIterator[R]:
     limit = policy.limit
+    first_s, gap_s = (bounds.attempt, bounds.gap) if bounds is not None else (None, None)
+    watch = _Watch(asyncio.get_running_loop())
     attempts = 1
-    while True:
-        if limit is not None:
-            await limit.aacquire()
-        chunks = open_stream(arg)
-        try:
-            try:
-                first = await chunks.__anext__()
-            except StopAsyncIteration:
-                return
-            except APIError as error:
-                await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
-                wait = policy.wait(attempts, error)
-                if wait is None:
-                    raise
-            else:
-                try:
-                    yield first
-                    async for chunk in chunks:
-                        yield chunk
-                finally:  # also when the caller stops early: release the connection
-                    await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
-                return
-        finally:
+    try:
+        while True:
             if limit is not None:
-                limit.release()
-        await policy.clock.asleep(wait)
-        attempts += 1
+                await limit.aacquire()
+            chunks = open_stream(arg)
+            try:
+                try:
+                    first = await _anext_within(policy, watch, chunks, first_s, "first")
+                except StopAsyncIteration:
+                    return
+                except APIError as error:
+                    await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
+                    wait = policy.wait(attempts, error)
+                    if wait is None:
+                        raise
+                else:
+                    try:
+                        yield first
+                        while True:
+                            try:
+                                chunk = await _anext_within(policy, watch, chunks, gap_s, "gap")
+                            except StopAsyncIteration:
+                                break
+                            yield chunk
+                    finally:  # also when the caller stops early: release the connection
+                        await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
+                    return
+            finally:
+                if limit is not None:
+                    limit.release()
+            await policy.clock.asleep(wait)
+            attempts += 1
+    finally:
+        watch.close()
 
 
 #: Config keys :meth:`CallPolicy.from_config` reads; every built-in provider accepts them.
-CONFIG_KEYS = frozenset({"max_retries", "max_retry_wait", "max_concurrency", "retry_clock"})
+CONFIG_KEYS = frozenset({"max_retries", "max_retry_wait", "max_concurrency", "retry_clock",
+                         "stream_gap_timeout"})
