@@ -1,23 +1,29 @@
-"""The tool runner's public face: the sans-IO ``ToolLoop`` engine, its hooks and steps
-(defined in ``aisuite_like.loop``; docs/tool-runner.md)."""
+"""The tool runner's public face (docs/tool-runner.md): the sans-IO ``ToolLoop`` engine and
+its actions, the hooks a layer observes a run with, the steps a driver performs, and the two
+drivers for loops you drive yourself (defined in ``aisuite_like.loop``)."""
 
 from __future__ import annotations
 
-from .loop.runner import (
+from .loop.drivers import (
+    DriverSteps as DriverSteps,
+    drive_async as drive_async,
+    drive_sync as drive_sync,
+)
+from .loop.engine import (
     DEFAULT_MAX_TOOL_CONCURRENCY as DEFAULT_MAX_TOOL_CONCURRENCY,
     DEFAULT_MAX_TOOL_RESULT_CHARS as DEFAULT_MAX_TOOL_RESULT_CHARS,
     CallModel as CallModel,
-    DriverSteps as DriverSteps,
     Fail as Fail,
     Finish as Finish,
-    RunHooks as RunHooks,
     RunTools as RunTools,
     ToolBatch as ToolBatch,
     ToolCallRun as ToolCallRun,
     ToolLoop as ToolLoop,
 )
+from .loop.hooks import RunHooks as RunHooks
 
 __all__ = [
     "ToolLoop", "ToolBatch", "ToolCallRun", "RunHooks", "DriverSteps", "CallModel", "RunTools",
     "Finish", "Fail", "DEFAULT_MAX_TOOL_CONCURRENCY", "DEFAULT_MAX_TOOL_RESULT_CHARS",
+    "drive_sync", "drive_async",
 ]

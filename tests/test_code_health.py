@@ -269,7 +269,7 @@ def test_the_import_graph_reads_every_kind_of_import() -> None:
     assert "aisuite_like.providers.base" in graph["aisuite_like.providers"]  # from .base
     assert "aisuite_like.core.errors" in graph["aisuite_like.providers.openai"]  # from ..core
     # Deferred (function-level) imports count only in the second graph.
-    assert "aisuite_like.loop.runner" in graph["aisuite_like.client.facade"]
-    assert "aisuite_like.loop.runner" not in top["aisuite_like.client.facade"]
+    assert "aisuite_like.loop.drivers" in graph["aisuite_like.client.facade"]
+    assert "aisuite_like.loop.drivers" not in top["aisuite_like.client.facade"]
     # TYPE_CHECKING imports never count.
     assert "aisuite_like.core.types" not in graph["aisuite_like.core.cost"]

@@ -17,7 +17,7 @@ import pytest
 from pydantic import BaseModel
 
 import aisuite_like as ai
-from aisuite_like.loop.runner import _drive_async, _drive_sync
+from aisuite_like.loop.drivers import drive_async, drive_sync
 from aisuite_like.runner import CallModel, Finish, RunHooks, ToolLoop
 from aisuite_like.tools import Tool, Tools
 
@@ -887,7 +887,7 @@ def test_engine_extension_points_and_hooks_sync() -> None:
     request = ai.ChatRequest(model="m", messages=list(USER),
                              tools=Tools([get_weather]).schemas)
     engine = StopAfterTools(request, Tools([get_weather]), max_turns=3)
-    assert list(_drive_sync(engine, provider, Recorder())) == []
+    assert list(drive_sync(engine, provider, Recorder())) == []
     assert events == ["request 1", "response resp-1", "batch ['c1']", "result c1 A: 21C"]
     assert engine.result is not None and engine.result.tool_events[0].result == "A: 21C"
     assert len(provider.requests) == 1
@@ -906,7 +906,7 @@ def test_engine_async_hooks_may_be_coroutines() -> None:
         tools = Tools([get_weather])
         engine = ToolLoop(ai.ChatRequest(model="m", messages=list(USER), tools=tools.schemas,
                                          stream=True), tools, max_turns=2)
-        async for _ in _drive_async(engine, provider, Recorder()):
+        async for _ in drive_async(engine, provider, Recorder()):
             pass
         return engine
 

@@ -17,7 +17,7 @@ import pytest
 
 import aisuite_like as ai
 from aisuite_like.loop.hooks import _chain
-from aisuite_like.loop.runner import _drive_async, _drive_sync
+from aisuite_like.loop.drivers import drive_async, drive_sync
 from aisuite_like.runner import RunHooks, ToolLoop
 from aisuite_like.testing import ScriptedProvider, tool_call
 from aisuite_like.tools import Tools
@@ -159,7 +159,7 @@ def drive(mode: str, engine: ToolLoop, provider: ScriptedProvider, hooks: Any,
     each chunk, and the error the driver raised."""
     seen: list[Optional[str]] = []
     if mode == "sync":
-        chunks: Any = _drive_sync(engine, provider, hooks)
+        chunks: Any = drive_sync(engine, provider, hooks)
         try:
             for _ in chunks:
                 seen.append(IN_RUN.get())
@@ -171,7 +171,7 @@ def drive(mode: str, engine: ToolLoop, provider: ScriptedProvider, hooks: Any,
         return seen, None
 
     async def main() -> Optional[Exception]:
-        chunks: Any = _drive_async(engine, provider, hooks)
+        chunks: Any = drive_async(engine, provider, hooks)
         try:
             async for _ in chunks:
                 seen.append(IN_RUN.get())
@@ -247,7 +247,7 @@ def test_a_cancelled_run_ends_with_the_cancellation() -> None:
 
     async def main() -> None:
         async def consume() -> None:
-            async for _ in _drive_async(engine_for(provider, [wait_forever]), provider, hooks):
+            async for _ in drive_async(engine_for(provider, [wait_forever]), provider, hooks):
                 pass
 
         task = asyncio.ensure_future(consume())
@@ -382,11 +382,11 @@ def test_instrumentation_watches_a_run_along_with_its_own_hooks(mode: str) -> No
     try:
         engine = engine_for(provider, [where], stream=True)
         if mode == "sync":
-            for _ in _drive_sync(engine, provider, hooks):
+            for _ in drive_sync(engine, provider, hooks):
                 consumer.append(trace.get_current_span().get_span_context().is_valid)
         else:
             async def main() -> None:
-                async for _ in _drive_async(engine, provider, hooks):
+                async for _ in drive_async(engine, provider, hooks):
                     consumer.append(trace.get_current_span().get_span_context().is_valid)
 
             asyncio.run(main())

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from ..core.checks import check_max_turns
 from ..core.run_context import RunContextWrapper, TContext
-from ..loop.runner import DEFAULT_MAX_TOOL_RESULT_CHARS, _check_tool_bounds
+from ..loop.engine import DEFAULT_MAX_TOOL_RESULT_CHARS, check_tool_bounds
 from ..providers._common import text_of
 from ..tools.base import Tool, _NoFieldTitles, _strict_schema
 from ..tools.policy import ToolPolicy, _check_policy
@@ -123,7 +123,7 @@ class Agent(Generic[TContext]):
             raise TypeError("reflect_on_tool_use must be True or False")
         _check_summary_format(self.tool_call_summary_format)
         _check_policy(self.tool_policy)
-        _check_tool_bounds(self.tool_timeout, self.max_tool_result_chars)
+        check_tool_bounds(self.tool_timeout, self.max_tool_result_chars)
         if not isinstance(self.model_settings, Mapping):
             raise TypeError("model_settings must be a mapping of create() keyword arguments")
         owned = sorted(_RUN_OWNED & set(self.model_settings))

@@ -153,9 +153,9 @@ class Session:
     @property
     def messages(self) -> list[Message]:
         """The whole stored history (a new list; editing it does not change the session)."""
-        from ..loop.runner import _to_message
+        from ..loop.engine import to_message
 
-        return [_to_message(m) for m in self._history]
+        return [to_message(m) for m in self._history]
 
     def add(self, messages: Iterable[Any]) -> None:
         """Append messages (dicts or ``Message``) to the history."""

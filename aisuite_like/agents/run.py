@@ -40,16 +40,9 @@ from ..core.errors import (
 from ..core.run_context import RunContextWrapper, TContext
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolEvent, Usage
-from ..loop.runner import (
-    _DIRECT,
-    CallModel,
-    DriverSteps,
-    RunHooks as _DriverHooks,
-    ToolBatch,
-    ToolCallRun,
-    _drive_async,
-    _to_message,
-)
+from ..loop.drivers import DIRECT_STEPS, DriverSteps, drive_async
+from ..loop.engine import CallModel, ToolBatch, ToolCallRun, to_message
+from ..loop.hooks import RunHooks as _DriverHooks
 from ..providers._common import text_of
 from .agent import (
     FINAL_RESULT,
@@ -385,7 +378,7 @@ class _AgentRun:
         self._guard_task: Optional[asyncio.Future[Any]] = None
         self._tripped: Optional[BaseException] = None
         self._agent_started: Optional[Agent] = None
-        self.steps: DriverSteps = _DIRECT  # how model and tool calls run (durable: as steps)
+        self.steps: DriverSteps = DIRECT_STEPS  # how model and tool calls run (durable: as steps)
 
     async def emit(self, event: AgentEvent) -> None:
         self.events.append(event)
@@ -616,7 +609,7 @@ class _AgentRun:
         return await self._result(loop, status, limit, history_count)
 
     async def _drive(self, loop: AgentLoop) -> None:
-        async for _ in _drive_async(loop, loop.setup.provider, _EventHooks(self), self.steps):
+        async for _ in drive_async(loop, loop.setup.provider, _EventHooks(self), self.steps):
             pass
 
     async def _result(self, loop: AgentLoop, status: str, limit: Optional[str],
@@ -653,7 +646,7 @@ class _AgentRun:
         result = RunResult(
             final_output=final_output, status=status, limit=limit, last_agent=loop.agent,
             run_id=self.run_id,
-            messages=[*(_to_message(m) for m in loop.request.messages), *produced],
+            messages=[*(to_message(m) for m in loop.request.messages), *produced],
             new_messages=produced, raw_responses=list(loop.responses), usage=usage,
             events=self.events, tool_events=list(loop.tool_events), tool_call_summary=summary,
             input=self.original_input, new_items=loop.items(), context_wrapper=self.context,

@@ -21,7 +21,7 @@ from pydantic_core import to_jsonable_python
 
 from ..core.run_context import RunContextWrapper, RunUsage
 from ..core.types import ChatCompletionResponse, ToolCall, ToolEvent
-from ..loop.runner import _DEFERRED, _DONE, ToolBatch, ToolCallRun, _to_message
+from ..loop.engine import DEFERRED, DONE, ToolBatch, ToolCallRun, to_message
 from ..providers._common import loads_json
 from .agent import Agent
 from .items import ToolApprovalItem
@@ -165,7 +165,7 @@ class RunState:
         message = self._data["produced"][-1]
         by_id = {c["id"]: c for c in message.get("tool_calls") or ()}
         agent = self.current_agent
-        source = _to_message(message)
+        source = to_message(message)
         return [ToolApprovalItem(agent, ToolCall.model_validate(by_id[c["call_id"]]), source,
                                  tool_name=c["name"])
                 for c in self._data["pending"]["calls"]
@@ -302,7 +302,7 @@ def restore_loop(state: RunState, run: "_RunSettings", setup_for: Callable[["Age
         raise ValueError(f"the state names agent {exc.args[0]!r}, which is not reachable from "
                          f"{state._starting_agent.name!r}") from None
     loop.history = [dict(m) for m in data["history"]]
-    loop.produced = [_to_message(m) for m in data["produced"]]
+    loop.produced = [to_message(m) for m in data["produced"]]
     loop.responses = [ChatCompletionResponse.model_validate(r) for r in data["responses"]]
     loop.tool_events = [ToolEvent.model_validate(e) for e in data["tool_events"]]
     loop.turn = int(data["turn"])
@@ -325,7 +325,7 @@ def restore_loop(state: RunState, run: "_RunSettings", setup_for: Callable[["Age
             call.result, call.is_error = entry["result"], bool(entry["is_error"])
             call.allowed, call.reason = bool(entry["allowed"]), entry["reason"]
             call.duration_s = float(entry["duration_s"])
-            call.state = _DONE
+            call.state = DONE
             done.add(call_id)
         elif call.done:
             pass  # the call could not be rebuilt (e.g. its tool is gone): its error stands
@@ -338,7 +338,7 @@ def restore_loop(state: RunState, run: "_RunSettings", setup_for: Callable[["Age
                 call.reason = "rejected by a person"
                 call.cancel(text or REJECTED)
         else:
-            call.state = _DEFERRED  # still waiting: the run pauses again on it
+            call.state = DEFERRED  # still waiting: the run pauses again on it
         calls.append(call)
     loop.resume_batch = ToolBatch(int(data["pending"]["turn"]), calls, setup.policy,
                                   loop._conversation)

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from ..core.errors import OutputValidationError
 from ..core.types import ChatCompletionResponse, Message, ToolCall
-from ..loop.runner import Action, CallModel, Fail, RunTools, ToolBatch, ToolCallRun, ToolLoop
+from ..loop.engine import Action, CallModel, Fail, RunTools, ToolBatch, ToolCallRun, ToolLoop
 from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, _validation_summary
 from ..tools.policy import ToolPolicyDecision, _evaluate_policy

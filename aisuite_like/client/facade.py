@@ -145,7 +145,7 @@ class _Completions:
         provider, request = call.provider, call.request
         _request_checks.check_not_empty(request.messages)
         if call.max_turns is not None:
-            from ..loop.runner import _tool_runner
+            from ..loop.drivers import _tool_runner
 
             return _tool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                 **call.runner_options)
@@ -529,7 +529,7 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
     provider, request = call.provider, call.request
     _request_checks.check_not_empty(request.messages)
     if call.max_turns is not None:
-        from ..loop.runner import _atool_runner
+        from ..loop.drivers import _atool_runner
 
         return await _atool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                    **call.runner_options)

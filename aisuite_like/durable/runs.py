@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..core.checks import check_max_turns
 from ..core.errors import AisuiteLikeError, MissingDependencyError
-from ..loop.runner import DriverSteps, ToolCallRun, _execute_scoped_async, _execute_scoped_sync
+from ..loop.drivers import DriverSteps
+from ..loop.engine import ToolCallRun
+from ..loop.execute import execute_scoped_async, execute_scoped_sync
 
 if TYPE_CHECKING:
     from ..agents.agent import Agent
@@ -209,7 +211,7 @@ def _tool_outcome(call: ToolCallRun) -> dict[str, Any]:
 
 def _apply_outcome(call: ToolCallRun, outcome: Mapping[str, Any]) -> None:
     """A recorded outcome (or the one just produced) onto ``call``: what the engine reads."""
-    from ..loop.runner import _DONE
+    from ..loop.engine import DONE
 
     call.result = outcome["result"]
     call.is_error = outcome["is_error"]
@@ -217,18 +219,18 @@ def _apply_outcome(call: ToolCallRun, outcome: Mapping[str, Any]) -> None:
     call.truncated = outcome["truncated"]
     if call.exception is None and outcome["exception"] is not None:
         call.exception = RuntimeError(outcome["exception"])  # replayed: the original is gone
-    call.state = _DONE
+    call.state = DONE
 
 
 def _run_tool(call: ToolCallRun) -> dict[str, Any]:
     # The call's scope (the hooks' tool_context: under instrument(), its span) is entered
     # inside the step: a replayed call was not executed.
-    _execute_scoped_sync(call)
+    execute_scoped_sync(call)
     return _tool_outcome(call)
 
 
 async def _arun_tool(call: ToolCallRun) -> dict[str, Any]:
-    await _execute_scoped_async(call)
+    await execute_scoped_async(call)
     return _tool_outcome(call)
 
 
@@ -385,7 +387,8 @@ def _create_workflow(spec: dict[str, Any]) -> "ChatCompletionResponse":
     with durable steps."""
     from ..client.base import prepare_call
     from ..core import checks as _request_checks
-    from ..loop.runner import ToolLoop, _drive_sync
+    from ..loop.drivers import drive_sync
+    from ..loop.engine import ToolLoop
 
     client = _client_for(_dbos().workflow_id)
     tools = [_declared_tool(ref) for ref in spec["tools"]]
@@ -395,7 +398,7 @@ def _create_workflow(spec: dict[str, Any]) -> "ChatCompletionResponse":
     assert call.max_turns is not None  # given in kwargs
     engine = ToolLoop(call.request, call.tools, max_turns=call.max_turns,
                       **call.runner_options)
-    for _ in _drive_sync(engine, call.provider, steps=_DurableSteps()):
+    for _ in drive_sync(engine, call.provider, steps=_DurableSteps()):
         pass
     return engine.final_response()
 

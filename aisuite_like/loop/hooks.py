@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
-    from .runner import CallModel, ToolBatch, ToolCallRun, ToolLoop
+    from .engine import CallModel, ToolBatch, ToolCallRun, ToolLoop
 
 __all__ = ["RunHooks"]
 

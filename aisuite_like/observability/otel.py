@@ -43,7 +43,7 @@ from ..providers._common import loads_json
 
 if TYPE_CHECKING:
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
-    from ..loop.runner import ToolBatch, ToolCallRun, ToolLoop
+    from ..loop.engine import ToolBatch, ToolCallRun, ToolLoop
     from ..providers.base import ChatRequest, Provider
 
 __all__ = ["Instrumentation", "CAPTURE_ENV"]
