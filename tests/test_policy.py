@@ -16,7 +16,7 @@ from aisuite_like.policy import (
     ToolPolicyContext,
     ToolPolicyDecision,
 )
-from aisuite_like.tools.policy import _check_policy, _evaluate_policy, _to_decision
+from aisuite_like.tools.policy import check_policy, evaluate_policy, to_decision
 
 
 def ctx(name: str = "get_weather") -> ToolPolicyContext:
@@ -25,10 +25,10 @@ def ctx(name: str = "get_weather") -> ToolPolicyContext:
 
 
 def decide(policy: object, context: ToolPolicyContext) -> ToolPolicyDecision:
-    value = _evaluate_policy(policy, context)
+    value = evaluate_policy(policy, context)
     if asyncio.iscoroutine(value):
         value = asyncio.run(value)
-    return _to_decision(value)
+    return to_decision(value)
 
 
 def test_exported_from_package() -> None:
@@ -95,14 +95,14 @@ def test_callables_and_objects() -> None:
 
 def test_bad_policy_shapes() -> None:
     with pytest.raises(TypeError, match="tool_policy must be None, a callable"):
-        _check_policy(42)
+        check_policy(42)
     with pytest.raises(TypeError, match="must return True / False or a ToolPolicyDecision"):
         decide(lambda c: "yes", ctx())
     with pytest.raises(TypeError, match="got NoneType"):
         decide(lambda c: None, ctx())
-    _check_policy(None)
-    _check_policy(AllowAll())
-    _check_policy(lambda c: True)
+    check_policy(None)
+    check_policy(AllowAll())
+    check_policy(lambda c: True)
 
 
 def test_context_is_immutable() -> None:

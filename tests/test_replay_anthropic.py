@@ -23,7 +23,7 @@ import pytest
 from conftest import RECORDED, recorded_files
 
 import aisuite_like as ai
-from aisuite_like.core.streaming import _ChunkAccumulator
+from aisuite_like.core.streaming import ChunkAccumulator
 from aisuite_like.providers.anthropic import StreamBody, build_request, parse_response
 from aisuite_like.providers.base import ChatRequest
 
@@ -151,7 +151,7 @@ def test_recorded_stream_replays_to_the_reply(interaction: dict[str, Any]) -> No
 
     # Replay through the translator, exactly as the transport feeds it.
     body = StreamBody()
-    accumulator = _ChunkAccumulator()
+    accumulator = ChunkAccumulator()
     chunks = []
     raw = sse_text.encode()
     for offset in range(0, len(raw), 97):  # reads that end anywhere, as the network's do

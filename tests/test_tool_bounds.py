@@ -271,10 +271,10 @@ def test_nan_and_infinity_results_are_sent_as_valid_json(family: str,
 
 
 def test_text_mentioning_nan_is_left_alone() -> None:
-    from aisuite_like.tools.base import _format_result
+    from aisuite_like.tools.base import format_result
 
-    assert _format_result(["NaN", "Infinity"]) == '["NaN","Infinity"]'
-    assert _format_result("NaN") == "NaN"  # a str result is sent as is
+    assert format_result(["NaN", "Infinity"]) == '["NaN","Infinity"]'
+    assert format_result("NaN") == "NaN"  # a str result is sent as is
 
 
 # --- agents ------------------------------------------------------------------------------------

@@ -145,7 +145,7 @@ def test_the_reply_object_is_not_modified() -> None:
 
 
 def test_scripted_stream_chunks_are_not_modified() -> None:
-    from aisuite_like.core.streaming import _ChunkAccumulator
+    from aisuite_like.core.streaming import ChunkAccumulator
     from aisuite_like.types import (
         ChatCompletionChunk,
         ChoiceDelta,
@@ -159,7 +159,7 @@ def test_scripted_stream_chunks_are_not_modified() -> None:
             ChoiceDeltaToolCall(index=i, id="x", function=ChoiceDeltaFunction(
                 name="f", arguments="{}"))]))])
 
-    acc = _ChunkAccumulator()
+    acc = ChunkAccumulator()
     originals = [chunk(0), chunk(1)]
     passed = [acc.add(c) for c in originals]
     assert passed[0] is originals[0]

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 import aisuite_like as ai
 from aisuite_like.tools import Tool, Tools, tool
-from aisuite_like.tools.base import _format_result, _validation_summary
+from aisuite_like.tools.base import format_result, validation_summary
 from aisuite_like.tools.toolset import prepare_tools
 
 
@@ -122,7 +122,7 @@ def test_validation_errors_and_summary() -> None:
     t = Tool(rich)
     with pytest.raises(ValidationError) as info:
         t.validate({"loc": {"city": 3}, "days": 0, "kind": "weekly", "bogus": 1})
-    summary = _validation_summary(info.value)
+    summary = validation_summary(info.value)
     assert "loc.city: Input should be a valid string" in summary
     assert "days: Input should be greater than or equal to 1" in summary
     assert "kind: Input should be 'daily' or 'hourly'" in summary
@@ -292,7 +292,7 @@ class Reply(BaseModel):
     (3.5, "3.5"),
 ])
 def test_format_result(value, expected) -> None:
-    assert _format_result(value) == expected
+    assert format_result(value) == expected
 
 
 def test_manual_mode_sends_schemas_without_running() -> None:

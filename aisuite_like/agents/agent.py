@@ -25,8 +25,8 @@ from ..core.checks import check_max_turns
 from ..core.run_context import RunContextWrapper, TContext
 from ..loop.engine import DEFAULT_MAX_TOOL_RESULT_CHARS, check_tool_bounds
 from ..providers._common import text_of
-from ..tools.base import Tool, _NoFieldTitles, _strict_schema
-from ..tools.policy import ToolPolicy, _check_policy
+from ..tools.base import NoFieldTitles, Tool, strict_schema
+from ..tools.policy import ToolPolicy, check_policy
 from ..tools.toolset import Tools
 from .sdk import maybe_await
 
@@ -122,7 +122,7 @@ class Agent(Generic[TContext]):
         if not isinstance(self.reflect_on_tool_use, bool):
             raise TypeError("reflect_on_tool_use must be True or False")
         _check_summary_format(self.tool_call_summary_format)
-        _check_policy(self.tool_policy)
+        check_policy(self.tool_policy)
         check_tool_bounds(self.tool_timeout, self.max_tool_result_chars)
         if not isinstance(self.model_settings, Mapping):
             raise TypeError("model_settings must be a mapping of create() keyword arguments")
@@ -533,7 +533,7 @@ def _no_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _adapter_schema(adapter: Any) -> dict[str, Any]:
-    schema: dict[str, Any] = adapter.json_schema(by_alias=True, schema_generator=_NoFieldTitles)
+    schema: dict[str, Any] = adapter.json_schema(by_alias=True, schema_generator=NoFieldTitles)
     schema.pop("title", None)
     return schema
 
@@ -613,7 +613,7 @@ class OutputSpec:
             raise TypeError(f"output_type {output_type!r} is not a type pydantic can validate "
                             f"and describe as JSON schema: {exc}") from None
         try:  # OpenAI strict mode where the type can express it
-            native_schema, strict = _strict_schema(schema, nullable=frozenset(),
+            native_schema, strict = strict_schema(schema, nullable=frozenset(),
                                                    tool_name=FINAL_RESULT), True
         except TypeError:
             native_schema, strict = schema, False

@@ -184,7 +184,7 @@ class RunResult:
     def to_input_list(self) -> list[dict[str, Any]]:
         """This run's input and everything it produced, as message dicts: the input of a next
         run (``Runner.run(agent, result.to_input_list() + [new message])``)."""
-        return [*_input_messages(self.input), *(m.model_dump(exclude_none=True)
+        return [*run_input_messages(self.input), *(m.model_dump(exclude_none=True)
                                                 for m in self.new_messages)]
 
     def to_state(self) -> "RunState":
@@ -234,7 +234,7 @@ def _new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(8)}"
 
 
-def _input_messages(input: Any) -> list[dict[str, Any]]:
+def run_input_messages(input: Any) -> list[dict[str, Any]]:
     from ..client.base import normalize_messages
 
     if isinstance(input, str):
@@ -258,7 +258,7 @@ class _EventHooks(_DriverHooks):
     slow consumer slows the run), and calls the Agents SDK's hooks and async preparations
     (dynamic instructions, handoff input filters) at the matching points."""
 
-    def __init__(self, run: "_AgentRun") -> None:
+    def __init__(self, run: "AgentRun") -> None:
         self.run = run
         self._streamed_text = False
 
@@ -321,7 +321,7 @@ class _EventHooks(_DriverHooks):
                                       call.result)
 
 
-class _AgentRun:
+class AgentRun:
     """One run: its own state, events and (optional) event queue."""
 
     def __init__(self, agent: Agent, input: Any, *, client: Any, session: Optional[Session],
@@ -350,7 +350,7 @@ class _AgentRun:
                 self.context.context = context
         else:
             self.original_input = input
-            self.input = _input_messages(input)
+            self.input = run_input_messages(input)
             if not self.input and (session is None or not len(session)):
                 raise ValueError("the run has no input: give a prompt or messages")
             self.context = RunContextWrapper(context)
@@ -720,7 +720,7 @@ class Runner:
         ``hooks``: ``RunHooks``. ``client`` None: a ``Client()`` from the environment;
         ``max_turns`` None: the agent's. Cancelling the task ends the run with
         ``status="cancelled"`` (returned, not raised)."""
-        run = _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+        run = AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
                         limits=limits, streamed=False, context=context, hooks=hooks)
         return await run.execute()
 
@@ -732,7 +732,7 @@ class Runner:
                  hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
         """``run`` from sync code, also inside a running event loop (the run executes on a
         background event-loop thread; the calling thread waits for it)."""
-        _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+        AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
                   limits=limits, streamed=False, context=context,
                   hooks=hooks)  # bad arguments raise here, in the caller
         return _run_sync(Runner.run(starting_agent, input, context=context, client=client,
@@ -753,7 +753,7 @@ class Runner:
         (backpressure). Leaving the loop early cancels the run."""
         if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or buffer_size < 1:
             raise ValueError(f"buffer_size must be an int >= 1, got {buffer_size!r}")
-        _AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
+        AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
                   limits=limits, streamed=True, context=context,
                   hooks=hooks)  # validate now, not at the first iteration
         return RunResultStreaming(dict(agent=starting_agent, input=input, client=client,
@@ -835,7 +835,7 @@ class RunResultStreaming:
 
     async def _produce(self, sdk: bool) -> AsyncIterator[Any]:
         queue: asyncio.Queue[Any] = asyncio.Queue(self._buffer_size)
-        run = _AgentRun(**self._arguments, streamed=True, queue=queue)
+        run = AgentRun(**self._arguments, streamed=True, queue=queue)
         run.sdk_stream = sdk
 
         async def produce() -> RunResult:

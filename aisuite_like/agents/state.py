@@ -34,7 +34,7 @@ SCHEMA_VERSION = "1"
 
 
 class _RunSettings(Protocol):
-    """What a paused run's snapshot and its restore read from the run (``run._AgentRun``)."""
+    """What a paused run's snapshot and its restore read from the run (``run.AgentRun``)."""
 
     run_id: str
     agent: Agent

@@ -31,8 +31,8 @@ from ..core.errors import OutputValidationError
 from ..core.types import ChatCompletionResponse, Message, ToolCall
 from ..loop.engine import Action, CallModel, Fail, RunTools, ToolBatch, ToolCallRun, ToolLoop
 from ..providers.base import ChatRequest, Provider
-from ..tools.base import Tool, _validation_summary
-from ..tools.policy import ToolPolicyDecision, _evaluate_policy
+from ..tools.base import Tool, validation_summary
+from ..tools.policy import ToolPolicyDecision, evaluate_policy
 from ..tools.toolset import Tools
 from .agent import FINAL_RESULT, Agent, AgentHandoff, OutputSpec, RunLimits
 from .events import AgentEvent, Handoff, tool_call_events
@@ -71,14 +71,14 @@ class _AgentPolicy:
         tool = self.tools.by_name.get(ctx.tool_name) if self.tools is not None else None
         if tool is not None and tool.needs_approval is not False:
             return self._with_approval(tool, ctx)
-        return True if self.inner is None else _evaluate_policy(self.inner, ctx)
+        return True if self.inner is None else evaluate_policy(self.inner, ctx)
 
     async def _with_approval(self, tool: Tool, ctx: Any) -> Any:
         if await needs_approval_now(tool, self.approvals.context, ctx.arguments, ctx.call_id):
             return ToolPolicyDecision.defer("the tool needs a person's approval")
         if self.inner is None:
             return True
-        return await maybe_await(_evaluate_policy(self.inner, ctx))
+        return await maybe_await(evaluate_policy(self.inner, ctx))
 
 
 class Approvals:
@@ -207,7 +207,7 @@ class AgentLoop(ToolLoop):
 
     def cancelled(self, reason: str = "") -> None:
         """Nothing here: the run itself answers the open calls once its task has stopped,
-        saying why (cancelled, or its timeout_s limit); see ``_AgentRun``."""
+        saying why (cancelled, or its timeout_s limit); see ``AgentRun``."""
 
     def tools_done(self, batch: ToolBatch) -> Action:
         self.open_batch = None
@@ -258,7 +258,7 @@ class AgentLoop(ToolLoop):
             try:
                 self.output = setup.output.parse_text(content)
             except ValidationError as exc:
-                summary = _validation_summary(exc)
+                summary = validation_summary(exc)
                 return self._output_failed(
                     summary, content,
                     f"Your answer does not match the required {setup.output.name} schema: "

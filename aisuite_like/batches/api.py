@@ -285,7 +285,7 @@ def _batch(parts: list[BatchPart], created_at: int,
         created_at=created_at, metadata=metadata, parts=parts)
 
 
-def _wait_step(batch: Batch, started: float, now: float, poll_interval: float,
+def wait_step(batch: Batch, started: float, now: float, poll_interval: float,
                timeout: Optional[float]) -> Optional[float]:
     """How long to sleep before the next poll; None when the batch has ended. Past
     ``timeout`` a ``BatchTimeoutError`` naming the batch and its last status."""
@@ -366,7 +366,7 @@ class Batches:
         started = _now(clock)
         while True:
             batch = self.retrieve(batch_id)
-            pause = _wait_step(batch, started, _now(clock), poll_interval, timeout)
+            pause = wait_step(batch, started, _now(clock), poll_interval, timeout)
             if pause is None:
                 return batch
             clock.sleep(pause) if clock is not None else time.sleep(pause)
@@ -430,7 +430,7 @@ class Batches:
         started = _now(clock)
         while True:
             batch = await self.aretrieve(batch_id)
-            pause = _wait_step(batch, started, _now(clock), poll_interval, timeout)
+            pause = wait_step(batch, started, _now(clock), poll_interval, timeout)
             if pause is None:
                 return batch
             await (clock.asleep(pause) if clock is not None else asyncio.sleep(pause))

@@ -129,7 +129,7 @@ def _progress(batch: "Batch") -> str:
 
 def _wait(client: Any, batch: "Batch", args: argparse.Namespace, err: TextIO) -> "Batch":
     """Poll until ``batch`` has ended, printing each change of progress to stderr."""
-    from ..batches.api import _wait_step
+    from ..batches.api import wait_step
 
     started = time.monotonic()
     shown = ""
@@ -139,7 +139,7 @@ def _wait(client: Any, batch: "Batch", args: argparse.Namespace, err: TextIO) ->
             err.write(f"batch: {line}\n")
             err.flush()
             shown = line
-        pause = _wait_step(batch, started, time.monotonic(), args.poll_interval, args.timeout)
+        pause = wait_step(batch, started, time.monotonic(), args.poll_interval, args.timeout)
         if pause is None:
             return batch
         time.sleep(pause)

@@ -150,9 +150,9 @@ class _Completions:
             return _tool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                 **call.runner_options)
         if request.stream:
-            from ..core.streaming import Stream, _started
+            from ..core.streaming import Stream, started_stream
 
-            return Stream(_started(provider.stream(request)), prior_messages=request.messages)
+            return Stream(started_stream(provider.stream(request)), prior_messages=request.messages)
         response = unique_tool_call_ids(provider.complete(request), request.messages)
         attach_price_ref(response, request.model)
         return response
@@ -534,9 +534,9 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
         return await _atool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                    **call.runner_options)
     if request.stream:
-        from ..core.streaming import AsyncStream, _astarted
+        from ..core.streaming import AsyncStream, astarted_stream
 
-        return AsyncStream(await _astarted(provider.astream(request)),
+        return AsyncStream(await astarted_stream(provider.astream(request)),
                            prior_messages=request.messages)
     response = unique_tool_call_ids(await provider.acomplete(request), request.messages)
     attach_price_ref(response, request.model)

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Optional, TypeVar, Union
 
-from ..core.streaming import AsyncStream, Stream, _ChunkAccumulator
+from ..core.streaming import AsyncStream, ChunkAccumulator, Stream
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 from .structured import _validate, is_output_class, parse_completion
 
@@ -113,14 +113,14 @@ class _EventState:
     def __init__(self, response_format: Any) -> None:
         self.response_format = response_format
         self.rich = is_output_class(response_format)
-        self.acc = _ChunkAccumulator()
+        self.acc = ChunkAccumulator()
         self.choices: dict[int, _ChoiceState] = {}
         self.turn: Optional[int] = None
 
     def events(self, chunk: ChatCompletionChunk) -> list[StreamEvent]:
         if chunk.turn != self.turn:  # a tool-runner stream: each model call is a new reply
             self.turn = chunk.turn
-            self.acc = _ChunkAccumulator()
+            self.acc = ChunkAccumulator()
             self.choices = {}
         self.acc.add(chunk)
         out: list[StreamEvent] = [ChunkEvent(chunk=chunk, snapshot=self.acc.build())]

@@ -32,7 +32,7 @@ _ChunkT = TypeVar("_ChunkT", bound=ChatCompletionChunk, default=ChatCompletionCh
 _C = TypeVar("_C", bound=ChatCompletionChunk)
 
 
-class _ChunkAccumulator:
+class ChunkAccumulator:
     """Folds chunks of ONE model reply into a response (choice 0 and any others by index).
 
     ``add`` also gives every tool call a unique id (``_call_ids``; ``prior`` is the
@@ -154,7 +154,7 @@ class _ChunkAccumulator:
 _END = object()
 
 
-def _started(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatCompletionChunk]:
+def started_stream(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatCompletionChunk]:
     """Pull the first chunk now, so the request is sent and an HTTP error (401, 429, ...)
     raises at ``create(stream=True)``, as in the OpenAI SDK, not on the first iteration.
     The returned generator yields that chunk, then the rest; closing it closes ``chunks``."""
@@ -173,9 +173,9 @@ def _started(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatCompletionCh
     return rest()
 
 
-async def _astarted(chunks: AsyncIterator[ChatCompletionChunk]
+async def astarted_stream(chunks: AsyncIterator[ChatCompletionChunk]
                     ) -> AsyncIterator[ChatCompletionChunk]:
-    """The async twin of ``_started`` (awaited by ``create``)."""
+    """The async twin of ``started_stream`` (awaited by ``create``)."""
     try:
         first: Any = await chunks.__anext__()
     except StopAsyncIteration:
@@ -210,7 +210,7 @@ class Stream(Generic[_ChunkT]):
         # prior_messages: the conversation the request sent (tool-call ids stay unique in it)
         self._iter = chunks
         self._final = final
-        self._acc = _ChunkAccumulator(prior_messages)
+        self._acc = ChunkAccumulator(prior_messages)
         self.chunks: list[_ChunkT] = []
         self._done = False
 
@@ -276,7 +276,7 @@ class AsyncStream(Generic[_ChunkT]):
         # prior_messages: the conversation the request sent (tool-call ids stay unique in it)
         self._iter = chunks
         self._final = final
-        self._acc = _ChunkAccumulator(prior_messages)
+        self._acc = ChunkAccumulator(prior_messages)
         self.chunks: list[_ChunkT] = []
         self._done = False
 

@@ -406,7 +406,7 @@ def _create_workflow(spec: dict[str, Any]) -> "ChatCompletionResponse":
 async def _agent_workflow(spec: dict[str, Any]) -> "DurableRunResult":
     """An agent run with durable steps; a pause for approval waits for ``approve`` /
     ``reject`` messages (DBOS recv), then the run resumes in the same workflow."""
-    from ..agents.run import _AgentRun
+    from ..agents.run import AgentRun
 
     DBOS = _dbos()
     run_id = DBOS.workflow_id
@@ -418,7 +418,7 @@ async def _agent_workflow(spec: dict[str, Any]) -> "DurableRunResult":
     steps = _DurableSteps()
     state: Any = spec["input"]
     while True:
-        run = _AgentRun(durable_agent.agent, state, client=client, session=None,
+        run = AgentRun(durable_agent.agent, state, client=client, session=None,
                         max_turns=spec["max_turns"], limits=None, streamed=False)
         run.steps = steps
         outcome = await run.execute()
@@ -666,11 +666,11 @@ class DurableAgent:
         return f"DurableAgent({self.agent.name!r})"
 
     def _spec(self, input: Any, max_turns: Optional[int]) -> dict[str, Any]:
-        from ..agents.run import _input_messages
+        from ..agents.run import run_input_messages
 
         if max_turns is not None:
             check_max_turns(max_turns)
-        messages = _input_messages(input)
+        messages = run_input_messages(input)
         if not messages:
             raise ValueError("the run has no input: give a prompt or messages")
         return {"agent": self.agent.name, "input": messages, "max_turns": max_turns}

@@ -21,7 +21,7 @@ from typing import Any, Optional, Union
 
 from ..core import hooks as _instrumentation
 from ..core.ids import unique_tool_call_ids
-from ..core.streaming import AsyncStream, Stream, _ChunkAccumulator
+from ..core.streaming import AsyncStream, ChunkAccumulator, Stream
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 from ..providers.base import ChatRequest, Provider
@@ -118,7 +118,7 @@ class _SyncToolExecutor:
             self._pool.close()
 
 
-def _stream_turn_sync(provider: Provider, action: CallModel, acc: _ChunkAccumulator,
+def _stream_turn_sync(provider: Provider, action: CallModel, acc: ChunkAccumulator,
                       engine: ToolLoop, hooks: Optional[RunHooks],
                       stretch: Optional[_Stretch] = None) -> Iterator[ChatCompletionChunk]:
     turn = action.turn
@@ -165,7 +165,7 @@ def drive_sync(engine: ToolLoop, provider: Provider,
                     _call_hook_sync(hooks.on_model_request, engine, action)
                 target = action.provider or provider
                 if action.request.stream:
-                    acc = _ChunkAccumulator(engine.history)
+                    acc = ChunkAccumulator(engine.history)
                     yield from _stream_turn_sync(target, action, acc, engine, hooks, stretch)
                     response = acc.build()
                 else:
@@ -264,7 +264,7 @@ async def _run_batch_async(batch: ToolBatch, limit: int, pool: ToolThreads,
             await asyncio.gather(*(bounded(call) for call in group))
 
 
-async def _stream_turn_async(provider: Provider, action: CallModel, acc: _ChunkAccumulator,
+async def _stream_turn_async(provider: Provider, action: CallModel, acc: ChunkAccumulator,
                              engine: ToolLoop, hooks: Optional[RunHooks],
                              stretch: Optional[_Stretch] = None
                              ) -> AsyncGenerator[ChatCompletionChunk, None]:
@@ -309,7 +309,7 @@ async def drive_async(engine: ToolLoop, provider: Provider,
                     await _call_hook_async(hooks.on_model_request, engine, action)
                 target = action.provider or provider
                 if action.request.stream:
-                    acc = _ChunkAccumulator(engine.history)
+                    acc = ChunkAccumulator(engine.history)
                     turn_chunks = _stream_turn_async(target, action, acc, engine, hooks,
                                                      stretch)
                     try:

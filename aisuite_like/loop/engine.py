@@ -30,8 +30,8 @@ from ..core.secret_forms import redact
 from ..core.types import ChatCompletionResponse, Message, ToolCall, ToolEvent
 from ..providers._common import loads_json
 from ..providers.base import ChatRequest, Provider
-from ..tools.base import Tool, _format_result, _validation_summary
-from ..tools.policy import ToolPolicyContext, _check_policy, _evaluate_policy, _to_decision
+from ..tools.base import Tool, format_result, validation_summary
+from ..tools.policy import ToolPolicyContext, check_policy, evaluate_policy, to_decision
 from ..tools.toolset import Tools
 
 __all__ = [
@@ -177,7 +177,7 @@ class ToolCallRun:
         """Apply the policy's answer (``bool`` or ``ToolPolicyDecision``), then validate."""
         if self.state != _PENDING_POLICY:
             return
-        decision = _to_decision(value)
+        decision = to_decision(value)
         self.allowed, self.reason = decision.allowed, decision.reason
         if decision.deferred:
             if self.can_defer:
@@ -205,14 +205,14 @@ class ToolCallRun:
         try:
             self.kwargs = self.tool.validate(self.arguments)
         except ValidationError as exc:
-            self._error(f"invalid arguments for tool {self.name!r}: {_validation_summary(exc)}")
+            self._error(f"invalid arguments for tool {self.name!r}: {validation_summary(exc)}")
             return
         self.state = _READY
 
     def succeed(self, value: Any, duration_s: float) -> None:
         self.duration_s = duration_s
         try:
-            self.result = self._bounded(_format_result(value))
+            self.result = self._bounded(format_result(value))
         except Exception as exc:  # e.g. a result JSON cannot express
             self.exception = exc
             self._error(f"the result of tool {self.name!r} could not be serialized: "
@@ -307,7 +307,7 @@ class ToolBatch:
         ctx = ToolPolicyContext(tool_name=call.name, arguments=call.arguments,
                                 call_id=call.call_id, turn=self.turn, messages=self._snapshot,
                                 context=self._policy_context)
-        return _evaluate_policy(self._policy, ctx)
+        return evaluate_policy(self._policy, ctx)
 
     def groups(self) -> list[list[ToolCallRun]]:
         """Runnable calls grouped for execution, in call order: consecutive ordinary calls
@@ -376,7 +376,7 @@ class ToolLoop:
               or max_tool_concurrency < 1):
             raise ValueError(f"max_tool_concurrency must be an int >= 1, got "
                              f"{max_tool_concurrency!r}")
-        _check_policy(tool_policy)
+        check_policy(tool_policy)
         if tools is not None and tools.schema_only:
             raise ValueError(
                 f"tools {tools.schema_only} are JSON schema dicts with no Python function to "

@@ -398,9 +398,9 @@ class _StreamState:
         self.finish_reasons: dict[int, str] = {}
         self.acc: Any = None
         if capture:
-            from ..core.streaming import _ChunkAccumulator
+            from ..core.streaming import ChunkAccumulator
 
-            self.acc = _ChunkAccumulator()
+            self.acc = ChunkAccumulator()
 
     def add(self, chunk: "ChatCompletionChunk") -> None:
         if not self.id:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..providers._common import loads_json
-from .policy import ToolPolicyContext, _evaluate_policy, _to_decision
+from .policy import ToolPolicyContext, evaluate_policy, to_decision
 
 if TYPE_CHECKING:
     from .base import Tool
@@ -68,7 +68,7 @@ def _prepare(tools: _ToolsByName, call: Any, tool_policy: Any,
         ctx = ToolPolicyContext(tool_name=name, arguments=dict(arguments), call_id=call_id,
                                 turn=0, messages=list(context.get("messages", ())),
                                 context=context)
-        answer = _evaluate_policy(tool_policy, ctx)
+        answer = evaluate_policy(tool_policy, ctx)
     args, kw = tool._call_args(kwargs)
     return _Prepared(name, call_id, tool, args, kw, answer)
 
@@ -103,7 +103,7 @@ def execute_tool(tools: _ToolsByName, tool_calls: Any, tool_policy: Any = None,
         answer = prepared.policy_answer
         if asyncio.iscoroutine(answer) or hasattr(answer, "__await__"):
             answer = _run_coro_sync(_awaited(answer))
-        denial = _denial(_to_decision(answer) if answer is not None else None)
+        denial = _denial(to_decision(answer) if answer is not None else None)
         if denial is not None:
             result: Any = denial
         else:
@@ -126,7 +126,7 @@ async def aexecute_tool(tools: _ToolsByName, tool_calls: Any, tool_policy: Any =
         answer = prepared.policy_answer
         if asyncio.iscoroutine(answer) or hasattr(answer, "__await__"):
             answer = await _awaited(answer)
-        denial = _denial(_to_decision(answer) if answer is not None else None)
+        denial = _denial(to_decision(answer) if answer is not None else None)
         if denial is not None:
             result: Any = denial
         else:

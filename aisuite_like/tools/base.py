@@ -66,7 +66,7 @@ class Tool:
             fn, name, param_docs)
         schema = _json_schema(model)
         if strict:
-            schema = _strict_schema(schema, nullable=defaulted, tool_name=name)
+            schema = strict_schema(schema, nullable=defaulted, tool_name=name)
         self._configure(fn, name, description, schema, strict=strict, sequential=sequential,
                         timeout=timeout, model=model, field_names=field_names,
                         positional_only=positional_only, defaulted=defaulted)
@@ -114,7 +114,7 @@ class Tool:
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Parsed JSON arguments -> keyword arguments for the function.
 
-        Raises ``pydantic.ValidationError``; ``_validation_summary`` turns it into a short
+        Raises ``pydantic.ValidationError``; ``validation_summary`` turns it into a short
         message for the model.
         """
         if self.strict and self._defaulted:
@@ -184,7 +184,7 @@ def tool(
                 timeout=timeout)
 
 
-def _format_result(value: Any) -> str:
+def format_result(value: Any) -> str:
     """A tool's return value -> the text sent to the model: ``str`` as is, pydantic models
     via ``model_dump_json``, anything else as JSON (objects JSON cannot express via ``str``).
     The JSON is always valid (RFC 8259): NaN and +/-Infinity, which JSON cannot express,
@@ -214,7 +214,7 @@ def _finite_json(text: str) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def _validation_summary(exc: Any) -> str:
+def validation_summary(exc: Any) -> str:
     """pydantic's ValidationError -> ``"days: Input should be a valid integer; city: Field
     required"`` (no URLs, no input echo)."""
     parts = []
@@ -337,19 +337,19 @@ def _type_hints(fn: Any) -> dict[str, Any]:
         return dict(hints)
 
 
-class _NoFieldTitles(GenerateJsonSchema):
+class NoFieldTitles(GenerateJsonSchema):
     # Per-field titles only repeat the parameter name; they cost tokens on every request.
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
 
 
 def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    schema = model.model_json_schema(by_alias=True, schema_generator=_NoFieldTitles)
+    schema = model.model_json_schema(by_alias=True, schema_generator=NoFieldTitles)
     schema.pop("title", None)
     return schema
 
 
-def _strict_schema(schema: dict[str, Any], *, nullable: frozenset[str], tool_name: str
+def strict_schema(schema: dict[str, Any], *, nullable: frozenset[str], tool_name: str
                    ) -> dict[str, Any]:
     """OpenAI strict mode: additionalProperties false and every property required, in every
     object (nested models too); top-level parameters with a default become nullable."""

@@ -193,7 +193,7 @@ class RequireApproval:
 def _approval(value: Any) -> ToolPolicyDecision:
     if value is False:
         return ToolPolicyDecision(False, "not approved")
-    return _to_decision(value)
+    return to_decision(value)
 
 
 async def _approval_async(awaitable: Awaitable[Any]) -> ToolPolicyDecision:
@@ -203,7 +203,7 @@ async def _approval_async(awaitable: Awaitable[Any]) -> ToolPolicyDecision:
 # --- used by the runner ------------------------------------------------------------------
 
 
-def _check_policy(policy: Any) -> None:
+def check_policy(policy: Any) -> None:
     """Reject a policy of the wrong shape before the run starts (not at the first tool call)."""
     if policy is None or callable(getattr(policy, "evaluate", None)) or callable(policy):
         return
@@ -212,16 +212,16 @@ def _check_policy(policy: Any) -> None:
         f"object with evaluate(ctx); got {type(policy).__name__}")
 
 
-def _evaluate_policy(policy: Any, ctx: ToolPolicyContext) -> Any:
+def evaluate_policy(policy: Any, ctx: ToolPolicyContext) -> Any:
     """Ask the policy: returns a decision value, or an awaitable of one (async policies).
-    Normalise the (awaited) value with ``_to_decision``."""
+    Normalise the (awaited) value with ``to_decision``."""
     evaluate = getattr(policy, "evaluate", None)
     if evaluate is not None and callable(evaluate):
         return evaluate(ctx)
     return policy(ctx)
 
 
-def _to_decision(value: Any) -> ToolPolicyDecision:
+def to_decision(value: Any) -> ToolPolicyDecision:
     if isinstance(value, ToolPolicyDecision):
         return value
     if value is True:
