@@ -40,6 +40,7 @@ from .core.errors import (
     RedirectError,
     ToolExecutionError,
     UnknownProviderError,
+    UnsupportedFeatureError,
     UnsupportedParameterError,
 )
 from .core.version import VERSION
@@ -252,6 +253,7 @@ __all__ = [
     "APITimeoutError", "APIConnectionError", "RedirectError", "InternalServerError",
     "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
+    "UnsupportedFeatureError",
     "ConfigurationError",
     "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
     "APIResponseValidationError",

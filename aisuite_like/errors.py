@@ -28,6 +28,7 @@ from .core.errors import (
     RedirectError as RedirectError,
     ToolExecutionError as ToolExecutionError,
     UnknownProviderError as UnknownProviderError,
+    UnsupportedFeatureError as UnsupportedFeatureError,
     UnsupportedParameterError as UnsupportedParameterError,
 )
 
@@ -37,7 +38,7 @@ __all__ = [
     "RateLimitError", "APITimeoutError", "APIConnectionError", "RedirectError",
     "InternalServerError", "APIResponseValidationError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
-    "ConfigurationError", "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError",
-    "ConcurrentRunError", "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",
-    "MCPError",
+    "UnsupportedFeatureError", "ConfigurationError", "ToolExecutionError", "MaxTurnsExceeded",
+    "OutputValidationError", "ConcurrentRunError", "InputGuardrailTripwireTriggered",
+    "OutputGuardrailTripwireTriggered", "MCPError",
 ]

@@ -36,6 +36,7 @@ __all__ = [
     "UnknownProviderError",
     "MissingDependencyError",
     "UnsupportedParameterError",
+    "UnsupportedFeatureError",
     "ConfigurationError",
     "ToolExecutionError",
     "MaxTurnsExceeded",
@@ -218,6 +219,17 @@ class UnsupportedParameterError(AisuiteLikeError, ValueError):
     def __init__(self, message: str, *, parameter: str | None = None, provider: str | None = None):
         super().__init__(message)
         self.parameter = parameter
+        self.provider = provider
+
+
+class UnsupportedFeatureError(AisuiteLikeError, ValueError):
+    """A call the provider has no API for (e.g. embeddings on Anthropic), raised before
+    anything is sent; the message names providers that have one. ``feature`` names the call,
+    ``provider`` the provider key."""
+
+    def __init__(self, message: str, *, feature: str | None = None, provider: str | None = None):
+        super().__init__(message)
+        self.feature = feature
         self.provider = provider
 
 
