@@ -1,5 +1,5 @@
 """Everything of the google family that touches google-genai's private internals (listed in
-docs/status.md and docs/providers/google.md, "Transport"), behind small functions.
+docs/status.md and docs/providers/google.md, "How it is built"), behind small functions.
 
 The transport sends its own request bodies through the SDK's API client (``Client._api_client``,
 a private attribute): ``_build_request`` makes the HTTP request (base URL, auth incl. Vertex
