@@ -1,6 +1,6 @@
 """The Bedrock provider's fast paths, through real botocore against the loopback server.
 
-Successful Converse replies are read with one ``json.loads`` (``providers/_bedrock_wire.py``)
+Successful Converse replies are read with one ``json.loads`` (``providers/bedrock/wire.py``)
 instead of botocore's shape-driven parser; botocore's parameter validation runs once per
 request before the first attempt, and leaves out messages the translator built from plain
 values. These tests pin what that must not change: the reply dict is the one botocore builds,
