@@ -1,7 +1,7 @@
 """Everything that touches the ``anthropic`` SDK's private internals
 (docs/providers/anthropic.md), behind small functions the transport and the batches feature
-call, for the SDK releases of ``SDK_VERSIONS`` (``tests/test_sdk_seams.py`` fails when the
-installed SDK is outside them).
+call, for the SDK releases of ``SDK_VERSIONS`` (``tests/providers/test_sdk_seams.py`` fails
+when the installed SDK is outside them).
 """
 
 from __future__ import annotations

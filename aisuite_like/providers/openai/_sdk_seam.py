@@ -1,6 +1,6 @@
 """Everything that touches the ``openai`` SDK's private internals (docs/providers/openai.md),
 behind small functions the transport calls, for the SDK releases of ``SDK_VERSIONS``
-(``tests/test_sdk_seams.py`` fails when the installed SDK is outside them).
+(``tests/providers/test_sdk_seams.py`` fails when the installed SDK is outside them).
 """
 
 from __future__ import annotations

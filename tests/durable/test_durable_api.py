@@ -1,5 +1,5 @@
 """aisuite_like.durable's checks before anything starts, and its lazy import of DBOS (no DBOS
-is launched here; the runs themselves are in test_durable.py and test_durable_postgres.py)."""
+is launched here; the runs themselves are in durable/test_durable.py and durable/test_durable_postgres.py)."""
 
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ def test_ordinary_parameters_with_token_or_key_in_their_name_pass_the_check() ->
 def test_only_this_modules_queue_warning_is_silenced() -> None:
     """The filter on DBOS's logger drops its "already exists in queue" warning for a run id
     started again one way after the other on aisuite_like's queue, and nothing else (the runs
-    themselves: test_durable.py::test_reusing_a_run_id_prints_no_dbos_queue_warning)."""
+    themselves: durable/test_durable.py::test_reusing_a_run_id_prints_no_dbos_queue_warning)."""
     import logging
 
     pytest.importorskip("dbos")

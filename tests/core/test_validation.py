@@ -351,7 +351,7 @@ def test_good_config_timeout_is_accepted(timeout: Any) -> None:
 def test_a_tool_message_without_tool_call_id_is_refused(family: str, call_id: Any, mode: str,
                                                         wire: respx.Router) -> None:
     """These APIs link a result to its call by id (Gemini matches by position instead:
-    tests/test_provider_google.py)."""
+    tests/providers/test_provider_google.py)."""
     tool: dict[str, Any] = {"role": "tool", "content": "r"}
     if call_id is not None:
         tool["tool_call_id"] = call_id

@@ -1,7 +1,7 @@
 """The tool runner's semantics (DESIGN.md section 4), sync and async, streamed and not.
 
 The model is a small ``Provider`` subclass returning scripted responses (the public Provider
-API, as a user would write it); the real SDKs are exercised in test_runner_providers.py.
+API, as a user would write it); the real SDKs are exercised in loop/test_runner_providers.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ loopback Bedrock server (tests/_bedrock_server.py): what is retried and how long
 ``max_concurrency`` bounding requests in flight. Every failing case also checks that the AWS
 secret key and session token show in no error text, traceback or DEBUG log record.
 
-Each case records its outcome as tests/test_faults_transport.py does (same fault names where
+Each case records its outcome as tests/providers/test_transport_faults.py does (same fault names where
 the fault is the same); with ``AISUITE_FAULT_MATRIX=<path>`` set they are written there as
 JSON, and ``scripts/fault_matrix.py`` renders them as the bedrock column of docs/reliability.md.
 """

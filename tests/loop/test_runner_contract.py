@@ -22,7 +22,7 @@ import aisuite_like as ai
 from aisuite_like.core.schema_values import example_for_schema
 from aisuite_like.testing import ScriptedProvider, tool_call
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 USER = [{"role": "user", "content": "go"}]
 
 

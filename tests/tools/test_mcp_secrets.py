@@ -21,7 +21,7 @@ import aisuite_like as ai
 from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio
 from aisuite_like.testing import ScriptedProvider, tool_call
 
-TOOLBOX = str(pathlib.Path(__file__).resolve().parent / "mcp_servers" / "toolbox.py")
+TOOLBOX = str(pathlib.Path(__file__).resolve().parents[1] / "mcp_servers" / "toolbox.py")
 USER = [{"role": "user", "content": "go"}]
 PASSWORD = "url-Password-5e6f7a8b"
 QUERY_KEY = "qry-ApiKey-0a1b2c3d4e"

@@ -25,7 +25,7 @@ from _durable_server import DurableServer
 from aisuite_like import durable
 from aisuite_like.durable import runs as durable_runs
 
-HERE = pathlib.Path(__file__).parent
+HERE = pathlib.Path(__file__).parents[1]
 WORKER = str(HERE / "_durable_worker.py")
 MESSAGES = [{"role": "user", "content": "record twice"}]
 

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("dbos")
 
-SCRIPT = pathlib.Path(__file__).parent.parent / "benchmarks" / "scale_durable.py"
+SCRIPT = pathlib.Path(__file__).parents[2] / "benchmarks" / "scale_durable.py"
 
 
 def test_scale_durable_measures_plain_and_durable_runs(tmp_path: pathlib.Path) -> None:

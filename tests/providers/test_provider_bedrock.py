@@ -536,7 +536,7 @@ def test_errors_are_mapped(server: BedrockServer, status: int, code: str, messag
                            expected: type, via: str) -> None:
     server.reply(error(status, code, message, via=via))
     with pytest.raises(ai.APIError) as info:
-        create("sync", server.config(max_retries=0))  # retries: tests/test_bedrock_retries.py
+        create("sync", server.config(max_retries=0))  # retries: tests/providers/test_bedrock_retries.py
     err = info.value
     assert type(err) is expected
     assert err.provider == "bedrock" and err.status_code == status

@@ -1,5 +1,5 @@
 """policy.py: the built-in policies and how any policy shape is evaluated and normalised.
-(How the runner applies policies, sync and async, is in test_runner.py.)"""
+(How the runner applies policies, sync and async, is in loop/test_runner.py.)"""
 
 from __future__ import annotations
 

@@ -645,7 +645,7 @@ def test_scale_benchmark_quick_runs() -> None:
     nothing at N=20)."""
     from pathlib import Path
 
-    script = Path(__file__).parent.parent / "benchmarks" / "scale_batches.py"
+    script = Path(__file__).parents[2] / "benchmarks" / "scale_batches.py"
     done = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr

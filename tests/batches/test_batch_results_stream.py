@@ -142,7 +142,7 @@ def test_a_body_cut_past_the_retries_raises_typed_after_what_had_arrived(
 @pytest.fixture(scope="module")
 def remote_url() -> Any:
     """A batch server in its own process, so that tracemalloc sees only the client."""
-    serve = Path(__file__).parent.parent / "benchmarks" / "scale_batches.py"
+    serve = Path(__file__).parents[2] / "benchmarks" / "scale_batches.py"
     process = subprocess.Popen([sys.executable, str(serve), "--serve"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None and process.stdin is not None

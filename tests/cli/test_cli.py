@@ -15,7 +15,7 @@ import pytest
 
 import aisuite_like as ai
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _env(**extra: str) -> dict[str, str]:

@@ -315,7 +315,7 @@ def test_azure_base_url_override(mode: str, httpx2_mock: respx.Router) -> None:
      ai.ConfigurationError, "base_url"),
 ])
 def test_azure_incomplete_configuration(config: dict, error: type, names: str) -> None:
-    # (no api_version: a documented default, tests/test_dropin_aisuite.py)
+    # (no api_version: a documented default, tests/client/test_dropin_aisuite.py)
     with pytest.raises(error, match=names):
         ai.Client({"azure": config}).chat.completions.create(model="azure:m", messages=USER)
 

@@ -28,7 +28,7 @@ pytest.importorskip("dbos")
 
 from _durable_server import DurableServer
 
-HERE = pathlib.Path(__file__).parent
+HERE = pathlib.Path(__file__).parents[1]
 WORKER = str(HERE / "_durable_worker.py")
 API_KEY = "sk-durable-test-3c1f0e9a7b55d2"
 

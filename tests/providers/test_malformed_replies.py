@@ -192,7 +192,7 @@ def test_tool_arguments_that_are_not_an_object_are_kept(family: str, body: Any, 
                                                         httpx2_mock: respx.Router) -> None:
     """A model's string where the API promises an object is the model's mistake, not a broken
     reply: the call keeps it (as JSON text), and the tool runner answers the model that the
-    arguments must be an object (tests/test_faults_tools.py)."""
+    arguments must be an object (tests/loop/test_tool_faults.py)."""
     httpx2_mock.post(URLS[family]).mock(return_value=_response(body, family))
     resp = create(mode, CONFIG, model=MODELS[family], messages=USER)
     (call,) = resp.choices[0].message.tool_calls

@@ -255,7 +255,7 @@ def test_stream_options_without_stream_raises(mode: str, httpx2_mock: respx.Rout
 
 def test_sdk_type_error_becomes_unsupported_parameter(mode: str,
                                                       httpx2_mock: respx.Router) -> None:
-    # (a pydantic class as response_format is accepted: tests/test_dropin_openai.py)
+    # (a pydantic class as response_format is accepted: tests/client/test_dropin_openai.py)
     route = httpx2_mock.post(URL).respond(200, json=completion())
     with pytest.raises(ai.UnsupportedParameterError) as info:
         create(mode, CONFIG, model="openai:gpt-4o", messages=USER, extra_query=5)

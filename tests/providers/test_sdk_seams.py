@@ -33,7 +33,7 @@ try:
 except ImportError:  # Python 3.10: the distributions' names are not checked against pyproject
     tomllib = None  # type: ignore[assignment]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "aisuite_like"
 SEAMS = sorted(PACKAGE.glob("providers/*/_sdk_seam.py"))
 

@@ -24,7 +24,7 @@ import aisuite_like as ai
 from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio, MCPToolResult
 from aisuite_like.testing import ScriptedProvider, tool_call
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 TOOLBOX = str(ROOT / "tests" / "mcp_servers" / "toolbox.py")
 USER = [{"role": "user", "content": "go"}]
 
