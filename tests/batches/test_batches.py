@@ -301,7 +301,7 @@ def test_id_survives_a_fresh_client_in_a_new_process(server: BatchServer) -> Non
                                                 req("c", "google")], metadata={"k": "v"})
     code = f"""
 import json, sys
-sys.path.insert(0, {str(__import__('pathlib').Path(__file__).parent)!r})
+sys.path[:0] = [{str(__import__('pathlib').Path(__file__).parent)!r}, {str(__import__('pathlib').Path(__file__).parents[1])!r}]
 import aisuite_like as ai
 from test_batches import configs
 class S: url = {server.url!r}
