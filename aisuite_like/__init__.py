@@ -49,7 +49,12 @@ from .providers.registry import provider_keys, register_provider
 __version__ = VERSION
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
-    from . import durable as durable, handoff_filters as handoff_filters, testing as testing
+    from . import (
+        durable as durable,
+        handoff_filters as handoff_filters,
+        router as router,
+        testing as testing,
+    )
     from .agents.agent import (
         AgentHandoff as AgentHandoff,
         AgentHooks as AgentHooks,
@@ -152,6 +157,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     )
     from .observability.switch import instrument as instrument, uninstrument as uninstrument
     from .providers.base import ChatRequest as ChatRequest, Provider as Provider
+    from .router.api import Router as Router
     from .tools.base import Tool as Tool, tool as tool
     from .tools.policy import (
         AllowAll as AllowAll,
@@ -218,8 +224,10 @@ _LAZY = {
     **{name: "batches.api" for name in (
         "Batch", "BatchPart", "BatchError", "InvalidBatchIdError", "BatchRequestError",
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
+    # router/api.py (routing across deployments: ai.Client(router=ai.Router(...)))
+    "Router": "router.api",
     # modules
-    "testing": None, "handoff_filters": None, "durable": None,
+    "testing": None, "handoff_filters": None, "durable": None, "router": None,
 }
 
 

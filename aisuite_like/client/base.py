@@ -29,9 +29,10 @@ from ..providers.registry import (
 
 if TYPE_CHECKING:
     from ..tools.toolset import Tools
+    from .plugins import ModelRouter
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
-           "normalize_messages"]
+           "normalize_messages", "provider_for_model"]
 
 
 @dataclass
@@ -149,6 +150,7 @@ class ClientBase:
         provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None,
         *,
         providers: Optional[Mapping[str, Any]] = None,
+        router: Optional[ModelRouter] = None,
     ) -> None:
         self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
@@ -164,6 +166,10 @@ class ClientBase:
             self._instances[key] = provider
         self._installed = frozenset(self._instances)
         self._lock = threading.Lock()
+        self._router = _check_router(self, router)
+        self._routed: dict[str, Provider] = {}  # model naming an alias -> its routing provider
+        # a router deployment with settings of its own -> (canonical key, its own provider)
+        self._deployed: dict[str, tuple[str, Provider]] = {}
 
     @property
     def provider_configs(self) -> dict[str, dict[str, Any]]:
@@ -190,6 +196,9 @@ class ClientBase:
             for key in list(self._instances):
                 if key not in self._installed and canonical_key(key) in changed:
                     del self._instances[key]
+            for label, (canon, _) in list(self._deployed.items()):
+                if canon in changed:
+                    del self._deployed[label]
 
     def __repr__(self) -> str:  # never show configs: they hold API keys
         return f"{type(self).__name__}(providers={sorted(self._instances)})"
@@ -215,6 +224,64 @@ class ClientBase:
         if _guard.BLOCK_REAL_REQUESTS[0] and not getattr(provider, "_offline", False):
             _refuse_real_request(key)
         return provider
+
+    def _route(self, model: Any) -> Optional[Provider]:
+        """The routing provider of ``model`` when it names an alias of the client's router
+        (``"smart"`` or ``"router:smart"``), else None (a ``"provider:model"``)."""
+        routed = self._routed.get(model) if isinstance(model, str) else None
+        if routed is not None or not isinstance(model, str):
+            return routed
+        alias = model[7:] if model.startswith("router:") else model
+        if ":" in alias:
+            return None
+        assert self._router is not None
+        routed = self._router.routing_provider(alias, self._deployment_provider)
+        if routed is None:
+            aliases = getattr(self._router, "aliases", None)
+            known = f" (its aliases: {', '.join(map(repr, aliases))})" if aliases else ""
+            raise InvalidModelError(
+                f"model {model!r} is neither 'provider:model' (e.g. 'openai:gpt-4o') nor an "
+                f"alias of this client's router{known}")
+        with self._lock:
+            return self._routed.setdefault(model, routed)
+
+    def _deployment_provider(self, model: str, settings: Mapping[str, Any],
+                             label: str) -> Provider:
+        """A router deployment's provider: the client's own for its key, or, when the
+        deployment has settings of its own (``api_key``, ``base_url``, ...), one made for it
+        from the client's config of that provider with the settings over it."""
+        key, _ = parse_model(model)
+        if not settings:
+            return self._provider(key)
+        made = self._deployed.get(label)
+        if made is not None:
+            return made[1]
+        canon = canonical_key(key)
+        if canon in self._installed or key in self._installed:
+            raise ConfigurationError(
+                f"router deployment {label!r} has settings of its own, but provider {key!r} "
+                "was given as an object (providers=): settings apply to providers made from "
+                "a configuration")
+        if _guard.BLOCK_REAL_REQUESTS[0] and not _is_offline_key(canon):
+            _refuse_real_request(key)
+        with self._lock:
+            made = self._deployed.get(label)
+            if made is None:
+                base = self._configs.get(canon)
+                if base is None:
+                    base = next((v for k, v in self._configs.items()
+                                 if canonical_key(k) == canon), {})
+                config = {**base, **settings}
+                _check_configs({canon: config}, self._installed)
+                made = (canon, create_provider(canon, config))
+                _secrets.protect_logs()
+                self._deployed[label] = made
+        return made[1]
+
+    def _providers_made(self) -> list[Provider]:
+        """Every provider this client made or was given, once each (to close them)."""
+        everything = [*self._instances.values(), *(p for _, p in self._deployed.values())]
+        return list({id(p): p for p in everything}.values())
 
     def _with_fallbacks(self, provider: Provider, model: str, name: str,
                         fallbacks: Any) -> Provider:
@@ -250,7 +317,7 @@ class ClientBase:
     def close(self) -> None:
         """Release the providers' HTTP resources and close the MCP servers this client
         opened on first use."""
-        for provider in {id(p): p for p in self._instances.values()}.values():
+        for provider in self._providers_made():
             provider.close()
         mcp = sys.modules.get("aisuite_like.tools.mcp")
         if mcp is not None:
@@ -266,12 +333,21 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     servers opened and listed). The provider is made on first use, traced when instrumented
     and wrapped in its fallbacks when ``fallbacks=`` is given. ``kwargs`` is consumed. Every
     entry point uses it: ``create`` and its variants, agents, durable runs and batches."""
-    key, name = parse_model(model)
-    _request_checks.check_arguments(kwargs)
-    provider = client._provider(key)
-    if _instrumentation.ACTIVE is not None:  # instrument(): a span around each model call
-        # the traced proxy has Provider's interface (duck-typed, not a subclass)
-        provider = cast(Provider, _instrumentation.ACTIVE.traced(provider))
+    routed = client._route(model) if client._router is not None else None
+    if routed is not None:  # an alias of the client's router: each deployment is traced
+        provider, name = routed, model
+        _request_checks.check_arguments(kwargs)
+    else:
+        key, name = parse_model(model)
+        if key == "router" and client._router is None:
+            raise ConfigurationError(
+                f"model {model!r} names a router alias, but this client has no router: "
+                "pass ai.Client(router=ai.Router(deployments={...}))")
+        _request_checks.check_arguments(kwargs)
+        provider = client._provider(key)
+        if _instrumentation.ACTIVE is not None:  # instrument(): a span around each model call
+            # the traced proxy has Provider's interface (duck-typed, not a subclass)
+            provider = cast(Provider, _instrumentation.ACTIVE.traced(provider))
     fallbacks = kwargs.pop("fallbacks", None)
     if fallbacks is not None:
         provider = client._with_fallbacks(provider, model, name, fallbacks)
@@ -319,3 +395,24 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
 def resolve_provider(client: ClientBase, key: str) -> Provider:
     """The provider ``client`` uses for ``key`` (made from its config on first use)."""
     return client._provider(key)
+
+
+def provider_for_model(client: ClientBase, model: str) -> Provider:
+    """The provider a call to ``model`` goes to: the routing provider of a router alias, else
+    the provider of its key (made from its config on first use)."""
+    routed = client._route(model) if client._router is not None else None
+    return routed if routed is not None else client._provider(parse_model(model)[0])
+
+
+def _check_router(client: ClientBase, router: Any) -> Optional[ModelRouter]:
+    """``Client(router=...)``: a router whose deployments' providers are all known."""
+    if router is None:
+        return None
+    from .plugins import ModelRouter
+
+    if not isinstance(router, ModelRouter):
+        raise TypeError(f"router must be an aisuite_like.Router (or None), got "
+                        f"{type(router).__name__}")
+    for model in router.deployment_models():
+        client._check_known(parse_model(model)[0])
+    return router

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from .plugins import ModelRouter
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -563,12 +564,14 @@ class Client(ClientBase):
     ``provider_configs`` maps a provider key to its settings (``api_key``, ``base_url``,
     ``timeout``, ``max_retries``, ``default_headers``, ``http_client``, ...); keys not given
     come from the provider's usual environment variable. ``providers`` installs provider
-    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``).
+    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``router`` (an
+    ``aisuite_like.Router``) makes its aliases usable as models (docs/router.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 router: Optional[ModelRouter] = None) -> None:
+        super().__init__(provider_configs, providers=providers, router=router)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -836,8 +839,9 @@ class AsyncClient(ClientBase):
     """The async client: ``await aclient.chat.completions.create(...)``."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 router: Optional[ModelRouter] = None) -> None:
+        super().__init__(provider_configs, providers=providers, router=router)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
@@ -852,7 +856,7 @@ class AsyncClient(ClientBase):
         return batches
 
     async def aclose(self) -> None:
-        for provider in {id(p): p for p in self._instances.values()}.values():
+        for provider in self._providers_made():
             await provider.aclose()
         mcp = sys.modules.get("aisuite_like.tools.mcp")
         if mcp is not None:

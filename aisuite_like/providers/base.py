@@ -9,13 +9,40 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 
-__all__ = ["ChatRequest", "Provider"]
+__all__ = ["ChatRequest", "Provider", "ReplyHeaders", "REPLY_HEADERS", "note_reply_headers"]
+
+
+class ReplyHeaders:
+    """A box for the HTTP headers of a provider's reply. A caller that paces itself on the
+    providers' rate-limit headers (the router, docs/router.md) sets a fresh box in
+    :data:`REPLY_HEADERS` around a call; the transports put the headers of each reply they
+    read into it (the last attempt's win). Error replies carry theirs on the error
+    (``APIStatusError.response``)."""
+
+    __slots__ = ("headers",)
+
+    def __init__(self) -> None:
+        self.headers: Any = None
+
+
+#: The box the transports put each reply's headers in, or None (nobody asked: the usual case,
+#: which costs a transport one context-variable read per reply).
+REPLY_HEADERS: ContextVar[Optional[ReplyHeaders]] = ContextVar("aisuite_like_reply_headers",
+                                                               default=None)
+
+
+def note_reply_headers(headers: Any) -> None:
+    """Called by a transport with the headers (a mapping) of each reply it reads."""
+    box = REPLY_HEADERS.get()
+    if box is not None:
+        box.headers = headers
 
 
 @contextmanager

@@ -29,7 +29,7 @@ from .._common import (
     read_reply,
     redirect_hooks,
 )
-from ..base import ChatRequest, Provider
+from ..base import ChatRequest, Provider, note_reply_headers
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
 from .stream import StreamBody
@@ -237,6 +237,7 @@ class AnthropicProvider(Provider):
         return self._parse(raw, body)
 
     def _parse(self, raw: Any, body: bytes) -> ChatCompletionResponse:
+        note_reply_headers(raw.http_response.headers)  # anthropic-ratelimit-*, for the router
         provider, status, request_id = self._key(), raw.http_response.status_code, raw.request_id
         data = decode_json(body, provider, status_code=status, request_id=request_id)
         return read_reply(lambda: parse_response(data, provider=provider), provider, status,
@@ -260,6 +261,7 @@ class AnthropicProvider(Provider):
                 **kwargs).__enter__()
         except self._send_errors as exc:
             raise self._error(exc) from exc
+        note_reply_headers(resp.headers)
         body = StreamBody(self._key(), resp.request_id, self._secrets)
         try:
             for data in resp.iter_bytes():
@@ -277,6 +279,7 @@ class AnthropicProvider(Provider):
                 **kwargs).__aenter__()
         except self._send_errors as exc:
             raise self._error(exc) from exc
+        note_reply_headers(resp.headers)
         body = StreamBody(self._key(), resp.request_id, self._secrets)
         try:
             async for data in resp.iter_bytes():

@@ -35,7 +35,7 @@ from .._common import (
     redirect_hooks,
     redirect_middleware,
 )
-from ..base import ChatRequest, Provider, _mapped_errors
+from ..base import ChatRequest, Provider, _mapped_errors, note_reply_headers
 from . import _sdk_seam as seam
 from .errors import _NAME, _request_id, map_sdk_error
 from .stream import StreamTranslator, _BodyEvents
@@ -346,7 +346,9 @@ class GoogleProvider(Provider):
         """The JSON object of a 2xx reply (errors were raised by the SDK); a body that is not
         one is an ``APIResponseValidationError``."""
         text = response.response_stream[0] if response.response_stream else ""
-        request_id = _request_id(getattr(response, "headers", None))
+        headers = getattr(response, "headers", None)
+        note_reply_headers(headers)
+        request_id = _request_id(headers)
         data = decode_json(text, self.key, status_code=200, request_id=request_id)
         if not isinstance(data, dict):
             error = bad_shape(self.key, "the reply", "an object", data)
@@ -424,6 +426,7 @@ class GoogleProvider(Provider):
                 with _mapped_errors(self._error):
                     response = send(self._build(p, body, False), p.http_options, stream=True)
                     raw = response.response_stream
+                    note_reply_headers(getattr(response, "headers", None))
                     body_events = _BodyEvents(translator)
                     for data in raw.iter_bytes():
                         yield from body_events.feed(data)
@@ -450,6 +453,7 @@ class GoogleProvider(Provider):
                         http_request=self._build(p, body, self._aiohttp, stream=True),
                         http_options=p.http_options, stream=True)
                     raw = response.response_stream
+                    note_reply_headers(getattr(response, "headers", None))
                     body_events = _BodyEvents(translator)
                     reads = (raw.aiter_bytes() if hasattr(raw, "aiter_bytes")
                              else raw.content.iter_any())  # httpx2, or an aiohttp response

@@ -25,7 +25,7 @@ from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
-from ..base import ChatRequest, Provider, _mapped_errors
+from ..base import ChatRequest, Provider, _mapped_errors, note_reply_headers
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
@@ -305,6 +305,7 @@ class OpenAIProvider(Provider):
         return self._parse(raw.http_response, body)
 
     def _parse(self, http_response: Any, body: bytes) -> ChatCompletionResponse:
+        note_reply_headers(http_response.headers)  # x-ratelimit-*, for the router
         status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
         data = decode_json(body, self.key, status_code=status, request_id=request_id)
         return read_reply(lambda: parse_response(data, self.key), self.key, status, request_id)
@@ -335,6 +336,7 @@ class OpenAIProvider(Provider):
             with _mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                note_reply_headers(response.headers)
                 for data in response.iter_bytes():
                     yield from body.feed(data)
                     if body.done:
@@ -351,6 +353,7 @@ class OpenAIProvider(Provider):
             with _mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                note_reply_headers(response.headers)
                 async for data in response.aiter_bytes():
                     for chunk in body.feed(data):
                         yield chunk

@@ -1,0 +1,217 @@
+"""``ai.Router``: aliases over several deployments, given to a client as
+``ai.Client(router=...)`` (docs/router.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..client.base import parse_model
+from ..core import secrets as _secrets
+from ..core.checks import did_you_mean
+from ..core.errors import ConfigurationError, InvalidModelError
+from ..providers.base import Provider
+from .limits import STRATEGIES, Caps
+from .routing import Resolve, Route, RoutingProvider
+from .state import MemoryState, RouterState
+
+__all__ = ["Router", "Deployment"]
+
+# Keys of a deployment that are the router's; every other key is a provider setting.
+_ROUTER_KEYS = frozenset({"model", "weight", "rpm", "tpm", "name"})
+_SECRET_WORDS = ("secret", "token", "password", "api_key", "credential")
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One deployment of an alias: ``model`` (``"provider:model"``), ``name`` (unique in its
+    alias; the model unless given, ``#2``, ``#3`` ... added to a repeated one), its ``caps``
+    (weight, rpm, tpm) and the provider ``settings`` it overrides (never shown: they may hold
+    keys)."""
+
+    alias: str
+    name: str
+    model: str
+    provider_key: str
+    model_name: str
+    caps: Caps
+    settings: Mapping[str, Any] = field(repr=False, default_factory=dict)
+
+
+class _WallClock:
+    """The router's default clock: wall time (shared by processes and machines through
+    ``RedisState``), real sleeps."""
+
+    @property
+    def now(self) -> float:
+        return time.time()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    async def asleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value)
+
+
+def _deployment(alias: str, index: int, spec: Any, names: dict[str, int]) -> Deployment:
+    where = f"router alias {alias!r}, deployment #{index + 1}"
+    if not isinstance(spec, Mapping):
+        raise ConfigurationError(f"{where} must be a dict such as {{'model': 'openai:gpt-4o', "
+                                 f"'weight': 1}}, got {type(spec).__name__}")
+    model = spec.get("model")
+    try:
+        provider_key, model_name = parse_model(model)
+    except InvalidModelError as exc:
+        raise ConfigurationError(f"{where}: {exc}") from None
+    assert isinstance(model, str)  # parse_model took it
+    weight = spec.get("weight", 1)
+    if not _number(weight) or not weight > 0:
+        raise ConfigurationError(f"{where}: weight must be a number > 0, got {weight!r}")
+    limits: dict[str, Optional[float]] = {}
+    for limit in ("rpm", "tpm"):
+        value = spec.get(limit)
+        if value is not None and (not _number(value) or not value > 0):
+            raise ConfigurationError(f"{where}: {limit} must be a number > 0 (or None: no "
+                                     f"limit of ours), got {value!r}")
+        limits[limit] = None if value is None else float(value)
+    name = spec.get("name")
+    if name is None:
+        seen = names.get(model, 0) + 1
+        names[model] = seen
+        name = model if seen == 1 else f"{model}#{seen}"
+    elif not isinstance(name, str) or not name.strip() or "/" in name:
+        raise ConfigurationError(f"{where}: name must be non-empty text without '/', "
+                                 f"got {name!r}")
+    settings = {k: v for k, v in spec.items() if k not in _ROUTER_KEYS}
+    if "api_key" in settings:
+        settings["api_key"] = _secrets.clean_api_key(settings["api_key"], provider_key)
+    for key, value in settings.items():  # redacted everywhere, as provider_configs' are
+        if isinstance(value, str) and any(word in key.lower() for word in _SECRET_WORDS):
+            _secrets.remember(value)
+    return Deployment(alias, name, model, provider_key, model_name,
+                      Caps(float(weight), limits["rpm"], limits["tpm"]), settings)
+
+
+def _check_seconds(name: str, value: Any, minimum_exclusive: bool) -> float:
+    ok = _number(value) and (value > 0 if minimum_exclusive else value >= 0)
+    if not ok:
+        raise ConfigurationError(f"Router {name} must be a number of seconds "
+                                 f"{'> 0' if minimum_exclusive else '>= 0'}, got {value!r}")
+    return float(value)
+
+
+class Router:
+    """Aliases, each over several deployments (docs/router.md).
+
+    ``deployments`` maps an alias (a name without ':') to its deployments: dicts with
+    ``model`` (``"provider:model"``), optional ``weight`` (default 1), ``rpm`` / ``tpm``
+    (requests / tokens per minute this deployment may take), ``name`` (to tell two
+    deployments of one model apart), and any provider setting (``api_key``, ``base_url``,
+    ``max_retries``, ...) that this deployment uses instead of the client's
+    ``provider_configs``.
+
+    ``strategy``: ``"weighted"`` (random, in proportion to the weights), ``"least-busy"``
+    (fewest calls in flight from this process) or ``"latency"`` (lowest moving average).
+    ``cooldown``: seconds a deployment rests after a 429, 5xx, connection error or timeout
+    that gave no ``Retry-After``. ``max_retry_wait``: the longest a call waits, in all, for a
+    deployment to be free before it raises ``RateLimitError``. ``state``: where buckets and
+    cool-downs live (``MemoryState()``, the default, or ``RedisState(url)`` to share them
+    between processes). ``clock``: the time source (``now``, ``sleep``, ``asleep``; for tests
+    ``aisuite_like.testing.FakeClock()``).
+
+    Give it to a client (``ai.Client(router=router)``), then use an alias as the model:
+    ``model="smart"`` or ``model="router:smart"``.
+    """
+
+    def __init__(self, deployments: Mapping[str, Sequence[Mapping[str, Any]]], *,
+                 strategy: str = "weighted", cooldown: float = 30.0,
+                 max_retry_wait: float = 60.0, state: Optional[RouterState] = None,
+                 clock: Any = None) -> None:
+        if not isinstance(deployments, Mapping) or not deployments:
+            raise ConfigurationError(
+                "Router needs deployments={alias: [{'model': 'provider:model', ...}, ...]}")
+        if strategy not in STRATEGIES:
+            hint = did_you_mean(str(strategy), STRATEGIES)
+            raise ConfigurationError(
+                f"unknown router strategy {strategy!r}"
+                f"{f' (did you mean {hint!r}?)' if hint else ''}; one of {', '.join(STRATEGIES)}")
+        self.strategy = strategy
+        self.measures_latency = strategy == "latency"
+        self.cooldown = _check_seconds("cooldown", cooldown, True)
+        self.max_retry_wait = _check_seconds("max_retry_wait", max_retry_wait, False)
+        if state is None:
+            state = MemoryState()
+        elif not isinstance(state, RouterState):
+            raise TypeError(f"state must be aisuite_like.router.MemoryState() or "
+                            f"RedisState(url), got {type(state).__name__}")
+        self.state: RouterState = state
+        if clock is None:
+            clock = _WallClock()
+        for name in ("sleep", "asleep"):
+            if not callable(getattr(clock, name, None)):
+                raise TypeError(f"clock must have now, sleep() and async asleep(); it has no "
+                                f"{name}()")
+        if not _number(getattr(clock, "now", None)):
+            raise TypeError("clock.now must be a number of seconds (e.g. testing.FakeClock())")
+        self.clock = clock
+        self._routes: dict[str, Route] = {}
+        for alias, specs in deployments.items():
+            if not isinstance(alias, str) or not alias.strip() or ":" in alias \
+                    or "/" in alias or alias != alias.strip():
+                raise ConfigurationError(
+                    f"router alias must be a name without ':', '/' or surrounding spaces "
+                    f"(it is used as a model: model='smart'), got {alias!r}")
+            if isinstance(specs, (str, Mapping)) or not isinstance(specs, Sequence) \
+                    or not specs:
+                raise ConfigurationError(
+                    f"router alias {alias!r} needs a non-empty list of deployments, e.g. "
+                    f"[{{'model': 'openai:gpt-4o', 'weight': 1}}]")
+            names: dict[str, int] = {}
+            made = [_deployment(alias, i, spec, names) for i, spec in enumerate(specs)]
+            labels = [d.name for d in made]
+            if len(set(labels)) != len(labels):
+                raise ConfigurationError(f"router alias {alias!r}: deployment names must be "
+                                         f"unique, got {labels}")
+            self._routes[alias] = Route(alias, made)
+
+    def now(self) -> float:
+        """The router's clock, in seconds."""
+        return float(self.clock.now)
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """The router's aliases."""
+        return tuple(self._routes)
+
+    def deployments(self, alias: str) -> tuple[Deployment, ...]:
+        """The deployments of ``alias``."""
+        return self._routes[alias].deployments
+
+    def __repr__(self) -> str:  # never the deployments' settings (they may hold keys)
+        return (f"Router(aliases={list(self._routes)}, strategy={self.strategy!r}, "
+                f"state={self.state!r})")
+
+    # -- what the client calls (client/plugins.py: ModelRouter) --
+
+    def deployment_models(self) -> list[str]:
+        """Every ``"provider:model"`` the router may send to (the client checks that their
+        providers are known when it is given the router)."""
+        return [d.model for route in self._routes.values() for d in route.deployments]
+
+    def routing_provider(self, alias: str, resolve: Resolve) -> Optional[Provider]:
+        """The provider that routes ``alias`` for a client (``resolve`` makes a deployment's
+        provider with that client's configuration), or None when ``alias`` is not one of
+        this router's."""
+        route = self._routes.get(alias)
+        if route is None:
+            return None
+        return RoutingProvider(self, route, resolve)
