@@ -45,7 +45,7 @@ __all__ = ["RoutingProvider", "Route"]
 
 #: Made by the client: a deployment's provider from its model, settings and label.
 Resolve = Callable[[str, Mapping[str, Any], str], Provider]
-_NO_HAND_UP: tuple[type[BaseException], ...] = ()
+_RATE_LIMITS: tuple[type[BaseException], ...] = (RateLimitError,)
 _EPSILON = 1e-6  # added to waits: a bucket is full again *at* that time, not a hair before
 
 
@@ -109,7 +109,7 @@ class _Call:
         self.waited = 0.0
         self.pending = 0.0
         self.last_error: Optional[APIError] = None
-        self.hand_up = _NO_HAND_UP
+        self.hand_up = _RATE_LIMITS
 
     # -- 1. a deployment, or a wait --
 
@@ -133,7 +133,10 @@ class _Call:
             route = self.route
             with route.lock:
                 route.busy[chosen.index] += 1
-            self.hand_up = FALLBACK_ERRORS if chosen.others_ready else _NO_HAND_UP
+            # a 429 is always the router's to wait for (the cool-down is shared by every
+            # call); other failures too when another deployment could take the call now,
+            # else the deployment's own retries deal with them
+            self.hand_up = FALLBACK_ERRORS if chosen.others_ready else _RATE_LIMITS
             return chosen.index
         wait = chosen.wait
         if wait is None:  # every deployment failed in this call
