@@ -35,7 +35,8 @@ sys.path.insert(0, HERE)
 from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
-SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp")
+SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp",
+             "router")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
                   "botocore")
 VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
@@ -52,6 +53,8 @@ FULL = {
     "otel": {"repeats": 3, "warmup": 30, "calls": 200, "streams": 6, "chunks": 1000},
     "mcp_per_call": {"repeats": 3, "warmup": 20, "runs": 200},
     "mcp_ten_calls": {"repeats": 2, "runs": 2},
+    "router": {"repeats": 3, "warmup": 30, "calls": 300},
+    "router_async": {"repeats": 2, "warmup": 100, "requests": 2000, "concurrency": 100},
 }
 QUICK = {
     "import_samples": 1,
@@ -64,6 +67,8 @@ QUICK = {
     "otel": {"repeats": 1, "warmup": 1, "calls": 3, "streams": 1, "chunks": 20},
     "mcp_per_call": {"repeats": 1, "warmup": 1, "runs": 2},
     "mcp_ten_calls": {"repeats": 1, "runs": 1},
+    "router": {"repeats": 1, "warmup": 1, "calls": 4},
+    "router_async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -87,7 +92,8 @@ class Budget:
     check: Callable[[float], bool]
 
 
-RATIO_LE = {x: Budget(f"<= {x:.2f}x", lambda r, x=x: r <= x) for x in (1.05, 1.10, 1.15, 1.3)}
+RATIO_LE = {x: Budget(f"<= {x:.2f}x", lambda r, x=x: r <= x)
+            for x in (1.03, 1.05, 1.10, 1.15, 1.3)}
 RATIO_GE_095 = Budget(">= 0.95x", lambda r: r >= 0.95)
 RSS_DIFF = Budget("<= +15 MiB", lambda d: d <= 15.0)
 
@@ -450,9 +456,40 @@ def plan_otel(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_router(base: str, families: list[str],
+                sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """The router (docs/router.md): (1) a call to an alias over one deployment against the
+    plain model, interleaved on one client in each process (the router's own work per
+    call); (2) async throughput at concurrency 100, an alias over 3 deployments against a
+    plain client."""
+    s, a = sizes["router"], sizes["router_async"]
+    rows: list[Row] = []
+    jobs: list[Job] = []
+    for family in families:
+        call = Row("router", f"{family}: call through a router alias vs the plain model",
+                   "ms/call", ours_label="alias (1 deployment)", raw_label="plain model",
+                   budget=RATIO_LE[1.03])
+        spread = Row("router", f"{family}: {a['requests']} req @ {a['concurrency']}, alias "
+                     "over 3 deployments vs plain client", "req/s",
+                     ours_label="alias (3 deployments)", raw_label="plain client",
+                     budget=RATIO_GE_095)
+        rows += [call, spread]
+        for _ in range(s["repeats"]):
+            jobs.append(Job(_task("router", family, "ours", base, warmup=s["warmup"],
+                                  calls=s["calls"]),
+                            [Target(call, "ours", "routed", 1e3),
+                             Target(call, "raw", "plain", 1e3)]))
+        params = {k: a[k] for k in ("warmup", "requests", "concurrency")}
+        for _, side, row_side in _alternate(a["repeats"], _OURS_AND_RAW):
+            routes = 3 if side == "ours" else 0
+            jobs.append(_job(_task("async", family, "ours", base, routes=routes, **params),
+                             spread, row_side))
+    return rows, jobs
+
+
 PLANNERS = {"sequential": plan_sequential, "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
-            "mcp": plan_mcp}
+            "mcp": plan_mcp, "router": plan_router}
 
 
 # ----------------------------------------------------------------------------- output ---

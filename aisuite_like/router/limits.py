@@ -238,17 +238,32 @@ def _limit(found: Mapping[str, str], names: Sequence[tuple[str, str]], wall_now:
     return None
 
 
+_FIRST_BYTES = frozenset(b"xXaA")  # what the names of rate-limit headers start with
+_FIRST_CHARS = frozenset("xXaA")
+_BYTE_PREFIXES = tuple(p.encode() for p in _PREFIXES)
+
+
 def read_limits(headers: Any, wall_now: float) -> Optional[Limits]:
-    """The rate-limit headers of a reply (an ``httpx2.Headers``, a dict, or None), or None
-    when it has none. One pass over the headers; names are compared in lower case."""
+    """The rate-limit headers of a reply (an ``httpx2.Headers``, a mapping, or None), or None
+    when it has none. One pass over the headers (an ``httpx2.Headers``' raw bytes: nothing
+    else is decoded); names are compared in lower case. Runs on every routed reply: a
+    header whose first letter cannot start a rate-limit header costs one set lookup."""
     if not headers:
         return None
     found: dict[str, str] = {}
-    items = headers.multi_items() if hasattr(headers, "multi_items") else headers.items()
-    for name, value in items:
-        name = name.lower()
-        if name.startswith(_PREFIXES):
-            found[name] = value
+    raw = getattr(headers, "raw", None)
+    if isinstance(raw, list):  # httpx2.Headers: [(name, value), ...] as bytes
+        for bname, bvalue in raw:
+            if bname[0] in _FIRST_BYTES:
+                bname = bname.lower()
+                if bname.startswith(_BYTE_PREFIXES):
+                    found[bname.decode("latin-1")] = bvalue.decode("latin-1")
+    else:
+        for name, value in headers.items():
+            if name[:1] in _FIRST_CHARS:
+                name = name.lower()
+                if name.startswith(_PREFIXES):
+                    found[name] = value
     if not found:
         return None
     limits = Limits(_limit(found, _REQUEST_HEADERS, wall_now),
