@@ -41,10 +41,12 @@ _ABANDONED = object()
 
 
 def stored_form(response: ChatCompletionResponse) -> Optional[bytes]:
-    """The bytes stored for ``response`` (its JSON), or None when it must not be stored: it
-    does not serialize as JSON, or it holds a configured API key (a server may echo one)."""
+    """The bytes stored for ``response`` (its JSON, without the fields that are None: they
+    read back as None), or None when it must not be stored: it does not serialize as JSON,
+    or it holds a configured API key (a server may echo one)."""
     try:
-        text = response.model_dump_json(exclude=_NOT_STORED, warnings=False)
+        text = response.model_dump_json(exclude=_NOT_STORED, exclude_none=True,
+                                        warnings=False)
     except Exception as exc:  # an extra field no JSON can hold
         log.warning("response cache: a response of %s was not stored: it does not serialize "
                     "as JSON (%s)", response.provider or "a provider", type(exc).__name__)

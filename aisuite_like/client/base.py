@@ -184,6 +184,8 @@ class ClientBase:
         cache_ttl: Optional[float] = None,
     ) -> None:
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
+        # provider key -> (the provider, it wrapped in the cache): made once per provider
+        self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
         self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
@@ -252,8 +254,14 @@ class ClientBase:
 
     def _cached(self, provider: Provider, key: str) -> Provider:
         """``provider`` answering from the client's response cache (docs/cache.md)."""
+        made = self._cache_wrapped.get(key)
+        if made is not None and made[0] is provider:
+            return made[1]
         assert self._cache is not None
-        return self._cache.wrap(provider, provider_key=canonical_key(key), ttl=self._cache_ttl)
+        wrapped = self._cache.wrap(provider, provider_key=canonical_key(key),
+                                   ttl=self._cache_ttl)
+        self._cache_wrapped[key] = (provider, wrapped)
+        return wrapped
 
     def _with_fallbacks(self, provider: Provider, model: str, name: str,
                         fallbacks: Any, cached: bool = False) -> Provider:
