@@ -45,7 +45,7 @@ class RedisCache(CacheBackend):
                 not timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
         self.prefix = prefix
-        self._url = url if client is None else repr(client)
+        self._url = url if client is None else f"client={type(client).__name__}"
         self._owned = client is None
         if client is None:
             if not isinstance(url, str):
@@ -68,7 +68,8 @@ class RedisCache(CacheBackend):
         self._client = client
 
     def __repr__(self) -> str:
-        return f"RedisCache({_shown(self._url) if self._owned else self._url!r})"
+        return f"RedisCache({_shown(self._url)!r})" if self._owned \
+            else f"RedisCache({self._url})"
 
     def get(self, key: str) -> Optional[bytes]:
         value: Optional[bytes] = self._client.get(self.prefix + key)
