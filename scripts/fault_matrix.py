@@ -3,8 +3,8 @@
     .venv/bin/python scripts/fault_matrix.py            # run the suite, rewrite the table
     .venv/bin/python scripts/fault_matrix.py --from results.json   # render saved results
 
-The suites (tests/test_faults_transport.py and tests/test_faults_tools.py for the HTTP
-families, tests/test_bedrock_retries.py for Bedrock) record what happened per fault and family
+The suites (tests/providers/test_transport_faults.py and tests/loop/test_tool_faults.py for the HTTP
+families, tests/providers/test_bedrock_retries.py for Bedrock) record what happened per fault and family
 when ``AISUITE_FAULT_MATRIX`` names a file (the tool faults write ``<file>.tools.json``); this
 script runs each that way, and only when every case passed, replaces the text between the
 ``fault-matrix`` markers of docs/reliability.md.
@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "reliability.md"
 START, END = "<!-- fault-matrix:start -->", "<!-- fault-matrix:end -->"
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
-SUITES = ("tests/test_faults_transport.py", "tests/test_faults_tools.py",
-          "tests/test_bedrock_retries.py",
-          "tests/test_faults_replies.py")
+SUITES = ("tests/providers/test_transport_faults.py", "tests/loop/test_tool_faults.py",
+          "tests/providers/test_bedrock_retries.py",
+          "tests/providers/test_reply_faults.py")
 
 
 def run_suite() -> list[dict[str, str]]:

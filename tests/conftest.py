@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import json
 import pathlib
+import sys
 from collections.abc import Iterator
 
 import pytest
+
+# The test files live in folders that mirror the package; the servers and helpers they share
+# (``_fault_server.py``, ``_bedrock_server.py``, ...) live here, importable from every folder.
+_HERE = str(pathlib.Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
 
 # Real recorded exchanges (pydantic-ai's cassettes, MIT; see fixtures/recorded/README.md).
 RECORDED = pathlib.Path(__file__).resolve().parent / "fixtures" / "recorded"

@@ -125,9 +125,8 @@ def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
     url = raw.get("results_url")
     if raw.get("processing_status") != "ended" or not url:
         return []
-    from anthropic._decoders.jsonl import AsyncJSONLDecoder, JSONLDecoder
-
     from ..providers._common import same_origin
+    from ..providers.anthropic._sdk_seam import jsonl_decoders
 
     if not isinstance(url, str) or not same_origin(
             url, provider._endpoint_url()):  # type: ignore[attr-defined]
@@ -135,10 +134,10 @@ def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
 
         url = f"/v1/messages/batches/{quote(str(raw.get('id') or ''), safe='')}/results"
     options = {"headers": {"Accept": "application/binary"}}
+    decoder, async_decoder = jsonl_decoders()
     call = SdkCall("get", (url,), read="stream",
-                   kwargs={"cast_to": JSONLDecoder[object], "stream": True,
-                           "options": options},
-                   async_kwargs={"cast_to": AsyncJSONLDecoder[object], "stream": True,
+                   kwargs={"cast_to": decoder, "stream": True, "options": options},
+                   async_kwargs={"cast_to": async_decoder, "stream": True,
                                  "options": options})
     return [LineSource(call, jsonl_parser(provider.key, _item_result))]
     yield  # pragma: no cover  (the body is opened by the driver, as it is read)

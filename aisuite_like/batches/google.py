@@ -49,9 +49,9 @@ def sdk(provider: Provider, is_async: bool) -> Any:
 
 
 def _model_path(client: Any, model: str) -> str:
-    from google.genai import _transformers
+    from ..providers.google._sdk_seam import model_resource
 
-    return str(_transformers.t_model(client._api_client, model))
+    return model_resource(client, model)
 
 
 def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[str, Any]]:
@@ -89,8 +89,9 @@ def _batch_named(provider: Provider, name: str) -> Plan[Optional[dict[str, Any]]
 
 
 def _call(provider: Provider, method: str, path: str, data: dict[str, Any]) -> SdkCall:
-    return SdkCall("_api_client.request", (method, path, data, _http_options(provider)),
-                   read="genai", async_path="_api_client.async_request")
+    # the request layer of google-genai's API client (providers/google/_sdk_seam.py)
+    return SdkCall("request", (method, path, data, _http_options(provider)), read="genai",
+                   async_path="async_request")
 
 
 def _http_options(provider: Provider) -> dict[str, Any]:

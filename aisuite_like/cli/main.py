@@ -30,7 +30,7 @@ __all__ = ["main"]
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_STDOUT_CLOSED = 0, 1, 2, 130, 141
 
 # Key variables of the providers outside the OpenAI-compatible table (that table, in
-# providers/openai.py, is read for every other key; it imports no SDK).
+# providers/openai/services.py, is read for every other key; it imports no SDK).
 _OTHER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_API_KEY",),
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
@@ -251,7 +251,7 @@ def _key_variables(key: str) -> tuple[tuple[str, ...], bool]:
     """(environment variables holding the key, whether a key is required)."""
     if key in _OTHER_KEY_VARIABLES:
         return _OTHER_KEY_VARIABLES[key], True
-    from ..providers.openai import SERVICES
+    from ..providers.openai.services import SERVICES
 
     spec = SERVICES.get(key)
     if spec is None or not spec.key_env:

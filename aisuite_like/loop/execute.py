@@ -148,7 +148,8 @@ class _OwnLoop:
                 rest = asyncio.all_tasks(loop)
                 for task in rest:
                     task.cancel()
-                loop.run_until_complete(asyncio.gather(*rest, return_exceptions=True))
+                if rest:  # gather() of nothing would look for this thread's (absent) loop
+                    loop.run_until_complete(asyncio.gather(*rest, return_exceptions=True))
                 loop.run_until_complete(loop.shutdown_asyncgens())
             finally:
                 loop.close()

@@ -841,13 +841,11 @@ def _deadline_pool_class(pool_cls: type) -> type:
     return bounded
 
 
-def bound_botocore_io(client: Any) -> bool:
-    """Make a botocore client's connections honour the attempt deadline: its HTTP session's
-    connection pools get connections whose sockets bound each send and receive by the time
-    left. Call it before the client's first request. False when the session is not the
-    urllib3 one botocore builds (then each read is bounded by the read timeout only)."""
-    session = getattr(getattr(client, "_endpoint", None), "http_session", None)
-    classes = getattr(session, "_pool_classes_by_scheme", None)
+def bound_pool_classes(classes: Any) -> bool:
+    """Make the connections of a urllib3 session honour the attempt deadline: ``classes``,
+    its connection-pool classes by scheme (botocore's, reached by
+    providers/bedrock/_sdk_seam.py), get connections whose sockets bound each send and
+    receive by the time left. False when ``classes`` is not such a dict."""
     if not isinstance(classes, dict) or not classes:
         return False
     for scheme, pool_cls in list(classes.items()):  # the session's managers share this dict

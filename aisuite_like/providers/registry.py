@@ -22,7 +22,7 @@ _Entry = tuple[str, Union[str, None], Union[str, None], dict[str, Any]]
 
 _OPENAI = "aisuite_like.providers.openai:OpenAIProvider"
 
-# OpenAI-compatible services: one translator, a row each (see providers/openai.py for the
+# OpenAI-compatible services: one translator, a row each (see providers/openai/services.py for the
 # base URL and key variable of each).
 _OPENAI_COMPATIBLE = (
     "azure", "groq", "mistral", "deepseek", "xai", "together", "fireworks", "openrouter",

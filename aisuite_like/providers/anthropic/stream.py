@@ -1,0 +1,262 @@
+"""Anthropic Messages API stream translation (docs/providers/anthropic.md), pure: no I/O, no
+SDK. :class:`StreamTranslator` folds the stream's events into ``ChatCompletionChunk`` objects;
+:class:`StreamBody` feeds it from the body's bytes through the SSE decoder shared by the HTTP
+families (``providers/_common.py``). An ``error`` event inside the stream raises the typed
+error it stands for (``errors.error_from_stream_event``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any, Optional
+
+from ...core.errors import AisuiteLikeError, APIConnectionError
+from ...core.types import (
+    ChatCompletionChunk,
+    ChoiceDelta,
+    ChoiceDeltaFunction,
+    ChoiceDeltaToolCall,
+    ChunkChoice,
+    Usage,
+    _built,
+)
+from .._common import (
+    SSEDecoder,
+    SSEEvent,
+    argument_fragment,
+    arguments_json,
+    bad_shape,
+    need_name,
+    need_object,
+    opt_object,
+    opt_str,
+    sse_json,
+    unreadable,
+)
+from .errors import error_from_stream_event
+from .translate import PROVIDER, THINKING_BLOCKS_KEY, finish_reason_for, usage_from
+
+
+class StreamBody:
+    """The SSE body of one streamed reply -> chunks: the shared SSE decoder
+    (``_common.SSEDecoder``) and the state machine together, so the sync and async transports
+    only move bytes. The event name is kept as ``"type"`` when the data has none. An event
+    of a shape the translator did not foresee raises ``APIResponseValidationError``, not a bare
+    error; a body that ends inside an event whose JSON is cut off is a lost connection."""
+
+    __slots__ = ("_decoder", "_state")
+
+    def __init__(self, provider: str = PROVIDER, request_id: Optional[str] = None,
+                 secrets: Iterable[Optional[str]] = ()) -> None:
+        self._decoder = SSEDecoder(provider)
+        self._state = StreamTranslator(provider=provider, request_id=request_id, secrets=secrets)
+
+    def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        """The chunks of the events ``data`` (the next bytes of the body) completes."""
+        return self._chunks(self._decoder.feed(data), at_end=False)
+
+    def end(self) -> Iterator[ChatCompletionChunk]:
+        """The end of the body (an unterminated last event is processed if complete)."""
+        return self._chunks(self._decoder.end(), at_end=True)
+
+    def finish(self) -> None:
+        self._state.finish()
+
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
+                ) -> Iterator[ChatCompletionChunk]:
+        state = self._state
+        provider = state.provider
+        for name, data in events:
+            event = sse_json(data, provider, at_end=at_end)
+            if not isinstance(event, dict):
+                raise bad_shape(provider, f"a stream event ({name or 'no name'})",
+                                "an object", event)
+            if name and "type" not in event:
+                event["type"] = name
+            try:
+                chunk = state.process(event)
+            except AisuiteLikeError:
+                raise
+            except Exception as exc:
+                raise unreadable(provider, exc, "a stream event") from exc
+            if chunk is not None:
+                yield chunk
+
+
+
+def _delta(*, role: Optional[str] = None, content: Optional[str] = None,
+           tool_calls: Optional[list[Any]] = None, reasoning_content: Optional[str] = None,
+           provider_specific_fields: Optional[dict[str, Any]] = None) -> ChoiceDelta:
+    return _built(ChoiceDelta, {  # every field: this runs per chunk
+        "role": role, "content": content, "tool_calls": tool_calls,
+        "reasoning_content": reasoning_content, "refusal": None,
+        "provider_specific_fields": provider_specific_fields})
+
+
+def _chunk(state: "StreamTranslator", delta: ChoiceDelta, finish_reason: Optional[str] = None,
+           native: Optional[str] = None, usage: Optional[Usage] = None) -> ChatCompletionChunk:
+    return _built(ChatCompletionChunk, {
+        "id": state.id, "object": "chat.completion.chunk", "created": state.created,
+        "model": state.model, "provider": state.provider,
+        "choices": [_built(ChunkChoice, {"index": 0, "delta": delta,
+                                         "finish_reason": finish_reason,
+                                         "native_finish_reason": native})],
+        "usage": usage, "turn": None})
+
+
+class StreamTranslator:
+    """Folds Messages API stream events into OpenAI-shaped chunks, one event at a time.
+
+    ``process(event)`` returns the chunk the event produces, or None (ping, block starts of
+    text, signature deltas, message_stop). Tool calls are indexed 0..n in order of appearance;
+    a thinking block's complete form (with its signature) is delivered on its
+    ``content_block_stop`` via ``delta.provider_specific_fields``, so the accumulated message
+    equals the non-streamed one. Usage and the finish reason come on the message_delta chunk,
+    the last one.
+    """
+
+    __slots__ = ("provider", "request_id", "secrets", "id", "model", "created", "_blocks",
+                 "_tool_count", "_usage", "_done")
+
+    def __init__(self, *, provider: str = PROVIDER, request_id: Optional[str] = None,
+                 secrets: Iterable[Optional[str]] = (), created: Optional[int] = None) -> None:
+        self.provider = provider
+        self.request_id = request_id
+        self.secrets = tuple(secrets)
+        self.id = ""
+        self.model = ""
+        self.created = int(time.time()) if created is None else created
+        # content block index -> [kind, tool index or thinking parts, signature / data]
+        self._blocks: dict[int, list[Any]] = {}
+        self._tool_count = 0
+        self._usage: dict[str, Any] = {}
+        self._done = False
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def process(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            return self._block_delta(event)
+        if kind == "content_block_start":
+            return self._block_start(event)
+        if kind == "content_block_stop":
+            return self._block_stop(event)
+        if kind == "message_start":
+            message = need_object(event.get("message"), self.provider, "message_start.message")
+            self.id = opt_str(message.get("id"), self.provider, "message_start.message.id") or ""
+            self.model = opt_str(message.get("model"), self.provider,
+                                 "message_start.message.model") or ""
+            self._usage = dict(opt_object(message.get("usage"), self.provider,
+                                          "message_start.message.usage") or {})
+            return _chunk(self, _delta(role="assistant"))
+        if kind == "message_delta":
+            return self._message_delta(event)
+        if kind == "message_stop":
+            self._done = True
+            return None
+        if kind == "error":
+            raise error_from_stream_event(event, provider=self.provider,
+                                          request_id=self.request_id, secrets=self.secrets)
+        return None  # ping, and event types added after this was written
+
+    def _block_start(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
+        index = event.get("index", 0)
+        block = need_object(event.get("content_block"), self.provider,
+                            "content_block_start.content_block")
+        kind = block.get("type")
+        if kind == "text":
+            self._blocks[index] = ["text", None, None]
+            if block.get("text"):
+                return _chunk(self, _delta(content=block["text"]))
+            return None
+        if kind == "tool_use":
+            need_name(block.get("name"), self.provider, "content_block_start.content_block.name")
+            tool_index = self._tool_count
+            self._tool_count += 1
+            self._blocks[index] = ["tool", tool_index, None]
+            initial = block.get("input")
+            return _chunk(self, _delta(tool_calls=[
+                ChoiceDeltaToolCall.model_construct(
+                    index=tool_index, id=block.get("id"), type="function",
+                    function=ChoiceDeltaFunction.model_construct(
+                        name=block.get("name"),
+                        arguments=arguments_json(initial) if initial else ""))]))
+        if kind == "thinking":
+            text = block.get("thinking") or ""
+            self._blocks[index] = ["thinking", [text] if text else [],
+                                   block.get("signature") or ""]
+            if text:
+                return _chunk(self, _delta(reasoning_content=text))
+            return None
+        if kind == "redacted_thinking":
+            self._blocks[index] = ["redacted", None, block.get("data", "")]
+            return None
+        self._blocks[index] = ["other", None, None]  # server tool blocks: see parse_response
+        return None
+
+    def _block_delta(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
+        delta = need_object(event.get("delta"), self.provider, "content_block_delta.delta")
+        kind = delta.get("type")
+        if kind == "text_delta":
+            text = opt_str(delta.get("text"), self.provider, "content_block_delta.delta.text")
+            return _chunk(self, _delta(content=text)) if text else None
+        state = self._blocks.get(event.get("index", 0))
+        if kind == "input_json_delta":
+            fragment = argument_fragment(delta.get("partial_json"))
+            if not fragment or state is None or state[0] != "tool":
+                return None
+            return _chunk(self, _delta(tool_calls=[
+                ChoiceDeltaToolCall.model_construct(
+                    index=state[1], id=None, type=None,
+                    function=ChoiceDeltaFunction.model_construct(name=None,
+                                                                 arguments=fragment))]))
+        if kind == "thinking_delta":
+            text = delta.get("thinking")
+            if not text:
+                return None
+            if state is not None and state[0] == "thinking":
+                state[1].append(text)
+            return _chunk(self, _delta(reasoning_content=text))
+        if kind == "signature_delta":
+            if state is not None and state[0] == "thinking":
+                state[2] += delta.get("signature", "")
+            return None
+        return None  # citations_delta and future delta types carry no text of their own
+
+    def _block_stop(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
+        state = self._blocks.get(event.get("index", 0))
+        if state is None:
+            return None
+        if state[0] == "thinking":
+            block = {"type": "thinking", "thinking": "".join(state[1]), "signature": state[2]}
+        elif state[0] == "redacted":
+            block = {"type": "redacted_thinking", "data": state[2]}
+        else:
+            return None
+        return _chunk(self, _delta(
+            provider_specific_fields={THINKING_BLOCKS_KEY: [block]}))
+
+    def _message_delta(self, event: dict[str, Any]) -> ChatCompletionChunk:
+        # message_delta usage is cumulative: its values replace message_start's.
+        usage = opt_object(event.get("usage"), self.provider, "message_delta.usage") or {}
+        for key, value in usage.items():
+            if value is not None:
+                self._usage[key] = value
+        delta = opt_object(event.get("delta"), self.provider, "message_delta.delta") or {}
+        stop_reason = opt_str(delta.get("stop_reason"), self.provider,
+                              "message_delta.delta.stop_reason")
+        return _chunk(self, _delta(),
+                      finish_reason=finish_reason_for(stop_reason, self._tool_count > 0),
+                      native=stop_reason, usage=usage_from(self._usage, self.provider))
+
+    def finish(self) -> None:
+        """Call at the end of the body: a stream cut before ``message_stop`` is an error."""
+        if not self._done:
+            raise APIConnectionError(
+                f"the {self.provider} stream ended before message_stop (connection dropped?)",
+                provider=self.provider, request_id=self.request_id)
+

@@ -1,0 +1,302 @@
+"""``AnthropicProvider``: the Anthropic Messages API through the ``anthropic`` SDK
+(docs/providers/anthropic.md).
+
+The transport asks the SDK for the raw HTTP response (``with_raw_response`` /
+``with_streaming_response``) and runs our translator (``translate.py`` / ``stream.py``) over
+the JSON, so no SDK pydantic model is built per call or per event; errors are mapped by
+``errors.py``; the SDK's private internals are reached only through ``_sdk_seam.py``. The SDK
+is imported when the provider is constructed; SDK clients are created on first use (sync and
+async separately).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Optional
+
+from ...core.errors import AisuiteLikeError, ConfigurationError, _scrub_exception
+from ...core.secrets import clean_api_key
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from .. import retry as _retry
+from .._common import (
+    decode_json,
+    host_of_url,
+    own_error_inside,
+    raised_inside,
+    read_reply,
+    redirect_hooks,
+)
+from ..base import ChatRequest, Provider
+from ._sdk_seam import bound_sync_client
+from .errors import map_sdk_error
+from .stream import StreamBody
+from .translate import DEFAULT_MAX_TOKENS, PROVIDER, build_request, parse_response
+
+#: Seconds that bound an attempt when no timeout is configured: the anthropic SDK's 600 s.
+_DEFAULT_TIMEOUT = 600.0
+
+_SDK_PARAMS: Optional[frozenset[str]] = None
+
+
+def _sdk_params() -> frozenset[str]:
+    """Named arguments of the installed SDK's ``messages.create`` (read once per process)."""
+    global _SDK_PARAMS
+    if _SDK_PARAMS is None:
+        import inspect
+
+        from anthropic.resources.messages import Messages
+
+        _SDK_PARAMS = frozenset(inspect.signature(Messages.create).parameters) - {"self"}
+    return _SDK_PARAMS
+
+
+class AnthropicProvider(Provider):
+    """The Anthropic Messages API through the ``anthropic`` SDK.
+
+    Config: ``api_key`` (else ``ANTHROPIC_API_KEY``), ``base_url``, ``timeout``,
+    ``max_retries`` (default 2; 0 = one attempt), ``max_retry_wait``, ``max_concurrency``,
+    ``retry_clock`` (our retry policy, ``aisuite_like.providers.retry``; the SDK's own retries are
+    off), ``default_headers``, ``http_client`` (an ``httpx2.Client`` for sync calls or
+    an ``httpx2.AsyncClient`` for async ones), ``async_transport="aiohttp"`` (the SDK's
+    ``DefaultAioHttpClient``, needs ``anthropic[aiohttp]``), ``default_max_tokens``.
+    Anything else is passed to the SDK client constructor.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        timeout: Any = None,
+        max_retries: int = 2,
+        default_headers: Optional[dict[str, str]] = None,
+        http_client: Any = None,
+        async_transport: Optional[str] = None,
+        default_max_tokens: int = DEFAULT_MAX_TOKENS,
+        max_retry_wait: float = _retry.DEFAULT_MAX_RETRY_WAIT,
+        max_concurrency: Optional[int] = None,
+        retry_clock: Any = None,
+        stream_gap_timeout: Optional[float] = None,
+        **client_options: Any,
+    ) -> None:
+        import anthropic
+        import httpx2
+
+        self._calls = _retry.CallPolicy.from_config(
+            {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
+             "max_concurrency": max_concurrency, "retry_clock": retry_clock,
+             "stream_gap_timeout": stream_gap_timeout, "timeout": timeout}, "anthropic",
+            default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(base_url or os.environ.get("ANTHROPIC_BASE_URL")
+                             or "https://api.anthropic.com"))
+        if not isinstance(default_max_tokens, int) or default_max_tokens < 1:
+            raise ValueError(f"default_max_tokens must be an int >= 1, got {default_max_tokens!r}")
+        if async_transport not in (None, "httpx", "aiohttp"):
+            raise ValueError(f"async_transport must be 'httpx' or 'aiohttp', got "
+                             f"{async_transport!r}")
+        import inspect
+
+        # Other options go to the SDK client constructor: check them now, so a typo is a
+        # configuration error here rather than a confusing failure on the first call.
+        accepted = set(inspect.signature(anthropic.Anthropic.__init__).parameters) - {"self"}
+        unknown = sorted(set(client_options) - accepted)
+        if unknown:
+            from ...core.checks import unknown_config_keys_message
+
+            raise ConfigurationError(unknown_config_keys_message(
+                "anthropic", unknown, accepted | {"async_transport", "default_max_tokens",
+                                                  "max_retry_wait", "max_concurrency",
+                                                  "retry_clock", "stream_gap_timeout"}))
+        self._api_key = clean_api_key(api_key or os.environ.get("ANTHROPIC_API_KEY") or None,
+                                      "anthropic")
+        self._default_max_tokens = default_max_tokens
+        # Retries are ours (aisuite_like._retry), the same on every family: the SDK's are off.
+        options: dict[str, Any] = {**client_options, "max_retries": 0}
+        if self._api_key is not None:
+            options["api_key"] = self._api_key
+        if base_url is not None:
+            options["base_url"] = base_url
+        if timeout is not None:
+            options["timeout"] = timeout
+        if default_headers:
+            options["default_headers"] = dict(default_headers)
+        self._sync_options = dict(options)
+        self._async_options = dict(options)
+        if isinstance(http_client, httpx2.AsyncClient):
+            if async_transport == "aiohttp":
+                raise ValueError("pass either an async http_client or async_transport='aiohttp'")
+            self._async_options["http_client"] = http_client
+        elif http_client is not None:
+            self._sync_options["http_client"] = http_client
+        self._aiohttp = async_transport == "aiohttp"
+        self._secrets = (self._api_key,)
+        self._anthropic = anthropic
+        # SDK failures we translate: the SDK's own errors (API, credentials), and transport
+        # errors raised while a stream's body is read (the SDK wraps only those of sending).
+        self._sdk_errors: tuple[type[BaseException], ...] = (anthropic.AnthropicError,
+                                                             httpx2.HTTPError)
+        # ... and, while sending, the SDK's own argument checks.
+        self._send_errors: tuple[type[BaseException], ...] = (*self._sdk_errors, TypeError,
+                                                              ValueError)
+        self._sync: Any = None
+        self._async: Any = None
+        self._async_loop: Any = None  # the event loop _async was made on
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:  # never the key
+        return f"AnthropicProvider(base_url={self._sync_options.get('base_url')!r})"
+
+    # -- clients ---------------------------------------------------------------------------
+
+    def _sync_client(self) -> Any:
+        if self._sync is None:
+            with self._lock:
+                if self._sync is None:
+                    options = self._sync_options
+                    if "http_client" not in options:  # the SDK's defaults, no redirect elsewhere
+                        options = {**options, "http_client": self._anthropic.DefaultHttpxClient(
+                            event_hooks=redirect_hooks(self._key(), is_async=False))}
+                    client = self._anthropic.Anthropic(**options)
+                    bound_sync_client(client)  # timeout bounds the whole attempt
+                    self._sync = client
+        return self._sync
+
+    def _async_client(self) -> Any:
+        if self._async is not None and self._async_loop is not None \
+                and self._async_loop.is_closed() and "http_client" not in self._async_options:
+            # A sync client's acreate called from a new event loop (asyncio.run again): the
+            # old client's connections died with their loop; start a new one.
+            self._async = None
+        if self._async is None:
+            with self._lock:
+                if self._async is None:
+                    options = self._async_options
+                    if "http_client" not in options:  # the SDK's defaults, no redirect elsewhere
+                        hooks = redirect_hooks(self._key(), is_async=True)
+                        sdk = self._anthropic
+                        options = {**options, "http_client": (
+                            sdk.DefaultAioHttpClient(event_hooks=hooks) if self._aiohttp
+                            else sdk.DefaultAsyncHttpxClient(event_hooks=hooks))}
+                    self._async = self._anthropic.AsyncAnthropic(**options)
+                    self._async_loop = asyncio._get_running_loop()  # None outside a loop
+        return self._async
+
+    def _endpoint_url(self) -> str:
+        """The base URL the SDK client sends to (configured, ``ANTHROPIC_BASE_URL``, or the
+        SDK's default)."""
+        client = self._sync or self._async or self._sync_client()
+        return str(client.base_url)
+
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        return build_request(request, sdk_params=_sdk_params(),
+                             default_max_tokens=self._default_max_tokens, provider=self._key())
+
+    def _key(self) -> str:
+        return self.key or PROVIDER
+
+    # -- errors ----------------------------------------------------------------------------
+
+    def _error(self, exc: BaseException) -> AisuiteLikeError:
+        """An SDK / transport / argument exception -> our typed error (raise it ``from exc``).
+        ``exc`` becomes its ``__cause__``, so it is scrubbed of the key too (tracebacks print
+        it)."""
+        inner = raised_inside(exc)
+        if inner is not None:
+            return inner
+        _scrub_exception(exc, self._secrets)
+        return own_error_inside(exc) or map_sdk_error(exc, self._key(), self._secrets)
+
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return _retry.call(self._calls, self._complete_once, self._kwargs(request),
+                           self._calls.bounds(request.timeout))
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request),
+                                  self._calls.bounds(request.timeout))
+
+    def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
+        try:
+            raw = self._sync_client().messages.with_raw_response.create(**kwargs)
+            body = raw.http_response.read()
+        except self._send_errors as exc:
+            raise self._error(exc) from exc
+        return self._parse(raw, body)
+
+    async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
+        try:
+            raw = await self._async_client().messages.with_raw_response.create(**kwargs)
+            body = await raw.http_response.aread()
+        except self._send_errors as exc:
+            raise self._error(exc) from exc
+        return self._parse(raw, body)
+
+    def _parse(self, raw: Any, body: bytes) -> ChatCompletionResponse:
+        provider, status, request_id = self._key(), raw.http_response.status_code, raw.request_id
+        data = decode_json(body, provider, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_response(data, provider=provider), provider, status,
+                          request_id)
+
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        """Translate now (bad arguments raise at ``create``), send on first iteration."""
+        request = request if request.stream else request.replace(stream=True)
+        return _retry.stream(self._calls, self._stream, self._kwargs(request),
+                             self._calls.bounds(request.timeout))
+
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        """Async twin of ``stream``: returns the async generator (no await needed)."""
+        request = request if request.stream else request.replace(stream=True)
+        return _retry.astream(self._calls, self._astream, self._kwargs(request),
+                              self._calls.bounds(request.timeout))
+
+    def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
+        try:  # the request is sent here, on first iteration; status errors surface now
+            resp = self._sync_client().messages.with_streaming_response.create(
+                **kwargs).__enter__()
+        except self._send_errors as exc:
+            raise self._error(exc) from exc
+        body = StreamBody(self._key(), resp.request_id, self._secrets)
+        try:
+            for data in resp.iter_bytes():
+                yield from body.feed(data)
+            yield from body.end()
+            body.finish()
+        except self._sdk_errors as exc:  # the connection broke while reading the body
+            raise self._error(exc) from exc
+        finally:  # also on an early break (GeneratorExit): release the connection
+            resp.close()
+
+    async def _astream(self, kwargs: dict[str, Any]) -> AsyncIterator[ChatCompletionChunk]:
+        try:
+            resp = await self._async_client().messages.with_streaming_response.create(
+                **kwargs).__aenter__()
+        except self._send_errors as exc:
+            raise self._error(exc) from exc
+        body = StreamBody(self._key(), resp.request_id, self._secrets)
+        try:
+            async for data in resp.iter_bytes():
+                for chunk in body.feed(data):
+                    yield chunk
+            for chunk in body.end():
+                yield chunk
+            body.finish()
+        except self._sdk_errors as exc:
+            raise self._error(exc) from exc
+        finally:
+            await resp.close()
+
+    def close(self) -> None:
+        if self._sync is not None:
+            self._sync.close()
+            self._sync = None
+
+    async def aclose(self) -> None:
+        if self._async is not None:
+            await self._async.close()
+            self._async = None
+

@@ -1,0 +1,487 @@
+"""``GoogleProvider``: Gemini API and Vertex AI through google-genai, a thin transport.
+
+It sends the translated body (translate.py) through the SDK's own API client (base URL, auth
+incl. Vertex credentials, headers, error raising; reached through _sdk_seam.py) and hands
+the raw JSON to the translator, so the SDK builds no pydantic models; streams go through
+stream.py, errors through errors.py, retries through the shared retry layer
+(providers/retry.py). See docs/providers/google.md.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any, Optional
+
+from ...core.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    InvalidModelError,
+    UnsupportedParameterError,
+    _redact,
+    _scrub_exception,
+)
+from ...core.secrets import clean_api_key
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from .. import retry as _retry
+from .._common import (
+    bad_shape,
+    bound_sync_io,
+    decode_json,
+    host_of_url,
+    read_reply,
+    redirect_hooks,
+    redirect_middleware,
+)
+from ..base import ChatRequest, Provider, _mapped_errors
+from . import _sdk_seam as seam
+from .errors import _NAME, _request_id, map_sdk_error
+from .stream import StreamTranslator, _BodyEvents
+from .translate import (
+    GeminiCall,
+    build_request,
+    continuation_token,
+    merge_continued,
+    parse_response,
+)
+
+__all__ = ["GoogleProvider"]
+
+_CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "default_headers", "http_client",
+                          "vertexai", "project", "location", "credentials", "api_version",
+                          "async_transport"}) | _retry.CONFIG_KEYS
+# Each attempt's bound when none is configured: 600 s as the OpenAI and Anthropic SDKs
+# (google-genai has none), with their 5 s to connect. Sent as no header.
+_DEFAULT_TIMEOUT = 600.0
+_DEFAULT_CONNECT_TIMEOUT = 5.0
+_DEFAULT_HTTPX_TIMEOUT: Any = None
+
+
+class _Prepared:
+    """One translated call: the SDK client (kept alive by whoever holds this), the path, the
+    call, the SDK-native per-request ``http_options``, the model and the attempt timeout."""
+
+    __slots__ = ("client", "path", "call", "http_options", "model", "timeout")
+
+    def __init__(self, client: seam.ApiClient, path: str, call: GeminiCall, http_options: Any,
+                 model: str, timeout: Any) -> None:
+        self.client = client
+        self.path = path
+        self.call = call
+        self.http_options = http_options
+        self.model = model
+        self.timeout = timeout
+
+
+def _valid_timeout(timeout: Any) -> bool:
+    """Seconds > 0, or an ``httpx2.Timeout``."""
+    if isinstance(timeout, bool):
+        return False
+    if isinstance(timeout, (int, float)):
+        return timeout > 0
+    import httpx2
+
+    return isinstance(timeout, httpx2.Timeout)
+
+
+def _attempt_timeout(timeout: Any, aiohttp: bool) -> Any:
+    """The configured timeout (seconds or an ``httpx2.Timeout``; None: the default) in the
+    form the transport takes: aiohttp wants one number of seconds."""
+    global _DEFAULT_HTTPX_TIMEOUT
+    if timeout is None:
+        if aiohttp:
+            return _DEFAULT_TIMEOUT
+        if _DEFAULT_HTTPX_TIMEOUT is None:  # built once: this runs on every call
+            import httpx2
+
+            _DEFAULT_HTTPX_TIMEOUT = httpx2.Timeout(_DEFAULT_TIMEOUT,
+                                                    connect=_DEFAULT_CONNECT_TIMEOUT)
+        return _DEFAULT_HTTPX_TIMEOUT
+    if aiohttp and not isinstance(timeout, (int, float)):
+        values = [v for v in (getattr(timeout, name, None) for name in
+                              ("read", "connect", "write", "pool")) if v is not None]
+        return max(values) if values else None
+    return timeout
+
+
+def _vertex_mtls() -> bool:
+    """Whether google-genai sends Vertex AI requests through google-auth's mTLS session (a
+    client certificate is configured), which an httpx2 ``client_args`` would turn off."""
+    try:
+        from google.auth.transport import mtls
+
+        return bool(mtls.should_use_client_cert()  # type: ignore[no-untyped-call]
+                    and mtls.has_default_client_cert_source())  # type: ignore[no-untyped-call]
+    except Exception:  # an older google-auth: google-genai does not use it either
+        return False
+
+
+class GoogleProvider(Provider):
+    """Gemini API (an API key) or Vertex AI (``vertexai=True`` with ``project`` and
+    ``location``, credentials as google-genai takes them) through google-genai.
+
+    Config: ``api_key`` (else GEMINI_API_KEY, then GOOGLE_API_KEY; on Vertex AI only when
+    given: express mode), ``base_url``, ``timeout`` (seconds, default 600), ``max_retries``
+    (default 2 -> google-genai ``HttpRetryOptions(attempts=max_retries + 1)``),
+    ``default_headers``, ``http_client`` (an ``httpx2.Client`` and/or ``httpx2.AsyncClient``, or
+    a tuple of both), ``vertexai``, ``project``, ``location``, ``credentials``,
+    ``api_version``, ``retry_options`` (other ``HttpRetryOptions`` fields, e.g.
+    ``initial_delay``).
+    """
+
+    def __init__(self, **config: Any) -> None:
+        if "retry_options" in config:
+            raise ConfigurationError(
+                "retry_options is not used: retries follow one policy on every provider; set "
+                "max_retries (default 2) and max_retry_wait (default 60 s) instead")
+        unknown = sorted(set(config) - _CONFIG_KEYS)
+        if unknown:
+            from ...core.checks import unknown_config_keys_message
+
+            raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
+        config = dict(config)
+        self._calls = _retry.CallPolicy.from_config(
+            config, _NAME, default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(config.get("base_url") or (
+                "https://generativelanguage.googleapis.com" if not config.get("vertexai")
+                else f"https://{config.get('location') or 'aiplatform'}.googleapis.com")))
+        transport = config.pop("async_transport", None)
+        if transport not in (None, "httpx", "aiohttp"):
+            raise ConfigurationError(
+                f"async_transport must be 'httpx' or 'aiohttp', got {transport!r}")
+        if transport == "aiohttp":
+            if self._http_clients_given(config)[1] is not None:
+                raise ConfigurationError("pass either async_transport='aiohttp' or an async "
+                                         "http_client, not both")
+            import importlib.util
+
+            if importlib.util.find_spec("aiohttp") is None:
+                from ...core.errors import MissingDependencyError
+
+                raise MissingDependencyError("async_transport='aiohttp' needs aiohttp: "
+                                             'pip install "aisuite-like[aiohttp]"')
+        self._aiohttp = transport == "aiohttp"
+        if config.get("timeout") is not None and not _valid_timeout(config["timeout"]):
+            raise ConfigurationError(
+                "timeout must be a number of seconds > 0 (or an httpx2.Timeout) for provider "
+                f"'google', got {config['timeout']!r}")
+        self.key = _NAME
+        self._vertex = bool(config.get("vertexai"))
+        api_key = config.get("api_key")
+        if api_key is None and not self._vertex:
+            api_key = os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
+            if api_key is None:
+                raise AuthenticationError(
+                    "no API key for provider 'google': set GEMINI_API_KEY (or GOOGLE_API_KEY) or "
+                    "pass provider_configs={'google': {'api_key': ...}}; for Vertex AI pass "
+                    "vertexai=True, project=... and location=...", provider=_NAME)
+        if not self._vertex and (config.get("project") or config.get("location")):
+            raise ConfigurationError("project/location are Vertex AI settings: add vertexai=True")
+        self._api_key: Optional[str] = clean_api_key(api_key, _NAME)
+        self._config = config
+        self._client: Optional[seam.ApiClient] = None
+        self._own_async_http: Any = None
+        self._paths: dict[tuple[str, bool], str] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"GoogleProvider(vertexai={self._vertex})"
+
+    # -- the SDK client: created on first use, shared by sync and async calls --
+
+    def _http_clients(self) -> tuple[Any, Any]:
+        return self._http_clients_given(self._config)
+
+    @staticmethod
+    def _http_clients_given(config: Mapping[str, Any]) -> tuple[Any, Any]:
+        """``http_client`` config (one client, or a tuple of a sync and an async one) ->
+        (sync, async)."""
+        import httpx2
+
+        given = config.get("http_client")
+        sync_client = async_client = None
+        for item in given if isinstance(given, (tuple, list)) else (given,):
+            if item is None:
+                continue
+            if isinstance(item, httpx2.AsyncClient):
+                async_client = item
+            elif isinstance(item, httpx2.Client):
+                sync_client = item
+            else:
+                raise ConfigurationError(
+                    "http_client must be an httpx2.Client or httpx2.AsyncClient (or a tuple of "
+                    f"both), got {type(item).__name__}")
+        return sync_client, async_client
+
+    def _sdk(self) -> seam.ApiClient:
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._build_client()
+                client = self._client
+        return client
+
+    def _build_client(self) -> seam.ApiClient:
+        from google import genai
+        from google.genai import types as gtypes
+
+        config = self._config
+        sync_http, async_http = self._http_clients()
+        if async_http is None and not self._aiohttp:
+            # google-genai sends async requests through aiohttp whenever aiohttp is installed;
+            # its own per-event-loop httpx2 client keeps every call on the httpx2 stack.
+            async_http = self._own_async_http = seam.async_http_client(
+                follow_redirects=True, event_hooks=redirect_hooks(self.key, is_async=True))
+        # Retries are ours (aisuite_like._retry), the same on every family: one SDK attempt
+        # (its retry_options also stop the aiohttp path's own implicit retry). The timeout is
+        # set on each request by _send, so no X-Server-Timeout header goes out unless the
+        # user configured a timeout.
+        options: dict[str, Any] = {"retry_options": gtypes.HttpRetryOptions(attempts=1)}
+        if async_http is not None:  # else google-genai's aiohttp transport
+            options["httpx_async_client"] = async_http
+        if sync_http is not None:
+            options["httpx_client"] = sync_http
+        elif not (self._vertex and _vertex_mtls()):  # (google-auth's own session then)
+            options["client_args"] = {"event_hooks": redirect_hooks(self.key, is_async=False)}
+        if config.get("base_url"):
+            options["base_url"] = config["base_url"]
+        if config.get("default_headers"):
+            options["headers"] = dict(config["default_headers"])
+        if config.get("api_version"):
+            options["api_version"] = config["api_version"]
+        elif not self._vertex:
+            # google-genai 3 defaults the Gemini API to v1, which lacks features this
+            # translator uses (responseJsonSchema, thinking, function-call ids); the recorded
+            # exchanges and Google's docs use v1beta. Vertex AI keeps the SDK's v1beta1.
+            options["api_version"] = "v1beta"
+        kwargs: dict[str, Any] = {"http_options": gtypes.HttpOptions(**options)}
+        if self._vertex:
+            kwargs["vertexai"] = True
+            for name in ("project", "location", "credentials"):
+                if config.get(name) is not None:
+                    kwargs[name] = config[name]
+        if self._api_key is not None:
+            kwargs["api_key"] = self._api_key
+        try:
+            api = seam.ApiClient(genai.Client(**kwargs))
+        except ValueError as exc:
+            raise ConfigurationError(_redact(f"google-genai rejected the configuration: {exc}",
+                                             (self._api_key,))) from exc
+        if self._aiohttp:
+            # the redirect check on every aiohttp request (docs/status.md)
+            seam.set_aiohttp_middlewares(api, (redirect_middleware(self.key),))
+        # timeout bounds the whole attempt (a sync client the user gave included)
+        bound_sync_io(seam.sync_http_client(api))
+        return api
+
+    def _path(self, client: seam.ApiClient, model: str, stream: bool) -> str:
+        path = self._paths.get((model, stream))
+        if path is None:
+            try:
+                resource = seam.model_resource(client, model)
+            except ValueError as exc:
+                raise InvalidModelError(f"invalid Gemini model name {model!r}: {exc}") from exc
+            path = resource + (":streamGenerateContent?alt=sse" if stream else ":generateContent")
+            self._paths[(model, stream)] = path
+        return path
+
+    def _http_options(self, request: ChatRequest, call: GeminiCall) -> Any:
+        """A native ``http_options`` argument (a dict or an ``HttpOptions``) as the SDK's
+        ``HttpOptions``, or None. The attempt timeout is applied by ``_build``."""
+        native = call.http_options
+        timeout = request.timeout
+        if timeout is not None and not _valid_timeout(timeout):
+            raise UnsupportedParameterError(
+                f"timeout must be a number of seconds > 0 (or an httpx2.Timeout) on "
+                f"{self.key}, got {timeout!r}", parameter="timeout", provider=self.key)
+        if not native:
+            return None
+        from google.genai import types as gtypes
+
+        if isinstance(native, gtypes.HttpOptions):
+            return native
+        try:
+            return gtypes.HttpOptions(**native)
+        except Exception as exc:  # pydantic ValidationError: a wrong native http_options key
+            raise UnsupportedParameterError(
+                f"google-genai rejected http_options: {exc}", parameter="http_options",
+                provider=self.key) from exc
+
+    def _error(self, exc: BaseException) -> BaseException:
+        if isinstance(exc, TypeError):
+            # The SDK could not send a value (e.g. a provider-native argument that is not
+            # JSON): the caller's argument, not a bare TypeError (docs/client.md).
+            return UnsupportedParameterError(
+                _redact(f"{self.key} rejected an argument: {exc}. Check the provider-native "
+                        "keyword arguments you passed.", (self._api_key,)), provider=self.key)
+        mapped = map_sdk_error(exc, self.key, (self._api_key,))
+        if mapped is not exc:
+            _scrub_exception(exc, (self._api_key,))  # it becomes __cause__: tracebacks print it
+        return mapped
+
+    def _prepare(self, request: ChatRequest, stream: bool) -> "_Prepared":
+        call = build_request(request, self.key)
+        client = self._sdk()
+        timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
+        return _Prepared(client, self._path(client, request.model, stream), call,
+                         self._http_options(request, call), request.model, timeout)
+
+    def _build(self, p: "_Prepared", body: dict[str, Any], aiohttp: bool,
+               stream: bool = False) -> Any:
+        """The SDK's HTTP request for ``body``, bounded by this attempt's timeout. aiohttp
+        takes one total timeout, which would cut a stream however steadily its chunks come:
+        a stream over aiohttp gets none (the retry layer bounds its first chunk and gaps)."""
+        http_request = p.client.build_request("post", p.path, body, p.http_options)
+        if http_request.timeout is None:  # no native http_options timeout: ours
+            if not (aiohttp and stream):
+                http_request.timeout = _attempt_timeout(p.timeout, aiohttp)
+            if isinstance(p.timeout, (int, float)):  # what google-genai sends for a timeout
+                http_request.headers["X-Server-Timeout"] = str(math.ceil(p.timeout))
+        return http_request
+
+    def _body(self, response: Any) -> dict[str, Any]:
+        """The JSON object of a 2xx reply (errors were raised by the SDK); a body that is not
+        one is an ``APIResponseValidationError``."""
+        text = response.response_stream[0] if response.response_stream else ""
+        request_id = _request_id(getattr(response, "headers", None))
+        data = decode_json(text, self.key, status_code=200, request_id=request_id)
+        if not isinstance(data, dict):
+            error = bad_shape(self.key, "the reply", "an object", data)
+            error._add_context(200, request_id)
+            raise error
+        return data
+
+    def _parse(self, data: dict[str, Any], model: str, response: Any) -> ChatCompletionResponse:
+        request_id = _request_id(getattr(response, "headers", None))
+        return read_reply(lambda: parse_response(data, self.key, model), self.key, 200,
+                          request_id)
+
+    # -- calls --
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return _retry.call(self._calls, self._complete_once, self._prepare(request, False),
+                           self._calls.bounds(request.timeout))
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return await _retry.acall(self._calls, self._acomplete_once,
+                                  self._prepare(request, False),
+                                  self._calls.bounds(request.timeout))
+
+    # A reply that stops with finish reason CONTINUATION and a continuationToken goes on in a
+    # new request carrying the token, as google-genai's generate_content does; the parts are
+    # joined and the usage summed.
+
+    def _complete_once(self, p: "_Prepared") -> ChatCompletionResponse:
+        send = p.client.send
+        with _mapped_errors(self._error):
+            body = p.call.body
+            response = send(self._build(p, body, False), p.http_options)
+            data = self._body(response)
+            while (token := continuation_token(data)) is not None:
+                more = {**body, "continuationToken": token}
+                response = send(self._build(p, more, False), p.http_options)
+                data = merge_continued(data, self._body(response))
+        return self._parse(data, p.model, response)
+
+    async def _acomplete_once(self, p: "_Prepared") -> ChatCompletionResponse:
+        asend = p.client.asend
+        with _mapped_errors(self._error):
+            body = p.call.body
+            response = await asend(self._build(p, body, self._aiohttp), p.http_options)
+            data = self._body(response)
+            while (token := continuation_token(data)) is not None:
+                more = {**body, "continuationToken": token}
+                response = await asend(self._build(p, more, self._aiohttp), p.http_options)
+                data = merge_continued(data, self._body(response))
+        return self._parse(data, p.model, response)
+
+    # Streams use the API client's request/segments layer directly: its public
+    # request_streamed() re-serialises every event and never closes the sync response on an
+    # early exit. ``p.client`` stays referenced by the generator frame: a google-genai Client
+    # closes its HTTP client when garbage-collected.
+
+    # stream / astream translate at once, so a bad argument raises at create(stream=True) as
+    # it does without stream; the request is sent on the first iteration.
+
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        return _retry.stream(self._calls, self._stream, self._prepare(request, True),
+                             self._calls.bounds(request.timeout))
+
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        return _retry.astream(self._calls, self._astream, self._prepare(request, True),
+                              self._calls.bounds(request.timeout))
+
+    def _stream(self, p: "_Prepared") -> Iterator[ChatCompletionChunk]:
+        translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))
+        send = p.client.send
+        body = p.call.body
+        while True:
+            raw = None
+            try:
+                with _mapped_errors(self._error):
+                    response = send(self._build(p, body, False), p.http_options, stream=True)
+                    raw = response.response_stream
+                    body_events = _BodyEvents(translator)
+                    for data in raw.iter_bytes():
+                        yield from body_events.feed(data)
+                    yield from body_events.end()
+            finally:
+                if raw is not None:
+                    raw.close()  # releases the connection, also on early exit
+            token = translator.continuation
+            if token is None:
+                break
+            translator.next_request()
+            body = {**p.call.body, "continuationToken": token}
+        yield translator.finish()
+
+    async def _astream(self, p: "_Prepared") -> AsyncIterator[ChatCompletionChunk]:
+        translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))
+        asend = p.client.asend
+        body = p.call.body
+        while True:
+            raw = None
+            try:
+                with _mapped_errors(self._error):
+                    response = await asend(
+                        http_request=self._build(p, body, self._aiohttp, stream=True),
+                        http_options=p.http_options, stream=True)
+                    raw = response.response_stream
+                    body_events = _BodyEvents(translator)
+                    reads = (raw.aiter_bytes() if hasattr(raw, "aiter_bytes")
+                             else raw.content.iter_any())  # httpx2, or an aiohttp response
+                    async for data in reads:
+                        for chunk in body_events.feed(data):
+                            yield chunk
+                    for chunk in body_events.end():
+                        yield chunk
+            finally:
+                if raw is not None:
+                    closing = getattr(raw, "aclose", None)
+                    if closing is not None:
+                        await closing()
+                    else:  # an aiohttp response
+                        raw.close()
+            token = translator.continuation
+            if token is None:
+                break
+            translator.next_request()
+            body = {**p.call.body, "continuationToken": token}
+        yield translator.finish()
+
+    def close(self) -> None:
+        api, self._client = self._client, None
+        if api is not None:
+            api.client.close()  # the SDK-owned sync HTTP client (a user's client stays open)
+
+    async def aclose(self) -> None:
+        api, self._client = self._client, None
+        own, self._own_async_http = self._own_async_http, None
+        if own is not None:
+            await own.aclose()
+        if api is not None:
+            await api.client.aio.aclose()
+            api.client.close()

@@ -1,0 +1,104 @@
+"""The OpenAI-compatible services: one row per service (docs/providers/openai.md).
+
+The services differ only by their row (base URL, key variable, which max-tokens field and
+which reasoning field their API accepts); adding a compatible service is adding a row here
+and its key to ``providers/registry.py``. Pure data: no I/O, no SDK import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """One OpenAI-compatible service.
+
+    ``base_url`` None means the SDK's own default (openai: ``https://api.openai.com/v1`` or
+    ``OPENAI_BASE_URL``; azure: built from the endpoint). ``key_env`` is read when no
+    ``api_key`` is configured; a service with ``key_required=False`` (local servers) sends
+    ``placeholder_key`` instead. ``max_tokens_field`` is the request field the portable
+    token limit becomes, as the service's API names it (None: the name the caller used,
+    ``max_tokens`` or ``max_completion_tokens``, for a service that takes both).
+    ``reasoning_field`` is the assistant-message field under which the
+    API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
+    ``provider_specific_fields`` keys sent back on assistant messages. ``openai_native``
+    says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
+    """
+
+    key: str
+    base_url: Optional[str]
+    key_env: Optional[str]
+    key_required: bool = True
+    placeholder_key: Optional[str] = None
+    max_tokens_field: Optional[str] = "max_tokens"
+    reasoning_field: Optional[str] = None
+    psf_fields: tuple[str, ...] = ()
+    openai_native: bool = False
+
+
+def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
+         ) -> tuple[str, ServiceSpec]:
+    return key, ServiceSpec(key, base_url, key_env, **kw)
+
+
+#: key -> service. ONE table: adding a compatible service is adding a row here and its key to
+#: ``providers/registry.py``. The token limit follows each service's API: OpenAI, Azure and
+#: Groq take ``max_completion_tokens``; OpenRouter takes either, as sent (its recorded
+#: exchanges: ``max_completion_tokens`` applied); Hugging Face's router and the rest take
+#: ``max_tokens`` (Hugging Face's recorded exchange).
+SERVICES: dict[str, ServiceSpec] = dict([
+    _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
+         openai_native=True),
+    _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
+         openai_native=True),
+    _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
+         max_tokens_field="max_completion_tokens"),
+    _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+    # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
+    _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
+         reasoning_field="reasoning_content"),
+    _row("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
+    _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+    _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
+    _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
+         max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",)),
+    _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
+         reasoning_field="reasoning"),
+    _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
+    _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN"),
+    _row("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", key_required=False,
+         placeholder_key="ollama", reasoning_field="reasoning"),
+    _row("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", key_required=False,
+         placeholder_key="lm-studio"),
+    _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
+         placeholder_key="EMPTY", reasoning_field="reasoning"),
+    _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY"),
+    _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY"),
+    _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY"),
+    # Cohere's OpenAI compatibility API (its native SDK reads CO_API_KEY, not used here).
+    _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY"),
+])
+
+
+def _netloc(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).netloc.lower()
+
+
+def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
+    """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
+    registered with ``OpenAIProvider``) sends the limit as the service of the table at that
+    host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
+    ``max_tokens``, the one name every compatible server knows, on any other host."""
+    if spec.key != "openai" or not base_url:
+        return spec
+    netloc = _netloc(str(base_url))
+    host = netloc.rsplit("@", 1)[-1].split(":", 1)[0]
+    if host == "openai.com" or host.endswith(".openai.com"):
+        return spec
+    known = next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
+                  and not s.openai_native), None)
+    return replace(spec, max_tokens_field=known.max_tokens_field if known else "max_tokens")

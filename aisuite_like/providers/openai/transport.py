@@ -1,0 +1,374 @@
+"""``OpenAIProvider``: OpenAI, Azure OpenAI and every OpenAI-compatible service through the
+``openai`` SDK (docs/providers/openai.md).
+
+The transport calls the SDK through its raw-response path (``with_raw_response``) so our
+translator (``translate.py`` / ``stream.py``) reads the JSON once and the SDK builds no models;
+errors are mapped by ``errors.py``; the SDK's private internals are reached only through
+``_sdk_seam.py``. The SDK is imported when a client is first built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Optional
+
+from ...core.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    UnsupportedParameterError,
+    _scrub_exception,
+)
+from ...core.secrets import clean_api_key
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from .. import retry as _retry
+from .._common import decode_json, host_of_url, read_reply, redirect_hooks
+from ..base import ChatRequest, Provider, _mapped_errors
+from ._sdk_seam import bound_sync_client
+from .errors import map_sdk_error
+from .services import SERVICES, ServiceSpec, _spec_for_endpoint
+from .stream import StreamBody
+from .translate import build_request, parse_response
+
+# Config keys every service understands, plus the family-specific ones.
+_COMMON_CONFIG = frozenset({
+    "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
+    "async_http_client", "async_transport", "reasoning_field", "organization", "project",
+}) | _retry.CONFIG_KEYS
+_AZURE_CONFIG = frozenset({
+    "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
+    "azure_ad_token_provider",
+})
+
+_SDK_PARAMS: Optional[frozenset[str]] = None
+#: Seconds that bound an attempt when no timeout is configured: the openai SDK's 600 s.
+_DEFAULT_TIMEOUT = 600.0
+
+
+def _sdk_params() -> frozenset[str]:
+    """Parameter names of ``chat.completions.create`` (read once from the installed SDK)."""
+    global _SDK_PARAMS
+    if _SDK_PARAMS is None:
+        import inspect
+
+        from openai.resources.chat.completions import Completions
+
+        _SDK_PARAMS = frozenset(inspect.signature(Completions.create).parameters) - {"self"}
+    return _SDK_PARAMS
+
+
+class OpenAIProvider(Provider):
+    """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
+
+    Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2), ``max_retry_wait``,
+    ``max_concurrency``, ``retry_clock`` (see ``aisuite_like.providers.retry``; the SDK's own
+    retries are off), ``default_headers``, ``http_client`` (an ``httpx2.Client`` or
+    ``httpx2.AsyncClient``; used for the matching client), ``async_http_client``,
+    ``async_transport`` (``"httpx"`` default, or ``"aiohttp"``: the SDK's
+    ``DefaultAioHttpClient``, needs ``openai[aiohttp]``), ``reasoning_field`` (override the
+    table), ``organization``/``project`` (openai, azure); azure also ``api_version``,
+    ``azure_endpoint``, ``azure_deployment``, ``azure_ad_token``, ``azure_ad_token_provider``.
+    """
+
+    def __init__(self, service: str = "openai", **config: Any) -> None:
+        spec = SERVICES.get(service)
+        if spec is None:
+            raise ConfigurationError(f"unknown OpenAI-compatible service {service!r}; known: "
+                                     f"{', '.join(sorted(SERVICES))}")
+        allowed = _COMMON_CONFIG | (_AZURE_CONFIG if service == "azure" else frozenset())
+        unknown = sorted(set(config) - allowed)
+        if unknown:
+            from ...core.checks import unknown_config_keys_message
+
+            raise ConfigurationError(unknown_config_keys_message(service, unknown, allowed))
+        if service not in ("openai", "azure"):
+            for name in ("organization", "project"):
+                if name in config:
+                    raise ConfigurationError(
+                        f"{name!r} is an OpenAI/Azure setting; {service!r} does not use it")
+        transport = config.pop("async_transport", "httpx")
+        if transport not in ("httpx", "aiohttp"):
+            raise ConfigurationError(
+                f"async_transport must be 'httpx' or 'aiohttp', got {transport!r}")
+        if transport == "aiohttp" and config.get("async_http_client") is not None:
+            raise ConfigurationError("pass either async_transport='aiohttp' or "
+                                     "async_http_client, not both")
+        self.key = service
+        self.spec = _spec_for_endpoint(
+            spec, config.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
+        self._transport = transport
+        self._reasoning_field = config.pop("reasoning_field", None)
+        self._calls = _retry.CallPolicy.from_config(
+            config, service, default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(config.get("base_url") or config.get("azure_endpoint")
+                             or self.spec.base_url or os.environ.get("OPENAI_BASE_URL")
+                             or "https://api.openai.com/v1"))
+        self._api_key = self._resolve_key(spec, config)
+        self._azure = self._resolve_azure(config) if service == "azure" else None
+        self._config = config
+        self._client: Any = None
+        self._async_client: Any = None
+        self._async_loop: Any = None  # the event loop _async_client was made on
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAIProvider(service={self.key!r})"
+
+    # -- configuration (runs before any request) --
+
+    @staticmethod
+    def _resolve_key(spec: ServiceSpec, config: dict[str, Any]) -> Any:
+        key = config.pop("api_key", None)
+        if key is None and spec.key_env:
+            key = os.environ.get(spec.key_env) or None
+        if key is not None:
+            return clean_api_key(key, spec.key)
+        if spec.key == "azure" and (config.get("azure_ad_token")
+                                    or config.get("azure_ad_token_provider")
+                                    or os.environ.get("AZURE_OPENAI_AD_TOKEN")):
+            return None  # Entra ID auth instead of a key
+        if spec.key_required:
+            raise AuthenticationError(
+                f"no API key for provider {spec.key!r}: set the {spec.key_env} environment "
+                f"variable or pass provider_configs={{{spec.key!r}: {{'api_key': ...}}}}",
+                provider=spec.key)
+        return spec.placeholder_key
+
+    @staticmethod
+    def _resolve_azure(config: dict[str, Any]) -> dict[str, Any]:
+        base_url = config.pop("base_url", None)
+        endpoint = config.pop("azure_endpoint", None)
+        if base_url is None and endpoint is None:
+            endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT") or None
+        if base_url is not None and endpoint is not None:
+            raise ConfigurationError("azure: pass either base_url or azure_endpoint, not both")
+        if base_url is None and endpoint is None:
+            raise ConfigurationError(
+                "azure needs an endpoint: set AZURE_OPENAI_ENDPOINT or pass azure_endpoint "
+                "(e.g. 'https://my-resource.openai.azure.com') in provider_configs['azure']")
+        api_version = config.pop("api_version", None) or os.environ.get("OPENAI_API_VERSION")
+        if not api_version:
+            raise ConfigurationError(
+                "azure needs an API version: set OPENAI_API_VERSION or pass api_version "
+                "(e.g. '2024-10-21') in provider_configs['azure']")
+        out: dict[str, Any] = {"api_version": api_version}
+        if base_url is not None:
+            out["base_url"] = base_url
+        else:
+            out["azure_endpoint"] = endpoint
+            if config.get("azure_deployment") is not None:
+                out["azure_deployment"] = config.pop("azure_deployment")
+        for name in ("azure_ad_token", "azure_ad_token_provider"):
+            if config.get(name) is not None:
+                out[name] = config.pop(name)
+        return out
+
+    def _client_kwargs(self, http_client: Any) -> dict[str, Any]:
+        import openai
+
+        config = self._config
+        # Retries are ours (aisuite_like._retry), the same on every family: the SDK's are off.
+        kwargs: dict[str, Any] = {"max_retries": 0}
+        if self._api_key is not None:
+            kwargs["api_key"] = self._api_key
+        if config.get("timeout") is not None:
+            kwargs["timeout"] = config["timeout"]
+        headers = dict(config.get("default_headers") or {})
+        if self.spec.openai_native:
+            for name in ("organization", "project"):
+                if config.get(name) is not None:
+                    kwargs[name] = config[name]
+        else:
+            # The SDK would read OPENAI_BASE_URL / OPENAI_ORG_ID / OPENAI_PROJECT_ID from the
+            # environment; none of them belongs to another service.
+            kwargs["base_url"] = config.get("base_url") or self.spec.base_url
+            headers.setdefault("OpenAI-Organization", openai.Omit())
+            headers.setdefault("OpenAI-Project", openai.Omit())
+        if config.get("base_url") is not None:
+            # The configured endpoint, whatever key the provider was registered under: a key
+            # configured for one host is never sent to another.
+            kwargs["base_url"] = config["base_url"]
+        if headers:
+            kwargs["default_headers"] = headers
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        if self._azure is not None:
+            kwargs.update(self._azure)
+        return kwargs
+
+    def _user_http_client(self, want_async: bool) -> Any:
+        import httpx2
+
+        if want_async and self._config.get("async_http_client") is not None:
+            return self._config["async_http_client"]
+        client = self._config.get("http_client")
+        if client is None:
+            return None
+        return client if isinstance(client, httpx2.AsyncClient) == want_async else None
+
+    def _sync(self) -> Any:
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    import openai
+
+                    cls = openai.AzureOpenAI if self._azure is not None else openai.OpenAI
+                    http_client = self._user_http_client(False)
+                    if http_client is None:  # the SDK's defaults, and no redirect elsewhere
+                        http_client = openai.DefaultHttpxClient(
+                            event_hooks=redirect_hooks(self.key, is_async=False))
+                    client = cls(**self._client_kwargs(http_client))
+                    bound_sync_client(client)  # timeout bounds the whole attempt
+                    self._client = client
+                client = self._client
+        return client
+
+    def _async(self) -> Any:
+        client = self._async_client
+        if client is not None and self._async_loop is not None \
+                and self._async_loop.is_closed() and self._user_http_client(True) is None:
+            # A sync client's acreate called from a new event loop (asyncio.run again): the
+            # old client's connections died with their loop; start a new one.
+            client = self._async_client = None
+        if client is None:
+            with self._lock:
+                if self._async_client is None:
+                    import openai
+
+                    http_client = self._user_http_client(True)
+                    hooks = redirect_hooks(self.key, is_async=True)
+                    if http_client is None and self._transport == "aiohttp":
+                        try:
+                            http_client = openai.DefaultAioHttpClient(event_hooks=hooks)
+                        except RuntimeError as exc:
+                            from ...core.errors import MissingDependencyError
+
+                            raise MissingDependencyError(
+                                "async_transport='aiohttp' needs aiohttp: "
+                                'pip install "aisuite-like[aiohttp]"') from exc
+                    elif http_client is None:
+                        http_client = openai.DefaultAsyncHttpxClient(event_hooks=hooks)
+                    cls = (openai.AsyncAzureOpenAI if self._azure is not None
+                           else openai.AsyncOpenAI)
+                    self._async_client = cls(**self._client_kwargs(http_client))
+                    self._async_loop = asyncio._get_running_loop()  # None outside a loop
+                client = self._async_client
+        return client
+
+    # -- calls --
+
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        return build_request(request, self.spec, _sdk_params(), self._reasoning_field)
+
+    def _secrets(self) -> tuple[Optional[str]]:
+        key = self._api_key
+        if not isinstance(key, str) or key == self.spec.placeholder_key:
+            return (None,)  # a local server's placeholder ("ollama") is no secret
+        return (key,)
+
+    def _error(self, exc: BaseException) -> BaseException:
+        if isinstance(exc, TypeError):
+            return UnsupportedParameterError(
+                f"{self.key} rejected an argument: {exc}. Check the provider-native keyword "
+                "arguments you passed.", provider=self.key)
+        secrets = self._secrets()
+        mapped = map_sdk_error(exc, self.key, secrets)
+        if mapped is not exc:
+            _scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
+        return mapped
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        kwargs = self._kwargs(request)
+        kwargs.pop("stream", None)
+        return _retry.call(self._calls, self._complete_once, kwargs,
+                           self._calls.bounds(request.timeout))
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        kwargs = self._kwargs(request)
+        kwargs.pop("stream", None)
+        return await _retry.acall(self._calls, self._acomplete_once, kwargs,
+                                  self._calls.bounds(request.timeout))
+
+    def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
+        with _mapped_errors(self._error):
+            raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
+            body = raw.http_response.content
+        return self._parse(raw.http_response, body)
+
+    async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
+        with _mapped_errors(self._error):
+            raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
+            body = raw.http_response.content
+        return self._parse(raw.http_response, body)
+
+    def _parse(self, http_response: Any, body: bytes) -> ChatCompletionResponse:
+        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
+        data = decode_json(body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_response(data, self.key), self.key, status, request_id)
+
+    # stream / astream translate at once, so a bad argument raises at create(stream=True) as
+    # it does without stream; the request is sent on the first iteration.
+
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        kwargs = self._kwargs(request)
+        kwargs["stream"] = True
+        return _retry.stream(self._calls, self._stream, kwargs,
+                             self._calls.bounds(request.timeout))
+
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        kwargs = self._kwargs(request)
+        kwargs["stream"] = True
+        return _retry.astream(self._calls, self._astream, kwargs,
+                              self._calls.bounds(request.timeout))
+
+    # Streams read the raw HTTP body through our SSE decoder (``StreamBody``), not the SDK's
+    # Stream: an event carrying only ``retry:`` / ``id:`` is valid SSE (the SDK's parser fails
+    # on its empty data), and bytes that are not UTF-8 are a typed error.
+
+    def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
+        body = StreamBody(self.key, self._secrets())
+        response = None
+        try:
+            with _mapped_errors(self._error):
+                raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
+                response = raw.http_response
+                for data in response.iter_bytes():
+                    yield from body.feed(data)
+                    if body.done:
+                        break
+                yield from body.end()
+        finally:
+            if response is not None:
+                response.close()  # releases the connection, also on early exit
+
+    async def _astream(self, kwargs: dict[str, Any]) -> AsyncIterator[ChatCompletionChunk]:
+        body = StreamBody(self.key, self._secrets())
+        response = None
+        try:
+            with _mapped_errors(self._error):
+                raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
+                response = raw.http_response
+                async for data in response.aiter_bytes():
+                    for chunk in body.feed(data):
+                        yield chunk
+                    if body.done:
+                        break
+                for chunk in body.end():
+                    yield chunk
+        finally:
+            if response is not None:
+                await response.aclose()
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    async def aclose(self) -> None:
+        client, self._async_client = self._async_client, None
+        if client is not None:
+            await client.close()
+        self.close()
