@@ -17,16 +17,13 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional, Protocol
 
 from ..core.secrets import redact
 from ..core.streaming import ChunkAccumulator, response_chunks
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse, mark_cache_outcome
 from ..providers.base import ChatRequest, Provider
 from .keys import request_key
-
-if TYPE_CHECKING:
-    from .base import CacheBackend
 
 __all__ = ["CachedProvider"]
 
@@ -186,12 +183,27 @@ def _current_task() -> Any:
 # --- the provider -------------------------------------------------------------------------
 
 
+class Store(Protocol):
+    """What the provider uses of its backend (``CacheBackend`` in cache/base.py): lookups and
+    stores that never raise, and the calls in progress."""
+
+    def lookup(self, key: str) -> Optional[bytes]: ...
+
+    async def alookup(self, key: str) -> Optional[bytes]: ...
+
+    def store(self, key: str, value: bytes, ttl: Optional[float]) -> None: ...
+
+    async def astore(self, key: str, value: bytes, ttl: Optional[float]) -> None: ...
+
+    def flights(self) -> Flights: ...
+
+
 class CachedProvider(Provider):
     """``inner`` answering from ``backend`` when it can (``provider_key`` names the provider
     in the keys; entries expire after ``ttl`` seconds, None: never). Anything else is the
     wrapped provider's."""
 
-    def __init__(self, inner: Provider, backend: CacheBackend, provider_key: str,
+    def __init__(self, inner: Provider, backend: Store, provider_key: str,
                  ttl: Optional[float]) -> None:
         self._inner = inner
         self._backend = backend

@@ -26,7 +26,7 @@ from aisuite_like.cache import RedisCache, SQLiteCache
 KEY = "sk-store-secret-0123456789abcdefXYZ"
 OTHER_KEY = "sk-store-other-9876543210fedcbaQRS"
 USER = [{"role": "user", "content": "Hi"}]
-WORKER = str(pathlib.Path(__file__).with_name("_cache_worker.py"))
+WORKER = str(pathlib.Path(__file__).parents[1] / "_cache_worker.py")
 
 
 def config(url: str, key: str = KEY) -> dict[str, Any]:
