@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from .plugins import ResponseCache
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -74,6 +75,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Stream: ...
 
@@ -106,6 +108,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -138,6 +141,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[Stream, ChatCompletionResponse]: ...
 
@@ -189,6 +193,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -221,6 +226,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -253,6 +259,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -288,6 +295,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -319,6 +327,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -362,6 +371,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -393,6 +403,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -429,6 +440,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[_ParsedT]: ...
 
@@ -460,6 +472,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[None]: ...
 
@@ -566,12 +579,18 @@ class Client(ClientBase):
     ``provider_configs`` maps a provider key to its settings (``api_key``, ``base_url``,
     ``timeout``, ``max_retries``, ``default_headers``, ``http_client``, ...); keys not given
     come from the provider's usual environment variable. ``providers`` installs provider
-    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``).
+    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
+    cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
+    that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
+    (None: never; docs/cache.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None) -> None:
+        super().__init__(provider_configs, providers=providers, cache=cache,
+                         cache_ttl=cache_ttl)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -627,6 +646,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -659,6 +679,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -691,6 +712,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -726,6 +748,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -757,6 +780,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -793,6 +817,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[_ParsedT]: ...
 
@@ -824,6 +849,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[None]: ...
 
@@ -837,11 +863,15 @@ class _AsyncCompletions:
 
 
 class AsyncClient(ClientBase):
-    """The async client: ``await aclient.chat.completions.create(...)``."""
+    """The async client: ``await aclient.chat.completions.create(...)``. Its arguments are
+    ``Client``'s."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None) -> None:
+        super().__init__(provider_configs, providers=providers, cache=cache,
+                         cache_ttl=cache_ttl)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
