@@ -9,7 +9,19 @@ from typing import Any, Optional, Protocol, runtime_checkable
 
 from ..providers.base import Provider
 
-__all__ = ["ModelRouter", "DeploymentResolver"]
+__all__ = ["ResponseCache", "ModelRouter", "DeploymentResolver"]
+
+
+@runtime_checkable
+class ResponseCache(Protocol):
+    """A response cache (``ai.Client(cache=...)``; ``aisuite_like.cache`` has the backends,
+    docs/cache.md). The preparation of each call that uses it asks for the call's provider
+    wrapped in the cache: a provider that answers from the cache when it can and stores what
+    the wrapped one answers, each entry expiring after ``ttl`` seconds (None: never)."""
+
+    def wrap(self, provider: Provider, *, provider_key: str, ttl: Optional[float]
+             ) -> Provider: ...
+
 
 #: What a client hands a router to make a deployment's provider: ``(model, settings, label)``
 #: -> the provider for ``model`` (``"provider:model"``) with the client's configuration of that

@@ -7,7 +7,8 @@ use: ``import aisuite_like`` imports no redis)."""
 
 from __future__ import annotations
 
-from .api import Deployment, Router
+from .api import Router
+from .deployments import Deployment
 from .redis_state import RedisState
 from .state import MemoryState, RouterState
 

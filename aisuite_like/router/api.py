@@ -4,43 +4,19 @@
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..client.base import parse_model
-from ..core import secrets as _secrets
 from ..core.checks import did_you_mean
-from ..core.errors import ConfigurationError, InvalidModelError
+from ..core.errors import ConfigurationError
 from ..providers.base import Provider
-from .limits import STRATEGIES, Caps
+from .deployments import Deployment, is_number, parse_deployment
+from .limits import STRATEGIES
 from .routing import Resolve, Route, RoutingProvider
 from .state import MemoryState, RouterState
 
 __all__ = ["Router", "Deployment"]
-
-# Keys of a deployment that are the router's; every other key is a provider setting.
-_ROUTER_KEYS = frozenset({"model", "weight", "rpm", "tpm", "name"})
-_SECRET_WORDS = ("secret", "token", "password", "api_key", "credential")
-
-
-@dataclass(frozen=True)
-class Deployment:
-    """One deployment of an alias: ``model`` (``"provider:model"``), ``name`` (unique in its
-    alias; the model unless given, ``#2``, ``#3`` ... added to a repeated one), its ``caps``
-    (weight, rpm, tpm) and the provider ``settings`` it overrides (never shown: they may hold
-    keys)."""
-
-    alias: str
-    name: str
-    model: str
-    provider_key: str
-    model_name: str
-    caps: Caps
-    settings: Mapping[str, Any] = field(repr=False, default_factory=dict)
-
 
 class _WallClock:
     """The router's default clock: wall time (shared by processes and machines through
@@ -57,52 +33,8 @@ class _WallClock:
         await asyncio.sleep(seconds)
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        math.isfinite(value)
-
-
-def _deployment(alias: str, index: int, spec: Any, names: dict[str, int]) -> Deployment:
-    where = f"router alias {alias!r}, deployment #{index + 1}"
-    if not isinstance(spec, Mapping):
-        raise ConfigurationError(f"{where} must be a dict such as {{'model': 'openai:gpt-4o', "
-                                 f"'weight': 1}}, got {type(spec).__name__}")
-    model = spec.get("model")
-    try:
-        provider_key, model_name = parse_model(model)
-    except InvalidModelError as exc:
-        raise ConfigurationError(f"{where}: {exc}") from None
-    assert isinstance(model, str)  # parse_model took it
-    weight = spec.get("weight", 1)
-    if not _number(weight) or not weight > 0:
-        raise ConfigurationError(f"{where}: weight must be a number > 0, got {weight!r}")
-    limits: dict[str, Optional[float]] = {}
-    for limit in ("rpm", "tpm"):
-        value = spec.get(limit)
-        if value is not None and (not _number(value) or not value > 0):
-            raise ConfigurationError(f"{where}: {limit} must be a number > 0 (or None: no "
-                                     f"limit of ours), got {value!r}")
-        limits[limit] = None if value is None else float(value)
-    name = spec.get("name")
-    if name is None:
-        seen = names.get(model, 0) + 1
-        names[model] = seen
-        name = model if seen == 1 else f"{model}#{seen}"
-    elif not isinstance(name, str) or not name.strip() or "/" in name:
-        raise ConfigurationError(f"{where}: name must be non-empty text without '/', "
-                                 f"got {name!r}")
-    settings = {k: v for k, v in spec.items() if k not in _ROUTER_KEYS}
-    if "api_key" in settings:
-        settings["api_key"] = _secrets.clean_api_key(settings["api_key"], provider_key)
-    for key, value in settings.items():  # redacted everywhere, as provider_configs' are
-        if isinstance(value, str) and any(word in key.lower() for word in _SECRET_WORDS):
-            _secrets.remember(value)
-    return Deployment(alias, name, model, provider_key, model_name,
-                      Caps(float(weight), limits["rpm"], limits["tpm"]), settings)
-
-
 def _check_seconds(name: str, value: Any, minimum_exclusive: bool) -> float:
-    ok = _number(value) and (value > 0 if minimum_exclusive else value >= 0)
+    ok = is_number(value) and (value > 0 if minimum_exclusive else value >= 0)
     if not ok:
         raise ConfigurationError(f"Router {name} must be a number of seconds "
                                  f"{'> 0' if minimum_exclusive else '>= 0'}, got {value!r}")
@@ -160,7 +92,7 @@ class Router:
             if not callable(getattr(clock, name, None)):
                 raise TypeError(f"clock must have now, sleep() and async asleep(); it has no "
                                 f"{name}()")
-        if not _number(getattr(clock, "now", None)):
+        if not is_number(getattr(clock, "now", None)):
             raise TypeError("clock.now must be a number of seconds (e.g. testing.FakeClock())")
         self.clock = clock
         self._routes: dict[str, Route] = {}
@@ -176,7 +108,7 @@ class Router:
                     f"router alias {alias!r} needs a non-empty list of deployments, e.g. "
                     f"[{{'model': 'openai:gpt-4o', 'weight': 1}}]")
             names: dict[str, int] = {}
-            made = [_deployment(alias, i, spec, names) for i, spec in enumerate(specs)]
+            made = [parse_deployment(alias, i, spec, names) for i, spec in enumerate(specs)]
             labels = [d.name for d in made]
             if len(set(labels)) != len(labels):
                 raise ConfigurationError(f"router alias {alias!r}: deployment names must be "

@@ -27,7 +27,7 @@ import random
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Optional, Protocol, Union, cast
 
 from ..core import hooks as _instrumentation
 from ..core.cost import attach_price_ref
@@ -39,14 +39,28 @@ from .limits import Limits, Pick, Record, describe, pick, read_limits, settle
 
 if TYPE_CHECKING:
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse, SkippedModel
-    from .api import Deployment, Router
+    from .deployments import Deployment
+    from .state import RouterState
 
-__all__ = ["RoutingProvider", "Route"]
+__all__ = ["RoutingProvider", "Route", "RouterSettings"]
 
 #: Made by the client: a deployment's provider from its model, settings and label.
 Resolve = Callable[[str, Mapping[str, Any], str], Provider]
 _RATE_LIMITS: tuple[type[BaseException], ...] = (RateLimitError,)
 _EPSILON = 1e-6  # added to waits: a bucket is full again *at* that time, not a hair before
+
+
+class RouterSettings(Protocol):
+    """What a routing provider reads of its router (``api.Router``)."""
+
+    strategy: str
+    cooldown: float
+    max_retry_wait: float
+    measures_latency: bool
+    state: RouterState
+    clock: Any
+
+    def now(self) -> float: ...
 
 
 class Route:
@@ -276,7 +290,7 @@ class RoutingProvider(Provider):
     with that client's configuration). Routes ``complete``, ``stream`` and their async
     twins."""
 
-    def __init__(self, router: Router, route: Route, resolve: Resolve) -> None:
+    def __init__(self, router: RouterSettings, route: Route, resolve: Resolve) -> None:
         self.router = router
         self.route = route
         self.resolve = resolve

@@ -560,3 +560,19 @@ def test_import_aisuite_like_loads_no_redis() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_response_cache_answers_an_alias_before_it_is_routed(
+        servers: list[Deployment]) -> None:
+    """A hit sends nothing and takes nothing from the deployments' limits."""
+    a = servers[0]
+    spec = deployment("openai", a, "m-0", rpm=1)
+    r = ai.Router({"smart": [spec]}, clock=FakeClock(), max_retry_wait=0)
+    with ai.Client(cache=ai.cache.MemoryCache(), router=r) as client:
+        first = client.chat.completions.create(model="smart", messages=USER)
+        again = client.chat.completions.create(model="router:smart", messages=USER)
+        assert (first.cache_hit, again.cache_hit) == (False, True)
+        assert again.model == "m-0" and a.attempts == 1
+        with pytest.raises(ai.RateLimitError):  # not from the cache: routed, rpm used up
+            client.chat.completions.create(model="smart", messages=USER, cache=False)
+    assert a.attempts == 1
