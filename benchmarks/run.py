@@ -492,6 +492,9 @@ def plan_cache(base: str, families: list[str],
                           entries=m["entries"]),
                     [Target(memory, "ours", scale=1 / 2**20),
                      Target(memory, "raw", "payload", scale=1 / 2**20)]))
+    return rows, jobs
+
+
 def plan_router(base: str, families: list[str],
                 sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
     """The router (docs/router.md): (1) a call to an alias over one deployment against the

@@ -31,7 +31,7 @@ PUBLIC = [
     "OutputGuardrail", "OutputGuardrailResult", "OutputGuardrailTripwireTriggered",
     "OutputValidationError", "PermissionDeniedError", "PromptTokensDetails", "Provider",
     "RateLimitError", "RawResponsesStreamEvent", "RedirectError", "RefusalDeltaEvent",
-    "RefusalDoneEvent", "RequireApproval", "RunCompleted", "RunContextWrapper", "RunHooks",
+    "RefusalDoneEvent", "RequireApproval", "Router", "RunCompleted", "RunContextWrapper", "RunHooks",
     "RunItem", "RunItemStreamEvent", "RunLimits", "RunResult", "RunResultStreaming", "RunStarted",
     "RunState", "RunUsage", "Runner", "Session", "SkippedModel", "Stream", "StreamEvent",
     "TextDelta", "Tool", "ToolApprovalItem", "ToolCall", "ToolCallExecutionEvent", "ToolCallItem",
@@ -40,7 +40,7 @@ PUBLIC = [
     "UnknownProviderError", "UnsupportedFeatureError", "UnsupportedParameterError", "Usage",
     "cache", "durable", "fit_tokens", "function_tool", "handoff", "handoff_filters",
     "input_guardrail", "instrument", "keep_last", "output_guardrail", "provider_keys", "register_provider",
-    "set_default_model", "testing", "tool", "uninstrument",
+    "router", "set_default_model", "testing", "tool", "uninstrument",
 ]
 
 # Type aliases (unions of classes) carry no docstring of their own at run time.
