@@ -292,6 +292,8 @@ class Pick:
     index: Optional[int]
     wait: Optional[float] = None
     others_ready: bool = False
+    #: whether the chosen deployment's record changed (a bucket was taken from)
+    changed: bool = False
 
 
 def wait_of(record: Record, caps: Caps, tokens: float, now: float) -> float:
@@ -352,11 +354,14 @@ def pick(strategy: str, caps: Sequence[Caps], records: Sequence[Record], busy: S
         return Pick(None, soonest)
     chosen = _choose(strategy, ready, caps, records, busy, rand)
     record, cap = records[chosen], caps[chosen]
+    changed = False
     if cap.rpm is not None or record.requests.hold:
         take(record.requests, cap.rpm, 1.0, now)
+        changed = True
     if cap.tpm is not None or record.tokens.hold:
         take(record.tokens, cap.tpm, max(tokens, 1.0), now)
-    return Pick(chosen, 0.0, len(ready) > 1)
+        changed = True
+    return Pick(chosen, 0.0, len(ready) > 1, changed)
 
 
 def settle(record: Record, caps: Caps, now: float, *, limits: Optional[Limits] = None,

@@ -137,7 +137,7 @@ class _Call:
             reasons = [describe(r, c, self.tokens, now)
                        for r, c in zip(records, route.caps, strict=True)]
             return (), (chosen, reasons)
-        return (chosen.index,), (chosen, None)
+        return ((chosen.index,) if chosen.changed else ()), (chosen, None)
 
     def step(self, picked: tuple[Pick, Optional[list[str]]]) -> Optional[int]:
         """The deployment to send to now (counted in flight), or None: wait ``pending``
