@@ -49,7 +49,12 @@ from .providers.registry import provider_keys, register_provider
 __version__ = VERSION
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
-    from . import durable as durable, handoff_filters as handoff_filters, testing as testing
+    from . import (
+        durable as durable,
+        handoff_filters as handoff_filters,
+        responses as responses,
+        testing as testing,
+    )
     from .agents.agent import (
         AgentHandoff as AgentHandoff,
         AgentHooks as AgentHooks,
@@ -70,6 +75,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         HandoffOutputItem as HandoffOutputItem,
         ItemHelpers as ItemHelpers,
         MessageOutputItem as MessageOutputItem,
+        ModelResponse as ModelResponse,
         RawResponsesStreamEvent as RawResponsesStreamEvent,
         RunItem as RunItem,
         RunItemStreamEvent as RunItemStreamEvent,
@@ -133,8 +139,21 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
         ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
     )
-    from .core.run_context import RunContextWrapper as RunContextWrapper, RunUsage as RunUsage
+    from .core.responses import (
+        Response as Response,
+        ResponseStreamEvent as ResponseStreamEvent,
+        ResponseUsage as ResponseUsage,
+        TResponseInputItem as TResponseInputItem,
+    )
+    from .core.run_context import (
+        AgentHookContext as AgentHookContext,
+        RequestUsage as RequestUsage,
+        RunContextWrapper as RunContextWrapper,
+        RunUsage as RunUsage,
+        ToolContext as ToolContext,
+    )
     from .core.streaming import AsyncStream as AsyncStream, Stream as Stream
+    from .core.tracing import Trace as Trace, trace as trace
     from .core.types import (
         ChatCompletionChunk as ChatCompletionChunk,
         ChatCompletionResponse as ChatCompletionResponse,
@@ -149,6 +168,10 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ToolCall as ToolCall,
         ToolEvent as ToolEvent,
         Usage as Usage,
+    )
+    from .endpoints.responses import (
+        AsyncResponseStream as AsyncResponseStream,
+        ResponseStream as ResponseStream,
     )
     from .observability.switch import instrument as instrument, uninstrument as uninstrument
     from .providers.base import ChatRequest as ChatRequest, Provider as Provider
@@ -188,6 +211,14 @@ _LAZY = {
         "RunResultStreaming")},
     # the OpenAI Agents SDK's names (docs/agents.md, "Agents SDK compatibility")
     "RunContextWrapper": "core.run_context", "RunUsage": "core.run_context",
+    "RequestUsage": "core.run_context", "AgentHookContext": "core.run_context",
+    "ToolContext": "core.run_context", "ModelResponse": "agents.items",
+    "trace": "core.tracing", "Trace": "core.tracing",
+    # core/responses.py, endpoints/responses.py (client.responses; all the Responses API's
+    # types are in aisuite_like.responses)
+    **{name: "core.responses" for name in (
+        "Response", "ResponseUsage", "ResponseStreamEvent", "TResponseInputItem")},
+    "ResponseStream": "endpoints.responses", "AsyncResponseStream": "endpoints.responses",
     **{name: "agents.agent" for name in (
         "handoff", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
         "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
@@ -219,7 +250,7 @@ _LAZY = {
         "Batch", "BatchPart", "BatchError", "InvalidBatchIdError", "BatchRequestError",
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
     # modules
-    "testing": None, "handoff_filters": None, "durable": None,
+    "testing": None, "handoff_filters": None, "durable": None, "responses": None,
 }
 
 

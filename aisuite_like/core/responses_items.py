@@ -265,10 +265,12 @@ def input_to_messages(input: Any, instructions: Any = None, *, keep_items: bool 
             if keep_items:
                 message.setdefault("provider_specific_fields", {})[PSF_ITEMS] = \
                     open_reply.items
-            if message["content"] is None and not message.get("tool_calls") \
-                    and not message.get("reasoning_content") \
-                    and not message.get("provider_specific_fields"):
-                messages.remove(message)
+            if message["content"] is None:
+                if not message.get("tool_calls") and not message.get("reasoning_content") \
+                        and not message.get("provider_specific_fields"):
+                    messages.remove(message)
+                else:
+                    del message["content"]  # a reply of calls only
         open_reply = None
 
     for index, raw in enumerate(input):
