@@ -802,6 +802,8 @@ class EventBuilder:
         self._calls: dict[int, _Open] = {}
         self._state: dict[str, Any] = {}
         self._reasoning: Optional[ResponseReasoningItem] = None
+        self._turn_start: Optional[int] = None  # where the current reply's items begin
+        self._recorded: list[Any] = []  # the reply's own items (a Responses API's), in order
 
     # -- helpers
 
@@ -933,10 +935,13 @@ class EventBuilder:
             events.extend(self.start(chunk.id, chunk.model, chunk.created, chunk.provider))
         if not chunk.choices:
             return events
+        if self._turn_start is None:
+            self._turn_start = len(self.output)
         delta = chunk.choices[0].delta
         if delta.provider_specific_fields:
             for key, value in delta.provider_specific_fields.items():
                 if key == PSF_ITEMS:
+                    events.extend(self._recorded_items(value))
                     continue
                 old = self._state.get(key)
                 self._state[key] = old + value if isinstance(value, list) and isinstance(
@@ -1012,8 +1017,25 @@ class EventBuilder:
                     output_index=current.index, delta=piece))
         return events
 
+    def _recorded_items(self, items: Sequence[Any]) -> list[ResponseEvent]:
+        """Finished items of a Responses API's reply (OpenAI's own, sent back as they are):
+        a reasoning item that streamed no text is added and done here, in its place."""
+        events: list[ResponseEvent] = []
+        for item in items:
+            self._recorded.append(item)
+            if _get(item, "type") != "reasoning":
+                continue
+            if self._open is not None and self._open.kind == "reasoning":
+                events.extend(self._close())
+                continue
+            events.extend(self._close())
+            [parsed] = _parse_items([item])
+            events.extend(self.add_items([parsed]))
+        return events
+
     def end_turn(self) -> list[ResponseEvent]:
-        """The end of one model reply: its open items are done."""
+        """The end of one model reply: its open items are done (and when the reply came with
+        its own items, the response holds those, in their place)."""
         events = self._close()
         for current in self._calls.values():
             item = self.output[current.index]
@@ -1041,9 +1063,15 @@ class EventBuilder:
                 events.append(self._event(ResponseOutputItemDoneEvent,
                                           type="response.output_item.done",
                                           output_index=index, item=item))
+        start = self._turn_start
+        if self._recorded and start is not None \
+                and len(self._recorded) == len(self.output) - start:
+            self.output[start:] = _parse_items(self._recorded)
         self._calls = {}
         self._state = {}
         self._reasoning = None
+        self._turn_start = None
+        self._recorded = []
         return events
 
     def add_items(self, items: Iterable[Any]) -> list[ResponseEvent]:

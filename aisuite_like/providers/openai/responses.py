@@ -272,8 +272,9 @@ def parse_chat(data: Any, provider: str) -> ChatCompletionResponse:
 class ChatChunks:
     """The SSE body of a Responses stream -> ``ChatCompletionChunk`` objects
     (``api="responses"``): text, refusal and reasoning deltas, one tool call per
-    ``function_call`` item, and on ``response.completed`` the finish reason, the usage and
-    the output items (``provider_specific_fields``)."""
+    ``function_call`` item, each finished output item (``provider_specific_fields``, so the
+    accumulated message holds the reply's items in order), and on ``response.completed`` the
+    finish reason and the usage."""
 
     __slots__ = ("provider", "secrets", "done", "_decoder", "_id", "_model", "_created",
                  "_calls", "_started")
@@ -345,6 +346,13 @@ class ChatChunks:
         if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             return self._chunk(ChoiceDelta.model_construct(
                 reasoning_content=raw.get("delta") or ""))
+        if kind == "response.output_item.done":
+            # each finished item rides on the message, in order, to go back as it is
+            item = raw.get("item")
+            if not isinstance(item, dict):
+                return None
+            return self._chunk(ChoiceDelta.model_construct(
+                provider_specific_fields={PSF_ITEMS: [item]}))
         if kind == "response.output_item.added":
             item = raw.get("item") or {}
             if item.get("type") != "function_call":
@@ -369,11 +377,9 @@ class ChatChunks:
             if kind == "response.failed":
                 raise error_from_body(response.get("error") or {}, self.provider,
                                       self.secrets, where="response.failed")
-            output = response.get("output") or []
             finish = _finish(response.get("status"), response.get("incomplete_details"),
                              bool(self._calls))
-            delta = ChoiceDelta.model_construct(
-                provider_specific_fields={PSF_ITEMS: output} if output else None)
-            return self._chunk(delta, finish, str(response.get("status")),
+            return self._chunk(ChoiceDelta.model_construct(), finish,
+                               str(response.get("status")),
                                usage_from_response(response.get("usage")))
         return None
