@@ -14,7 +14,7 @@ from _responses_helpers import respond, respond_stream, sdk_events, sdk_response
 from pydantic import BaseModel
 
 import aisuite_like as ai
-from aisuite_like.testing import ScriptedProvider, tool_call
+from aisuite_like.testing import ScriptedProvider
 
 MODES = ["sync", "acreate", "async"]
 
