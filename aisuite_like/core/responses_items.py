@@ -21,7 +21,7 @@ import base64
 import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Optional, Union
+from typing import Any, Optional, TypeVar, Union
 
 from .errors import UnsupportedParameterError
 from .responses import (
@@ -60,7 +60,7 @@ from .responses import (
     ResponseTextDoneEvent,
     ResponseUsage,
 )
-from .types import ChatCompletionChunk, Message, Usage
+from .types import ChatCompletionChunk, Message, Usage, _built
 
 __all__ = [
     "PSF_ITEMS", "input_to_messages", "is_items_input", "messages_to_items",
@@ -69,6 +69,8 @@ __all__ = [
     "usage_to_response", "usage_from_response", "message_items", "tool_output_item",
     "response_shell", "finish_status", "EventBuilder", "encode_state", "decode_state",
 ]
+
+_T = TypeVar("_T")
 
 #: ``provider_specific_fields`` key: the Responses items a chat message stands for, sent back
 #: as they are to an API that speaks Responses (OpenAI's reasoning items with their
@@ -81,6 +83,40 @@ _ROLES = frozenset({"user", "system", "developer", "assistant"})
 
 def _err(message: str, parameter: str = "input") -> UnsupportedParameterError:
     return UnsupportedParameterError(message, parameter=parameter)
+
+
+#: class -> its fields' defaults: (number of fields, constants, makers of the mutable ones
+#: and of the factories)
+_DEFAULTS: dict[type, tuple[int, dict[str, Any], dict[str, Any]]] = {}
+
+
+def _defaults(cls: type) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    constants: dict[str, Any] = {}
+    makers: dict[str, Any] = {}
+    fields = cls.model_fields  # type: ignore[attr-defined]
+    for name, info in fields.items():
+        if info.default_factory is not None:
+            makers[name] = info.default_factory
+        elif isinstance(info.default, (list, dict)):
+            makers[name] = type(info.default)
+        elif not info.is_required():
+            constants[name] = info.default
+    found = _DEFAULTS[cls] = len(fields), constants, makers
+    return found
+
+
+def _new(cls: type[_T], **values: Any) -> _T:
+    """``cls.model_construct(**values)`` without its per-field loop (the hot path of a reply
+    and of every streamed event): the fields not given take their defaults (a new list or
+    dict for a mutable one). Every required field must be given."""
+    count, constants, makers = _DEFAULTS.get(cls) or _defaults(cls)
+    if len(values) == count:  # every field given
+        return _built(cls, values)  # type: ignore[type-var]
+    full = {**constants, **values}
+    for name, make in makers.items():
+        if name not in values:
+            full[name] = make()
+    return _built(cls, full)  # type: ignore[type-var]
 
 
 def encode_state(psf: Mapping[str, Any]) -> str:
@@ -610,13 +646,13 @@ def usage_to_response(usage: Optional[Usage]) -> Optional[ResponseUsage]:
         return None
     ptd = usage.prompt_tokens_details
     ctd = usage.completion_tokens_details
-    out = ResponseUsage.model_construct(
+    out = _new(ResponseUsage,
         input_tokens=usage.prompt_tokens,
-        input_tokens_details=InputTokensDetails.model_construct(
+        input_tokens_details=_new(InputTokensDetails,
             cached_tokens=(ptd.cached_tokens if ptd is not None else None) or 0,
             cache_write_tokens=(ptd.cache_creation_tokens if ptd is not None else None) or 0),
         output_tokens=usage.completion_tokens,
-        output_tokens_details=OutputTokensDetails.model_construct(
+        output_tokens_details=_new(OutputTokensDetails,
             reasoning_tokens=(ctd.reasoning_tokens if ctd is not None else None) or 0),
         total_tokens=usage.total_tokens or usage.prompt_tokens + usage.completion_tokens)
     out.__dict__[CHAT_USAGE] = usage
@@ -653,10 +689,10 @@ def _reasoning_item(item_id: str, text: Optional[str], state: Mapping[str, Any],
     content: Optional[list[ReasoningContent]] = None
     if text:
         if summary:
-            summary_parts = [ReasoningSummary.model_construct(type="summary_text", text=text)]
+            summary_parts = [_new(ReasoningSummary, type="summary_text", text=text)]
         else:
-            content = [ReasoningContent.model_construct(type="reasoning_text", text=text)]
-    return ResponseReasoningItem.model_construct(
+            content = [_new(ReasoningContent, type="reasoning_text", text=text)]
+    return _new(ResponseReasoningItem,
         id=item_id, type="reasoning", summary=summary_parts, content=content,
         encrypted_content=encode_state(state) if state else None, status="completed")
 
@@ -665,17 +701,17 @@ def _message_item(item_id: str, text: Optional[str], refusal: Optional[str],
                   status: str = "completed") -> ResponseOutputMessage:
     parts: list[Any] = []
     if text:
-        parts.append(ResponseOutputText.model_construct(type="output_text", text=text,
+        parts.append(_new(ResponseOutputText, type="output_text", text=text,
                                                         annotations=[]))
     if refusal:
-        parts.append(ResponseOutputRefusal.model_construct(type="refusal", refusal=refusal))
-    return ResponseOutputMessage.model_construct(id=item_id, type="message", role="assistant",
+        parts.append(_new(ResponseOutputRefusal, type="refusal", refusal=refusal))
+    return _new(ResponseOutputMessage, id=item_id, type="message", role="assistant",
                                                  status=status, content=parts)
 
 
 def _call_item(item_id: str, call_id: str, name: str, arguments: str,
                status: str = "completed") -> ResponseFunctionToolCall:
-    return ResponseFunctionToolCall.model_construct(
+    return _new(ResponseFunctionToolCall,
         type="function_call", id=item_id, call_id=call_id, name=name, arguments=arguments,
         status=status)
 
@@ -717,7 +753,7 @@ def message_items(message: Message, base: str, start: int, *, summary: bool = Fa
 def tool_output_item(message: Any, item_id: str) -> ResponseFunctionToolCallOutputItem:
     """A chat ``tool`` message -> its ``function_call_output`` item."""
     content = _get(message, "content")
-    return ResponseFunctionToolCallOutputItem.model_construct(
+    return _new(ResponseFunctionToolCallOutputItem,
         id=item_id, type="function_call_output", call_id=_get(message, "tool_call_id"),
         output=content if isinstance(content, str) else _text(content), status="completed")
 
@@ -754,9 +790,9 @@ def response_shell(echo: Mapping[str, Any], *, id: str, model: str, created: flo
         "stop_reason": None, "tool_events": [], "raw": None,
     }
     for key, value in echo.items():
-        if key in values and value is not None:
+        if value is not None:
             values[key] = value
-    return Response.model_construct(**values)
+    return _built(Response, values)
 
 
 # --- streams: chunks -> events ---------------------------------------------------------------
@@ -808,7 +844,7 @@ class EventBuilder:
     # -- helpers
 
     def _event(self, cls: type[ResponseEvent], **values: Any) -> ResponseEvent:
-        event = cls.model_construct(sequence_number=self.seq, **values)
+        event = _new(cls, sequence_number=self.seq, **values)
         self.seq += 1
         return event
 
@@ -847,7 +883,7 @@ class EventBuilder:
             self.output[current.index] = final
             self._reasoning = final
             if self.summary:
-                summary_part = ReasoningSummary.model_construct(type="summary_text", text=text)
+                summary_part = _new(ReasoningSummary, type="summary_text", text=text)
                 events.append(self._event(
                     ResponseReasoningSummaryTextDoneEvent,
                     type="response.reasoning_summary_text.done", item_id=current.item_id,
@@ -867,7 +903,7 @@ class EventBuilder:
             refusal = "".join(current.refusal)
             index = 0
             if current.parts:
-                part = ResponseOutputText.model_construct(type="output_text", text=text,
+                part = _new(ResponseOutputText, type="output_text", text=text,
                                                           annotations=[])
                 events.append(self._event(
                     ResponseTextDoneEvent, type="response.output_text.done",
@@ -879,7 +915,7 @@ class EventBuilder:
                     part=part))
                 index = 1
             if current.refusal:
-                rpart = ResponseOutputRefusal.model_construct(type="refusal", refusal=refusal)
+                rpart = _new(ResponseOutputRefusal, type="refusal", refusal=refusal)
                 events.append(self._event(
                     ResponseRefusalDoneEvent, type="response.refusal.done",
                     item_id=current.item_id, output_index=current.index,
@@ -909,7 +945,7 @@ class EventBuilder:
         self._open = _Open(kind, index, item_id)
         item: Any
         if kind == "reasoning":
-            item = ResponseReasoningItem.model_construct(
+            item = _new(ResponseReasoningItem,
                 id=item_id, type="reasoning", summary=[], content=None,
                 encrypted_content=None, status="in_progress")
         else:
@@ -923,7 +959,7 @@ class EventBuilder:
                 ResponseReasoningSummaryPartAddedEvent,
                 type="response.reasoning_summary_part.added", item_id=item_id,
                 output_index=index, summary_index=0,
-                part=ReasoningSummary.model_construct(type="summary_text", text="")))
+                part=_new(ReasoningSummary, type="summary_text", text="")))
         return events
 
     # -- input
@@ -973,7 +1009,7 @@ class EventBuilder:
                     events.append(self._event(
                         ResponseContentPartAddedEvent, type="response.content_part.added",
                         item_id=current.item_id, output_index=current.index, content_index=0,
-                        part=ResponseOutputText.model_construct(type="output_text", text="",
+                        part=_new(ResponseOutputText, type="output_text", text="",
                                                                 annotations=[])))
                 current.parts.append(delta.content)
                 events.append(self._event(
@@ -987,7 +1023,7 @@ class EventBuilder:
                         ResponseContentPartAddedEvent, type="response.content_part.added",
                         item_id=current.item_id, output_index=current.index,
                         content_index=index,
-                        part=ResponseOutputRefusal.model_construct(type="refusal",
+                        part=_new(ResponseOutputRefusal, type="refusal",
                                                                    refusal="")))
                 current.refusal.append(delta.refusal)
                 events.append(self._event(
