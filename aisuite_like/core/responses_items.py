@@ -1047,6 +1047,12 @@ class EventBuilder:
             piece = call.function.arguments if call.function else None
             if piece:
                 current.parts.append(piece)
+                if current is not self._open and current.index < len(self.output) and \
+                        getattr(self.output[current.index], "status", None) == "completed":
+                    # a late piece of a call already done (calls interleaved): the response
+                    # still gets the whole arguments
+                    self.output[current.index] = _call_item(
+                        current.item_id, current.call_id, current.name, "".join(current.parts))
                 events.append(self._event(
                     ResponseFunctionCallArgumentsDeltaEvent,
                     type="response.function_call_arguments.delta", item_id=current.item_id,
