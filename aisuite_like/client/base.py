@@ -157,6 +157,30 @@ def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optiona
     return cache, None if ttl is None else float(ttl)
 
 
+# Config keys that say which endpoint (and so which model behind a name) a provider calls.
+_ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
+                  "location", "project", "vertexai")
+
+
+def _endpoint_of(config: Mapping[str, Any]) -> str:
+    """What names a provider's endpoint in its config, for the response cache's key: one
+    name served by two endpoints (an ``openai`` key pointed at a local server) must not
+    share entries. URLs lose their user info and query (they may hold credentials)."""
+    from urllib.parse import urlsplit
+
+    parts = []
+    for name in _ENDPOINT_KEYS:
+        value = config.get(name)
+        if value is None:
+            continue
+        if isinstance(value, str) and "://" in value:
+            url = urlsplit(value)
+            value = f"{url.scheme}://{url.hostname or ''}{f':{url.port}' if url.port else ''}" \
+                    f"{url.path.rstrip('/')}"
+        parts.append(f"{name}={value}")
+    return "@" + ",".join(parts) if parts else ""
+
+
 def _uses_cache(client: ClientBase, asked: Optional[bool]) -> bool:
     """Whether this call goes through the client's response cache: yes when the client has
     one, unless ``cache=False``; ``cache=True`` on a client without one is an error."""
@@ -262,7 +286,10 @@ class ClientBase:
         if made is not None and made[0] is provider:
             return made[1]
         assert self._cache is not None
-        wrapped = self._cache.wrap(provider, provider_key=canonical_key(key),
+        canon = canonical_key(key)
+        config = self._configs.get(canon) or next(
+            (v for k, v in self._configs.items() if canonical_key(k) == canon), {})
+        wrapped = self._cache.wrap(provider, provider_key=canon + _endpoint_of(config),
                                    ttl=self._cache_ttl)
         self._cache_wrapped[key] = (provider, wrapped)
         return wrapped
