@@ -50,6 +50,7 @@ __version__ = VERSION
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from . import (
+        cache as cache,
         durable as durable,
         handoff_filters as handoff_filters,
         responses as responses,
@@ -250,7 +251,9 @@ _LAZY = {
         "Batch", "BatchPart", "BatchError", "InvalidBatchIdError", "BatchRequestError",
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
     # modules
-    "testing": None, "handoff_filters": None, "durable": None, "responses": None,
+    "testing": None, "handoff_filters": None, "durable": None,
+    "cache": None,  # the response cache's backends (docs/cache.md)
+    "responses": None,  # the Responses API's types (docs/responses.md)
 }
 
 
@@ -272,23 +275,17 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
 
 
+# The names loaded with the package (the client, the error tree, the registry), then the lazy
+# ones; tests/test_public_api.py pins the whole list.
 __all__ = [
-    "Client", "AsyncClient", "Stream", "AsyncStream", "Tool", "Tools", "tool",
-    "ChatRequest", "Provider", "register_provider", "provider_keys",
-    "ChatCompletionResponse", "ChatCompletionChunk", "Choice", "ChoiceDelta",
-    "ChoiceDeltaToolCall", "Message", "ToolCall", "Function", "Usage", "PromptTokensDetails",
-    "CompletionTokensDetails", "ToolEvent",
+    "Client", "AsyncClient", "register_provider", "provider_keys",
     "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError",
-    "PermissionDeniedError",
-    "NotFoundError", "BadRequestError", "ContextWindowExceededError", "RateLimitError",
-    "APITimeoutError", "APIConnectionError", "RedirectError", "InternalServerError",
-    "InvalidModelError",
+    "PermissionDeniedError", "NotFoundError", "BadRequestError", "ContextWindowExceededError",
+    "RateLimitError", "APITimeoutError", "APIConnectionError", "RedirectError",
+    "InternalServerError", "APIResponseValidationError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
-    "UnsupportedFeatureError",
-    "ConfigurationError",
-    "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
-    "APIResponseValidationError",
-    "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",
-    "MCPError",
+    "UnsupportedFeatureError", "ConfigurationError", "ToolExecutionError", "MaxTurnsExceeded",
+    "OutputValidationError", "ConcurrentRunError", "InputGuardrailTripwireTriggered",
+    "OutputGuardrailTripwireTriggered", "MCPError",
     *_LAZY,
 ]

@@ -60,7 +60,7 @@ from .responses import (
     ResponseTextDoneEvent,
     ResponseUsage,
 )
-from .types import ChatCompletionChunk, Message, Usage, _built
+from .types import ChatCompletionChunk, Message, Usage, build_model
 
 __all__ = [
     "PSF_ITEMS", "input_to_messages", "is_items_input", "messages_to_items",
@@ -111,12 +111,12 @@ def _new(cls: type[_T], **values: Any) -> _T:
     dict for a mutable one). Every required field must be given."""
     count, constants, makers = _DEFAULTS.get(cls) or _defaults(cls)
     if len(values) == count:  # every field given
-        return _built(cls, values)  # type: ignore[type-var]
+        return build_model(cls, values)  # type: ignore[type-var]
     full = {**constants, **values}
     for name, make in makers.items():
         if name not in values:
             full[name] = make()
-    return _built(cls, full)  # type: ignore[type-var]
+    return build_model(cls, full)  # type: ignore[type-var]
 
 
 def encode_state(psf: Mapping[str, Any]) -> str:
@@ -792,7 +792,7 @@ def response_shell(echo: Mapping[str, Any], *, id: str, model: str, created: flo
     for key, value in echo.items():
         if value is not None:
             values[key] = value
-    return _built(Response, values)
+    return build_model(Response, values)
 
 
 # --- streams: chunks -> events ---------------------------------------------------------------

@@ -21,9 +21,16 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Optional, Union, overload
+from typing import Any, Literal, Optional, Union, overload
 
-from ..client.base import RUNNER_ONLY, PreparedCall, parse_model, prepare_call, resolve_provider
+from ..client.base import (
+    RUNNER_ONLY,
+    ClientBase,
+    PreparedCall,
+    parse_model,
+    prepare_call,
+    resolve_provider,
+)
 from ..core import hooks as _instrumentation
 from ..core.checks import check_arguments, check_max_turns, check_not_empty
 from ..core.cost import attach_price_ref
@@ -50,9 +57,6 @@ from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 from ..loop.drivers import drive_async, drive_sync
 from ..loop.engine import ToolLoop
 from ..providers.base import NATIVE_RESPONSES, Provider, ResponsesRequest
-
-if TYPE_CHECKING:
-    from ..client.facade import AsyncClient, Client
 
 __all__ = ["Responses", "AsyncResponses", "ResponseStream", "AsyncResponseStream"]
 
@@ -149,6 +153,10 @@ def _prepare_native(client: Any, key: str, name: str, provider: Provider, input:
     tools = _native_tools(args.get("tools"), client)
     if tools is not None:
         params["tools"] = tools
+    if kwargs.pop("cache", None):
+        raise UnsupportedParameterError(
+            f"cache=True: the response cache keeps chat calls; a native Responses call of "
+            f"{key!r} is not cached (remove cache=)", parameter="cache", provider=key)
     timeout = kwargs.pop("timeout", None)
     params.update(kwargs)
     request = ResponsesRequest(model=name, params=params, stream=stream, timeout=timeout)
@@ -580,7 +588,7 @@ _Input = Union[str, Iterable[Any]]
 class Responses:
     """``client.responses`` of the sync ``Client``."""
 
-    def __init__(self, client: "Client") -> None:
+    def __init__(self, client: ClientBase) -> None:
         self._client = client
 
     @overload
@@ -651,7 +659,7 @@ class Responses:
 class AsyncResponses:
     """``client.responses`` of ``AsyncClient``."""
 
-    def __init__(self, client: "AsyncClient") -> None:
+    def __init__(self, client: ClientBase) -> None:
         self._client = client
 
     @overload

@@ -319,3 +319,19 @@ def test_offline_under_block_real_requests() -> None:
         assert respond("sync", model="test:m", input="hi").output_text == 'You said: "hi"'
         with pytest.raises(ai.testing.RealRequestBlockedError):
             respond("sync", {"openai": {"api_key": "sk-x"}}, model="openai:gpt-5", input="hi")
+
+
+def test_translated_calls_go_through_the_response_cache() -> None:
+    providers, provider = scripted("cached answer")
+    with ai.Client(providers=providers, cache=ai.cache.MemoryCache()) as client:
+        first = client.responses.create(model="scripted:m", input="hi")
+        second = client.responses.create(model="scripted:m", input="hi")
+    assert first.output_text == second.output_text == "cached answer"
+    assert len(provider.requests) == 1  # the second was answered by the cache
+    assert second.raw.cache_hit is True
+
+
+def test_native_calls_are_not_cached() -> None:
+    with pytest.raises(ai.UnsupportedParameterError, match="not cached"):
+        respond("sync", {"openai": {"api_key": "sk-test-0123456789"}}, model="openai:gpt-5",
+                input="hi", cache=True)

@@ -19,14 +19,14 @@ from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
     UnsupportedParameterError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
-from ..base import ChatRequest, Provider, ResponsesRequest, _mapped_errors
+from ..base import ChatRequest, Provider, ResponsesRequest, mapped_errors
 from . import responses as _responses
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
@@ -304,7 +304,7 @@ class OpenAIProvider(Provider):
         secrets = self._secrets()
         mapped = map_sdk_error(exc, self.key, secrets)
         if mapped is not exc:
-            _scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
+            scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
         return mapped
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
@@ -324,13 +324,13 @@ class OpenAIProvider(Provider):
                                   self._calls.bounds(request.timeout))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
 
     async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
@@ -373,7 +373,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 for data in response.iter_bytes():
@@ -389,7 +389,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 async for data in response.aiter_bytes():
@@ -468,14 +468,14 @@ class OpenAIProvider(Provider):
 
     def _respond_once(self, job: tuple[dict[str, Any], Any]) -> Any:
         kwargs, parse = job
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().responses.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._read(raw.http_response, body, parse)
 
     async def _arespond_once(self, job: tuple[dict[str, Any], Any]) -> Any:
         kwargs, parse = job
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().responses.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._read(raw.http_response, body, parse)
@@ -496,7 +496,7 @@ class OpenAIProvider(Provider):
         body = new_body()
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = self._sync().responses.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 for data in response.iter_bytes():
@@ -513,7 +513,7 @@ class OpenAIProvider(Provider):
         body = new_body()
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = await self._async().responses.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 async for data in response.aiter_bytes():
