@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .plugins import ResponseCache
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
-           "normalize_messages"]
+           "normalize_messages", "RUNNER_ONLY"]
 
 
 class PreparedCall:
@@ -60,6 +60,8 @@ _PORTABLE = frozenset({
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
                 "tool_policy_context", "tool_timeout", "max_tool_result_chars")
+#: The tool runner's keyword arguments (they need ``max_turns``).
+RUNNER_ONLY = _RUNNER_ONLY
 
 # Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
 _NOT_SENT: set[str] = {"parsed"}
