@@ -159,9 +159,10 @@ def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optiona
     return cache, None if ttl is None else float(ttl)
 
 
-# Config keys that say which endpoint (and so which model behind a name) a provider calls.
+# Config keys that say which endpoint (and so which model behind a name) a provider calls,
+# and over which API (a chat reply is not a Responses reply).
 _ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
-                  "location", "project", "vertexai")
+                  "location", "project", "vertexai", "api")
 
 
 def _endpoint_of(config: Mapping[str, Any]) -> str:
