@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .plugins import ModelRouter, ResponseCache
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
-           "normalize_messages", "provider_for_model"]
+           "normalize_messages", "RUNNER_ONLY", "provider_for_model", "split_model"]
 
 
 class PreparedCall:
@@ -60,6 +60,8 @@ _PORTABLE = frozenset({
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
                 "tool_policy_context", "tool_timeout", "max_tool_result_chars")
+#: The tool runner's keyword arguments (they need ``max_turns``).
+RUNNER_ONLY = _RUNNER_ONLY
 
 # Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
 _NOT_SENT: set[str] = {"parsed"}
@@ -155,6 +157,31 @@ def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optiona
         raise ValueError("cache_ttl applies to a response cache: pass cache= too, e.g. "
                          "ai.Client(cache=ai.cache.MemoryCache(), cache_ttl=3600)")
     return cache, None if ttl is None else float(ttl)
+
+
+# Config keys that say which endpoint (and so which model behind a name) a provider calls,
+# and over which API (a chat reply is not a Responses reply).
+_ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
+                  "location", "project", "vertexai", "api")
+
+
+def _endpoint_of(config: Mapping[str, Any]) -> str:
+    """What names a provider's endpoint in its config, for the response cache's key: one
+    name served by two endpoints (an ``openai`` key pointed at a local server) must not
+    share entries. URLs lose their user info and query (they may hold credentials)."""
+    from urllib.parse import urlsplit
+
+    parts = []
+    for name in _ENDPOINT_KEYS:
+        value = config.get(name)
+        if value is None:
+            continue
+        if isinstance(value, str) and "://" in value:
+            url = urlsplit(value)
+            value = f"{url.scheme}://{url.hostname or ''}{f':{url.port}' if url.port else ''}" \
+                    f"{url.path.rstrip('/')}"
+        parts.append(f"{name}={value}")
+    return "@" + ",".join(parts) if parts else ""
 
 
 def _uses_cache(client: ClientBase, asked: Optional[bool]) -> bool:
@@ -328,7 +355,10 @@ class ClientBase:
         if made is not None and made[0] is provider:
             return made[1]
         assert self._cache is not None
-        wrapped = self._cache.wrap(provider, provider_key=canonical_key(key),
+        canon = canonical_key(key)
+        config = self._configs.get(canon) or next(
+            (v for k, v in self._configs.items() if canonical_key(k) == canon), {})
+        wrapped = self._cache.wrap(provider, provider_key=canon + _endpoint_of(config),
                                    ttl=self._cache_ttl)
         self._cache_wrapped[key] = (provider, wrapped)
         return wrapped
@@ -388,7 +418,7 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     entry point uses it: ``create`` and its variants, agents, durable runs and batches."""
     routed = client._route(model) if client._router is not None else None
     if routed is not None:  # an alias of the client's router: each deployment is traced
-        name = model[7:] if model.startswith("router:") else model
+        name = split_model(client, model)[1]
         _request_checks.check_arguments(kwargs)
         cached = _uses_cache(client, kwargs.pop("cache", None))
         provider = routed
@@ -455,6 +485,15 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
 def resolve_provider(client: ClientBase, key: str) -> Provider:
     """The provider ``client`` uses for ``key`` (made from its config on first use)."""
     return client._provider(key)
+
+
+def split_model(client: ClientBase, model: Any) -> tuple[str, str]:
+    """``(provider key, model name)`` of ``model``; ``("router", alias)`` for an alias of the
+    client's router (``"smart"`` or ``"router:smart"``). Raises ``InvalidModelError`` for
+    anything else that is not ``"provider:model"``."""
+    if client._router is not None and client._route(model) is not None:
+        return "router", model[7:] if model.startswith("router:") else model
+    return parse_model(model)
 
 
 def provider_for_model(client: ClientBase, model: str) -> Provider:

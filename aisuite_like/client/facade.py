@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ModelRouter, ResponseCache
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
@@ -608,6 +609,17 @@ class Client(ClientBase):
             batches = self.__dict__["_batches"] = Batches(self)
         return batches
 
+    @property
+    def responses(self) -> Responses:
+        """OpenAI's Responses API on every provider: ``create`` (docs/responses.md). Loaded
+        on first use."""
+        responses = self.__dict__.get("_responses")
+        if responses is None:
+            from ..endpoints.responses import Responses
+
+            responses = self.__dict__["_responses"] = Responses(self)
+        return responses
+
     def __enter__(self) -> "Client":
         return self
 
@@ -888,6 +900,17 @@ class AsyncClient(ClientBase):
 
             batches = self.__dict__["_batches"] = AsyncBatches(self)
         return batches
+
+    @property
+    def responses(self) -> AsyncResponses:
+        """OpenAI's Responses API on every provider, awaited (docs/responses.md). Loaded on
+        first use."""
+        responses = self.__dict__.get("_responses")
+        if responses is None:
+            from ..endpoints.responses import AsyncResponses
+
+            responses = self.__dict__["_responses"] = AsyncResponses(self)
+        return responses
 
     async def aclose(self) -> None:
         for provider in self._providers_made():

@@ -58,6 +58,24 @@ def stored_values(cache: MemoryCache) -> list[bytes]:
 # --- hits ------------------------------------------------------------------------------------
 
 
+def test_one_provider_key_at_two_endpoints_shares_no_entry(server: FaultServer) -> None:
+    """An ``openai`` key pointed at another server (a local one, say) answers from its own
+    entries, whatever cache the two clients share; the same endpoint with another key shares."""
+    cache = MemoryCache()
+    with FaultServer() as other:
+        ai.Client(config("openai", server.url), cache=cache).chat.completions.create(
+            model="openai:gpt-4o", messages=USER)
+        again = ai.Client(config("openai", other.url), cache=cache).chat.completions.create(
+            model="openai:gpt-4o", messages=USER)
+        assert again.cache_hit is False and (server.attempts, other.attempts) == (1, 1)
+    shared = ai.Client(config("openai", server.url, key=OTHER_KEY), cache=cache)
+    assert shared.chat.completions.create(model="openai:gpt-4o", messages=USER).cache_hit
+    assert server.attempts == 1
+    assert not any(KEY.encode() in value or OTHER_KEY.encode() in value
+                   for value in stored_values(cache))
+
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_hit_sends_nothing_and_replays_as_a_stream_on_every_family(
         family: str, server: FaultServer) -> None:

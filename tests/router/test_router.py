@@ -576,3 +576,19 @@ def test_the_response_cache_answers_an_alias_before_it_is_routed(
         with pytest.raises(ai.RateLimitError):  # not from the cache: routed, rpm used up
             client.chat.completions.create(model="smart", messages=USER, cache=False)
     assert a.attempts == 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_responses_create_routes_an_alias(servers: list[Deployment], stream: bool) -> None:
+    """client.responses.create on an alias: the chat translation, routed like create."""
+    a, b = servers[0], servers[1]
+    a.queue(Reply(429, {"retry-after": "20"}))
+    with ai.Client(router=router("openai", [a, b], [1e9, 1], clock=FakeClock())) as client:
+        if stream:
+            events = list(client.responses.create(model="smart", input="Hi", stream=True))
+            response = events[-1].response
+        else:
+            response = client.responses.create(model="smart", input="Hi")
+    assert response.output_text == "hello world" and response.model == "m-1"
+    assert a.attempts == 1 and b.attempts == 1
+    assert b.requests[0].path.endswith("/chat/completions")
