@@ -50,7 +50,7 @@ class PreparedCall:
 # Portable keyword arguments: ChatRequest fields, translated per provider.
 _PORTABLE = frozenset({
     "tool_choice", "parallel_tool_calls", "response_format", "temperature", "top_p",
-    "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options",
+    "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options", "reasoning_effort",
 })
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
@@ -149,7 +149,12 @@ class ClientBase:
         provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None,
         *,
         providers: Optional[Mapping[str, Any]] = None,
+        prompt_cache: Any = None,
     ) -> None:
+        _request_checks.check_prompt_cache(prompt_cache)
+        #: ``"auto"``: every call adds prompt-cache breakpoints / a cache key unless it passes
+        #: ``prompt_cache=False`` (docs/reasoning-and-caching.md).
+        self.prompt_cache: Optional[str] = "auto" if prompt_cache == "auto" else None
         self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
@@ -296,6 +301,9 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
         if kwargs["max_tokens"] is not None:
             limit_name = "max_completion_tokens"
+    prompt_cache = kwargs.pop("prompt_cache", None)
+    if prompt_cache is None:  # not given: the client's default
+        prompt_cache = client.prompt_cache
     portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
     if isinstance(portable.get("response_format"), type):  # a pydantic class: its schema
         from .structured import response_format_param
@@ -311,6 +319,7 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         stream=stream,
         extra=extra,
         max_tokens_as=limit_name,
+        prompt_cache="auto" if prompt_cache == "auto" else None,
         **portable,
     )
     return PreparedCall(provider, request, tools, max_turns, runner_options)

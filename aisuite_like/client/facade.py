@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Client", "AsyncClient"]
 
+# ``reasoning_effort``'s portable values (docs/reasoning-and-caching.md); the OpenAI family
+# also sends other strings as given.
+ReasoningEffort = Union[Literal["none", "minimal", "low", "medium", "high"], str]
+
 # The class given as ``response_format`` to ``parse``: the type of ``message.parsed``.
 _ParsedT = TypeVar("_ParsedT")
 
@@ -64,6 +68,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -96,6 +102,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -128,6 +136,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -179,6 +189,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -211,6 +223,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -243,6 +257,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -278,6 +294,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -309,6 +327,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -352,6 +372,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -383,6 +405,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -419,6 +443,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -450,6 +476,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -563,12 +591,15 @@ class Client(ClientBase):
     ``provider_configs`` maps a provider key to its settings (``api_key``, ``base_url``,
     ``timeout``, ``max_retries``, ``default_headers``, ``http_client``, ...); keys not given
     come from the provider's usual environment variable. ``providers`` installs provider
-    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``).
+    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``prompt_cache="auto"``
+    makes every call add prompt-cache breakpoints / a cache key where the provider needs them
+    (a call opts out with ``prompt_cache=False``; docs/reasoning-and-caching.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
+        super().__init__(provider_configs, providers=providers, prompt_cache=prompt_cache)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -616,6 +647,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -648,6 +681,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -680,6 +715,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -715,6 +752,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -746,6 +785,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -782,6 +823,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -813,6 +856,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -836,8 +881,9 @@ class AsyncClient(ClientBase):
     """The async client: ``await aclient.chat.completions.create(...)``."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
+        super().__init__(provider_configs, providers=providers, prompt_cache=prompt_cache)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

@@ -46,6 +46,9 @@ class ChatRequest:
     keyword arguments, passed through untouched. ``None`` means "not given".
     ``max_tokens_as`` is the name the caller gave the token limit (``max_tokens`` or
     ``max_completion_tokens``), for the services that take it as sent.
+    ``reasoning_effort`` is the portable effort (``"none"`` ... ``"high"``), translated per
+    family; ``prompt_cache`` is ``"auto"`` when the family should add its prompt-cache
+    breakpoints or key (docs/reasoning-and-caching.md).
     """
 
     model: str
@@ -66,6 +69,8 @@ class ChatRequest:
     stream_options: Optional[dict[str, Any]] = None
     extra: dict[str, Any] = field(default_factory=dict)
     max_tokens_as: str = "max_tokens"
+    reasoning_effort: Optional[str] = None
+    prompt_cache: Optional[str] = None
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""
