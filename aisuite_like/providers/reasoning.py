@@ -161,7 +161,7 @@ def claude_thinking(effort: str, model: str, kind: ClaudeKind, *, max_tokens: Op
 # --- prompt-cache breakpoints ------------------------------------------------------------------
 
 
-def cache_turns(roles: list[str]) -> list[int]:
+def cache_turns(roles: list[Any]) -> list[int]:
     """Which wire turns of a conversation (their roles, in order) end a reusable prefix, most
     valuable first: the last turn (what the next call of the conversation reuses, written to
     the cache now), then the turn before the last assistant turn (where the previous call of
@@ -171,7 +171,7 @@ def cache_turns(roles: list[str]) -> list[int]:
         return []
     last = len(roles) - 1
     marks = [last]
-    for index in range(last - 1, 0, -1):
+    for index in range(last, 0, -1):
         if roles[index] == "assistant":
             marks.append(index - 1)
             break
