@@ -29,6 +29,8 @@ MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": U
 MAX_TOKENS = 1024  # Anthropic requires it; both sides send the same value
 MODELS = {"openai": "gpt-bench", "anthropic": "claude-bench", "google": "gemini-bench",
           "bedrock": "bedrock-bench"}
+# The prompt_cache rows: Bedrock adds cache points for Claude model ids only.
+CACHE_MODELS = {**MODELS, "bedrock": "anthropic.claude-sonnet-4-5-bench"}
 AWS = {"region_name": "us-east-1", "aws_access_key_id": "AKIDBENCHEXAMPLE",
        "aws_secret_access_key": "bench-secret-key"}
 ASYNC_WORKERS = 32  # threads of the Bedrock async bridge, ours and raw alike
@@ -324,11 +326,13 @@ def _run_ideal(tool: Callable[..., str], arguments: list[dict[str, Any]]) -> lis
 # -------------------------------------------------------------------- aisuite_like driver ---
 
 class _Ours:
-    def __init__(self, family: str, base: str) -> None:
+    def __init__(self, family: str, base: str, prompt_cache: bool = False) -> None:
         import aisuite_like
 
         self._ai = aisuite_like
         self.family = family
+        # side "ours_cache": every call with prompt_cache="auto" (the client's default)
+        self.client_kwargs: dict[str, Any] = {"prompt_cache": "auto"} if prompt_cache else {}
         config: dict[str, Any] = {"api_key": "bench-key", "max_retries": 0,
                                   "base_url": base + "/v1" if family == "openai" else base}
         if family == "bedrock":
@@ -338,13 +342,13 @@ class _Ours:
         self.kwargs = {"max_tokens": MAX_TOKENS} if family == "anthropic" else {}
 
     def client(self) -> Any:
-        return self._ai.Client({self.family: self.config})
+        return self._ai.Client({self.family: self.config}, **self.client_kwargs)
 
     def async_client(self, transport: str) -> Any:
         config = dict(self.config)
         if transport == "aiohttp":
             config["async_transport"] = "aiohttp"
-        return self._ai.AsyncClient({self.family: config})
+        return self._ai.AsyncClient({self.family: config}, **self.client_kwargs)
 
     def _model(self, model: str) -> str:
         return f"{self.family}:{model}"
@@ -400,7 +404,7 @@ def _driver(task: dict[str, Any]) -> Any:
     if task["side"] == "ours_otel":
         _instrument()
     if side == "ours":
-        return _Ours(task["family"], task["base"])
+        return _Ours(task["family"], task["base"], prompt_cache=task["side"] == "ours_cache")
     return _RAW[task["family"]](task["base"])
 
 
@@ -612,8 +616,71 @@ def mcp(task: dict[str, Any]) -> dict[str, Any]:
     return {"value": statistics.median(times), "unit": "s/run"}
 
 
+# ------------------------------------------------------------------- prompt_cache="auto" ---
+
+def _turn_three() -> list[dict[str, Any]]:
+    """The history of the third model call of a tool run: system, user, and two rounds of an
+    assistant tool call and its result."""
+    history = list(MESSAGES)
+    for n in (1, 2):
+        history += [{"role": "assistant", "content": None, "tool_calls": [
+                        {"id": f"call_{n}", "type": "function", "function": {
+                            "name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+                    {"role": "tool", "tool_call_id": f"call_{n}", "content": "Sunny, 21C"}]
+    return history
+
+
+def translate(task: dict[str, Any]) -> dict[str, Any]:
+    """The family's request translation (pure: ``ChatRequest`` -> what the SDK is given) of the
+    third call of a tool run, with ``prompt_cache="auto"`` (side ``ours_cache``) or without:
+    the work ``"auto"`` adds to a call is the difference. The time of the fastest batch."""
+    import inspect
+
+    from aisuite_like.providers.base import ChatRequest
+
+    p = task["params"]
+    family = task["family"]
+    request = ChatRequest(
+        model=CACHE_MODELS[family], messages=_turn_three(),
+        tools=[{"type": "function", "function": {"name": "get_weather",
+                                                 "description": get_weather.__doc__,
+                                                 "parameters": CITY_SCHEMA}}],
+        max_tokens=MAX_TOKENS, prompt_cache="auto" if task["side"] == "ours_cache" else None)
+    build: Callable[[ChatRequest], Any]
+    if family == "openai":
+        from openai.resources.chat.completions import Completions
+
+        from aisuite_like.providers.openai.services import SERVICES
+        from aisuite_like.providers.openai.translate import build_request as openai_build
+
+        params = frozenset(inspect.signature(Completions.create).parameters)
+        spec = SERVICES["openai"]
+
+        def build(r: ChatRequest) -> Any:
+            return openai_build(r, spec, params)
+    elif family == "anthropic":
+        from aisuite_like.providers.anthropic.translate import build_request as build
+    elif family == "google":
+        from aisuite_like.providers.google.translate import build_request as build
+    else:
+        from aisuite_like.providers.bedrock.translate import build_request as build
+    batch = p["batch"]
+    for _ in range(p["warmup"]):
+        build(request)
+    times = []
+    perf = time.perf_counter
+    for _ in range(p["batches"]):
+        t0 = perf()
+        for _ in range(batch):
+            build(request)
+        times.append((perf() - t0) / batch)
+    # The fastest batch: a few microseconds of pure CPU work, which the load of a shared
+    # machine only ever slows down.
+    return {"value": min(times), "unit": "s/call"}
+
+
 SCENARIOS = {"sequential": sequential, "async": async_throughput, "streaming": streaming,
-             "tool_loop": tool_loop, "rss": rss, "mcp": mcp}
+             "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "translate": translate}
 
 
 def main(argv: list[str]) -> int:
