@@ -15,12 +15,19 @@ import _client_calls as calls
 import httpx
 import pytest
 import respx
-from _bedrock_server import BedrockServer, Stream, converse_text, converse_tools, event, \
-    isolate_aws, usage
+from _bedrock_server import (
+    BedrockServer,
+    Stream,
+    converse_text,
+    converse_tools,
+    event,
+    isolate_aws,
+    usage,
+)
 from _client_calls import wire
-from conftest import load_recorded
 
 import aisuite_like as ai
+from conftest import load_recorded
 
 MODES = ["sync", "async"]
 SYSTEM = {"role": "system", "content": "You are a weather bot. " * 50}
@@ -211,7 +218,7 @@ def test_anthropic_stream_reports_cache_usage(mode: str, httpx2_mock: Any) -> No
     data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
     route = httpx2_mock.post(ANTHROPIC_URL).mock(return_value=httpx.Response(
         200, content=data.encode(), headers={"content-type": "text/event-stream"}))
-    chunks, final, error, _ = calls.stream(mode, ANTHROPIC, model="anthropic:claude-sonnet-4-6",
+    _, final, error, _ = calls.stream(mode, ANTHROPIC, model="anthropic:claude-sonnet-4-6",
                                            messages=[SYSTEM, USER], prompt_cache="auto")
     assert error is None and breakpoints(wire(route)) == ["system[0]", "messages[0][0]"]
     details = final.usage.prompt_tokens_details
@@ -301,7 +308,7 @@ def test_bedrock_stream_reports_cache_usage(mode: str, bedrock: BedrockServer) -
         event("metadata", {"usage": usage(5, 2, cacheReadInputTokens=300,
                                           cacheWriteInputTokens=30),
                            "metrics": {"latencyMs": 3}})]))
-    chunks, final, error, _ = calls.stream(mode, {"bedrock": bedrock.config()},
+    _, final, error, _ = calls.stream(mode, {"bedrock": bedrock.config()},
                                            model="bedrock:anthropic.claude-sonnet-4-5-v1:0",
                                            messages=[SYSTEM, USER], prompt_cache="auto")
     assert error is None and points(bedrock.requests[0].json) == ["system[1]",
@@ -409,7 +416,8 @@ def test_cost_prices_cache_reads_and_writes(family: str) -> None:
     from aisuite_like.core.cost import attach_price_ref
     from aisuite_like.core.types import ChatCompletionResponse, PromptTokensDetails, Usage
 
-    model = {"anthropic": "claude-sonnet-4-5", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    model = {"anthropic": "claude-sonnet-4-5",
+             "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
              "openai": "gpt-5", "google": "gemini-2.5-flash"}[family]
 
     def cost(cached: int, written: int) -> float:

@@ -15,11 +15,19 @@ import _client_calls as calls
 import httpx
 import pytest
 import respx
-from _bedrock_server import BedrockServer, Stream, converse, converse_text, event, isolate_aws, usage
+from _bedrock_server import (
+    BedrockServer,
+    Stream,
+    converse,
+    converse_text,
+    event,
+    isolate_aws,
+    usage,
+)
 from _client_calls import wire
-from conftest import load_recorded
 
 import aisuite_like as ai
+from conftest import load_recorded
 
 MODES = ["sync", "async"]
 USER = [{"role": "user", "content": "Is 17 prime?"}]
