@@ -202,7 +202,7 @@ def test_quick_benchmark_runs_every_scenario(tmp_path: pathlib.Path) -> None:
     rows = results["rows"]
     assert {r["scenario"] for r in rows} == {"import", "sequential", "responses", "async",
                                              "streaming", "tool_loop", "rss", "otel", "mcp",
-                                             "cache"}
+                                             "cache", "prompt_cache"}
     for row in rows:
         assert row["status"] in ("PASS", "MISS", "info"), row
         assert row["ours"] and row["raw"], row

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Client", "AsyncClient"]
 
+# ``reasoning_effort``'s portable values (docs/reasoning-and-caching.md); the OpenAI family
+# also sends other strings as given.
+ReasoningEffort = Union[Literal["none", "minimal", "low", "medium", "high"], str]
+
 # The class given as ``response_format`` to ``parse``: the type of ``message.parsed``.
 _ParsedT = TypeVar("_ParsedT")
 
@@ -69,6 +73,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -102,6 +108,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -135,6 +143,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -187,6 +197,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -220,6 +232,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -253,6 +267,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -289,6 +305,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -321,6 +339,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -365,6 +385,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -397,6 +419,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -434,6 +458,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -466,6 +492,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -583,15 +611,18 @@ class Client(ClientBase):
     objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
     cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
     that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
-    (None: never; docs/cache.md).
+    (None: never; docs/cache.md). ``prompt_cache="auto"`` makes every call add prompt-cache
+    breakpoints / a cache key where the provider needs them (a call opts out with
+    ``prompt_cache=False``; docs/reasoning-and-caching.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
-                 cache_ttl: Optional[float] = None) -> None:
+                 cache_ttl: Optional[float] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -651,6 +682,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -684,6 +717,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -717,6 +752,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -753,6 +790,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -785,6 +824,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -822,6 +863,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -854,6 +897,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -881,9 +926,10 @@ class AsyncClient(ClientBase):
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
-                 cache_ttl: Optional[float] = None) -> None:
+                 cache_ttl: Optional[float] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
