@@ -64,11 +64,13 @@ def parse_model(model: Any) -> tuple[str, str]:
     name may hold ':' or '/'); anything else is an ``InvalidModelError``."""
     if not isinstance(model, str) or ":" not in model:
         raise InvalidModelError(
-            f"model must be 'provider:model' (e.g. 'openai:gpt-4o'), got {model!r}")
+            f"Invalid model format. Expected 'provider:model' (e.g. 'openai:gpt-4o'), got "
+            f"{model!r}")
     key, _, name = model.partition(":")
     if not key or not name:
         raise InvalidModelError(
-            f"model must be 'provider:model' with both parts non-empty, got {model!r}")
+            f"Invalid model format. Expected 'provider:model' with both parts non-empty, got "
+            f"{model!r}")
     return key, name
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 
-__all__ = ["ChatRequest", "Provider"]
+__all__ = ["ChatRequest", "Provider", "TranscriptionRequest"]
 
 
 @contextmanager
@@ -72,6 +72,28 @@ class ChatRequest:
         return replace(self, **changes)
 
 
+@dataclass(slots=True)
+class TranscriptionRequest:
+    """One transcription (docs/audio.md). ``file`` is the ``core.audio.AudioFile`` read and
+    checked for this provider (or, for a provider that reads files itself, the caller's file
+    as given); ``params`` are the parameters validated and mapped for this provider by the
+    endpoint (``language``, ``prompt``, ``temperature``, ``timestamp_granularities`` and the
+    provider-native ones, under the provider's own names). ``response_format`` is one of
+    ``json``, ``text``, ``srt``, ``verbose_json``, ``vtt``; ``stream`` asks for
+    ``transcript.text.delta`` / ``.done`` events."""
+
+    model: str
+    file: Any
+    params: dict[str, Any] = field(default_factory=dict)
+    response_format: str = "json"
+    stream: bool = False
+    timeout: Optional[float] = None
+
+
+#: The families that transcribe audio, named when another one is asked to.
+TRANSCRIPTION_PROVIDERS = ("openai", "groq", "google", "deepgram", "huggingface", "test")
+
+
 class Provider:
     """Base class of every provider, built-in or the user's own.
 
@@ -109,6 +131,31 @@ class Provider:
             f"provider {self.key or type(self).__name__!r} does not support stream=True",
             parameter="stream", provider=self.key)
         yield  # pragma: no cover  (makes this an async generator)
+
+    def transcribe(self, request: TranscriptionRequest) -> Any:
+        """Audio transcription (``client.audio.transcriptions.create``): a ``Transcription``
+        (json, verbose_json), a ``str`` (text, srt, vtt) or, with ``request.stream``, an
+        iterator of transcript events. Providers without it raise ``UnsupportedFeatureError``
+        before anything is sent."""
+        from ..core.errors import UnsupportedFeatureError
+
+        raise UnsupportedFeatureError(
+            f"provider {self.key or type(self).__name__!r} does not transcribe audio; "
+            f"providers that do: {', '.join(TRANSCRIPTION_PROVIDERS)} (docs/audio.md)",
+            feature="audio.transcriptions", provider=self.key)
+
+    async def atranscribe(self, request: TranscriptionRequest) -> Any:
+        """Async ``transcribe`` (a stream is an async iterator). Default for providers that
+        only transcribe synchronously: run in a thread."""
+        import asyncio
+
+        if request.stream:
+            from ..core.errors import UnsupportedParameterError
+
+            raise UnsupportedParameterError(
+                f"provider {self.key or type(self).__name__!r} does not stream "
+                "transcriptions asynchronously", parameter="stream", provider=self.key)
+        return await asyncio.to_thread(self.transcribe, request)
 
     def close(self) -> None:
         """Release HTTP resources. Optional."""

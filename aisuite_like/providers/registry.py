@@ -68,8 +68,9 @@ def provider_keys() -> list[str]:
 
 def unknown_provider(key: str) -> UnknownProviderError:
     return UnknownProviderError(
-        f"unknown provider {key!r}. Known providers: {', '.join(provider_keys())}. "
-        "Register your own with aisuite_like.register_provider(key, cls).")
+        f"Invalid provider key {key!r}. Supported providers: {', '.join(provider_keys())}. "
+        "Make sure the model string is formatted correctly as 'provider:model', or register "
+        "your own provider with aisuite_like.register_provider(key, cls).")
 
 
 def canonical_key(key: str) -> str:
