@@ -17,11 +17,11 @@ from ..core import (
     secrets as _secrets,
 )
 from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
+from ..providers.aisuite import ProviderFactory, as_provider
 from ..providers.base import ChatRequest, Provider
 from ..providers.registry import (
     _is_offline_key,
     canonical_key,
-    create_provider,
     provider_keys,
     unknown_provider,
 )
@@ -155,14 +155,24 @@ class ClientBase:
         provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None,
         *,
         providers: Optional[Mapping[str, Any]] = None,
+        extra_param_mode: str = "warn",
+        extract_thinking: bool = False,
     ) -> None:
         self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
+        #: How transcription parameters no table knows are handled (docs/audio.md).
+        self.extra_param_mode = _request_checks.check_extra_param_mode(extra_param_mode)
+        if not isinstance(extract_thinking, bool):
+            raise TypeError(f"extract_thinking must be a bool, got {extract_thinking!r}")
+        #: Whether a reply's leading ``<think>...</think>`` moves to ``reasoning_content``
+        #: (docs/client.md, "Reasoning").
+        self.extract_thinking = extract_thinking
         self._instances: dict[str, Provider] = {}
         for key, provider in (providers or {}).items():
             if isinstance(provider, type):
                 provider = provider(**self._configs.get(key, {}))
+            provider = as_provider(provider, key)
             try:
                 provider.key = provider.key or key
             except AttributeError:
@@ -214,7 +224,9 @@ class ClientBase:
                     if config is None:
                         config = next((v for k, v in self._configs.items()
                                        if canonical_key(k) == canon), {})
-                    provider = create_provider(canon, config)
+                    # aisuite's factory, looked up at call time (aisuite code replaces it)
+                    provider = as_provider(ProviderFactory.create_provider(key, dict(config)),
+                                           canon)
                     _secrets.protect_logs()  # the SDK's and HTTP stack's loggers redact keys
                     self._instances[canon] = provider
                 self._instances[key] = provider
@@ -281,6 +293,10 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     fallbacks = kwargs.pop("fallbacks", None)
     if fallbacks is not None:
         provider = client._with_fallbacks(provider, model, name, fallbacks)
+    if client.extract_thinking:  # <think> blocks -> reasoning_content (docs/client.md)
+        from ..providers.think import ThinkTagsProvider
+
+        provider = cast(Provider, ThinkTagsProvider(provider))
     stream = bool(kwargs.pop("stream", False))
     max_turns = kwargs.pop("max_turns", None)
     if max_turns is not None:

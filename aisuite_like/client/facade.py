@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from ..endpoints.audio import AsyncAudio, Audio
+    from ..endpoints.audio_params import ParamValidator
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -149,6 +151,9 @@ class _Completions:
 
             return _tool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                 **call.runner_options)
+        as_given = getattr(provider, "as_given", None)
+        if as_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
+            return as_given(request)
         if request.stream:
             from ..core.streaming import Stream, started_stream
 
@@ -533,6 +538,9 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
 
         return await _atool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                    **call.runner_options)
+    aas_given = getattr(provider, "aas_given", None)
+    if aas_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
+        return await aas_given(request)
     if request.stream:
         from ..core.streaming import AsyncStream, astarted_stream
 
@@ -567,10 +575,32 @@ class Client(ClientBase):
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 extra_param_mode: Literal["strict", "warn", "permissive"] = "warn",
+                 extract_thinking: bool = False) -> None:
+        super().__init__(provider_configs, providers=providers,
+                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
+
+    @property
+    def audio(self) -> Audio:
+        """Speech to text: ``client.audio.transcriptions.create(model, file, ...)``
+        (docs/audio.md). Loaded on first use."""
+        audio = self.__dict__.get("_audio")
+        if audio is None:
+            from ..endpoints.audio import Audio
+
+            audio = self.__dict__["_audio"] = Audio(self)
+        return audio
+
+    @property
+    def param_validator(self) -> ParamValidator:
+        """aisuite's ``client.param_validator``: how transcription parameters are checked
+        (``extra_param_mode``; docs/audio.md)."""
+        from ..endpoints.audio_params import ParamValidator
+
+        return ParamValidator(self.extra_param_mode)  # type: ignore[arg-type]
 
     @property
     def batches(self) -> Batches:
@@ -836,10 +866,31 @@ class AsyncClient(ClientBase):
     """The async client: ``await aclient.chat.completions.create(...)``."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 extra_param_mode: Literal["strict", "warn", "permissive"] = "warn",
+                 extract_thinking: bool = False) -> None:
+        super().__init__(provider_configs, providers=providers,
+                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
+
+    @property
+    def audio(self) -> AsyncAudio:
+        """Speech to text, awaited: ``await aclient.audio.transcriptions.create(...)``
+        (docs/audio.md). Loaded on first use."""
+        audio = self.__dict__.get("_audio")
+        if audio is None:
+            from ..endpoints.audio import AsyncAudio
+
+            audio = self.__dict__["_audio"] = AsyncAudio(self)
+        return audio
+
+    @property
+    def param_validator(self) -> ParamValidator:
+        """aisuite's ``client.param_validator`` (see ``Client.param_validator``)."""
+        from ..endpoints.audio_params import ParamValidator
+
+        return ParamValidator(self.extra_param_mode)  # type: ignore[arg-type]
 
     @property
     def batches(self) -> AsyncBatches:

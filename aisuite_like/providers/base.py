@@ -72,7 +72,6 @@ class ChatRequest:
         return replace(self, **changes)
 
 
-@dataclass(slots=True)
 class TranscriptionRequest:
     """One transcription (docs/audio.md). ``file`` is the ``core.audio.AudioFile`` read and
     checked for this provider (or, for a provider that reads files itself, the caller's file
@@ -80,14 +79,27 @@ class TranscriptionRequest:
     endpoint (``language``, ``prompt``, ``temperature``, ``timestamp_granularities`` and the
     provider-native ones, under the provider's own names). ``response_format`` is one of
     ``json``, ``text``, ``srt``, ``verbose_json``, ``vtt``; ``stream`` asks for
-    ``transcript.text.delta`` / ``.done`` events."""
+    ``transcript.text.delta`` / ``.done`` events. (A plain class: a dataclass would cost its
+    code generation at ``import aisuite_like``.)"""
 
-    model: str
-    file: Any
-    params: dict[str, Any] = field(default_factory=dict)
-    response_format: str = "json"
-    stream: bool = False
-    timeout: Optional[float] = None
+    __slots__ = ("model", "file", "params", "response_format", "stream", "timeout")
+
+    def __init__(self, model: str, file: Any, params: Optional[dict[str, Any]] = None,
+                 response_format: str = "json", stream: bool = False,
+                 timeout: Optional[float] = None) -> None:
+        self.model = model
+        self.file = file
+        self.params = params if params is not None else {}
+        self.response_format = response_format
+        self.stream = stream
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        file = self.file if type(self.file).__name__ == "AudioFile" else \
+            f"<{type(self.file).__name__}>"  # never the caller's audio bytes
+        return (f"TranscriptionRequest(model={self.model!r}, file={file}, "
+                f"params={self.params!r}, response_format={self.response_format!r}, "
+                f"stream={self.stream!r})")
 
 
 #: The families that transcribe audio, named when another one is asked to.

@@ -37,6 +37,7 @@ _BUILTIN: dict[str, _Entry] = {
                   "anthropic", {}),
     "google": ("aisuite_like.providers.google:GoogleProvider", "google.genai", "google", {}),
     "bedrock": ("aisuite_like.providers.bedrock:BedrockProvider", "botocore", "bedrock", {}),
+    "deepgram": ("aisuite_like.providers.deepgram:DeepgramProvider", "httpx2", "deepgram", {}),
     "test": ("aisuite_like.testing:TestProvider", None, None, {}),
 }
 

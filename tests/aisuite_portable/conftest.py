@@ -31,7 +31,7 @@ import aisuite_like.provider
 from aisuite_like.types import (
     Function,
     Message,
-    Segment,
+    TranscriptionSegment,
     ToolCall,
     Transcription,
     TranscriptionWord,
@@ -55,8 +55,8 @@ def _module(name: str, **names: Any) -> types.ModuleType:
     return module
 
 
-_aisuite = _module("aisuite", **{name: getattr(aisuite_like, name)
-                                 for name in aisuite_like.__all__}, Client=Client)
+_aisuite = _module("aisuite", **{**{name: getattr(aisuite_like, name)
+                                    for name in aisuite_like.__all__}, "Client": Client})
 _aisuite.__path__ = []  # a package: its sub-modules below are importable
 _aisuite.provider = _module(  # type: ignore[attr-defined]
     "aisuite.provider",
@@ -71,9 +71,44 @@ _message = _module(
     Function=Function,
     ChatCompletionMessageToolCall=ToolCall,
     TranscriptionResult=Transcription,
-    Segment=Segment,
+    Segment=TranscriptionSegment,
     Word=TranscriptionWord,
 )
 _framework = _module("aisuite.framework", message=_message, Message=Message)
 _framework.__path__ = []  # type: ignore[attr-defined]
 _aisuite.framework = _framework  # type: ignore[attr-defined]
+
+
+#: aisuite's tests that do not pass here, each for a reason README.md gives. They run and are
+#: expected to fail (strict: one that starts passing fails the suite, so this list stays true).
+KNOWN_FAILURES = {
+    "test_client.py::test_invalid_provider_in_client_config":
+        "a provider_configs key that names no provider is a ConfigurationError at "
+        "configure() (aisuite accepts it and fails at the first call)",
+    "test_client.py::test_chat_completions_executes_tools_until_final_response":
+        "the tool runner sends a tool's dict result as compact JSON; aisuite sends "
+        "json.dumps(result) with spaces (docs/migration.md)",
+    "test_client.py::test_ollama_model_runs_full_tool_loop":
+        "imports aisuite's own OllamaProvider module (aisuite.providers.ollama_provider)",
+    "test_manual_tool_calling.py::test_auto_tool_calling_does_not_pass_tools_to_provider":
+        "patches aisuite's private Completions._tool_runner",
+    "test_manual_tool_calling.py::test_manual_tool_calling_with_mcp_configs":
+        "patches aisuite's private Completions._process_mcp_configs",
+    "test_streaming.py::test_create_stream_rejects_mcp_configs":
+        "MCP servers in tools= work with stream=True here (aisuite refuses them); the test's "
+        "config would start `npx`",
+}
+
+#: Known failures not run at all (running them costs a 30 s MCP handshake timeout).
+NOT_RUN = {"test_streaming.py::test_create_stream_rejects_mcp_configs"}
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    import pytest
+
+    for item in items:
+        name = item.nodeid.split("aisuite_portable/", 1)[-1].split("[", 1)[0]
+        reason = KNOWN_FAILURES.get(name)
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=True,
+                                              run=name not in NOT_RUN))
