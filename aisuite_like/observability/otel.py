@@ -14,6 +14,8 @@ their hooks (docs/architecture.md), so it is the same for every family and every
 - ``execute_tool {name}`` (INTERNAL) per tool call, from the same hooks: current while the tool
   runs (a model call made inside a tool nests under it); a call that does not run gets one of
   no duration saying why.
+- ``transcription {model}`` (CLIENT) per ``client.audio.transcriptions`` call (docs/audio.md),
+  with the token usage when the provider reports tokens.
 - metrics ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``.
 
 Content (messages, tool arguments and results) is recorded only with ``capture_content``, as
@@ -44,7 +46,7 @@ from ..providers._common import loads_json
 if TYPE_CHECKING:
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
     from ..loop.engine import ToolBatch, ToolCallRun, ToolLoop
-    from ..providers.base import ChatRequest, Provider
+    from ..providers.base import ChatRequest, Provider, TranscriptionRequest
 
 __all__ = ["Instrumentation", "CAPTURE_ENV"]
 
@@ -63,6 +65,7 @@ _PROVIDER_NAMES = {
 _DEFAULT_URLS = {
     "openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com",
     "google": "https://generativelanguage.googleapis.com",
+    "deepgram": "https://api.deepgram.com",
 }
 _URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
@@ -240,6 +243,61 @@ class Instrumentation:
             if aclose is not None:
                 await aclose()
 
+    # -- audio transcription -----------------------------------------------------------------
+
+    def _start_transcription(self, provider: "Provider",
+                             request: "TranscriptionRequest") -> "_ChatCall":
+        key = getattr(provider, "key", "") or type(provider).__name__
+        base: dict[str, Any] = {"gen_ai.operation.name": "transcription",
+                                "gen_ai.provider.name": _provider_name(provider, key),
+                                "gen_ai.request.model": request.model}
+        host, port = self._endpoint(provider, key)
+        if host:
+            base["server.address"] = host
+            if port:
+                base["server.port"] = port
+        span = self.tracer.start_span(f"transcription {request.model}", kind=SpanKind.CLIENT,
+                                      attributes=base)
+        return _ChatCall(span, base, time.perf_counter())
+
+    def _finish_transcription(self, call: "_ChatCall", result: Any) -> None:
+        usage = getattr(result, "usage", None)
+        if isinstance(usage, dict) and usage.get("type") == "tokens":
+            tokens = {k: usage.get(f"{k}_tokens") for k in ("input", "output")}
+            for kind, count in tokens.items():
+                if isinstance(count, int):
+                    call.span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)
+                    self.token_usage.record(count, {**call.metric_attributes,
+                                                    "gen_ai.token.type": kind})
+        self.duration.record(time.perf_counter() - call.start, call.metric_attributes)
+        call.span.end()
+
+    def transcribe(self, provider: "Provider", request: "TranscriptionRequest") -> Any:
+        """A ``transcription {model}`` span around a (non-streamed) transcription; a stream's
+        span ends when the request is sent (its events are not followed)."""
+        call = self._start_transcription(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                result = provider.transcribe(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_transcription(call, result)
+        return result
+
+    async def atranscribe(self, provider: "Provider", request: "TranscriptionRequest") -> Any:
+        call = self._start_transcription(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                result = await provider.atranscribe(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_transcription(call, result)
+        return result
+
     def _endpoint(self, provider: Any, key: str) -> tuple[Optional[str], Optional[int]]:
         try:
             return self._endpoints[provider]
@@ -383,6 +441,12 @@ class _TracedProvider:
 
     def astream(self, request: "ChatRequest") -> AsyncIterator["ChatCompletionChunk"]:
         return self._inst.astream(self._inner, request)
+
+    def transcribe(self, request: "TranscriptionRequest") -> Any:
+        return self._inst.transcribe(self._inner, request)
+
+    async def atranscribe(self, request: "TranscriptionRequest") -> Any:
+        return await self._inst.atranscribe(self._inner, request)
 
 
 class _StreamState:

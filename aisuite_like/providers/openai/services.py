@@ -25,6 +25,11 @@ class ServiceSpec:
     API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
     ``provider_specific_fields`` keys sent back on assistant messages. ``openai_native``
     says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
+    ``transcription_formats`` are the ``response_format`` values the service's
+    ``/audio/transcriptions`` produces itself (empty: it has no transcription API; others are
+    rendered from ``verbose_json``); ``transcription_api`` is ``"openai"`` (that multipart
+    endpoint) or ``"hf-inference"`` (Hugging Face's Inference API); ``transcription_stream``
+    whether it streams transcripts; ``audio_max_mb`` its upload limit (docs/audio.md).
     """
 
     key: str
@@ -36,12 +41,19 @@ class ServiceSpec:
     reasoning_field: Optional[str] = None
     psf_fields: tuple[str, ...] = ()
     openai_native: bool = False
+    transcription_formats: tuple[str, ...] = ()
+    transcription_api: str = "openai"
+    transcription_stream: bool = False
+    audio_max_mb: int = 25
 
 
 def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
          ) -> tuple[str, ServiceSpec]:
     return key, ServiceSpec(key, base_url, key_env, **kw)
 
+
+_ALL_FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
+_VERBOSE = ("json", "text", "verbose_json")
 
 #: key -> service. ONE table: adding a compatible service is adding a row here and its key to
 #: ``providers/registry.py``. The token limit follows each service's API: OpenAI, Azure and
@@ -50,30 +62,34 @@ def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
 #: ``max_tokens`` (Hugging Face's recorded exchange).
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True),
+         openai_native=True, transcription_formats=_ALL_FORMATS, transcription_stream=True),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True),
+         openai_native=True, transcription_formats=_ALL_FORMATS),
+    # Groq's transcriptions: json, text, verbose_json (srt / vtt rendered from segments).
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
-         max_tokens_field="max_completion_tokens"),
-    _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+         max_tokens_field="max_completion_tokens", transcription_formats=_VERBOSE),
+    _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
+         transcription_formats=("json",)),
     # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
     _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
          reasoning_field="reasoning_content"),
     _row("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
-    _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+    _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY",
+         transcription_formats=("json", "verbose_json")),
     _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
          max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",)),
     _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
          reasoning_field="reasoning"),
     _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
-    _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN"),
+    _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN",
+         transcription_formats=("json",), transcription_api="hf-inference"),
     _row("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", key_required=False,
          placeholder_key="ollama", reasoning_field="reasoning"),
     _row("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", key_required=False,
          placeholder_key="lm-studio"),
     _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
-         placeholder_key="EMPTY", reasoning_field="reasoning"),
+         placeholder_key="EMPTY", reasoning_field="reasoning", transcription_formats=_VERBOSE),
     _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY"),
     _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY"),
     _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY"),
