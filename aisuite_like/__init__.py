@@ -133,6 +133,13 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
         ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
     )
+    from .core.audio import (
+        Transcription as Transcription,
+        TranscriptionSegment as TranscriptionSegment,
+        TranscriptionTextDeltaEvent as TranscriptionTextDeltaEvent,
+        TranscriptionTextDoneEvent as TranscriptionTextDoneEvent,
+        TranscriptionWord as TranscriptionWord,
+    )
     from .core.run_context import RunContextWrapper as RunContextWrapper, RunUsage as RunUsage
     from .core.streaming import AsyncStream as AsyncStream, Stream as Stream
     from .core.types import (
@@ -176,6 +183,10 @@ _LAZY = {
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
         "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage", "SkippedModel")},
+    # core/audio.py (client.audio.transcriptions; docs/audio.md)
+    **{name: "core.audio" for name in (
+        "Transcription", "TranscriptionSegment", "TranscriptionWord",
+        "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent")},
     # tools/policy.py
     **{name: "tools.policy" for name in (
         "AllowAll", "DenyAll", "AllowTools", "RequireApproval", "ToolPolicyContext",
