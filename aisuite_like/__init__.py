@@ -125,6 +125,13 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ContentFilterFinishReasonError as ContentFilterFinishReasonError,
         LengthFinishReasonError as LengthFinishReasonError,
     )
+    from .core.audio import (
+        Transcription as Transcription,
+        TranscriptionSegment as TranscriptionSegment,
+        TranscriptionTextDeltaEvent as TranscriptionTextDeltaEvent,
+        TranscriptionTextDoneEvent as TranscriptionTextDoneEvent,
+        TranscriptionWord as TranscriptionWord,
+    )
     from .core.message_params import (
         ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
         ChatCompletionDeveloperMessageParam as ChatCompletionDeveloperMessageParam,
@@ -132,13 +139,6 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ChatCompletionSystemMessageParam as ChatCompletionSystemMessageParam,
         ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
         ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
-    )
-    from .core.audio import (
-        Transcription as Transcription,
-        TranscriptionSegment as TranscriptionSegment,
-        TranscriptionTextDeltaEvent as TranscriptionTextDeltaEvent,
-        TranscriptionTextDoneEvent as TranscriptionTextDoneEvent,
-        TranscriptionWord as TranscriptionWord,
     )
     from .core.run_context import RunContextWrapper as RunContextWrapper, RunUsage as RunUsage
     from .core.streaming import AsyncStream as AsyncStream, Stream as Stream

@@ -367,12 +367,13 @@ class Instrumentation:
     # -- runs (tool-runner and agent runs) -----------------------------------------------
 
     def _start_run(self, name: str, provider: Any, model: str, key: str,
-                   agent_name: Optional[str] = None) -> Span:
+                   agent_name: Optional[str] = None, agent: Any = None) -> Span:
         attributes: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
                                       "gen_ai.provider.name": _provider_name(provider, key),
                                       "gen_ai.request.model": model}
         if agent_name is not None:
             attributes["gen_ai.agent.name"] = agent_name
+        _agent_labels(agent, attributes)
         return self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
 
     def _end_run(self, span: Span, engine: "ToolLoop", exc: Optional[BaseException]) -> None:
@@ -563,7 +564,7 @@ class _AgentRunSpans(_RunSpans):
         self.agent = agent = engine.agent
         key, _, model = str(agent.model).partition(":")
         return self.inst._start_run(f"invoke_agent {agent.name}", self.provider, model, key,
-                                    agent.name)
+                                    agent.name, agent)
 
     def on_model_request(self, engine: Any, action: Any) -> None:
         agent = engine.agent
@@ -572,12 +573,13 @@ class _AgentRunSpans(_RunSpans):
         self._end_child(None)
         self.agent = agent
         key, _, model = str(agent.model).partition(":")
+        attributes = {"gen_ai.operation.name": "invoke_agent",
+                      "gen_ai.provider.name": _PROVIDER_NAMES.get(key, key),
+                      "gen_ai.request.model": model, "gen_ai.agent.name": agent.name}
+        _agent_labels(agent, attributes)
         self.child = self.inst.tracer.start_span(
             f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL,
-            context=trace.set_span_in_context(self.span),
-            attributes={"gen_ai.operation.name": "invoke_agent",
-                        "gen_ai.provider.name": _PROVIDER_NAMES.get(key, key),
-                        "gen_ai.request.model": model, "gen_ai.agent.name": agent.name})
+            context=trace.set_span_in_context(self.span), attributes=attributes)
         self.current.switch(self.child)
 
     def on_run_end(self, engine: Any, error: Optional[BaseException]) -> None:
@@ -594,6 +596,18 @@ class _AgentRunSpans(_RunSpans):
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+
+def _agent_labels(agent: Any, attributes: dict[str, Any]) -> None:
+    """An agent's ``tags`` (``aisuite_like.agent.tags``) and ``metadata`` (one
+    ``aisuite_like.agent.metadata.<key>`` each: a str, bool or number as is, anything else as
+    JSON) as span attributes."""
+    tags = getattr(agent, "tags", None)
+    if tags:
+        attributes["aisuite_like.agent.tags"] = list(tags)
+    for name, value in (getattr(agent, "metadata", None) or {}).items():
+        attributes[f"aisuite_like.agent.metadata.{name}"] = (
+            value if isinstance(value, (str, bool, int, float)) else _json(value))
 
 
 def _provider_name(provider: Any, key: str) -> str:
