@@ -152,6 +152,7 @@ def test_providers_lists_every_key_and_never_prints_keys() -> None:
     assert rows["anthropic"][-1] == "no"
     assert rows["huggingface"][-1] == "yes"
     assert rows["test"][1:3] == ["-", "built-in"]
+    assert rows["deepgram"][1:] == ["deepgram", "yes", "DEEPGRAM_API_KEY", "no"]
     assert out.stdout.splitlines()[0].split()[0] == "PROVIDER"
 
 
