@@ -20,8 +20,8 @@ from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedPara
 from ..providers.aisuite import ProviderFactory, as_provider
 from ..providers.base import ChatRequest, Provider
 from ..providers.registry import (
-    _is_offline_key,
     canonical_key,
+    is_offline_key,
     provider_keys,
     unknown_provider,
 )
@@ -215,7 +215,7 @@ class ClientBase:
         if provider is None:
             canon = canonical_key(key)
             if _guard.BLOCK_REAL_REQUESTS[0] and canon not in self._instances \
-                    and not _is_offline_key(canon):
+                    and not is_offline_key(canon):
                 _refuse_real_request(key)
             with self._lock:
                 provider = self._instances.get(canon)

@@ -49,7 +49,7 @@ _set = object.__setattr__
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def _built(cls: type[_M], values: dict[str, Any]) -> _M:
+def build_model(cls: type[_M], values: dict[str, Any]) -> _M:
     """``cls.model_construct(**values)`` for translators that pass EVERY field of ``cls``
     (our types have no aliases, private attributes or post-init): skips model_construct's
     per-field loop, which was most of the per-chunk cost of a stream."""

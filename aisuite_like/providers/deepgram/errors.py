@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
-from ...core.errors import APIError, _error_for_status, _parse_retry_after
+from ...core.errors import APIError, error_for_status, parse_retry_after
 from .._common import loads_json, transport_error
 
 __all__ = ["error_from_response", "map_error"]
@@ -34,8 +34,8 @@ def error_from_response(response: Any, provider: str,
         f"HTTP {response.status_code}"
     code = body.get("err_code") or body.get("category")
     request_id = body.get("request_id") or response.headers.get("dg-request-id")
-    return _error_for_status(
+    return error_for_status(
         response.status_code, f"{code}: {message}" if code else str(message),
         provider=provider, request_id=str(request_id) if request_id else None,
-        retry_after=_parse_retry_after(response.headers), secrets=tuple(secrets),
+        retry_after=parse_retry_after(response.headers), secrets=tuple(secrets),
         code=code if isinstance(code, str) else None, body=dict(body), response=response)

@@ -18,7 +18,7 @@ from ...core.errors import (
 from ...core.secrets import clean_api_key
 from .. import retry as _retry
 from .._common import bound_sync_io, decode_json, host_of_url, read_reply, redirect_hooks
-from ..base import ChatRequest, Provider, TranscriptionRequest, _mapped_errors
+from ..base import ChatRequest, Provider, TranscriptionRequest, mapped_errors
 from .errors import error_from_response, map_error
 from .translate import build_query, parse_transcription
 
@@ -172,14 +172,14 @@ class DeepgramProvider(Provider):
         return map_error(exc, _NAME, (self._api_key,))
 
     def _send_once(self, kwargs: dict[str, Any]) -> Any:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             response = self._sync().post(**kwargs)
         if response.status_code >= 400:
             raise error_from_response(response, _NAME, (self._api_key,))
         return response
 
     async def _asend_once(self, kwargs: dict[str, Any]) -> Any:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             response = await self._async().post(**kwargs)
         if response.status_code >= 400:
             raise error_from_response(response, _NAME, (self._api_key,))

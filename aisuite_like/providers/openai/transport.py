@@ -20,13 +20,13 @@ from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
     UnsupportedParameterError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
-from ..base import ChatRequest, Provider, TranscriptionRequest, _mapped_errors
+from ..base import ChatRequest, Provider, TranscriptionRequest, mapped_errors
 from ._sdk_seam import bound_sync_client
 from .audio import (
     TranscriptEvents,
@@ -292,7 +292,7 @@ class OpenAIProvider(Provider):
         secrets = self._secrets()
         mapped = map_sdk_error(exc, self.key, secrets)
         if mapped is not exc:
-            _scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
+            scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
         return mapped
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
@@ -308,13 +308,13 @@ class OpenAIProvider(Provider):
                                   self._calls.bounds(request.timeout))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
 
     async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
@@ -347,7 +347,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 for data in response.iter_bytes():
@@ -363,7 +363,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 async for data in response.aiter_bytes():
@@ -423,12 +423,12 @@ class OpenAIProvider(Provider):
         return parse_transcription(body, request, asked, self.key)
 
     def _transcribe_once(self, kwargs: dict[str, Any]) -> bytes:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
             return bytes(raw.http_response.content)
 
     async def _atranscribe_once(self, kwargs: dict[str, Any]) -> bytes:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().audio.transcriptions.with_raw_response.create(**kwargs)
             return bytes(raw.http_response.content)
 
@@ -436,7 +436,7 @@ class OpenAIProvider(Provider):
         events = TranscriptEvents(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 for data in response.iter_bytes():
@@ -450,7 +450,7 @@ class OpenAIProvider(Provider):
         events = TranscriptEvents(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = await self._async().audio.transcriptions.with_raw_response.create(
                     **kwargs)
                 response = raw.http_response
@@ -484,7 +484,7 @@ class OpenAIProvider(Provider):
         import httpx2
 
         url, headers, content = args
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             response = self._sync().post(url, cast_to=httpx2.Response, content=content,
                                          options=self._hf_options(headers))
             return bytes(response.content)
@@ -493,7 +493,7 @@ class OpenAIProvider(Provider):
         import httpx2
 
         url, headers, content = args
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             response = await self._async().post(url, cast_to=httpx2.Response, content=content,
                                                 options=self._hf_options(headers))
             return bytes(response.content)
