@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
     from ..endpoints.audio import AsyncAudio, Audio
     from ..endpoints.audio_params import ParamValidator
+    from .plugins import ResponseCache
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -76,6 +77,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Stream: ...
 
@@ -108,6 +110,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -140,6 +143,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[Stream, ChatCompletionResponse]: ...
 
@@ -194,6 +198,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -226,6 +231,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -258,6 +264,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -293,6 +300,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -324,6 +332,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -367,6 +376,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -398,6 +408,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -434,6 +445,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[_ParsedT]: ...
 
@@ -465,6 +477,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[None]: ...
 
@@ -574,15 +587,21 @@ class Client(ClientBase):
     ``provider_configs`` maps a provider key to its settings (``api_key``, ``base_url``,
     ``timeout``, ``max_retries``, ``default_headers``, ``http_client``, ...); keys not given
     come from the provider's usual environment variable. ``providers`` installs provider
-    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``).
+    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
+    cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
+    that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
+    (None: never; docs/cache.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  extra_param_mode: Literal["strict", "warn", "permissive"] = "warn",
-                 extract_thinking: bool = False) -> None:
+                 extract_thinking: bool = False,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None) -> None:
         super().__init__(provider_configs, providers=providers,
-                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking)
+                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
+                         cache=cache, cache_ttl=cache_ttl)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -657,6 +676,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -689,6 +709,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -721,6 +742,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -756,6 +778,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -787,6 +810,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -823,6 +847,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[_ParsedT]: ...
 
@@ -854,6 +879,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[None]: ...
 
@@ -867,14 +893,18 @@ class _AsyncCompletions:
 
 
 class AsyncClient(ClientBase):
-    """The async client: ``await aclient.chat.completions.create(...)``."""
+    """The async client: ``await aclient.chat.completions.create(...)``. Its arguments are
+    ``Client``'s."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  extra_param_mode: Literal["strict", "warn", "permissive"] = "warn",
-                 extract_thinking: bool = False) -> None:
+                 extract_thinking: bool = False,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None) -> None:
         super().__init__(provider_configs, providers=providers,
-                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking)
+                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
+                         cache=cache, cache_ttl=cache_ttl)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
