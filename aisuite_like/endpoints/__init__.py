@@ -1,2 +1,4 @@
-"""Endpoints beyond chat, each a resource of the client loaded on first access (docs/audio.md,
-docs/architecture.md): ``client.audio`` (``audio.py``)."""
+"""The endpoints beside chat, one module each (docs/architecture.md): ``client.responses``
+(``responses.py``, docs/responses.md), ``client.audio`` (``audio.py``, with aisuite's parameter
+table in ``audio_params.py``, docs/audio.md). The client's facade loads each on the first access
+of its attribute."""
