@@ -22,10 +22,14 @@ from ..core.ids import unique_tool_call_ids
 from .base import ClientBase, prepare_call
 
 if TYPE_CHECKING:
+    from typing_extensions import Never
+
     from ..batches.api import AsyncBatches, Batches
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from ..endpoints.models import AsyncModels, Models
+    from .raw_response import AsyncRawCompletions, RawCompletions
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -41,6 +45,14 @@ _ParsedT = TypeVar("_ParsedT")
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
+
+    @property
+    def with_raw_response(self) -> RawCompletions:
+        """``with_raw_response.create(...)``: the HTTP status, headers and request id of the
+        reply, and ``.parse()`` for the response (docs/client.md, "Raw responses")."""
+        from .raw_response import RawCompletions
+
+        return RawCompletions(self)
 
     @overload
     def create(
@@ -567,10 +579,22 @@ class Client(ClientBase):
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None, **unknown: Never) -> None:
+        # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
+        super().__init__(provider_configs, providers=providers, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
+
+    @property
+    def models(self) -> Models:
+        """The models each configured provider reports: ``list()``, ``retrieve(model)``
+        (docs/models.md). Loaded on first use."""
+        models = self.__dict__.get("_models")
+        if models is None:
+            from ..endpoints.models import Models
+
+            models = self.__dict__["_models"] = Models(self)
+        return models
 
     @property
     def batches(self) -> Batches:
@@ -593,6 +617,14 @@ class Client(ClientBase):
 class _AsyncCompletions:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
+
+    @property
+    def with_raw_response(self) -> AsyncRawCompletions:
+        """``await with_raw_response.create(...)``: the HTTP status, headers and request id of
+        the reply, and ``.parse()`` for the response (docs/client.md, "Raw responses")."""
+        from .raw_response import AsyncRawCompletions
+
+        return AsyncRawCompletions(self)
 
     @overload
     async def create(
@@ -836,10 +868,21 @@ class AsyncClient(ClientBase):
     """The async client: ``await aclient.chat.completions.create(...)``."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None, **unknown: Never) -> None:
+        super().__init__(provider_configs, providers=providers, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
+
+    @property
+    def models(self) -> AsyncModels:
+        """The models each configured provider reports, awaited (docs/models.md). Loaded on
+        first use."""
+        models = self.__dict__.get("_models")
+        if models is None:
+            from ..endpoints.models import AsyncModels
+
+            models = self.__dict__["_models"] = AsyncModels(self)
+        return models
 
     @property
     def batches(self) -> AsyncBatches:

@@ -32,6 +32,7 @@ __all__ = [
     "ChatCompletionChunk",
     "FinishReason",
     "StopReason",
+    "Model",
 ]
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
@@ -364,6 +365,24 @@ class ChatCompletionChunk(_Model):
     usage: Optional[Usage] = None
     # Runner streams: which model call (1-based) this chunk belongs to.
     turn: Optional[int] = None
+
+
+# --- model lists ---------------------------------------------------------------------------
+
+
+class Model(_Model):
+    """A model a provider reports (``client.models.list()``, docs/models.md), in OpenAI's
+    ``Model`` shape: ``id`` written ``"provider:model"`` (ready to pass as ``model=``),
+    ``created`` (Unix seconds; 0 where the provider reports no date), ``owned_by`` (the
+    model's maker as the provider names it). ``provider`` is the provider key; ``raw`` the
+    provider's own entry (never dumped)."""
+
+    id: str
+    object: Literal["model"] = "model"
+    created: int = 0
+    owned_by: str = ""
+    provider: str = ""
+    raw: Any = Field(default=None, exclude=True, repr=False)
 
 
 if TYPE_CHECKING:
