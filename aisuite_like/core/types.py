@@ -384,6 +384,14 @@ class Model(_Model):
     provider: str = ""
     raw: Any = Field(default=None, exclude=True, repr=False)
 
+    def to_dict(self, *, mode: Literal["json", "python"] = "python", use_api_names: bool = True,
+                exclude_unset: bool = False, exclude_defaults: bool = False,
+                exclude_none: bool = False, warnings: bool = True) -> dict[str, Any]:
+        """Every field (``object`` and ``created`` included, as OpenAI sends a model)."""
+        return super().to_dict(mode=mode, use_api_names=use_api_names,
+                               exclude_unset=exclude_unset, exclude_defaults=exclude_defaults,
+                               exclude_none=exclude_none, warnings=warnings)
+
 
 if TYPE_CHECKING:
     # What ``chat.completions.parse()`` returns, as type checkers see it: typed by the

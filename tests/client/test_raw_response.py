@@ -153,7 +153,8 @@ def test_anthropic_headers_and_request_id(mode: str, httpx2_mock: respx.Router) 
             "content": [{"type": "text", "text": "Hi there"}], "stop_reason": "end_turn",
             "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2}}
     route = httpx2_mock.post(ANTHROPIC_URL).mock(return_value=httpx.Response(
-        200, json=body, headers={"request-id": "req_ant", "anthropic-ratelimit-requests-remaining": "7"}))
+        200, json=body,
+        headers={"request-id": "req_ant", "anthropic-ratelimit-requests-remaining": "7"}))
     raw = raw_create(mode, {"anthropic": {"api_key": ANTHROPIC_KEY}},
                      model="anthropic:claude-sonnet-4-5")
     assert route.call_count == 1
