@@ -48,6 +48,11 @@ from .providers.registry import provider_keys, register_provider
 
 __version__ = VERSION
 
+#: The OpenAI SDK's names of the two clients, so that code ported from it runs with its import
+#: changed (``from aisuite_like import OpenAI``; docs/migration.md).
+OpenAI = Client
+AsyncOpenAI = AsyncClient
+
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from . import durable as durable, handoff_filters as handoff_filters, testing as testing
     from .agents.agent import (
@@ -124,6 +129,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from .client.structured import (
         ContentFilterFinishReasonError as ContentFilterFinishReasonError,
         LengthFinishReasonError as LengthFinishReasonError,
+        pydantic_function_tool as pydantic_function_tool,
     )
     from .core.message_params import (
         ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
@@ -144,12 +150,14 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         CompletionTokensDetails as CompletionTokensDetails,
         Function as Function,
         Message as Message,
+        Model as Model,
         PromptTokensDetails as PromptTokensDetails,
         SkippedModel as SkippedModel,
         ToolCall as ToolCall,
         ToolEvent as ToolEvent,
         Usage as Usage,
     )
+    from .endpoints.models import ModelList as ModelList
     from .observability.switch import instrument as instrument, uninstrument as uninstrument
     from .providers.base import ChatRequest as ChatRequest, Provider as Provider
     from .tools.base import Tool as Tool, tool as tool
@@ -204,6 +212,10 @@ _LAZY = {
     # client/structured.py (chat.completions.parse)
     "LengthFinishReasonError": "client.structured",
     "ContentFilterFinishReasonError": "client.structured",
+    "pydantic_function_tool": "client.structured",
+    # core/types.py, endpoints/models.py (client.models)
+    "Model": "core.types",
+    "ModelList": "endpoints.models",
     # client/stream_events.py (chat.completions.stream)
     **{name: "client.stream_events" for name in (
         "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
@@ -242,7 +254,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "Client", "AsyncClient", "Stream", "AsyncStream", "Tool", "Tools", "tool",
+    "Client", "AsyncClient", "OpenAI", "AsyncOpenAI", "Stream", "AsyncStream", "Tool",
+    "Tools", "tool",
     "ChatRequest", "Provider", "register_provider", "provider_keys",
     "ChatCompletionResponse", "ChatCompletionChunk", "Choice", "ChoiceDelta",
     "ChoiceDeltaToolCall", "Message", "ToolCall", "Function", "Usage", "PromptTokensDetails",

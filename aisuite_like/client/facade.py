@@ -306,7 +306,7 @@ class _Completions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -331,7 +331,8 @@ class _Completions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    def parse(self, model: str, messages: Any, *, response_format: Any, **kwargs: Any) -> Any:
+    def parse(self, model: str, messages: Any, *, response_format: Any = None,
+              **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse``: ``create`` with ``response_format`` a pydantic class
         (sent as a strict JSON schema, through each provider's native structured output),
         then ``choices[i].message.parsed`` is the reply validated into that class (None for a
@@ -341,7 +342,7 @@ class _Completions:
         _refuse_stream(kwargs, "parse")
         response = self.create(model, messages,
                                response_format=response_format_param(response_format), **kwargs)
-        return parse_completion(response, response_format)
+        return parse_completion(response, response_format, kwargs.get("tools"))
 
     @overload
     async def aparse(
@@ -380,7 +381,7 @@ class _Completions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -405,7 +406,7 @@ class _Completions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    async def aparse(self, model: str, messages: Any, *, response_format: Any,
+    async def aparse(self, model: str, messages: Any, *, response_format: Any = None,
                      **kwargs: Any) -> Any:
         """Async ``parse`` on the sync client (as ``acreate``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
@@ -501,8 +502,9 @@ async def _aparse(client: ClientBase, model: str, messages: Any, response_format
 
     _refuse_stream(kwargs, "parse")
     kwargs["response_format"] = response_format_param(response_format)
+    tools = kwargs.get("tools")  # (prepare_call consumes kwargs)
     response = await _acreate(client, model, messages, kwargs)
-    return parse_completion(response, response_format)
+    return parse_completion(response, response_format, tools)
 
 
 class _AsyncStreamManager(Generic[_ParsedT]):
@@ -763,7 +765,7 @@ class _AsyncCompletions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -788,7 +790,7 @@ class _AsyncCompletions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    async def parse(self, model: str, messages: Any, *, response_format: Any,
+    async def parse(self, model: str, messages: Any, *, response_format: Any = None,
                     **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse`` (see ``Client.chat.completions.parse``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)

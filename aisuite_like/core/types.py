@@ -33,6 +33,7 @@ __all__ = [
     "FinishReason",
     "StopReason",
     "Model",
+    "with_request_id",
 ]
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
@@ -304,6 +305,13 @@ class ChatCompletionResponse(_Model):
     service_tier: Optional[str] = None
 
     @property
+    def _request_id(self) -> Optional[str]:
+        """The provider's request id of the reply (the OpenAI SDK's ``_request_id``: public
+        despite its name), on a response of one model call; None where the provider sent
+        none or the response was built otherwise (a tool run's, a stream's)."""
+        return self.__dict__.get("_request_id")
+
+    @property
     def message(self) -> Message:
         """Shortcut for ``choices[0].message``."""
         return self.choices[0].message
@@ -313,6 +321,15 @@ class ChatCompletionResponse(_Model):
         """Shortcut for ``choices[0].message.content``."""
         content = self.choices[0].message.content
         return content if isinstance(content, str) or content is None else str(content)
+
+
+def with_request_id(response: ChatCompletionResponse, request_id: Optional[str]
+                    ) -> ChatCompletionResponse:
+    """``response`` carrying the reply's request id as ``_request_id`` (not a field: never
+    dumped or compared)."""
+    if request_id:
+        response.__dict__["_request_id"] = request_id
+    return response
 
 
 # --- streaming ---------------------------------------------------------------------------

@@ -160,6 +160,7 @@ def test_anthropic_headers_and_request_id(mode: str, httpx2_mock: respx.Router) 
     assert route.call_count == 1
     assert (raw.status_code, raw.request_id) == (200, "req_ant")
     assert raw.headers["Anthropic-Ratelimit-Requests-Remaining"] == "7"
+    assert raw.parse()._request_id == "req_ant"  # the OpenAI SDK's attribute, every family
     assert isinstance(raw.http_response, httpx2.Response)
     assert raw.parse().choices[0].message.content == "Hi there"
 
@@ -176,6 +177,7 @@ def test_google_headers_and_request_id(mode: str, httpx2_mock: respx.Router) -> 
     assert (raw.status_code, raw.request_id) == (200, "req_g")
     assert raw.headers["x-goog-extra"] == "yes"
     assert raw.url == GEMINI_URL
+    assert raw.parse()._request_id == "req_g"
     assert raw.http_response.status_code == 200  # google-genai hands over headers only
     assert raw.parse().choices[0].message.content == "Hello"
 
@@ -199,6 +201,7 @@ def test_bedrock_status_headers_and_request_id(mode: str, stream: bool) -> None:
                        if c.choices) == "Hello"
     else:
         assert raw.parse().choices[0].message.content == "Hello"
+        assert raw.parse()._request_id == raw.request_id
 
 
 # --- runs, fallbacks, refusals, providers without HTTP -------------------------------------

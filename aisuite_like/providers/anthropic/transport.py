@@ -20,7 +20,7 @@ from typing import Any, Optional
 from ...core.errors import AisuiteLikeError, ConfigurationError, _scrub_exception
 from ...core.exchange import note_response
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import (
     decode_json,
@@ -251,8 +251,8 @@ class AnthropicProvider(Provider):
         provider, status, request_id = self._key(), raw.http_response.status_code, raw.request_id
         note_response(raw.http_response, request_id)  # for with_raw_response (docs/client.md)
         data = decode_json(body, provider, status_code=status, request_id=request_id)
-        return read_reply(lambda: parse_response(data, provider=provider), provider, status,
-                          request_id)
+        return with_request_id(read_reply(lambda: parse_response(data, provider=provider),
+                                          provider, status, request_id), request_id)
 
     # -- the models list (docs/models.md): GET /v1/models, page by page, each page through
     # the same retries --

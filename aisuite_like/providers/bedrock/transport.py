@@ -23,7 +23,7 @@ from ...core.errors import (
     _scrub_exception,
 )
 from ...core.exchange import CAPTURE, Headers, note
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import host_of_url, read_reply
 from ..base import ChatRequest, Provider
@@ -318,7 +318,8 @@ class BedrockProvider(Provider):
         data = _retry.call(self._calls, self._converse_once, call,
                            self._calls.bounds(request.timeout))
         _note_metadata(data, self.base_url)
-        return parse_response(data, model=request.model, provider=self._key())
+        return with_request_id(parse_response(data, model=request.model, provider=self._key()),
+                               (data.get("ResponseMetadata") or {}).get("RequestId"))
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration; retried
@@ -462,7 +463,8 @@ class BedrockProvider(Provider):
         data = await _retry.acall(self._calls, self._aconverse_once, call,
                                   self._calls.bounds(request.timeout))
         _note_metadata(data, self.base_url)
-        return parse_response(data, model=request.model, provider=self._key())
+        return with_request_id(parse_response(data, model=request.model, provider=self._key()),
+                               (data.get("ResponseMetadata") or {}).get("RequestId"))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: the sync stream runs on a pool thread and hands its

@@ -25,7 +25,7 @@ from ...core.errors import (
 )
 from ...core.exchange import CAPTURE, Headers, note, note_response
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import (
     bad_shape,
@@ -382,8 +382,8 @@ class GoogleProvider(Provider):
 
     def _parse(self, data: dict[str, Any], model: str, response: Any) -> ChatCompletionResponse:
         request_id = _request_id(getattr(response, "headers", None))
-        return read_reply(lambda: parse_response(data, self.key, model), self.key, 200,
-                          request_id)
+        return with_request_id(read_reply(lambda: parse_response(data, self.key, model),
+                                          self.key, 200, request_id), request_id)
 
     # -- calls --
 

@@ -23,7 +23,7 @@ from ...core.errors import (
 )
 from ...core.exchange import note_response
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
 from ..base import ChatRequest, Provider, _mapped_errors
@@ -310,7 +310,8 @@ class OpenAIProvider(Provider):
         status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
         note_response(http_response, request_id)  # for with_raw_response (docs/client.md)
         data = decode_json(body, self.key, status_code=status, request_id=request_id)
-        return read_reply(lambda: parse_response(data, self.key), self.key, status, request_id)
+        return with_request_id(read_reply(lambda: parse_response(data, self.key), self.key,
+                                          status, request_id), request_id)
 
     # -- the models list (docs/models.md): GET /models, through the same retries --
 
