@@ -8,7 +8,6 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Optional, cast
 from urllib.parse import urlsplit
@@ -24,9 +23,9 @@ from ..core import (
 from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from ..providers.base import ChatRequest, Provider
 from ..providers.registry import (
-    _is_offline_key,
     canonical_key,
     create_provider,
+    is_offline_key,
     key_variable,
     provider_keys,
     service_for_base_url,
@@ -40,17 +39,22 @@ __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "pa
            "normalize_messages", "CLIENT_OPTIONS", "configured_provider_keys"]
 
 
-@dataclass
 class PreparedCall:
     """One validated call: the provider to send it to (traced and with its fallbacks when
     asked), the ``ChatRequest``, its ``Tools`` (None without tools), ``max_turns`` (None: one
-    model call) and the tool runner's options."""
+    model call) and the tool runner's options. (A plain class: a dataclass would cost its
+    code generation at ``import aisuite_like``.)"""
 
-    provider: Provider
-    request: ChatRequest
-    tools: Optional[Tools] = None
-    max_turns: Optional[int] = None
-    runner_options: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("provider", "request", "tools", "max_turns", "runner_options")
+
+    def __init__(self, provider: Provider, request: ChatRequest, tools: Optional[Tools] = None,
+                 max_turns: Optional[int] = None,
+                 runner_options: Optional[dict[str, Any]] = None) -> None:
+        self.provider = provider
+        self.request = request
+        self.tools = tools
+        self.max_turns = max_turns
+        self.runner_options = runner_options if runner_options is not None else {}
 
 
 # Portable keyword arguments: ChatRequest fields, translated per provider.
@@ -327,7 +331,7 @@ class ClientBase:
         if provider is None:
             canon = canonical_key(key)
             if _guard.BLOCK_REAL_REQUESTS[0] and canon not in self._instances \
-                    and not _is_offline_key(canon):
+                    and not is_offline_key(canon):
                 _refuse_real_request(key)
             with self._lock:
                 provider = self._instances.get(canon)

@@ -42,6 +42,9 @@ __all__ = ["Client", "AsyncClient"]
 _ParsedT = TypeVar("_ParsedT")
 
 
+# GENERATED keyword parameters: every @overload of create / acreate / parse / aparse / stream
+# below (here and in _AsyncCompletions) lists the parameters of the first create overload,
+# copied by scripts/create_overloads.py (`make overloads`); edit that first overload only.
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
@@ -616,6 +619,7 @@ class Client(ClientBase):
         self.close()
 
 
+# GENERATED keyword parameters in the overloads: see the note above _Completions.
 class _AsyncCompletions:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client

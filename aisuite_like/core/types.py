@@ -51,7 +51,7 @@ _set = object.__setattr__
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def _built(cls: type[_M], values: dict[str, Any]) -> _M:
+def build_model(cls: type[_M], values: dict[str, Any]) -> _M:
     """``cls.model_construct(**values)`` for translators that pass EVERY field of ``cls``
     (our types have no aliases, private attributes or post-init): skips model_construct's
     per-field loop, which was most of the per-chunk cost of a stream."""
@@ -351,6 +351,9 @@ class ChoiceDeltaToolCall(_Model):
 
 
 class ChoiceDelta(_Model):
+    """What one chunk adds to a choice: a piece of ``content`` (or ``reasoning_content``),
+    ``tool_calls`` fragments, and ``role`` on the first chunk."""
+
     role: Optional[Role] = None
     content: Optional[str] = None
     tool_calls: Optional[list[ChoiceDeltaToolCall]] = None

@@ -20,7 +20,7 @@ from ...core.errors import (
     APIConnectionError,
     APIError,
     ConfigurationError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ...core.exchange import CAPTURE, Headers, note
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
@@ -262,7 +262,7 @@ class BedrockProvider(Provider):
         """A botocore exception -> our typed error (raise it ``from exc``); ``exc`` is scrubbed
         of the secrets too, since tracebacks print it. ``base_url``: the endpoint the call
         went to (default: the runtime's)."""
-        _scrub_exception(exc, self._secrets)
+        scrub_exception(exc, self._secrets)
         return map_sdk_error(exc, self._key(), self._secrets, base_url=base_url or self.base_url)
 
     def _sdk_errors(self) -> tuple[type[BaseException], ...]:

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from ...core.types import Model
 from .._common import bad_shape, need_object, opt_list
-from .errors import _error_event
+from .errors import error_event
 
 __all__ = ["PAGE_SIZE", "models_path", "parse_models_page"]
 
@@ -35,7 +35,7 @@ def parse_models_page(data: Any, provider: str, vertex: bool = False
     None). Gemini reports no creation date (``created`` is 0)."""
     data = need_object(data, provider, "the reply")
     if data.get("error"):
-        raise _error_event(data["error"], provider, where="error object in the reply")
+        raise error_event(data["error"], provider, where="error object in the reply")
     field = "publisherModels" if vertex else "models"
     models = []
     for i, item in enumerate(opt_list(data.get(field), provider, field) or ()):

@@ -20,8 +20,8 @@ from ...core.errors import (
     ConfigurationError,
     InvalidModelError,
     UnsupportedParameterError,
-    _redact,
-    _scrub_exception,
+    redacted,
+    scrub_exception,
 )
 from ...core.exchange import CAPTURE, Headers, note, note_response
 from ...core.secrets import clean_api_key
@@ -36,7 +36,7 @@ from .._common import (
     redirect_hooks,
     redirect_middleware,
 )
-from ..base import ChatRequest, Provider, _mapped_errors
+from ..base import ChatRequest, Provider, mapped_errors
 from . import _sdk_seam as seam
 from .errors import _NAME, _request_id, map_sdk_error
 from .models import models_path, parse_models_page
@@ -56,7 +56,7 @@ _CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "default_headers", "
                           "async_transport"}) | _retry.CONFIG_KEYS
 # Each attempt's bound when none is configured: 600 s as the OpenAI and Anthropic SDKs
 # (google-genai has none), with their 5 s to connect. Sent as no header.
-_DEFAULT_TIMEOUT = 600.0
+DEFAULT_TIMEOUT = 600.0
 _DEFAULT_CONNECT_TIMEOUT = 5.0
 _DEFAULT_HTTPX_TIMEOUT: Any = None
 
@@ -99,11 +99,11 @@ def _attempt_timeout(timeout: Any, aiohttp: bool) -> Any:
     global _DEFAULT_HTTPX_TIMEOUT
     if timeout is None:
         if aiohttp:
-            return _DEFAULT_TIMEOUT
+            return DEFAULT_TIMEOUT
         if _DEFAULT_HTTPX_TIMEOUT is None:  # built once: this runs on every call
             import httpx2
 
-            _DEFAULT_HTTPX_TIMEOUT = httpx2.Timeout(_DEFAULT_TIMEOUT,
+            _DEFAULT_HTTPX_TIMEOUT = httpx2.Timeout(DEFAULT_TIMEOUT,
                                                     connect=_DEFAULT_CONNECT_TIMEOUT)
         return _DEFAULT_HTTPX_TIMEOUT
     if aiohttp and not isinstance(timeout, (int, float)):
@@ -169,7 +169,7 @@ class GoogleProvider(Provider):
             raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
         config = dict(config)
         self._calls = _retry.CallPolicy.from_config(
-            config, _NAME, default_timeout=_DEFAULT_TIMEOUT,
+            config, _NAME, default_timeout=DEFAULT_TIMEOUT,
             host=host_of_url(config.get("base_url") or (
                 "https://generativelanguage.googleapis.com" if not config.get("vertexai")
                 else f"https://{config.get('location') or 'aiplatform'}.googleapis.com")))
@@ -294,7 +294,7 @@ class GoogleProvider(Provider):
         try:
             api = seam.ApiClient(genai.Client(**kwargs))
         except ValueError as exc:
-            raise ConfigurationError(_redact(f"google-genai rejected the configuration: {exc}",
+            raise ConfigurationError(redacted(f"google-genai rejected the configuration: {exc}",
                                              (self._api_key,))) from exc
         if self._aiohttp:
             # the redirect check on every aiohttp request (docs/status.md)
@@ -341,11 +341,11 @@ class GoogleProvider(Provider):
             # The SDK could not send a value (e.g. a provider-native argument that is not
             # JSON): the caller's argument, not a bare TypeError (docs/client.md).
             return UnsupportedParameterError(
-                _redact(f"{self.key} rejected an argument: {exc}. Check the provider-native "
+                redacted(f"{self.key} rejected an argument: {exc}. Check the provider-native "
                         "keyword arguments you passed.", (self._api_key,)), provider=self.key)
         mapped = map_sdk_error(exc, self.key, (self._api_key,))
         if mapped is not exc:
-            _scrub_exception(exc, (self._api_key,))  # it becomes __cause__: tracebacks print it
+            scrub_exception(exc, (self._api_key,))  # it becomes __cause__: tracebacks print it
         return mapped
 
     def _prepare(self, request: ChatRequest, stream: bool) -> "_Prepared":
@@ -402,7 +402,7 @@ class GoogleProvider(Provider):
 
     def _complete_once(self, p: "_Prepared") -> ChatCompletionResponse:
         send = p.client.send
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             body = p.call.body
             http_request = self._build(p, body, False)
             response = send(http_request, p.http_options)
@@ -417,7 +417,7 @@ class GoogleProvider(Provider):
 
     async def _acomplete_once(self, p: "_Prepared") -> ChatCompletionResponse:
         asend = p.client.asend
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             body = p.call.body
             http_request = self._build(p, body, self._aiohttp)
             response = await asend(http_request, p.http_options)
@@ -462,14 +462,14 @@ class GoogleProvider(Provider):
 
     def _models_page(self, token: Optional[str]) -> tuple[list[Model], Optional[str]]:
         client = self._sdk()
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             response = client.send(self._models_request(client, token, False), None)
             data = self._body(response)
         return self._parse_page(data, response)
 
     async def _amodels_page(self, token: Optional[str]) -> tuple[list[Model], Optional[str]]:
         client = self._sdk()
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             response = await client.asend(self._models_request(client, token, self._aiohttp),
                                           None)
             data = self._body(response)
@@ -503,7 +503,7 @@ class GoogleProvider(Provider):
         while True:
             raw = None
             try:
-                with _mapped_errors(self._error):
+                with mapped_errors(self._error):
                     response = send(self._build(p, body, False), p.http_options, stream=True)
                     raw = response.response_stream
                     _note_stream(raw)
@@ -528,7 +528,7 @@ class GoogleProvider(Provider):
         while True:
             raw = None
             try:
-                with _mapped_errors(self._error):
+                with mapped_errors(self._error):
                     response = await asend(
                         http_request=self._build(p, body, self._aiohttp, stream=True),
                         http_options=p.http_options, stream=True)

@@ -19,14 +19,14 @@ from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
     UnsupportedParameterError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ...core.exchange import note_response
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
-from ..base import ChatRequest, Provider, _mapped_errors
+from ..base import ChatRequest, Provider, mapped_errors
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
 from .models import parse_models
@@ -279,7 +279,7 @@ class OpenAIProvider(Provider):
         secrets = self._secrets()
         mapped = map_sdk_error(exc, self.key, secrets)
         if mapped is not exc:
-            _scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
+            scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
         return mapped
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
@@ -295,13 +295,13 @@ class OpenAIProvider(Provider):
                                   self._calls.bounds(request.timeout))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
 
     async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
@@ -323,13 +323,13 @@ class OpenAIProvider(Provider):
                                   self._calls.bounds())
 
     def _list_models_once(self, _: None) -> list[Model]:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().models.with_raw_response.list()
             body = raw.http_response.content
         return self._parse_models(raw.http_response, body)
 
     async def _alist_models_once(self, _: None) -> list[Model]:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().models.with_raw_response.list()
             body = raw.http_response.content
         return self._parse_models(raw.http_response, body)
@@ -362,7 +362,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 note_response(response, response.headers.get("x-request-id"))
@@ -379,7 +379,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 note_response(response, response.headers.get("x-request-id"))
