@@ -10,12 +10,9 @@ it received (status, headers, request id); the result is a :class:`RawResponse` 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, Optional, TypeVar
+from typing import Any, Generic, Optional, TypeVar
 
 from ..core.exchange import CAPTURE, ExchangeCapture, Headers, HTTPExchange
-
-if TYPE_CHECKING:
-    from .facade import _AsyncCompletions, _Completions
 
 __all__ = ["RawResponse", "RawCompletions", "AsyncRawCompletions"]
 
@@ -117,7 +114,7 @@ class RawCompletions:
     """``client.chat.completions.with_raw_response``: ``create`` / ``parse`` (and the async
     ``acreate`` / ``aparse`` of the sync client) returning a :class:`RawResponse`."""
 
-    def __init__(self, completions: _Completions) -> None:
+    def __init__(self, completions: Any) -> None:  # the client's chat.completions
         self._completions = completions
 
     def create(self, model: str, messages: Any, **kwargs: Any) -> RawResponse[Any]:
@@ -140,7 +137,7 @@ class RawCompletions:
 class AsyncRawCompletions:
     """``aclient.chat.completions.with_raw_response``: awaited ``create`` / ``parse``."""
 
-    def __init__(self, completions: _AsyncCompletions) -> None:
+    def __init__(self, completions: Any) -> None:  # the async client's chat.completions
         self._completions = completions
 
     async def create(self, model: str, messages: Any, **kwargs: Any) -> RawResponse[Any]:
