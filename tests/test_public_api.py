@@ -38,8 +38,8 @@ PUBLIC = [
     "ToolCallExecutionEvent", "ToolCallItem", "ToolCallOutputItem", "ToolCallRequestEvent",
     "ToolCallSummary", "ToolEvent", "ToolExecutionError", "ToolPolicyContext",
     "ToolPolicyDecision", "Tools", "UnknownProviderError", "UnsupportedFeatureError",
-    "UnsupportedParameterError", "Usage", "durable", "fit_tokens", "function_tool", "handoff",
-    "handoff_filters", "input_guardrail", "instrument", "keep_last", "output_guardrail",
+    "UnsupportedParameterError", "Usage", "cache", "durable", "fit_tokens", "function_tool",
+    "handoff", "handoff_filters", "input_guardrail", "instrument", "keep_last", "output_guardrail",
     "provider_keys", "pydantic_function_tool", "register_provider", "set_default_model", "testing",
     "tool", "uninstrument",
 ]

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
     from ..endpoints.models import AsyncModels, Models
+    from .plugins import ResponseCache
     from .raw_response import AsyncRawCompletions, RawCompletions
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
@@ -86,6 +87,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Stream: ...
 
@@ -118,6 +120,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -150,6 +153,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[Stream, ChatCompletionResponse]: ...
 
@@ -201,6 +205,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -233,6 +238,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -265,6 +271,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -300,6 +307,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -331,6 +339,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -375,6 +384,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -406,6 +416,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -442,6 +453,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[_ParsedT]: ...
 
@@ -473,6 +485,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[None]: ...
 
@@ -580,13 +593,19 @@ class Client(ClientBase):
     ``provider_configs`` maps a provider key to its settings (``api_key``, ``base_url``,
     ``timeout``, ``max_retries``, ``default_headers``, ``http_client``, ...); keys not given
     come from the provider's usual environment variable. ``providers`` installs provider
-    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``).
+    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
+    cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
+    that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
+    (None: never; docs/cache.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None, **unknown: Never) -> None:
+                 providers: Optional[Mapping[str, Any]] = None,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None, **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
-        super().__init__(provider_configs, providers=providers, **unknown)
+        super().__init__(provider_configs, providers=providers, cache=cache,
+                         cache_ttl=cache_ttl, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -661,6 +680,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -693,6 +713,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -725,6 +746,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -760,6 +782,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -791,6 +814,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -827,6 +851,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[_ParsedT]: ...
 
@@ -858,6 +883,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[None]: ...
 
@@ -871,11 +897,15 @@ class _AsyncCompletions:
 
 
 class AsyncClient(ClientBase):
-    """The async client: ``await aclient.chat.completions.create(...)``."""
+    """The async client: ``await aclient.chat.completions.create(...)``. Its arguments are
+    ``Client``'s."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None, **unknown: Never) -> None:
-        super().__init__(provider_configs, providers=providers, **unknown)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None, **unknown: Never) -> None:
+        super().__init__(provider_configs, providers=providers, cache=cache,
+                         cache_ttl=cache_ttl, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

@@ -256,3 +256,12 @@ def test_other_keywords_are_a_plain_type_error() -> None:
         ai.Client(provider_config={"openai": {}})  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="unexpected keyword argument 'websocket_base_url'"):
         ai.AsyncClient(websocket_base_url="wss://x")  # type: ignore[call-arg]
+
+
+def test_the_copy_keeps_the_clients_response_cache() -> None:
+    client = ai.Client({"test": {}}, cache=ai.cache.MemoryCache(), cache_ttl=60)
+    first = client.chat.completions.create(model="test:offline", messages=USER)
+    again = client.with_options(max_retries=0).chat.completions.create(model="test:offline",
+                                                                       messages=USER)
+    assert not first.cache_hit and again.cache_hit
+    assert again.content == first.content
