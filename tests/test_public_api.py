@@ -10,10 +10,10 @@ import aisuite_like as ai
 
 PUBLIC = [
     "APIConnectionError", "APIError", "APIResponseValidationError", "APIStatusError",
-    "APITimeoutError", "Agent", "AgentEvent", "AgentHandoff", "AgentHooks",
+    "APITimeoutError", "Agent", "AgentEvent", "AgentHandoff", "AgentHookContext", "AgentHooks",
     "AgentUpdatedStreamEvent", "AisuiteLikeError", "AllowAll", "AllowTools",
-    "AsyncChatCompletionStream", "AsyncClient", "AsyncOpenAI", "AsyncStream",
-    "AuthenticationError", "BadRequestError", "Batch", "BatchError", "BatchPart",
+    "AsyncChatCompletionStream", "AsyncClient", "AsyncOpenAI", "AsyncResponseStream",
+    "AsyncStream", "AuthenticationError", "BadRequestError", "Batch", "BatchError", "BatchPart",
     "BatchRequestCancelledError", "BatchRequestError", "BatchRequestExpiredError",
     "BatchTimeoutError", "ChatCompletionAssistantMessageParam", "ChatCompletionChunk",
     "ChatCompletionDeveloperMessageParam", "ChatCompletionMessageParam", "ChatCompletionResponse",
@@ -28,24 +28,27 @@ PUBLIC = [
     "InputGuardrailTripwireTriggered", "InternalServerError", "InvalidBatchIdError",
     "InvalidModelError", "ItemHelpers", "LengthFinishReasonError", "MCPError", "MaxTurnsExceeded",
     "Message", "MessageOutputItem", "MissingDependencyError", "Model", "ModelList", "ModelRequest",
-    "NotFoundError", "OpenAI", "OutputGuardrail", "OutputGuardrailResult",
+    "ModelResponse", "NotFoundError", "OpenAI", "OutputGuardrail", "OutputGuardrailResult",
     "OutputGuardrailTripwireTriggered", "OutputValidationError", "PermissionDeniedError",
     "PromptTokensDetails", "Provider", "RateLimitError", "RawResponsesStreamEvent",
-    "RedirectError", "RefusalDeltaEvent", "RefusalDoneEvent", "RequireApproval", "RunCompleted",
+    "RedirectError", "RefusalDeltaEvent", "RefusalDoneEvent", "RequestUsage", "RequireApproval",
+    "Response", "ResponseStream", "ResponseStreamEvent", "ResponseUsage", "RunCompleted",
     "RunContextWrapper", "RunHooks", "RunItem", "RunItemStreamEvent", "RunLimits", "RunResult",
     "RunResultStreaming", "RunStarted", "RunState", "RunUsage", "Runner", "Session",
-    "SkippedModel", "Stream", "StreamEvent", "TextDelta", "Tool", "ToolApprovalItem", "ToolCall",
-    "ToolCallExecutionEvent", "ToolCallItem", "ToolCallOutputItem", "ToolCallRequestEvent",
-    "ToolCallSummary", "ToolEvent", "ToolExecutionError", "ToolPolicyContext",
-    "ToolPolicyDecision", "Tools", "UnknownProviderError", "UnsupportedFeatureError",
-    "UnsupportedParameterError", "Usage", "cache", "durable", "fit_tokens", "function_tool",
-    "handoff", "handoff_filters", "input_guardrail", "instrument", "keep_last", "output_guardrail",
-    "provider_keys", "pydantic_function_tool", "register_provider", "set_default_model", "testing",
-    "tool", "uninstrument",
+    "SkippedModel", "Stream", "StreamEvent", "TResponseInputItem", "TextDelta", "Tool",
+    "ToolApprovalItem", "ToolCall", "ToolCallExecutionEvent", "ToolCallItem", "ToolCallOutputItem",
+    "ToolCallRequestEvent", "ToolCallSummary", "ToolContext", "ToolEvent", "ToolExecutionError",
+    "ToolPolicyContext", "ToolPolicyDecision", "Tools", "Trace", "UnknownProviderError",
+    "UnsupportedFeatureError", "UnsupportedParameterError", "Usage", "cache", "durable",
+    "fit_tokens", "function_tool", "handoff", "handoff_filters", "input_guardrail", "instrument",
+    "keep_last", "output_guardrail", "provider_keys", "pydantic_function_tool",
+    "register_provider", "responses", "set_default_model", "testing", "tool", "trace",
+    "uninstrument",
 ]
 
 # Type aliases (unions of classes) carry no docstring of their own at run time.
-ALIASES = {"AgentEvent", "ChatCompletionMessageParam", "ContextStrategy", "RunItem", "StreamEvent"}
+ALIASES = {"AgentEvent", "ChatCompletionMessageParam", "ContextStrategy", "RunItem", "StreamEvent",
+           "TResponseInputItem"}
 
 
 def test_all_is_pinned() -> None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
     from ..endpoints.models import AsyncModels, Models
+    from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ResponseCache
     from .raw_response import AsyncRawCompletions, RawCompletions
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
     _Messages = Iterable[Union[ChatCompletionMessageParam, Message, Mapping[str, Any]]]
 
 __all__ = ["Client", "AsyncClient"]
+
+# ``reasoning_effort``'s portable values (docs/reasoning-and-caching.md); the OpenAI family
+# also sends other strings as given.
+ReasoningEffort = Union[Literal["none", "minimal", "low", "medium", "high"], str]
 
 # The class given as ``response_format`` to ``parse``: the type of ``message.parsed``.
 _ParsedT = TypeVar("_ParsedT")
@@ -80,6 +85,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -113,6 +120,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -146,6 +155,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -198,6 +209,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -231,6 +244,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -264,6 +279,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -300,6 +317,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -332,6 +351,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -377,6 +398,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -409,6 +432,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -446,6 +471,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -478,6 +505,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -596,16 +625,20 @@ class Client(ClientBase):
     objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
     cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
     that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
-    (None: never; docs/cache.md).
+    (None: never; docs/cache.md). ``prompt_cache="auto"`` makes every call add prompt-cache
+    breakpoints / a cache key where the provider needs them (a call opts out with
+    ``prompt_cache=False``; docs/reasoning-and-caching.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
-                 cache_ttl: Optional[float] = None, **unknown: Never) -> None:
+                 cache_ttl: Optional[float] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None,
+                 **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl, **unknown)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -630,6 +663,17 @@ class Client(ClientBase):
 
             batches = self.__dict__["_batches"] = Batches(self)
         return batches
+
+    @property
+    def responses(self) -> Responses:
+        """OpenAI's Responses API on every provider: ``create`` (docs/responses.md). Loaded
+        on first use."""
+        responses = self.__dict__.get("_responses")
+        if responses is None:
+            from ..endpoints.responses import Responses
+
+            responses = self.__dict__["_responses"] = Responses(self)
+        return responses
 
     def __enter__(self) -> "Client":
         return self
@@ -673,6 +717,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -706,6 +752,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -739,6 +787,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -775,6 +825,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -807,6 +859,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -844,6 +898,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -876,6 +932,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -903,9 +961,11 @@ class AsyncClient(ClientBase):
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
-                 cache_ttl: Optional[float] = None, **unknown: Never) -> None:
+                 cache_ttl: Optional[float] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None,
+                 **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl, **unknown)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
@@ -929,6 +989,17 @@ class AsyncClient(ClientBase):
 
             batches = self.__dict__["_batches"] = AsyncBatches(self)
         return batches
+
+    @property
+    def responses(self) -> AsyncResponses:
+        """OpenAI's Responses API on every provider, awaited (docs/responses.md). Loaded on
+        first use."""
+        responses = self.__dict__.get("_responses")
+        if responses is None:
+            from ..endpoints.responses import AsyncResponses
+
+            responses = self.__dict__["_responses"] = AsyncResponses(self)
+        return responses
 
     async def aclose(self) -> None:
         for provider in {id(p): p for p in self._instances.values()}.values():
