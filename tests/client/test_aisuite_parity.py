@@ -13,6 +13,7 @@ from unittest.mock import patch
 
 import pytest
 import respx
+from _audio_wire import SPEECH
 from _openai_helpers import chunk, completion, sse
 
 import aisuite_like as ai
@@ -130,6 +131,25 @@ def test_a_stream_without_think_tags_is_untouched(httpx2_mock: respx.Router) -> 
 def test_extract_thinking_must_be_a_bool() -> None:
     with pytest.raises(TypeError, match="extract_thinking must be a bool"):
         ai.Client(extract_thinking="yes")  # type: ignore[arg-type]
+
+
+def test_a_with_options_copy_keeps_extract_thinking_and_extra_param_mode(
+        httpx2_mock: respx.Router) -> None:
+    httpx2_mock.post(URL).respond(200, json=completion(THINKING))
+    with ai.Client(CONFIG, extract_thinking=True, extra_param_mode="strict") as client:
+        copy = client.with_options(timeout=30)
+        message = copy.chat.completions.create(model="openai:deepseek-r1",
+                                               messages=USER).choices[0].message
+        assert (message.content, message.reasoning_content) == ("Four.",
+                                                                "The user adds two and two.")
+        with pytest.raises(ai.UnsupportedParameterError, match="langauge"):
+            copy.audio.transcriptions.create(model="test:whisper", file=SPEECH,
+                                             langauge="en")
+
+
+def test_client_settings_of_aisuite_are_not_provider_settings() -> None:
+    with pytest.raises(TypeError, match="did you mean 'extract_thinking'"):
+        ai.Client(extract_thinkin=True)  # type: ignore[call-arg]
 
 
 # --- aisuite's error meanings ----------------------------------------------------------------

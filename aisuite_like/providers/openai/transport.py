@@ -22,9 +22,10 @@ from ...core.errors import (
     UnsupportedParameterError,
     scrub_exception,
 )
+from ...core.exchange import note_response
 from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
 from ..base import ChatRequest, Provider, ResponsesRequest, TranscriptionRequest, mapped_errors
@@ -39,6 +40,7 @@ from .audio import (
     transcription_kwargs,
 )
 from .errors import map_sdk_error
+from .models import parse_models
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
 from .stream import StreamBody
 from .translate import build_request, parse_response
@@ -352,8 +354,36 @@ class OpenAIProvider(Provider):
 
     def _parse(self, http_response: Any, body: bytes) -> ChatCompletionResponse:
         status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
+        note_response(http_response, request_id)  # for with_raw_response (docs/client.md)
         data = decode_json(body, self.key, status_code=status, request_id=request_id)
-        return read_reply(lambda: parse_response(data, self.key), self.key, status, request_id)
+        return with_request_id(read_reply(lambda: parse_response(data, self.key), self.key,
+                                          status, request_id), request_id)
+
+    # -- the models list (docs/models.md): GET /models, through the same retries --
+
+    def list_models(self) -> list[Model]:
+        return _retry.call(self._calls, self._list_models_once, None, self._calls.bounds())
+
+    async def alist_models(self) -> list[Model]:
+        return await _retry.acall(self._calls, self._alist_models_once, None,
+                                  self._calls.bounds())
+
+    def _list_models_once(self, _: None) -> list[Model]:
+        with mapped_errors(self._error):
+            raw = self._sync().models.with_raw_response.list()
+            body = raw.http_response.content
+        return self._parse_models(raw.http_response, body)
+
+    async def _alist_models_once(self, _: None) -> list[Model]:
+        with mapped_errors(self._error):
+            raw = await self._async().models.with_raw_response.list()
+            body = raw.http_response.content
+        return self._parse_models(raw.http_response, body)
+
+    def _parse_models(self, http_response: Any, body: bytes) -> list[Model]:
+        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
+        data = decode_json(body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_models(data, self.key), self.key, status, request_id)
 
     # stream / astream translate at once, so a bad argument raises at create(stream=True) as
     # it does without stream; the request is sent on the first iteration.
@@ -391,6 +421,7 @@ class OpenAIProvider(Provider):
             with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                note_response(response, response.headers.get("x-request-id"))
                 for data in response.iter_bytes():
                     yield from body.feed(data)
                     if body.done:
@@ -407,6 +438,7 @@ class OpenAIProvider(Provider):
             with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                note_response(response, response.headers.get("x-request-id"))
                 async for data in response.aiter_bytes():
                     for chunk in body.feed(data):
                         yield chunk
