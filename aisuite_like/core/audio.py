@@ -257,7 +257,10 @@ def read_audio(file: Any, provider: str, accepts: AudioInput) -> AudioFile:
     if len(data) > max_bytes:
         raise _too_large(provider, len(data), max_bytes)
     if not data:
-        raise ValueError("the audio file is empty")
+        raise UnsupportedParameterError(
+            f"the audio file{f' {name!r}' if name else ''} is empty: pass the recorded audio "
+            "(a path, its bytes or a file object opened with 'rb' at its start)",
+            parameter="file", provider=provider)
     sniffed = sniff_format(data[:16])
     if sniffed is not None and sniffed.startswith("not-audio: "):
         raise UnsupportedParameterError(

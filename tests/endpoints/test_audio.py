@@ -260,12 +260,12 @@ def test_a_file_over_the_limit_is_refused_unread(tmp_path: Any, httpx2_mock: res
     (("scan.wav", b"\x89PNG\r\n\x1a\n...."), "is a PNG image, not audio"),
     (b"\x00\x01\x02 raw samples", "cannot tell the audio format"),
     (("speech.aiff", b"FORM\x00\x00\x00\x10AIFFCOMM"), "openai does not accept aiff"),
-    (b"", "empty"),
+    (b"", "is empty: pass the recorded audio"),
 ])
 def test_a_file_in_a_wrong_format_is_refused_before_upload(file: Any, match: str,
                                                            httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.post(url__regex=r".*").respond(200, json={"text": "x"})
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ai.UnsupportedParameterError, match=match):
         transcribe("sync", model="openai:whisper-1", file=file)
     assert not route.called
 
