@@ -8,8 +8,10 @@ runner, agents, durable runs) routes each model call without knowing it. Each ca
    buckets debited), or how long until one is free: the call waits (``max_retry_wait`` in
    all) or raises ``RateLimitError`` naming every deployment and why it is not free;
 2. sends the request to that deployment's provider (traced when instrumented, so the
-   ``chat`` span names the deployment), with the transports putting the reply's headers in a
-   ``ReplyHeaders`` box and, when another deployment could take the call now, the retry layer
+   ``chat`` span names the deployment), the transports recording the reply (its headers) in
+   an ``ExchangeCapture`` (``core.exchange``, the record ``with_raw_response`` reads, handed
+   on to the caller's own when there is one) and, when another deployment could take the
+   call now, the retry layer
    handing a 429, a 5xx, a connection error or a timeout straight back (``HAND_UP``) instead
    of retrying the same deployment;
 3. on success, tells the state what the reply's rate-limit headers said (and the latency and
@@ -32,7 +34,8 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol, Union, cast
 from ..core import hooks as _instrumentation
 from ..core.cost import attach_price_ref
 from ..core.errors import AisuiteLikeError, APIError, RateLimitError
-from ..providers.base import REPLY_HEADERS, ChatRequest, Provider, ReplyHeaders
+from ..core.exchange import CAPTURE, ExchangeCapture
+from ..providers.base import ChatRequest, Provider
 from ..providers.fallback import FALLBACK_ERRORS, skipped_model
 from ..providers.retry import HAND_UP
 from .limits import Limits, Pick, Record, describe, pick, read_limits, settle
@@ -103,6 +106,19 @@ def _usage_tokens(usage: Any) -> Optional[float]:
 def _headers_of(error: BaseException) -> Any:
     response = getattr(error, "response", None)
     return getattr(response, "headers", None)
+
+
+def _hand_on(capture: ExchangeCapture) -> Any:
+    """After an attempt (the caller's capture back in place): hand what the attempt recorded
+    to the caller's own capture (a ``with_raw_response`` call over an alias), and return the
+    headers of its reply (None: no successful reply)."""
+    outer = CAPTURE.get()
+    exchange = capture.exchange
+    if outer is not None:
+        outer.retries += capture.retries
+        if exchange is not None:
+            outer.exchange = exchange
+    return exchange.headers if exchange is not None else None
 
 
 class _Call:
@@ -311,8 +327,8 @@ class RoutingProvider(Provider):
             if index is None:
                 clock.sleep(call.pending)
                 continue
-            box = ReplyHeaders()
-            headers_token = REPLY_HEADERS.set(box)
+            capture = ExchangeCapture()
+            capture_token = CAPTURE.set(capture)
             hand_up_token = HAND_UP.set(call.hand_up)
             try:
                 provider, routed = call.target(index)
@@ -325,10 +341,11 @@ class RoutingProvider(Provider):
                 state.transact((keys[index],), cool)
                 continue
             finally:
-                REPLY_HEADERS.reset(headers_token)
+                CAPTURE.reset(capture_token)
+                headers = _hand_on(capture)
                 HAND_UP.reset(hand_up_token)
                 call.release(index)
-            learned = call.succeeded(index, box.headers,
+            learned = call.succeeded(index, headers,
                                      time.perf_counter() - start if measure else None)
             if learned is not None:
                 state.transact((keys[index],), learned)
@@ -348,8 +365,8 @@ class RoutingProvider(Provider):
             if index is None:
                 await clock.asleep(call.pending)
                 continue
-            box = ReplyHeaders()
-            headers_token = REPLY_HEADERS.set(box)
+            capture = ExchangeCapture()
+            capture_token = CAPTURE.set(capture)
             hand_up_token = HAND_UP.set(call.hand_up)
             try:
                 provider, routed = call.target(index)
@@ -362,10 +379,11 @@ class RoutingProvider(Provider):
                 await state.atransact((keys[index],), cool)
                 continue
             finally:
-                REPLY_HEADERS.reset(headers_token)
+                CAPTURE.reset(capture_token)
+                headers = _hand_on(capture)
                 HAND_UP.reset(hand_up_token)
                 call.release(index)
-            learned = call.succeeded(index, box.headers,
+            learned = call.succeeded(index, headers,
                                      time.perf_counter() - start if measure else None)
             if learned is not None:
                 await state.atransact((keys[index],), learned)
@@ -385,8 +403,8 @@ class RoutingProvider(Provider):
             if index is None:
                 clock.sleep(call.pending)
                 continue
-            box = ReplyHeaders()
-            headers_token = REPLY_HEADERS.set(box)
+            capture = ExchangeCapture()
+            capture_token = CAPTURE.set(capture)
             hand_up_token = HAND_UP.set(call.hand_up)
             chunks: Optional[Iterator[ChatCompletionChunk]] = None
             try:
@@ -407,12 +425,13 @@ class RoutingProvider(Provider):
                 _close(chunks)
                 raise
             finally:
-                REPLY_HEADERS.reset(headers_token)
+                CAPTURE.reset(capture_token)
+                headers = _hand_on(capture)
                 HAND_UP.reset(hand_up_token)
             break
         assert chunks is not None
         try:
-            learned = call.succeeded(index, box.headers,
+            learned = call.succeeded(index, headers,
                                      time.perf_counter() - start if measure else None)
             if learned is not None:
                 state.transact((keys[index],), learned)
@@ -442,8 +461,8 @@ class RoutingProvider(Provider):
             if index is None:
                 await clock.asleep(call.pending)
                 continue
-            box = ReplyHeaders()
-            headers_token = REPLY_HEADERS.set(box)
+            capture = ExchangeCapture()
+            capture_token = CAPTURE.set(capture)
             hand_up_token = HAND_UP.set(call.hand_up)
             chunks: Any = None
             try:
@@ -467,11 +486,12 @@ class RoutingProvider(Provider):
                 await _aclose(chunks)
                 raise
             finally:
-                REPLY_HEADERS.reset(headers_token)
+                CAPTURE.reset(capture_token)
+                headers = _hand_on(capture)
                 HAND_UP.reset(hand_up_token)
             break
         try:
-            learned = call.succeeded(index, box.headers,
+            learned = call.succeeded(index, headers,
                                      time.perf_counter() - start if measure else None)
             if learned is not None:
                 await state.atransact((keys[index],), learned)
