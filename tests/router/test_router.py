@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from _fault_server import Reply, Reset, Stream
+from _fault_server import Reply, Reset, Stream, stream_events, success_body
 from _router_servers import KEYS, USER, Deployment, deployment
 
 import aisuite_like as ai
@@ -345,6 +345,71 @@ def test_rate_limit_headers_hold_a_deployment_until_their_reset(
         assert client.chat.completions.create(model="smart", messages=USER).model == "m-0"
 
 
+@pytest.mark.parametrize("family", ["openai", "anthropic"])
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+def test_a_streams_rate_limit_headers_hold_its_deployment(
+        family: str, mode: str, servers: list[Deployment]) -> None:
+    a, b = servers[0], servers[1]
+    if family == "openai":
+        limited = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "20s"}
+    else:
+        reset = (datetime.now(timezone.utc) + timedelta(seconds=20)).isoformat()
+        limited = {"anthropic-ratelimit-requests-remaining": "0",
+                   "anthropic-ratelimit-requests-reset": reset.replace("+00:00", "Z")}
+    a.queue(Stream(events=stream_events(family, "Hello", "m-0"), headers=limited))
+    clock = FakeClock()
+    r = router(family, [a, b], [1e9, 1], clock=clock)
+
+    def models() -> list[str]:
+        if mode == "stream":
+            with ai.Client(router=r) as client:
+                return [client.chat.completions.create(
+                    model="smart", messages=USER, stream=True).get_final_response().model
+                    for _ in range(3)]
+
+        async def go() -> list[str]:
+            async with ai.AsyncClient(router=r) as client:
+                return [(await (await client.chat.completions.create(
+                    model="smart", messages=USER, stream=True)).get_final_response()).model
+                    for _ in range(3)]
+        return asyncio.run(go())
+
+    # the first stream's headers say deployment 0 has nothing left for 20 s
+    assert models() == ["m-0", "m-1", "m-1"]
+    assert a.attempts == 1 and clock.waits == []
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("mode", ["sync", "async", "stream"])
+def test_with_raw_response_over_an_alias_is_the_serving_deployments_reply(
+        family: str, mode: str, servers: list[Deployment]) -> None:
+    a, b = servers[0], servers[1]
+    a.queue(Reply(429, {"retry-after": "20"}))
+    b.queue(Stream(events=stream_events(family, "Hello", "m-1"), headers={"x-served-by": "b"})
+            if mode == "stream" else Reply(200, {"x-served-by": "b"},
+                                           success_body(family, "Hello", "m-1")))
+    r = router(family, [a, b], [1e9, 1], clock=FakeClock())
+    if mode == "async":
+        async def go() -> Any:
+            async with ai.AsyncClient(router=r) as client:
+                return await client.chat.completions.with_raw_response.create(
+                    model="smart", messages=USER)
+        raw = asyncio.run(go())
+    else:
+        with ai.Client(router=r) as client:
+            raw = client.chat.completions.with_raw_response.create(
+                model="smart", messages=USER, stream=mode == "stream")
+            parsed = raw.parse()
+            if mode == "stream":
+                parsed = parsed.get_final_response()
+    if mode == "async":
+        parsed = raw.parse()
+    assert a.attempts == 1 and b.attempts == 1
+    assert raw.status_code == 200 and raw.headers["x-served-by"] == "b"
+    assert raw.retries_taken == 0
+    assert (parsed.provider, parsed.model) == (family, "m-1")
+
+
 def test_remaining_requests_in_headers_are_used_up_then_held(
         servers: list[Deployment]) -> None:
     a = servers[0]
@@ -549,6 +614,24 @@ def test_deployment_settings_make_providers_of_their_own(servers: list[Deploymen
     assert a.attempts > 0 and b.attempts > 0
     assert {s.requests[0].headers["authorization"] for s in (a, b)} == {
         f"Bearer {KEYS['openai']}", "Bearer opn-Other-Key-7d1e"}
+
+
+def test_with_options_keeps_the_router_and_applies_to_the_deployments(
+        servers: list[Deployment]) -> None:
+    a = servers[0]
+    a.queue(Reply(503), Reply(503))
+    r = ai.Router({"smart": [deployment("openai", a, "m-0", max_retries=2)]},
+                  clock=FakeClock())
+    with ai.Client(router=r) as client:
+        copy = client.with_options(max_retries=0)
+        with pytest.raises(ai.APIStatusError):  # the copy's max_retries=0 over the deployment's
+            copy.chat.completions.create(model="smart", messages=USER)
+        assert a.attempts == 1
+        copy.close()
+        # the original keeps the deployment's own max_retries=2: after the cool-down, a 503
+        # retried, then served
+        assert client.chat.completions.create(model="smart", messages=USER).model == "m-0"
+    assert a.attempts == 3
 
 
 def test_import_aisuite_like_loads_no_redis() -> None:
