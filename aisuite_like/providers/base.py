@@ -13,9 +13,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
+    from ..core.embeddings import CreateEmbeddingResponse
+    from ..core.errors import UnsupportedFeatureError
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 
-__all__ = ["ChatRequest", "Provider"]
+__all__ = ["ChatRequest", "EmbeddingRequest", "Provider"]
 
 
 @contextmanager
@@ -72,6 +74,49 @@ class ChatRequest:
         return replace(self, **changes)
 
 
+@dataclass(slots=True)
+class EmbeddingRequest:
+    """One embeddings request, provider-neutral (docs/embeddings.md), its arguments checked.
+
+    ``input`` is a new list: texts, or token arrays (lists of ints) when ``tokens`` is True;
+    within the provider's per-request limit (``Provider.embedding_limit``). ``input_type`` is
+    ``"query"`` / ``"document"`` (each family maps it to its own), ``extra`` the
+    provider-native keyword arguments. ``encoding_format`` is what the caller asked for: a
+    provider may answer floats or base64 either way (the endpoint converts).
+    """
+
+    model: str
+    input: list[Any]
+    tokens: bool = False
+    dimensions: Optional[int] = None
+    encoding_format: str = "float"
+    input_type: Optional[str] = None
+    user: Optional[str] = None
+    timeout: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def replace(self, **changes: Any) -> "EmbeddingRequest":
+        """A copy with some fields changed (a part of a split request)."""
+        return replace(self, **changes)
+
+
+#: The built-in families with an embeddings API (the OpenAI-compatible services that have
+#: one are named by ``providers/openai/services.py``).
+_EMBEDDING_FAMILIES = ("google", "bedrock")
+
+
+def no_embeddings(provider: str) -> UnsupportedFeatureError:
+    """The error of a provider without an embeddings API, naming the providers that have one."""
+    from ..core.errors import UnsupportedFeatureError
+    from .openai.services import embedding_services
+
+    others = ", ".join([*embedding_services(), *_EMBEDDING_FAMILIES])
+    return UnsupportedFeatureError(
+        f"provider {provider!r} has no embeddings API; use a provider that has one: {others} "
+        "(e.g. model='openai:text-embedding-3-small'), or model='test:...' offline",
+        feature="embeddings", provider=provider)
+
+
 class Provider:
     """Base class of every provider, built-in or the user's own.
 
@@ -109,6 +154,33 @@ class Provider:
             f"provider {self.key or type(self).__name__!r} does not support stream=True",
             parameter="stream", provider=self.key)
         yield  # pragma: no cover  (makes this an async generator)
+
+    # -- embeddings (docs/embeddings.md): optional; the defaults say the provider has none --
+
+    #: Requests in flight at most (the ``max_concurrency`` config; None: unbounded). The
+    #: embeddings endpoint sends the parts of a split request at most this many at a time.
+    max_concurrency: Optional[int] = None
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        """Check ``request``'s arguments for this provider (raising before anything is sent)
+        and return the most inputs one request may carry (None: no limit). A provider without
+        ``embed`` raises ``UnsupportedFeatureError``."""
+        if type(self).embed is Provider.embed and type(self).aembed is Provider.aembed:
+            raise no_embeddings(self.key or type(self).__name__)
+        return None
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        """The embeddings of ``request.input`` (one request to the provider). Each vector may
+        be floats or base64, whichever the provider sent; ``usage`` carries a price reference
+        (``core.cost.attach_price_ref``) only when the provider reported token counts."""
+        raise no_embeddings(self.key or type(self).__name__)
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        if type(self).embed is Provider.embed:
+            raise no_embeddings(self.key or type(self).__name__)
+        import asyncio
+
+        return await asyncio.to_thread(self.embed, request)  # a sync-only provider
 
     def close(self) -> None:
         """Release HTTP resources. Optional."""

@@ -1,7 +1,7 @@
 """The OpenAI-compatible services: one row per service (docs/providers/openai.md).
 
 The services differ only by their row (base URL, key variable, which max-tokens field and
-which reasoning field their API accepts); adding a compatible service is adding a row here
+which reasoning field their API accepts, whether and how they serve embeddings); adding a compatible service is adding a row here
 and its key to ``providers/registry.py``. Pure data: no I/O, no SDK import.
 """
 
@@ -9,6 +9,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any, Optional
+
+
+@dataclass(frozen=True)
+class EmbeddingsSpec:
+    """A service's ``/embeddings`` API (docs/embeddings.md).
+
+    ``max_inputs``: inputs one request may carry (a longer list is split), the service's
+    documented limit or a conservative one where it documents none (None: no limit, local
+    servers); ``provider_configs[key]["max_embedding_inputs"]`` overrides it.
+    ``dimensions_field``: the request field ``dimensions`` becomes (None: the service takes
+    no output size, and ``dimensions`` is refused before sending). ``base64``: the service
+    answers ``encoding_format="base64"`` (asked for on the wire, as the OpenAI SDK does: a
+    smaller reply; other services are asked for floats). ``tokens``: token arrays accepted
+    as ``input``.
+    """
+
+    max_inputs: Optional[int]
+    dimensions_field: Optional[str] = None
+    base64: bool = False
+    tokens: bool = False
+
+
+_OPENAI_EMBEDDINGS = EmbeddingsSpec(2048, "dimensions", base64=True, tokens=True)
 
 
 @dataclass(frozen=True)
@@ -25,6 +48,7 @@ class ServiceSpec:
     API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
     ``provider_specific_fields`` keys sent back on assistant messages. ``openai_native``
     says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
+    ``embeddings`` describes the service's embeddings API (None: it has none).
     """
 
     key: str
@@ -36,6 +60,7 @@ class ServiceSpec:
     reasoning_field: Optional[str] = None
     psf_fields: tuple[str, ...] = ()
     openai_native: bool = False
+    embeddings: Optional[EmbeddingsSpec] = None
 
 
 def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
@@ -50,18 +75,21 @@ def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
 #: ``max_tokens`` (Hugging Face's recorded exchange).
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True),
+         openai_native=True, embeddings=_OPENAI_EMBEDDINGS),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True),
+         openai_native=True, embeddings=_OPENAI_EMBEDDINGS),
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
          max_tokens_field="max_completion_tokens"),
-    _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+    _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
+         embeddings=EmbeddingsSpec(128, "output_dimension", base64=True)),
     # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
     _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
          reasoning_field="reasoning_content"),
     _row("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
-    _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
-    _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
+    _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY",
+         embeddings=EmbeddingsSpec(256)),
+    _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY",
+         embeddings=EmbeddingsSpec(8, "dimensions")),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
          max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",)),
     _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
@@ -69,17 +97,26 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
     _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN"),
     _row("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", key_required=False,
-         placeholder_key="ollama", reasoning_field="reasoning"),
+         placeholder_key="ollama", reasoning_field="reasoning",
+         embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True)),
     _row("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", key_required=False,
-         placeholder_key="lm-studio"),
+         placeholder_key="lm-studio", embeddings=EmbeddingsSpec(None)),
     _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
-         placeholder_key="EMPTY", reasoning_field="reasoning"),
-    _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY"),
+         placeholder_key="EMPTY", reasoning_field="reasoning",
+         embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True)),
+    _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY",
+         embeddings=EmbeddingsSpec(256)),
     _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY"),
     _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY"),
     # Cohere's OpenAI compatibility API (its native SDK reads CO_API_KEY, not used here).
-    _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY"),
+    _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY",
+         embeddings=EmbeddingsSpec(96, base64=True)),
 ])
+
+
+def embedding_services() -> list[str]:
+    """The keys of the services with an embeddings API, in table order."""
+    return [key for key, spec in SERVICES.items() if spec.embeddings is not None]
 
 
 def _netloc(url: str) -> str:
@@ -92,7 +129,8 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
     """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
     registered with ``OpenAIProvider``) sends the limit as the service of the table at that
     host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
-    ``max_tokens``, the one name every compatible server knows, on any other host."""
+    ``max_tokens``, the one name every compatible server knows, on any other host. Its
+    embeddings are those of the service at that host too (OpenAI's on any other host)."""
     if spec.key != "openai" or not base_url:
         return spec
     netloc = _netloc(str(base_url))
@@ -101,4 +139,6 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
         return spec
     known = next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
                   and not s.openai_native), None)
-    return replace(spec, max_tokens_field=known.max_tokens_field if known else "max_tokens")
+    if known is None:
+        return replace(spec, max_tokens_field="max_tokens")
+    return replace(spec, max_tokens_field=known.max_tokens_field, embeddings=known.embeddings)
