@@ -7,7 +7,6 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Optional, cast
 
@@ -34,17 +33,22 @@ __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "pa
            "normalize_messages"]
 
 
-@dataclass
 class PreparedCall:
     """One validated call: the provider to send it to (traced and with its fallbacks when
     asked), the ``ChatRequest``, its ``Tools`` (None without tools), ``max_turns`` (None: one
-    model call) and the tool runner's options."""
+    model call) and the tool runner's options. (A plain class: a dataclass would cost its
+    code generation at ``import aisuite_like``.)"""
 
-    provider: Provider
-    request: ChatRequest
-    tools: Optional[Tools] = None
-    max_turns: Optional[int] = None
-    runner_options: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("provider", "request", "tools", "max_turns", "runner_options")
+
+    def __init__(self, provider: Provider, request: ChatRequest, tools: Optional[Tools] = None,
+                 max_turns: Optional[int] = None,
+                 runner_options: Optional[dict[str, Any]] = None) -> None:
+        self.provider = provider
+        self.request = request
+        self.tools = tools
+        self.max_turns = max_turns
+        self.runner_options = runner_options if runner_options is not None else {}
 
 
 # Portable keyword arguments: ChatRequest fields, translated per provider.

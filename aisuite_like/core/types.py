@@ -333,6 +333,9 @@ class ChoiceDeltaToolCall(_Model):
 
 
 class ChoiceDelta(_Model):
+    """What one chunk adds to a choice: a piece of ``content`` (or ``reasoning_content``),
+    ``tool_calls`` fragments, and ``role`` on the first chunk."""
+
     role: Optional[Role] = None
     content: Optional[str] = None
     tool_calls: Optional[list[ChoiceDeltaToolCall]] = None
