@@ -133,6 +133,11 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
         ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
     )
+    from .core.embeddings import (
+        CreateEmbeddingResponse as CreateEmbeddingResponse,
+        Embedding as Embedding,
+        EmbeddingUsage as EmbeddingUsage,
+    )
     from .core.run_context import RunContextWrapper as RunContextWrapper, RunUsage as RunUsage
     from .core.streaming import AsyncStream as AsyncStream, Stream as Stream
     from .core.types import (
@@ -151,7 +156,11 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         Usage as Usage,
     )
     from .observability.switch import instrument as instrument, uninstrument as uninstrument
-    from .providers.base import ChatRequest as ChatRequest, Provider as Provider
+    from .providers.base import (
+        ChatRequest as ChatRequest,
+        EmbeddingRequest as EmbeddingRequest,
+        Provider as Provider,
+    )
     from .tools.base import Tool as Tool, tool as tool
     from .tools.policy import (
         AllowAll as AllowAll,
@@ -167,6 +176,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
 _LAZY = {
     # providers/base.py
     "ChatRequest": "providers.base", "Provider": "providers.base",
+    "EmbeddingRequest": "providers.base",
     # core/streaming.py
     "Stream": "core.streaming", "AsyncStream": "core.streaming",
     # tools/base.py
@@ -176,6 +186,9 @@ _LAZY = {
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
         "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage", "SkippedModel")},
+    # core/embeddings.py (client.embeddings.create)
+    **{name: "core.embeddings" for name in (
+        "CreateEmbeddingResponse", "Embedding", "EmbeddingUsage")},
     # tools/policy.py
     **{name: "tools.policy" for name in (
         "AllowAll", "DenyAll", "AllowTools", "RequireApproval", "ToolPolicyContext",

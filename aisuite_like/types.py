@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from .core.embeddings import (
+    CreateEmbeddingResponse as CreateEmbeddingResponse,
+    Embedding as Embedding,
+    EmbeddingUsage as EmbeddingUsage,
+)
 from .core.types import (
     ChatCompletionChunk as ChatCompletionChunk,
     ChatCompletionResponse as ChatCompletionResponse,
@@ -26,5 +31,5 @@ __all__ = [
     "Function", "ToolCall", "Message", "Choice", "PromptTokensDetails", "CompletionTokensDetails",
     "Usage", "ToolEvent", "SkippedModel", "ChatCompletionResponse", "ChoiceDeltaFunction",
     "ChoiceDeltaToolCall", "ChoiceDelta", "ChunkChoice", "ChatCompletionChunk", "FinishReason",
-    "StopReason",
+    "StopReason", "CreateEmbeddingResponse", "Embedding", "EmbeddingUsage",
 ]

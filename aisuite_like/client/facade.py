@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -583,6 +584,17 @@ class Client(ClientBase):
             batches = self.__dict__["_batches"] = Batches(self)
         return batches
 
+    @property
+    def embeddings(self) -> Embeddings:
+        """``create`` / ``acreate``: vectors of texts in OpenAI's shape (docs/embeddings.md).
+        Loaded on first use."""
+        embeddings = self.__dict__.get("_embeddings")
+        if embeddings is None:
+            from ..endpoints.embeddings import Embeddings
+
+            embeddings = self.__dict__["_embeddings"] = Embeddings(self)
+        return embeddings
+
     def __enter__(self) -> "Client":
         return self
 
@@ -850,6 +862,16 @@ class AsyncClient(ClientBase):
 
             batches = self.__dict__["_batches"] = AsyncBatches(self)
         return batches
+
+    @property
+    def embeddings(self) -> AsyncEmbeddings:
+        """``await aclient.embeddings.create(...)`` (docs/embeddings.md). Loaded on first use."""
+        embeddings = self.__dict__.get("_embeddings")
+        if embeddings is None:
+            from ..endpoints.embeddings import AsyncEmbeddings
+
+            embeddings = self.__dict__["_embeddings"] = AsyncEmbeddings(self)
+        return embeddings
 
     async def aclose(self) -> None:
         for provider in {id(p): p for p in self._instances.values()}.values():

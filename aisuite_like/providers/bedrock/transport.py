@@ -16,6 +16,7 @@ import threading
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator
 from typing import Any, Optional
 
+from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -23,7 +24,6 @@ from ...core.errors import (
     ConfigurationError,
     _scrub_exception,
 )
-from ...core.embeddings import CreateEmbeddingResponse
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply

@@ -15,6 +15,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, Optional
 
+from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -23,7 +24,6 @@ from ...core.errors import (
     _redact,
     _scrub_exception,
 )
-from ...core.embeddings import CreateEmbeddingResponse
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry

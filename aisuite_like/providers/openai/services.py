@@ -1,8 +1,9 @@
 """The OpenAI-compatible services: one row per service (docs/providers/openai.md).
 
 The services differ only by their row (base URL, key variable, which max-tokens field and
-which reasoning field their API accepts, whether and how they serve embeddings); adding a compatible service is adding a row here
-and its key to ``providers/registry.py``. Pure data: no I/O, no SDK import.
+which reasoning field their API accepts, whether and how they serve embeddings); adding a
+compatible service is adding a row here and its key to ``providers/registry.py``. Pure data:
+no I/O, no SDK import.
 """
 
 from __future__ import annotations

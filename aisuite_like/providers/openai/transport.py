@@ -15,13 +15,13 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Optional
 
+from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
     UnsupportedParameterError,
     _scrub_exception,
 )
-from ...core.embeddings import CreateEmbeddingResponse
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry

@@ -1,0 +1,2 @@
+"""The endpoints beyond chat, each a resource of the client loaded on first use:
+``client.embeddings`` (``embeddings.py``, docs/embeddings.md)."""
