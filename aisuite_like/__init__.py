@@ -125,6 +125,11 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ContentFilterFinishReasonError as ContentFilterFinishReasonError,
         LengthFinishReasonError as LengthFinishReasonError,
     )
+    from .core.embeddings import (
+        CreateEmbeddingResponse as CreateEmbeddingResponse,
+        Embedding as Embedding,
+        EmbeddingUsage as EmbeddingUsage,
+    )
     from .core.message_params import (
         ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
         ChatCompletionDeveloperMessageParam as ChatCompletionDeveloperMessageParam,
@@ -132,11 +137,6 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ChatCompletionSystemMessageParam as ChatCompletionSystemMessageParam,
         ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
         ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
-    )
-    from .core.embeddings import (
-        CreateEmbeddingResponse as CreateEmbeddingResponse,
-        Embedding as Embedding,
-        EmbeddingUsage as EmbeddingUsage,
     )
     from .core.run_context import RunContextWrapper as RunContextWrapper, RunUsage as RunUsage
     from .core.streaming import AsyncStream as AsyncStream, Stream as Stream

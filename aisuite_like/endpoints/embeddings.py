@@ -25,10 +25,10 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from ..client.base import parse_model, resolve_provider
-from ..core import checks, hooks
+from ..core import hooks
 from ..core.embeddings import CreateEmbeddingResponse, EmbeddingUsage, embedding, in_format
 from ..core.errors import APIResponseValidationError
-from ..providers.base import EmbeddingRequest, Provider
+from ..providers.base import EmbeddingRequest, Provider, embedding_request
 
 if TYPE_CHECKING:
     from ..client.base import ClientBase
@@ -69,16 +69,13 @@ def prepare(client: ClientBase, model: str, input: Any, *, dimensions: Any = Non
     ``UnsupportedFeatureError`` / ``UnsupportedParameterError``); split the input into
     requests of at most the provider's limit."""
     key, name = parse_model(model)
-    checks.check_embedding_arguments(dimensions, encoding_format, input_type, user, timeout)
-    extra = dict(provider_kwargs or {})
-    checks.check_embedding_keywords(extra)
-    items, tokens = checks.check_embedding_input(input)
+    request = embedding_request(name, input, dimensions=dimensions,
+                                encoding_format=encoding_format, input_type=input_type,
+                                user=user, timeout=timeout, extra=dict(provider_kwargs or {}))
     provider = resolve_provider(client, key)
     if hooks.ACTIVE is not None:  # instrument(): an ``embeddings`` span per request
         provider = cast(Provider, hooks.ACTIVE.traced(provider))
-    request = EmbeddingRequest(model=name, input=items, tokens=tokens, dimensions=dimensions,
-                               encoding_format=encoding_format, input_type=input_type,
-                               user=user, timeout=timeout, extra=extra)
+    items = request.input
     limit = provider.embedding_limit(request)
     if limit is None or len(items) <= limit:
         parts = [request]

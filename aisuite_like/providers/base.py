@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
     from ..core.errors import UnsupportedFeatureError
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 
-__all__ = ["ChatRequest", "EmbeddingRequest", "Provider"]
+__all__ = ["ChatRequest", "EmbeddingRequest", "Provider", "embedding_request"]
 
 
 @contextmanager
@@ -98,6 +98,25 @@ class EmbeddingRequest:
     def replace(self, **changes: Any) -> "EmbeddingRequest":
         """A copy with some fields changed (a part of a split request)."""
         return replace(self, **changes)
+
+
+def embedding_request(model: str, input: Any, *, dimensions: Any = None,
+                      encoding_format: Any = "float", input_type: Any = None, user: Any = None,
+                      timeout: Any = None, extra: Optional[dict[str, Any]] = None
+                      ) -> EmbeddingRequest:
+    """The arguments of ``embeddings.create`` checked (``core/checks.py``: types, values, the
+    input copied into a new list) into an ``EmbeddingRequest`` for the model name ``model``
+    (the part after ``"provider:"``). Raises before anything is sent; ``client.embeddings``
+    and ``client.batches`` share it."""
+    from ..core import checks
+
+    checks.check_embedding_arguments(dimensions, encoding_format, input_type, user, timeout)
+    extra = dict(extra or {})
+    checks.check_embedding_keywords(extra)
+    items, tokens = checks.check_embedding_input(input)
+    return EmbeddingRequest(model=model, input=items, tokens=tokens, dimensions=dimensions,
+                            encoding_format=encoding_format, input_type=input_type, user=user,
+                            timeout=timeout, extra=extra)
 
 
 #: The built-in families with an embeddings API (the OpenAI-compatible services that have
