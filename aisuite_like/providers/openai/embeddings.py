@@ -107,6 +107,7 @@ def parse_embeddings(data: Any, provider: str, model: str) -> CreateEmbeddingRes
             raise bad_shape(provider, f"data[{position}].embedding",
                             "an array of numbers or a base64 string", vector)
         out.append(embedding(index, vector))
+    out.sort(key=lambda e: e.index)  # in input order, whatever order they came in
     usage = data.get("usage")
     prompt = total = 0
     if usage is not None:
