@@ -35,7 +35,8 @@ sys.path.insert(0, HERE)
 from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
-SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp")
+SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp",
+             "embeddings")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
                   "botocore")
 VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
@@ -52,6 +53,8 @@ FULL = {
     "otel": {"repeats": 3, "warmup": 30, "calls": 200, "streams": 6, "chunks": 1000},
     "mcp_per_call": {"repeats": 3, "warmup": 20, "runs": 200},
     "mcp_ten_calls": {"repeats": 2, "runs": 2},
+    "embeddings_one": {"repeats": 3, "warmup": 30, "calls": 200, "inputs": 1},
+    "embeddings_list": {"repeats": 3, "warmup": 2, "calls": 10, "inputs": 10_000},
 }
 QUICK = {
     "import_samples": 1,
@@ -64,6 +67,8 @@ QUICK = {
     "otel": {"repeats": 1, "warmup": 1, "calls": 3, "streams": 1, "chunks": 20},
     "mcp_per_call": {"repeats": 1, "warmup": 1, "runs": 2},
     "mcp_ten_calls": {"repeats": 1, "runs": 1},
+    "embeddings_one": {"repeats": 1, "warmup": 1, "calls": 3, "inputs": 1},
+    "embeddings_list": {"repeats": 1, "warmup": 0, "calls": 1, "inputs": 3000},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -450,9 +455,28 @@ def plan_otel(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_embeddings(base: str, families: list[str],
+                    sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """``embeddings.create`` on the OpenAI wire (the loopback server's ``/v1/embeddings``):
+    one text per call, and one list of 10,000 texts (the raw SDK sends it whole; aisuite_like
+    splits it at OpenAI's 2,048 inputs per request and sends the parts concurrently)."""
+    if "openai" not in families:
+        return [], []
+    rows, jobs = [], []
+    for key, label in (("embeddings_one", "one text per call"),
+                       ("embeddings_list", "{inputs:,}-text list per call")):
+        s = sizes[key]
+        row = Row("embeddings", f"openai: {label.format(inputs=s['inputs'])}", "ms/call",
+                  budget=RATIO_LE[1.05])
+        rows.append(row)
+        jobs += _paired_jobs(row, s["repeats"], 1e3, "embeddings", "openai", base,
+                             warmup=s["warmup"], calls=s["calls"], inputs=s["inputs"])
+    return rows, jobs
+
+
 PLANNERS = {"sequential": plan_sequential, "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
-            "mcp": plan_mcp}
+            "mcp": plan_mcp, "embeddings": plan_embeddings}
 
 
 # ----------------------------------------------------------------------------- output ---
