@@ -28,7 +28,7 @@ from ..client.base import parse_model, resolve_provider
 from ..core import hooks
 from ..core.embeddings import CreateEmbeddingResponse, EmbeddingUsage, embedding, in_format
 from ..core.errors import APIResponseValidationError
-from ..providers.base import EmbeddingRequest, Provider, embedding_request
+from ..providers.base import EmbeddingRequest, Provider, embedding_request, no_embeddings
 
 if TYPE_CHECKING:
     from ..client.base import ClientBase
@@ -76,13 +76,19 @@ def prepare(client: ClientBase, model: str, input: Any, *, dimensions: Any = Non
     if hooks.ACTIVE is not None:  # instrument(): an ``embeddings`` span per request
         provider = cast(Provider, hooks.ACTIVE.traced(provider))
     items = request.input
-    limit = provider.embedding_limit(request)
+    check = getattr(provider, "embedding_limit", None)  # a duck-typed provider may lack it
+    if check is None and not callable(getattr(provider, "embed", None)):
+        raise no_embeddings(key)
+    limit = check(request) if check is not None else None
+    if limit is not None:
+        limit = max(1, limit)
     if limit is None or len(items) <= limit:
         parts = [request]
     else:
         parts = [request.replace(input=items[start:start + limit])
                  for start in range(0, len(items), limit)]
-    in_flight = min(len(parts), provider.max_concurrency or DEFAULT_PARTS_IN_FLIGHT)
+    in_flight = min(len(parts),
+                    getattr(provider, "max_concurrency", None) or DEFAULT_PARTS_IN_FLIGHT)
     return EmbeddingsCall(provider, key, parts, encoding_format, in_flight)
 
 
