@@ -387,3 +387,56 @@ def test_anthropic_refuses_before_sending(mode: str, httpx2_mock: respx.Router) 
     for family in ("openai", "mistral", "google", "bedrock", "cohere"):
         assert family in text
     assert not httpx2_mock.calls
+
+
+# --- more services on the wire ----------------------------------------------------------------
+
+
+def test_azure_sends_to_the_deployment_with_its_key_header(httpx2_mock: respx.Router) -> None:
+    url = ("https://my-resource.openai.azure.com/openai/deployments/text-embedding-3-small/"
+           "embeddings")
+    route = httpx2_mock.post(url).mock(side_effect=echo("sync"))
+    resp = embed("sync", {"azure": {"api_key": KEY, "azure_endpoint":
+                                    "https://my-resource.openai.azure.com",
+                                    "api_version": "2024-10-21"}},
+                 model="azure:text-embedding-3-small", input=["t1", "t2"], dimensions=2)
+    request = route.calls[0].request
+    assert request.url.params["api-version"] == "2024-10-21"
+    assert request.headers["api-key"] == KEY
+    assert wire(route) == {"model": "text-embedding-3-small", "input": ["t1", "t2"],
+                           "dimensions": 2, "encoding_format": "base64"}
+    assert resp.provider == "azure" and [d.embedding for d in resp.data] == [
+        [1.0, 1.5], [2.0, 2.5]]
+
+
+@pytest.mark.parametrize(("key", "url", "model", "kwargs", "sent"), [
+    ("cohere", SERVICE_URLS["cohere"], "cohere:embed-v4.0", {},
+     {"model": "embed-v4.0", "input": ["t1"], "encoding_format": "base64"}),
+    ("ollama", SERVICE_URLS["ollama"], "ollama:nomic-embed-text", {"dimensions": 2},
+     {"model": "nomic-embed-text", "input": ["t1"], "dimensions": 2,
+      "encoding_format": "base64"}),
+    ("fireworks", "https://api.fireworks.ai/inference/v1/embeddings",
+     "fireworks:nomic-ai/nomic-embed-text-v1.5", {"dimensions": 2},
+     {"model": "nomic-ai/nomic-embed-text-v1.5", "input": ["t1"], "dimensions": 2,
+      "encoding_format": "float"}),
+    ("lmstudio", "http://localhost:1234/v1/embeddings", "lmstudio:text-embedding-nomic", {},
+     {"model": "text-embedding-nomic", "input": ["t1"], "encoding_format": "float"}),
+])
+def test_each_service_gets_its_row_on_the_wire(key: str, url: str, model: str,
+                                               kwargs: dict[str, Any], sent: dict[str, Any],
+                                               httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(url).mock(side_effect=echo("sync"))
+    config = {key: {"api_key": KEY}} if key in ("cohere", "fireworks") else {}
+    resp = embed("sync", config, model=model, input="t1", **kwargs)
+    assert wire(route) == sent
+    assert resp.provider == key and resp.data[0].embedding == [1.0, 1.5]
+
+
+def test_fireworks_splits_at_its_own_limit(httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post("https://api.fireworks.ai/inference/v1/embeddings").mock(
+        side_effect=echo("sync"))
+    resp = embed("sync", {"fireworks": {"api_key": KEY}},
+                 model="fireworks:nomic-ai/nomic-embed-text-v1.5",
+                 input=[f"t{i}" for i in range(20)])
+    assert sorted(len(json.loads(c.request.content)["input"]) for c in route.calls) == [4, 8, 8]
+    assert [d.embedding[0] for d in resp.data] == [float(i) for i in range(20)]
