@@ -82,3 +82,34 @@ def test_a_reply_with_a_vector_missing_is_a_typed_error() -> None:
     with pytest.raises(ai.APIResponseValidationError, match="2 inputs"):
         ai.Client(providers={"mine": Short()}).embeddings.create(model="mine:m",
                                                                 input=["a", "b"])
+
+
+def test_cancelling_an_async_split_call_cancels_its_parts() -> None:
+    class Hanging(ai.Provider):
+        def __init__(self) -> None:
+            self.started = 0
+            self.cancelled = 0
+
+        def embedding_limit(self, request: ai.EmbeddingRequest) -> Optional[int]:
+            return 1
+
+        async def aembed(self, request: ai.EmbeddingRequest) -> ai.CreateEmbeddingResponse:
+            self.started += 1
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                self.cancelled += 1
+                raise
+            raise AssertionError("not reached")
+
+    provider = Hanging()
+
+    async def run() -> None:
+        async with ai.AsyncClient(providers={"hang": provider}) as aclient:
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(
+                    aclient.embeddings.create(model="hang:m", input=["a", "b", "c"]), 0.2)
+
+    asyncio.run(run())
+    # 3 parts in flight (the default allows 8), all cancelled with the call.
+    assert provider.started == provider.cancelled == 3
