@@ -71,8 +71,10 @@ class OpenAIProvider(Provider):
     ``httpx2.AsyncClient``; used for the matching client), ``async_http_client``,
     ``async_transport`` (``"httpx"`` default, or ``"aiohttp"``: the SDK's
     ``DefaultAioHttpClient``, needs ``openai[aiohttp]``), ``reasoning_field`` (override the
-    table), ``organization``/``project`` (openai, azure); azure also ``api_version``,
-    ``azure_endpoint``, ``azure_deployment``, ``azure_ad_token``, ``azure_ad_token_provider``.
+    table), ``max_embedding_inputs`` (inputs per embeddings request, over the table's
+    ``embeddings`` column), ``organization``/``project`` (openai, azure); azure also
+    ``api_version``, ``azure_endpoint``, ``azure_deployment``, ``azure_ad_token``,
+    ``azure_ad_token_provider``.
     """
 
     def __init__(self, service: str = "openai", **config: Any) -> None:
