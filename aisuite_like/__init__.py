@@ -49,7 +49,12 @@ from .providers.registry import provider_keys, register_provider
 __version__ = VERSION
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
-    from . import durable as durable, handoff_filters as handoff_filters, testing as testing
+    from . import (
+        cache as cache,
+        durable as durable,
+        handoff_filters as handoff_filters,
+        testing as testing,
+    )
     from .agents.agent import (
         AgentHandoff as AgentHandoff,
         AgentHooks as AgentHooks,
@@ -233,6 +238,7 @@ _LAZY = {
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
     # modules
     "testing": None, "handoff_filters": None, "durable": None,
+    "cache": None,  # the response cache's backends (docs/cache.md)
 }
 
 

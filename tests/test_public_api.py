@@ -39,8 +39,8 @@ PUBLIC = [
     "ToolCallOutputItem", "ToolCallRequestEvent", "ToolCallSummary", "ToolEvent",
     "ToolExecutionError", "ToolPolicyContext", "ToolPolicyDecision", "Tools",
     "UnknownProviderError", "UnsupportedFeatureError", "UnsupportedParameterError", "Usage",
-    "durable", "fit_tokens", "function_tool", "handoff", "handoff_filters", "input_guardrail",
-    "instrument", "keep_last", "output_guardrail", "provider_keys", "register_provider",
+    "cache", "durable", "fit_tokens", "function_tool", "handoff", "handoff_filters",
+    "input_guardrail", "instrument", "keep_last", "output_guardrail", "provider_keys", "register_provider",
     "set_default_model", "testing", "tool", "uninstrument",
 ]
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Optional, Union
 
-from ..core.errors import APIError, APIResponseValidationError, _error_for_status
+from ..core.errors import APIError, APIResponseValidationError, error_for_status
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider
 from .core import (
     BatchRequestCancelledError,
@@ -200,7 +200,7 @@ def line_result(item: Mapping[str, Any], provider: str) -> Union[Any, APIError]:
         detail = data.get("error") if isinstance(data, Mapping) else None
         detail = detail if isinstance(detail, Mapping) else {}
         code = detail.get("code")
-        return _error_for_status(status, str(detail.get("message") or f"HTTP {status}"),
+        return error_for_status(status, str(detail.get("message") or f"HTTP {status}"),
                                  provider=provider, request_id=request_id, body=data,
                                  code=code if isinstance(code, str) else None)
     if isinstance(data, Mapping) and data.get("object") == "list":
@@ -228,5 +228,5 @@ def _line_error(error: Mapping[str, Any], provider: str) -> APIError:
         return BatchRequestExpiredError(message, provider=provider)
     if code == "batch_cancelled":
         return BatchRequestCancelledError(message, provider=provider)
-    return _error_for_status(400, f"{message} (code: {code})" if code else message,
+    return error_for_status(400, f"{message} (code: {code})" if code else message,
                              provider=provider, body=dict(error), code=code or None)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
     from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
+    from .plugins import ResponseCache
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -39,6 +40,9 @@ __all__ = ["Client", "AsyncClient"]
 _ParsedT = TypeVar("_ParsedT")
 
 
+# GENERATED keyword parameters: every @overload of create / acreate / parse / aparse / stream
+# below (here and in _AsyncCompletions) lists the parameters of the first create overload,
+# copied by scripts/create_overloads.py (`make overloads`); edit that first overload only.
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
@@ -72,6 +76,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Stream: ...
 
@@ -104,6 +109,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -136,6 +142,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[Stream, ChatCompletionResponse]: ...
 
@@ -187,6 +194,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -219,6 +227,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -251,6 +260,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -286,6 +296,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -317,6 +328,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -360,6 +372,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -391,6 +404,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -427,6 +441,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[_ParsedT]: ...
 
@@ -458,6 +473,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[None]: ...
 
@@ -564,12 +580,18 @@ class Client(ClientBase):
     ``provider_configs`` maps a provider key to its settings (``api_key``, ``base_url``,
     ``timeout``, ``max_retries``, ``default_headers``, ``http_client``, ...); keys not given
     come from the provider's usual environment variable. ``providers`` installs provider
-    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``).
+    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
+    cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
+    that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
+    (None: never; docs/cache.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None) -> None:
+        super().__init__(provider_configs, providers=providers, cache=cache,
+                         cache_ttl=cache_ttl)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -602,6 +624,7 @@ class Client(ClientBase):
         self.close()
 
 
+# GENERATED keyword parameters in the overloads: see the note above _Completions.
 class _AsyncCompletions:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
@@ -635,6 +658,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -667,6 +691,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -699,6 +724,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -734,6 +760,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -765,6 +792,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -801,6 +829,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[_ParsedT]: ...
 
@@ -832,6 +861,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[None]: ...
 
@@ -845,11 +875,15 @@ class _AsyncCompletions:
 
 
 class AsyncClient(ClientBase):
-    """The async client: ``await aclient.chat.completions.create(...)``."""
+    """The async client: ``await aclient.chat.completions.create(...)``. Its arguments are
+    ``Client``'s."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None) -> None:
+        super().__init__(provider_configs, providers=providers, cache=cache,
+                         cache_ttl=cache_ttl)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

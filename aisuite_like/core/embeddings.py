@@ -17,7 +17,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import Field
 
-from .types import _built, _Model
+from .types import _Model, build_model
 
 __all__ = [
     "Embedding",
@@ -92,7 +92,7 @@ class CreateEmbeddingResponse(_Model):
 
 def embedding(index: int, vector: Union[list[float], str]) -> Embedding:
     """An ``Embedding`` built without re-validating ``vector`` (a translator checked it)."""
-    return _built(Embedding, {"object": "embedding", "index": index, "embedding": vector})
+    return build_model(Embedding, {"object": "embedding", "index": index, "embedding": vector})
 
 
 def floats_to_base64(values: Any) -> str:

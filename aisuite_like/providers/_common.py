@@ -611,7 +611,7 @@ def transport_error(exc: BaseException, provider: str,
     ``APIConnectionError``); None for any other exception."""
     import sys
 
-    from ..core.errors import APITimeoutError, _redact
+    from ..core.errors import APITimeoutError, redacted
 
     host = host_of(exc)
     where = f" at {host}" if host else ""
@@ -625,7 +625,7 @@ def transport_error(exc: BaseException, provider: str,
                 provider=provider)
         if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
             return APIConnectionError(
-                _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+                redacted(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
                         secrets), provider=provider)
     if isinstance(exc, TimeoutError):  # aiohttp
         return APITimeoutError(f"request to {provider}{where} timed out ({type(exc).__name__})",
@@ -633,7 +633,7 @@ def transport_error(exc: BaseException, provider: str,
     aiohttp = sys.modules.get("aiohttp")
     if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
         return APIConnectionError(
-            _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+            redacted(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
                     secrets), provider=provider)
     return None
 

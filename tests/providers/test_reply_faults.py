@@ -27,7 +27,7 @@ from _fault_server import (
     stream_events,
     success_body,
 )
-from test_validation import MALFORMED_ARGUMENTS
+from _malformed_arguments import MALFORMED_ARGUMENTS
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

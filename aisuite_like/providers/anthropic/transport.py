@@ -17,7 +17,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Optional
 
-from ...core.errors import AisuiteLikeError, ConfigurationError, _scrub_exception
+from ...core.errors import AisuiteLikeError, ConfigurationError, scrub_exception
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
@@ -206,7 +206,7 @@ class AnthropicProvider(Provider):
         inner = raised_inside(exc)
         if inner is not None:
             return inner
-        _scrub_exception(exc, self._secrets)
+        scrub_exception(exc, self._secrets)
         return own_error_inside(exc) or map_sdk_error(exc, self._key(), self._secrets)
 
 

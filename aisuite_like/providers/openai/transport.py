@@ -20,13 +20,13 @@ from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
     UnsupportedParameterError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
-from ..base import ChatRequest, EmbeddingRequest, Provider, _mapped_errors
+from ..base import ChatRequest, EmbeddingRequest, Provider, mapped_errors
 from ._sdk_seam import bound_sync_client
 from .embeddings import build_embeddings_request, embeddings_limit, parse_embeddings
 from .errors import map_sdk_error
@@ -290,7 +290,7 @@ class OpenAIProvider(Provider):
         secrets = self._secrets()
         mapped = map_sdk_error(exc, self.key, secrets)
         if mapped is not exc:
-            _scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
+            scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
         return mapped
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
@@ -306,13 +306,13 @@ class OpenAIProvider(Provider):
                                   self._calls.bounds(request.timeout))
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
 
     async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
@@ -345,7 +345,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 for data in response.iter_bytes():
@@ -361,7 +361,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 async for data in response.aiter_bytes():
@@ -392,13 +392,13 @@ class OpenAIProvider(Provider):
                                   self._calls.bounds(request.timeout))
 
     def _embed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().embeddings.with_raw_response.create(**call[0])
             body = raw.http_response.content
         return self._parse_embeddings(raw.http_response, body, call[1])
 
     async def _aembed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().embeddings.with_raw_response.create(**call[0])
             body = raw.http_response.content
         return self._parse_embeddings(raw.http_response, body, call[1])
