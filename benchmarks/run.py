@@ -35,8 +35,8 @@ sys.path.insert(0, HERE)
 from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
-SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp",
-             "cache", "embeddings")
+SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
+             "otel", "mcp", "cache", "embeddings")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
                   "botocore")
 VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
@@ -45,6 +45,7 @@ VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
 FULL = {
     "import_samples": 10,
     "sequential": {"repeats": 3, "warmup": 30, "calls": 200},
+    "responses": {"repeats": 3, "warmup": 30, "calls": 200},
     "async": {"repeats": 2, "warmup": 100, "requests": 2000, "concurrency": 100},
     "streaming": {"repeats": 3, "warmup": 1, "streams": 6, "chunks": 1000},
     "tool_loop_a": {"repeats": 3, "warmup": 1, "runs": 4, "tools": 4},
@@ -61,6 +62,7 @@ FULL = {
 QUICK = {
     "import_samples": 1,
     "sequential": {"repeats": 1, "warmup": 1, "calls": 3},
+    "responses": {"repeats": 1, "warmup": 1, "calls": 3},
     "async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
     "streaming": {"repeats": 1, "warmup": 1, "streams": 1, "chunks": 20},
     "tool_loop_a": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 4},
@@ -263,6 +265,22 @@ def plan_sequential(base: str, families: list[str], sizes: dict[str, Any]) -> tu
                   budget=RATIO_LE[1.05])
         rows.append(row)
         jobs += _paired_jobs(row, s["repeats"], 1e3, "sequential", family, base,
+                             warmup=s["warmup"], calls=s["calls"])
+    return rows, jobs
+
+
+def plan_responses(base: str, families: list[str], sizes: dict[str, Any]
+                   ) -> tuple[list[Row], list[Job]]:
+    """``client.responses.create`` per family beside the raw SDK: OpenAI's Responses API
+    on both sides; elsewhere the family's own call on the raw side (ours translates)."""
+    s = sizes["responses"]
+    rows, jobs = [], []
+    for family in families:
+        raw = "responses.create" if family == "openai" else "native call"
+        row = Row("responses", f"{family}: responses.create", "ms/call", raw_label=raw,
+                  budget=RATIO_LE[1.05])
+        rows.append(row)
+        jobs += _paired_jobs(row, s["repeats"], 1e3, "responses", family, base,
                              warmup=s["warmup"], calls=s["calls"])
     return rows, jobs
 
@@ -514,7 +532,8 @@ def plan_embeddings(base: str, families: list[str],
     return rows, jobs
 
 
-PLANNERS = {"sequential": plan_sequential, "async": plan_async, "streaming": plan_streaming,
+PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
+            "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
             "mcp": plan_mcp, "cache": plan_cache, "embeddings": plan_embeddings}
 

@@ -83,6 +83,11 @@ class _RawOpenAI:
         r = await client.chat.completions.create(model=model, messages=MESSAGES)
         return r.choices[0].message.content
 
+    def respond(self, client: Any, model: str) -> Any:
+        """The Responses API call (``/v1/responses``)."""
+        return client.responses.create(model=model, input=USER,
+                                       instructions=SYSTEM).output_text
+
     def embed(self, client: Any, model: str, texts: Any) -> list[Any]:
         return [d.embedding for d in client.embeddings.create(model=model, input=texts).data]
 
@@ -361,6 +366,11 @@ class _Ours:
                                                  **self.kwargs)
         return r.choices[0].message.content
 
+    def respond(self, client: Any, model: str) -> Any:
+        kwargs = {"max_output_tokens": MAX_TOKENS} if self.family == "anthropic" else {}
+        return client.responses.create(model=self._model(model), input=USER,
+                                       instructions=SYSTEM, **kwargs).output_text
+
     def embed(self, client: Any, model: str, texts: Any) -> list[Any]:
         return [d.embedding for d in client.embeddings.create(model=self._model(model),
                                                               input=texts).data]
@@ -448,6 +458,29 @@ def sequential(task: dict[str, Any]) -> dict[str, Any]:
     for _ in range(p["calls"]):
         t0 = perf()
         driver.call(client, model)
+        times.append(perf() - t0)
+    _close(client)
+    return {"value": statistics.median(times), "unit": "s/call", "calls": len(times)}
+
+
+def responses(task: dict[str, Any]) -> dict[str, Any]:
+    """``client.responses.create`` (ours) against the raw SDK's own call of the family: the
+    Responses API on OpenAI, the family's native call elsewhere (ours translates)."""
+    p = task["params"]
+    driver = _driver(task)
+    client = driver.client()
+    model = MODELS[task["family"]]
+    call = driver.call if task["side"] == "raw" and task["family"] != "openai" else \
+        driver.respond
+    expected = "The capital of France is Paris."
+    for _ in range(p["warmup"]):
+        if call(client, model) != expected:
+            raise AssertionError("unexpected reply text")
+    times = []
+    perf = time.perf_counter
+    for _ in range(p["calls"]):
+        t0 = perf()
+        call(client, model)
         times.append(perf() - t0)
     _close(client)
     return {"value": statistics.median(times), "unit": "s/call", "calls": len(times)}
@@ -727,7 +760,8 @@ def cache_memory(task: dict[str, Any]) -> dict[str, Any]:
             "bytes_per_entry": held / p["entries"]}
 
 
-SCENARIOS = {"sequential": sequential, "async": async_throughput, "streaming": streaming,
+SCENARIOS = {"sequential": sequential, "responses": responses,
+             "async": async_throughput, "streaming": streaming,
              "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "cache": cache,
              "embeddings": embeddings}
 

@@ -469,7 +469,40 @@ def _rejected() -> None:
         print(chunk.nope)  # type: ignore[attr-defined]
 
 
+def check_responses() -> None:
+    client = ai.Client()
+    plain = client.responses.create(model="test:m", input="hi")
+    assert_type(plain, ai.Response)
+    assert_type(plain.output_text, str)
+    stream = client.responses.create(model="test:m", input="hi", stream=True)
+    assert_type(stream, ai.ResponseStream)
+    for event in stream:
+        assert_type(event, ai.ResponseStreamEvent)
+        if isinstance(event, ai.responses.ResponseTextDeltaEvent):
+            assert_type(event.delta, str)
+    assert_type(stream.get_final_response(), ai.Response)
+    ran = client.responses.create(model="test:m", input="Paris?", tools=[get_weather],
+                                  max_turns=2)
+    assert_type(ran, ai.Response)
+    assert ran.output_text.startswith("Tool results")
+
+
+async def check_async_responses() -> None:
+    aclient = ai.AsyncClient()
+    plain = await aclient.responses.create(model="test:m", input="hi")
+    assert_type(plain, ai.Response)
+    stream = await aclient.responses.create(model="test:m", input="hi", stream=True)
+    assert_type(stream, ai.AsyncResponseStream)
+    async for event in stream:
+        assert_type(event, ai.ResponseStreamEvent)
+    assert_type(await stream.get_final_response(), ai.Response)
+    with ai.trace("typed"):
+        pass
+
+
 def run_all() -> None:
+    check_responses()
+    asyncio.run(check_async_responses())
     check_public_names()
     check_create()
     asyncio.run(check_acreate())

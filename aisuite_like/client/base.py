@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .plugins import ResponseCache
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
-           "normalize_messages"]
+           "normalize_messages", "RUNNER_ONLY"]
 
 
 class PreparedCall:
@@ -60,6 +60,8 @@ _PORTABLE = frozenset({
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
                 "tool_policy_context", "tool_timeout", "max_tool_result_chars")
+#: The tool runner's keyword arguments (they need ``max_turns``).
+RUNNER_ONLY = _RUNNER_ONLY
 
 # Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
 _NOT_SENT: set[str] = {"parsed"}
@@ -157,9 +159,10 @@ def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optiona
     return cache, None if ttl is None else float(ttl)
 
 
-# Config keys that say which endpoint (and so which model behind a name) a provider calls.
+# Config keys that say which endpoint (and so which model behind a name) a provider calls,
+# and over which API (a chat reply is not a Responses reply).
 _ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
-                  "location", "project", "vertexai")
+                  "location", "project", "vertexai", "api")
 
 
 def _endpoint_of(config: Mapping[str, Any]) -> str:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
     from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
+    from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ResponseCache
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
@@ -607,6 +608,17 @@ class Client(ClientBase):
         return batches
 
     @property
+    def responses(self) -> Responses:
+        """OpenAI's Responses API on every provider: ``create`` (docs/responses.md). Loaded
+        on first use."""
+        responses = self.__dict__.get("_responses")
+        if responses is None:
+            from ..endpoints.responses import Responses
+
+            responses = self.__dict__["_responses"] = Responses(self)
+        return responses
+
+    @property
     def embeddings(self) -> Embeddings:
         """``create`` / ``acreate``: vectors of texts in OpenAI's shape (docs/embeddings.md).
         Loaded on first use."""
@@ -896,6 +908,17 @@ class AsyncClient(ClientBase):
 
             batches = self.__dict__["_batches"] = AsyncBatches(self)
         return batches
+
+    @property
+    def responses(self) -> AsyncResponses:
+        """OpenAI's Responses API on every provider, awaited (docs/responses.md). Loaded on
+        first use."""
+        responses = self.__dict__.get("_responses")
+        if responses is None:
+            from ..endpoints.responses import AsyncResponses
+
+            responses = self.__dict__["_responses"] = AsyncResponses(self)
+        return responses
 
     @property
     def embeddings(self) -> AsyncEmbeddings:

@@ -1,2 +1,3 @@
-"""The endpoints beyond chat, each a resource of the client loaded on first use:
-``client.embeddings`` (``embeddings.py``, docs/embeddings.md)."""
+"""The endpoints beside chat, one module each (docs/architecture.md): ``client.responses``
+(``responses.py``, docs/responses.md) and ``client.embeddings`` (``embeddings.py``,
+docs/embeddings.md). The client's facade loads each on the first access of its attribute."""

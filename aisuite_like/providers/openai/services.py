@@ -49,6 +49,9 @@ class ServiceSpec:
     API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
     ``provider_specific_fields`` keys sent back on assistant messages. ``openai_native``
     says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
+    ``responses_api`` says whether the service has OpenAI's Responses endpoint
+    (``/responses``): ``client.responses.create`` then calls it natively, and the config
+    ``api="responses"`` sends chat calls over it (docs/responses.md).
     ``embeddings`` describes the service's embeddings API (None: it has none).
     """
 
@@ -61,6 +64,7 @@ class ServiceSpec:
     reasoning_field: Optional[str] = None
     psf_fields: tuple[str, ...] = ()
     openai_native: bool = False
+    responses_api: bool = False
     embeddings: Optional[EmbeddingsSpec] = None
 
 
@@ -76,9 +80,9 @@ def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
 #: ``max_tokens`` (Hugging Face's recorded exchange).
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True, embeddings=_OPENAI_EMBEDDINGS),
+         openai_native=True, responses_api=True, embeddings=_OPENAI_EMBEDDINGS),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True, embeddings=_OPENAI_EMBEDDINGS),
+         openai_native=True, responses_api=True, embeddings=_OPENAI_EMBEDDINGS),
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
          max_tokens_field="max_completion_tokens"),
     _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
