@@ -90,7 +90,7 @@ def check_create() -> None:
     assert final.choices[0].message.content == "hello there"
     ran = client.chat.completions.create(
         model="scripted:m", messages=[{"role": "user", "content": "Weather in Paris?"}],
-        tools=[get_weather], max_turns=3)
+        tools=[get_weather], max_turns=3, reasoning_effort="low", prompt_cache="auto")
     assert_type(ran, ai.ChatCompletionResponse)
     assert ran.choices[0].message.content == "Sunny."
     # A plain dict (of any shape) and a stream flag known only at run time.
@@ -454,6 +454,11 @@ def _rejected() -> None:
     client.chat.completions.create(model="m", messages="hi")  # type: ignore[arg-type]
     client.chat.completions.create(  # type: ignore[call-overload]
         model="m", messages=[], temperature="hot")
+    client.chat.completions.create(  # type: ignore[call-overload]
+        model="m", messages=[], prompt_cache=True)
+    client.chat.completions.create(  # type: ignore[call-overload]
+        model="m", messages=[], reasoning_effort=3)
+    ai.Client(prompt_cache="on")  # type: ignore[arg-type]
     reply = client.chat.completions.create(model="m", messages=[])
     print(reply.choices[0].nope)  # type: ignore[attr-defined]
     # ``parsed`` is known only on what ``parse`` returns.

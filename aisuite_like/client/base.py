@@ -55,7 +55,7 @@ class PreparedCall:
 # Portable keyword arguments: ChatRequest fields, translated per provider.
 _PORTABLE = frozenset({
     "tool_choice", "parallel_tool_calls", "response_format", "temperature", "top_p",
-    "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options",
+    "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options", "reasoning_effort",
 })
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
@@ -213,10 +213,15 @@ class ClientBase:
         providers: Optional[Mapping[str, Any]] = None,
         cache: Optional[ResponseCache] = None,
         cache_ttl: Optional[float] = None,
+        prompt_cache: Any = None,
     ) -> None:
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
         # provider key -> (the provider, it wrapped in the cache): made once per provider
         self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
+        _request_checks.check_prompt_cache(prompt_cache)
+        #: ``"auto"``: every call adds prompt-cache breakpoints / a cache key unless it passes
+        #: ``prompt_cache=False`` (docs/reasoning-and-caching.md).
+        self.prompt_cache: Optional[str] = "auto" if prompt_cache == "auto" else None
         self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
@@ -383,6 +388,9 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
         if kwargs["max_tokens"] is not None:
             limit_name = "max_completion_tokens"
+    prompt_cache = kwargs.pop("prompt_cache", None)
+    if prompt_cache is None:  # not given: the client's default
+        prompt_cache = client.prompt_cache
     portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
     if isinstance(portable.get("response_format"), type):  # a pydantic class: its schema
         from .structured import response_format_param
@@ -398,6 +406,7 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         stream=stream,
         extra=extra,
         max_tokens_as=limit_name,
+        prompt_cache="auto" if prompt_cache == "auto" else None,
         **portable,
     )
     return PreparedCall(provider, request, tools, max_turns, runner_options)

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Client", "AsyncClient"]
 
+# ``reasoning_effort``'s portable values (docs/reasoning-and-caching.md); the OpenAI family
+# also sends other strings as given.
+ReasoningEffort = Union[Literal["none", "minimal", "low", "medium", "high"], str]
+
 # The class given as ``response_format`` to ``parse``: the type of ``message.parsed``.
 _ParsedT = TypeVar("_ParsedT")
 
@@ -70,6 +74,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -103,6 +109,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -136,6 +144,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -188,6 +198,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -221,6 +233,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -254,6 +268,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -290,6 +306,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -322,6 +340,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -366,6 +386,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -398,6 +420,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -435,6 +459,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -467,6 +493,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -584,15 +612,18 @@ class Client(ClientBase):
     objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
     cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
     that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
-    (None: never; docs/cache.md).
+    (None: never; docs/cache.md). ``prompt_cache="auto"`` makes every call add prompt-cache
+    breakpoints / a cache key where the provider needs them (a call opts out with
+    ``prompt_cache=False``; docs/reasoning-and-caching.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
-                 cache_ttl: Optional[float] = None) -> None:
+                 cache_ttl: Optional[float] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -663,6 +694,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -696,6 +729,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -729,6 +764,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -765,6 +802,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -797,6 +836,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -834,6 +875,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -866,6 +909,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -893,9 +938,10 @@ class AsyncClient(ClientBase):
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
-                 cache_ttl: Optional[float] = None) -> None:
+                 cache_ttl: Optional[float] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

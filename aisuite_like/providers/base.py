@@ -52,6 +52,9 @@ class ChatRequest:
     ``max_completion_tokens``), for the services that take it as sent. ``api="responses"``
     asks a provider that has both APIs (openai, azure) to send this call over its Responses
     API (``client.responses.create`` with ``max_turns``; docs/responses.md).
+    ``reasoning_effort`` is the portable effort (``"none"`` ... ``"high"``), translated per
+    family; ``prompt_cache`` is ``"auto"`` when the family should add its prompt-cache
+    breakpoints or key (docs/reasoning-and-caching.md).
     """
 
     model: str
@@ -73,6 +76,8 @@ class ChatRequest:
     extra: dict[str, Any] = field(default_factory=dict)
     max_tokens_as: str = "max_tokens"
     api: Optional[str] = None
+    reasoning_effort: Optional[str] = None
+    prompt_cache: Optional[str] = None
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""

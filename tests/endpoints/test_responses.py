@@ -109,7 +109,7 @@ def test_portable_arguments_reach_the_chat_request() -> None:
     assert request.response_format == {"type": "json_schema", "json_schema": {
         "name": "N", "schema": schema, "strict": True}}
     assert (request.max_tokens, request.temperature, request.top_p) == (50, 0.5, 0.9)
-    assert request.extra == {"reasoning_effort": "low"}
+    assert request.reasoning_effort == "low" and request.extra == {}
 
 
 def test_structured_output_through_text_format() -> None:

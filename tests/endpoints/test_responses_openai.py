@@ -345,6 +345,22 @@ def test_chat_tool_runner_over_responses_with_api_config(httpx2_mock: respx.Rout
     assert response.usage.completion_tokens == 174
 
 
+def test_chat_over_responses_takes_the_portable_knobs(httpx2_mock: respx.Router) -> None:
+    """reasoning_effort and prompt_cache="auto" reach /v1/responses as that API names them."""
+    route = httpx2_mock.post(URL).mock(return_value=httpx.Response(
+        200, json=body([message("ok")])))
+    config = {"openai": {"api_key": KEY, "max_retries": 0, "api": "responses"}}
+    with ai.Client(config) as client:
+        client.chat.completions.create(model="openai:gpt-5", reasoning_effort="minimal",
+                                       prompt_cache="auto",
+                                       messages=[{"role": "system", "content": "Be brief."},
+                                                 {"role": "user", "content": "hi"}])
+    first = sent(route, 0)
+    assert first["reasoning"] == {"effort": "minimal"}
+    assert first["prompt_cache_key"].startswith("aisuite-")
+    assert "reasoning_effort" not in first and "prompt_cache" not in first
+
+
 def test_chat_stream_over_responses(httpx2_mock: respx.Router) -> None:
     reply = body([reasoning(), message("Hello!")])
     httpx2_mock.post(URL).mock(return_value=sse(stream_of(reply)))

@@ -43,6 +43,8 @@ from ...core.types import (
 from .._common import SSEDecoder, SSEEvent, bad_shape, need_object, sse_json, unreadable
 from ..base import ChatRequest, ResponsesRequest
 from .errors import error_from_body
+from .services import SERVICES
+from .translate import prompt_cache_key
 
 __all__ = ["build_native", "parse_native", "NativeEvents", "build_chat", "parse_chat",
            "ChatChunks"]
@@ -189,9 +191,13 @@ def build_chat(request: ChatRequest, sdk_params: frozenset[str], provider: str
     if request.timeout is not None:
         kwargs["timeout"] = request.timeout
     extra = dict(request.extra)
-    effort = extra.pop("reasoning_effort", None)
-    if effort is not None:
-        extra["reasoning"] = {**(extra.get("reasoning") or {}), "effort": effort}
+    if request.reasoning_effort is not None:  # the portable effort, as Responses takes it
+        extra["reasoning"] = {**(extra.get("reasoning") or {}),
+                              "effort": request.reasoning_effort}
+    spec = SERVICES.get(provider)
+    if request.prompt_cache == "auto" and spec is not None and spec.prompt_cache_key \
+            and "prompt_cache_key" not in extra:
+        kwargs["prompt_cache_key"] = prompt_cache_key(request)
     hosted = extra.pop("tools", None)  # hosted tools (web_search, ...) beside the functions
     if hosted:
         kwargs["tools"] = [*kwargs.get("tools", ()), *hosted]

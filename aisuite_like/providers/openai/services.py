@@ -53,6 +53,13 @@ class ServiceSpec:
     (``/responses``): ``client.responses.create`` then calls it natively, and the config
     ``api="responses"`` sends chat calls over it (docs/responses.md).
     ``embeddings`` describes the service's embeddings API (None: it has none).
+    ``reasoning_effort_as`` is how the portable ``reasoning_effort`` is sent: ``"reasoning_effort"``
+    (the top-level field, the value as given) or ``"reasoning"`` (OpenRouter's
+    ``reasoning: {"effort": ...}`` object). ``non_reasoning`` is a regular expression of the
+    model names known not to reason (matched from the start; None: the service decides): they
+    take only ``reasoning_effort="none"``, which then sends nothing.
+    ``prompt_cache_key``: whether ``prompt_cache="auto"`` sends a ``prompt_cache_key``
+    (docs/reasoning-and-caching.md).
     """
 
     key: str
@@ -66,6 +73,9 @@ class ServiceSpec:
     openai_native: bool = False
     responses_api: bool = False
     embeddings: Optional[EmbeddingsSpec] = None
+    reasoning_effort_as: str = "reasoning_effort"
+    non_reasoning: Optional[str] = None
+    prompt_cache_key: bool = False
 
 
 def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
@@ -78,9 +88,14 @@ def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
 #: Groq take ``max_completion_tokens``; OpenRouter takes either, as sent (its recorded
 #: exchanges: ``max_completion_tokens`` applied); Hugging Face's router and the rest take
 #: ``max_tokens`` (Hugging Face's recorded exchange).
+#: OpenAI's models known not to reason (fine-tunes of them included).
+OPENAI_NON_REASONING = (r"(?:ft:)?(?:gpt-3\.5|gpt-4(?:$|[-:o]|\.1|\.5)|chatgpt-4o|davinci"
+                        r"|babbage)")
+
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True, responses_api=True, embeddings=_OPENAI_EMBEDDINGS),
+         openai_native=True, responses_api=True, non_reasoning=OPENAI_NON_REASONING,
+         prompt_cache_key=True, embeddings=_OPENAI_EMBEDDINGS),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
          openai_native=True, responses_api=True, embeddings=_OPENAI_EMBEDDINGS),
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
@@ -96,7 +111,8 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY",
          embeddings=EmbeddingsSpec(8, "dimensions")),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-         max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",)),
+         max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",),
+         reasoning_effort_as="reasoning"),
     _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
          reasoning_field="reasoning"),
     _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
@@ -134,8 +150,9 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
     """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
     registered with ``OpenAIProvider``) sends the limit as the service of the table at that
     host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
-    ``max_tokens``, the one name every compatible server knows, on any other host. Its
-    embeddings are those of the service at that host too (OpenAI's on any other host)."""
+    ``max_tokens``, the one name every compatible server knows, on any other host; its
+    reasoning effort, prompt cache and embeddings follow that service too (another host: the
+    effort as given, no cache key, no model table, OpenAI's embeddings)."""
     if spec.key != "openai" or not base_url:
         return spec
     netloc = _netloc(str(base_url))
@@ -145,5 +162,9 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
     known = next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
                   and not s.openai_native), None)
     if known is None:
-        return replace(spec, max_tokens_field="max_tokens")
-    return replace(spec, max_tokens_field=known.max_tokens_field, embeddings=known.embeddings)
+        return replace(spec, max_tokens_field="max_tokens", non_reasoning=None,
+                       prompt_cache_key=False)
+    return replace(spec, max_tokens_field=known.max_tokens_field,
+                   reasoning_effort_as=known.reasoning_effort_as,
+                   non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key,
+                   embeddings=known.embeddings)
