@@ -310,7 +310,8 @@ EMBEDDING_KEYWORDS = frozenset({"model", "input", "dimensions", "encoding_format
 # Chat arguments that mean nothing to an embeddings call (they would be sent as
 # provider-native fields otherwise).
 _CHAT_ONLY = frozenset({"messages", "stream", "tools", "tool_choice", "max_turns",
-                        "fallbacks", "temperature", "max_tokens", "response_format", "cache"})
+                        "fallbacks", "temperature", "max_tokens", "response_format", "cache",
+                        "reasoning_effort", "prompt_cache"})
 
 
 def check_embedding_input(value: Any) -> tuple[list[Any], bool]:

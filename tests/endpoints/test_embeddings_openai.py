@@ -368,6 +368,8 @@ def test_a_reply_without_usage_is_unpriced(httpx2_mock: respx.Router) -> None:
     ({"input": "a", "dimension": 8}, TypeError, "did you mean 'dimensions'"),
     ({"input": "a", "messages": []}, TypeError, "chat argument 'messages'"),
     ({"input": "a", "cache": False}, TypeError, "'cache'"),
+    ({"input": "a", "reasoning_effort": "low"}, TypeError, "'reasoning_effort'"),
+    ({"input": "a", "prompt_cache": "auto"}, TypeError, "'prompt_cache'"),
     ({"input": "a", "model": "nocolon"}, ai.InvalidModelError, "provider:model"),
 ])
 def test_bad_arguments_raise_before_anything_is_sent(kwargs: dict[str, Any], error: type,
