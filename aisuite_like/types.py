@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from .core.audio import (
+    Transcription as Transcription,
+    TranscriptionSegment as TranscriptionSegment,
+    TranscriptionStreamEvent as TranscriptionStreamEvent,
+    TranscriptionTextDeltaEvent as TranscriptionTextDeltaEvent,
+    TranscriptionTextDoneEvent as TranscriptionTextDoneEvent,
+    TranscriptionWord as TranscriptionWord,
+)
 from .core.embeddings import (
     CreateEmbeddingResponse as CreateEmbeddingResponse,
     Embedding as Embedding,
@@ -32,4 +40,6 @@ __all__ = [
     "Usage", "ToolEvent", "SkippedModel", "ChatCompletionResponse", "ChoiceDeltaFunction",
     "ChoiceDeltaToolCall", "ChoiceDelta", "ChunkChoice", "ChatCompletionChunk", "FinishReason",
     "StopReason", "CreateEmbeddingResponse", "Embedding", "EmbeddingUsage",
+    "Transcription", "TranscriptionSegment", "TranscriptionWord",
+    "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent", "TranscriptionStreamEvent",
 ]

@@ -22,13 +22,19 @@ from ..core.ids import unique_tool_call_ids
 from .base import ClientBase, prepare_call
 
 if TYPE_CHECKING:
+    from typing_extensions import Never
+
     from ..batches.api import AsyncBatches, Batches
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from ..endpoints.audio import AsyncAudio, Audio
+    from ..endpoints.audio_params import ParamValidator
     from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
+    from ..endpoints.models import AsyncModels, Models
     from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ResponseCache
+    from .raw_response import AsyncRawCompletions, RawCompletions
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -51,6 +57,14 @@ _ParsedT = TypeVar("_ParsedT")
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
+
+    @property
+    def with_raw_response(self) -> RawCompletions:
+        """``with_raw_response.create(...)``: the HTTP status, headers and request id of the
+        reply, and ``.parse()`` for the response (docs/client.md, "Raw responses")."""
+        from .raw_response import RawCompletions
+
+        return RawCompletions(self)
 
     @overload
     def create(
@@ -168,6 +182,9 @@ class _Completions:
 
             return _tool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                 **call.runner_options)
+        as_given = getattr(provider, "as_given", None)
+        if as_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
+            return as_given(request)
         if request.stream:
             from ..core.streaming import Stream, started_stream
 
@@ -325,7 +342,7 @@ class _Completions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -353,7 +370,8 @@ class _Completions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    def parse(self, model: str, messages: Any, *, response_format: Any, **kwargs: Any) -> Any:
+    def parse(self, model: str, messages: Any, *, response_format: Any = None,
+              **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse``: ``create`` with ``response_format`` a pydantic class
         (sent as a strict JSON schema, through each provider's native structured output),
         then ``choices[i].message.parsed`` is the reply validated into that class (None for a
@@ -363,7 +381,7 @@ class _Completions:
         _refuse_stream(kwargs, "parse")
         response = self.create(model, messages,
                                response_format=response_format_param(response_format), **kwargs)
-        return parse_completion(response, response_format)
+        return parse_completion(response, response_format, kwargs.get("tools"))
 
     @overload
     async def aparse(
@@ -405,7 +423,7 @@ class _Completions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -433,7 +451,7 @@ class _Completions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    async def aparse(self, model: str, messages: Any, *, response_format: Any,
+    async def aparse(self, model: str, messages: Any, *, response_format: Any = None,
                      **kwargs: Any) -> Any:
         """Async ``parse`` on the sync client (as ``acreate``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
@@ -535,8 +553,9 @@ async def _aparse(client: ClientBase, model: str, messages: Any, response_format
 
     _refuse_stream(kwargs, "parse")
     kwargs["response_format"] = response_format_param(response_format)
+    tools = kwargs.get("tools")  # (prepare_call consumes kwargs)
     response = await _acreate(client, model, messages, kwargs)
-    return parse_completion(response, response_format)
+    return parse_completion(response, response_format, tools)
 
 
 class _AsyncStreamManager(Generic[_ParsedT]):
@@ -579,6 +598,9 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
 
         return await _atool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                    **call.runner_options)
+    aas_given = getattr(provider, "aas_given", None)
+    if aas_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
+        return await aas_given(request)
     if request.stream:
         from ..core.streaming import AsyncStream, astarted_stream
 
@@ -619,13 +641,49 @@ class Client(ClientBase):
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
+                 extra_param_mode: Literal["strict", "warn", "permissive"] = "warn",
+                 extract_thinking: bool = False,
                  cache: Optional[ResponseCache] = None,
                  cache_ttl: Optional[float] = None,
-                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
-        super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
+                 prompt_cache: Optional[Literal["auto", False]] = None,
+                 **unknown: Never) -> None:
+        # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
+        super().__init__(provider_configs, providers=providers,
+                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
+                         cache=cache, cache_ttl=cache_ttl, prompt_cache=prompt_cache,
+                         **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
+
+    @property
+    def audio(self) -> Audio:
+        """Speech to text: ``client.audio.transcriptions.create(model, file, ...)``
+        (docs/audio.md). Loaded on first use."""
+        audio = self.__dict__.get("_audio")
+        if audio is None:
+            from ..endpoints.audio import Audio
+
+            audio = self.__dict__["_audio"] = Audio(self)
+        return audio
+
+    @property
+    def param_validator(self) -> ParamValidator:
+        """aisuite's ``client.param_validator``: how transcription parameters are checked
+        (``extra_param_mode``; docs/audio.md)."""
+        from ..endpoints.audio_params import ParamValidator
+
+        return ParamValidator(self.extra_param_mode)  # type: ignore[arg-type]
+
+    @property
+    def models(self) -> Models:
+        """The models each configured provider reports: ``list()``, ``retrieve(model)``
+        (docs/models.md). Loaded on first use."""
+        models = self.__dict__.get("_models")
+        if models is None:
+            from ..endpoints.models import Models
+
+            models = self.__dict__["_models"] = Models(self)
+        return models
 
     @property
     def batches(self) -> Batches:
@@ -671,6 +729,14 @@ class Client(ClientBase):
 class _AsyncCompletions:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
+
+    @property
+    def with_raw_response(self) -> AsyncRawCompletions:
+        """``await with_raw_response.create(...)``: the HTTP status, headers and request id of
+        the reply, and ``.parse()`` for the response (docs/client.md, "Raw responses")."""
+        from .raw_response import AsyncRawCompletions
+
+        return AsyncRawCompletions(self)
 
     @overload
     async def create(
@@ -821,7 +887,7 @@ class _AsyncCompletions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -849,7 +915,7 @@ class _AsyncCompletions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    async def parse(self, model: str, messages: Any, *, response_format: Any,
+    async def parse(self, model: str, messages: Any, *, response_format: Any = None,
                     **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse`` (see ``Client.chat.completions.parse``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
@@ -937,13 +1003,47 @@ class AsyncClient(ClientBase):
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
+                 extra_param_mode: Literal["strict", "warn", "permissive"] = "warn",
+                 extract_thinking: bool = False,
                  cache: Optional[ResponseCache] = None,
                  cache_ttl: Optional[float] = None,
-                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
-        super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
+                 prompt_cache: Optional[Literal["auto", False]] = None,
+                 **unknown: Never) -> None:
+        super().__init__(provider_configs, providers=providers,
+                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
+                         cache=cache, cache_ttl=cache_ttl, prompt_cache=prompt_cache,
+                         **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
+
+    @property
+    def audio(self) -> AsyncAudio:
+        """Speech to text, awaited: ``await aclient.audio.transcriptions.create(...)``
+        (docs/audio.md). Loaded on first use."""
+        audio = self.__dict__.get("_audio")
+        if audio is None:
+            from ..endpoints.audio import AsyncAudio
+
+            audio = self.__dict__["_audio"] = AsyncAudio(self)
+        return audio
+
+    @property
+    def param_validator(self) -> ParamValidator:
+        """aisuite's ``client.param_validator`` (see ``Client.param_validator``)."""
+        from ..endpoints.audio_params import ParamValidator
+
+        return ParamValidator(self.extra_param_mode)  # type: ignore[arg-type]
+
+    @property
+    def models(self) -> AsyncModels:
+        """The models each configured provider reports, awaited (docs/models.md). Loaded on
+        first use."""
+        models = self.__dict__.get("_models")
+        if models is None:
+            from ..endpoints.models import AsyncModels
+
+            models = self.__dict__["_models"] = AsyncModels(self)
+        return models
 
     @property
     def batches(self) -> AsyncBatches:

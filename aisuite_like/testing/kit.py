@@ -45,7 +45,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Literal, Optional, Union
 
 from ..core.embeddings import CreateEmbeddingResponse, EmbeddingUsage, embedding
-from ..core.errors import AisuiteLikeError, UnsupportedParameterError
+from ..core.errors import AisuiteLikeError, ConfigurationError, UnsupportedParameterError
+from ..core.exchange import CAPTURE, Headers, note
 from ..core.guard import RealRequestBlockedError
 from ..core.streaming import response_chunks
 from ..core.types import (
@@ -55,12 +56,13 @@ from ..core.types import (
     CompletionTokensDetails,
     Function,
     Message,
+    Model,
     PromptTokensDetails,
     ToolCall,
     Usage,
 )
 from ..providers._common import text_of
-from ..providers.base import ChatRequest, EmbeddingRequest, Provider
+from ..providers.base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest
 
 __all__ = [
     "FakeClock",
@@ -225,22 +227,31 @@ class _OfflineProvider(Provider):
         return self._respond(request)
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return self._respond(request)
+        return _noted(self._respond(request))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return await self._arespond(request)
+        return _noted(await self._arespond(request))
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        return _chunks(self._respond(request))
+        return _chunks(_noted(self._respond(request)))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         # Not ``async def``: the client calls astream() without awaiting and iterates it; the
         # reply is fetched on first iteration, inside the event loop.
         async def gen() -> AsyncIterator[ChatCompletionChunk]:
-            response = await self._arespond(request)
+            response = _noted(await self._arespond(request))
             for chunk in _chunks(response):
                 yield chunk
         return gen()
+
+
+def _noted(response: ChatCompletionResponse) -> ChatCompletionResponse:
+    """An offline reply as ``with_raw_response`` sees it (docs/testing.md): status 200, an
+    ``x-request-id`` header that is the response's id, no URL."""
+    if CAPTURE.get() is not None:
+        note(200, Headers({"content-type": "application/json", "x-request-id": response.id}),
+             request_id=response.id)
+    return response
 
 
 def _describe(reply: Any) -> str:
@@ -440,8 +451,26 @@ class TestProvider(_OfflineProvider):
 
     __test__ = False  # not a pytest test class, despite its name
 
-    def __init__(self) -> None:
+    #: The models ``list_models()`` reports (any model name works in ``"test:<name>"``).
+    MODELS = ("offline",)
+
+    def __init__(self, **config: Any) -> None:
+        # The client-wide options (``client.with_options(timeout=...)``) reach every provider;
+        # the test model sends nothing, so they change nothing here.
+        from ..client.base import CLIENT_OPTIONS
+
+        unknown = sorted(set(config) - CLIENT_OPTIONS)
+        if unknown:
+            raise ConfigurationError(
+                f"the test provider takes no settings (got {', '.join(unknown)}); only the "
+                f"client-wide options ({', '.join(sorted(CLIENT_OPTIONS))}) are accepted, and "
+                "ignored")
         self._builder = _ReplyBuilder("test", "test")
+
+    def list_models(self) -> list[Model]:
+        """The test model's list: ``offline`` (``created`` 0, ``owned_by`` "aisuite-like")."""
+        return [Model(id=name, owned_by="aisuite-like", provider=self.key or "test")
+                for name in self.MODELS]
 
     def _respond(self, request: ChatRequest) -> ChatCompletionResponse:
         if request.n is not None and request.n != 1:
@@ -471,6 +500,43 @@ class TestProvider(_OfflineProvider):
 
     async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
         return _test_embeddings(request, self.key or "test")
+
+    # -- transcription (docs/audio.md): deterministic, from the file alone --
+
+    #: OpenAI's parameters and every audio format, up to 25 MB.
+    audio_params = "openai"
+
+    @property
+    def audio_input(self) -> Any:
+        from ..core.audio import CONTENT_TYPES, MB, AudioInput
+
+        return AudioInput(frozenset(CONTENT_TYPES), 25 * MB)
+
+    def transcribe(self, request: TranscriptionRequest) -> Any:
+        """``'Transcription of <name>: <seconds> seconds of <format> audio.'`` (the seconds
+        from a WAV header, else the bytes at 16 kHz 16-bit mono); ``language`` as given
+        (default ``english``); one segment over the whole audio; the words spread evenly
+        over it. Streams one delta per word."""
+        from ..core.audio import in_format
+
+        full = _test_transcription(request)
+        if request.stream:
+            if request.response_format not in ("json", "text"):
+                raise UnsupportedParameterError(
+                    "stream=True streams text: response_format must be 'json' or 'text'",
+                    parameter="response_format", provider="test")
+            return _transcript_events(full)
+        return in_format(full, request.response_format, "test")
+
+    async def atranscribe(self, request: TranscriptionRequest) -> Any:
+        result = self.transcribe(request)
+        if not request.stream:
+            return result
+
+        async def events() -> AsyncIterator[Any]:
+            for event in result:
+                yield event
+        return events()
 
 
 def _thought_and_cached(response: ChatCompletionResponse,
@@ -525,6 +591,40 @@ def _test_embeddings(request: EmbeddingRequest, provider: str) -> CreateEmbeddin
     return CreateEmbeddingResponse.model_construct(
         data=data, model=request.model, provider=provider,
         usage=EmbeddingUsage.model_construct(prompt_tokens=tokens, total_tokens=tokens))
+
+
+def _test_transcription(request: TranscriptionRequest) -> Any:
+    from ..core.audio import (
+        Transcription,
+        TranscriptionSegment,
+        TranscriptionWord,
+        wav_duration,
+    )
+
+    file = request.file
+    duration = wav_duration(file.data) or round(len(file.data) / 32000, 3)
+    text = f"Transcription of {file.name}: {duration:.2f} seconds of {file.format} audio."
+    words = text.split()
+    step = duration / len(words)
+    language = request.params.get("language")
+    return Transcription(
+        text=text, language=language if isinstance(language, str) else "english",
+        duration=duration,
+        segments=[TranscriptionSegment(start=0.0, end=duration, text=text)],
+        words=[TranscriptionWord(word=w.strip(".:"), start=round(i * step, 3),
+                                 end=round((i + 1) * step, 3)) for i, w in enumerate(words)]
+        if "word" in (request.params.get("timestamp_granularities") or ()) else None,
+        usage={"type": "duration", "seconds": duration}, provider="test",
+        model=request.model)
+
+
+def _transcript_events(full: Any) -> Iterator[Any]:
+    from ..core.audio import TranscriptionTextDeltaEvent, TranscriptionTextDoneEvent
+
+    words = full.text.split(" ")
+    for i, word in enumerate(words):
+        yield TranscriptionTextDeltaEvent(delta=word if i == 0 else " " + word)
+    yield TranscriptionTextDoneEvent(text=full.text, usage=full.usage)
 
 
 def _since_last_user(request: ChatRequest) -> list[dict[str, Any]]:

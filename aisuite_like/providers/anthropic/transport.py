@@ -18,8 +18,9 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, ConfigurationError, scrub_exception
+from ...core.exchange import note_response
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import (
     decode_json,
@@ -32,6 +33,7 @@ from .._common import (
 from ..base import ChatRequest, Provider
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
+from .models import parse_models_page
 from .stream import StreamBody
 from .translate import DEFAULT_MAX_TOKENS, PROVIDER, build_request, parse_response
 
@@ -51,6 +53,15 @@ def _sdk_params() -> frozenset[str]:
 
         _SDK_PARAMS = frozenset(inspect.signature(Messages.create).parameters) - {"self"}
     return _SDK_PARAMS
+
+
+#: Pages of the models list read at most (1,000 models each): a server whose cursor never
+#: ends cannot keep a list going.
+_MAX_MODEL_PAGES = 100
+
+
+def _page_args(after: Optional[str]) -> dict[str, Any]:
+    return {"limit": 1000} if after is None else {"limit": 1000, "after_id": after}
 
 
 class AnthropicProvider(Provider):
@@ -238,8 +249,58 @@ class AnthropicProvider(Provider):
 
     def _parse(self, raw: Any, body: bytes) -> ChatCompletionResponse:
         provider, status, request_id = self._key(), raw.http_response.status_code, raw.request_id
+        note_response(raw.http_response, request_id)  # for with_raw_response (docs/client.md)
         data = decode_json(body, provider, status_code=status, request_id=request_id)
-        return read_reply(lambda: parse_response(data, provider=provider), provider, status,
+        return with_request_id(read_reply(lambda: parse_response(data, provider=provider),
+                                          provider, status, request_id), request_id)
+
+    # -- the models list (docs/models.md): GET /v1/models, page by page, each page through
+    # the same retries --
+
+    def list_models(self) -> list[Model]:
+        models: list[Model] = []
+        after: Optional[str] = None
+        for _ in range(_MAX_MODEL_PAGES):
+            page, after = _retry.call(self._calls, self._models_page, after,
+                                      self._calls.bounds())
+            models += page
+            if after is None:
+                break
+        return models
+
+    async def alist_models(self) -> list[Model]:
+        models: list[Model] = []
+        after: Optional[str] = None
+        for _ in range(_MAX_MODEL_PAGES):
+            page, after = await _retry.acall(self._calls, self._amodels_page, after,
+                                             self._calls.bounds())
+            models += page
+            if after is None:
+                break
+        return models
+
+    def _models_page(self, after: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        try:
+            raw = self._sync_client().models.with_raw_response.list(
+                **_page_args(after))
+            body = raw.http_response.read()
+        except self._send_errors as exc:
+            raise self._error(exc) from exc
+        return self._parse_page(raw, body)
+
+    async def _amodels_page(self, after: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        try:
+            raw = await self._async_client().models.with_raw_response.list(
+                **_page_args(after))
+            body = await raw.http_response.aread()
+        except self._send_errors as exc:
+            raise self._error(exc) from exc
+        return self._parse_page(raw, body)
+
+    def _parse_page(self, raw: Any, body: bytes) -> tuple[list[Model], Optional[str]]:
+        provider, status, request_id = self._key(), raw.http_response.status_code, raw.request_id
+        data = decode_json(body, provider, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_models_page(data, provider), provider, status,
                           request_id)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
@@ -261,6 +322,7 @@ class AnthropicProvider(Provider):
         except self._send_errors as exc:
             raise self._error(exc) from exc
         body = StreamBody(self._key(), resp.request_id, self._secrets)
+        note_response(resp.http_response, resp.request_id)
         try:
             for data in resp.iter_bytes():
                 yield from body.feed(data)
@@ -278,6 +340,7 @@ class AnthropicProvider(Provider):
         except self._send_errors as exc:
             raise self._error(exc) from exc
         body = StreamBody(self._key(), resp.request_id, self._secrets)
+        note_response(resp.http_response, resp.request_id)
         try:
             async for data in resp.iter_bytes():
                 for chunk in body.feed(data):

@@ -49,6 +49,11 @@ class ServiceSpec:
     API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
     ``provider_specific_fields`` keys sent back on assistant messages. ``openai_native``
     says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
+    ``transcription_formats`` are the ``response_format`` values the service's
+    ``/audio/transcriptions`` produces itself (empty: it has no transcription API; others are
+    rendered from ``verbose_json``); ``transcription_api`` is ``"openai"`` (that multipart
+    endpoint) or ``"hf-inference"`` (Hugging Face's Inference API); ``transcription_stream``
+    whether it streams transcripts; ``audio_max_mb`` its upload limit (docs/audio.md).
     ``responses_api`` says whether the service has OpenAI's Responses endpoint
     (``/responses``): ``client.responses.create`` then calls it natively, and the config
     ``api="responses"`` sends chat calls over it (docs/responses.md).
@@ -71,6 +76,10 @@ class ServiceSpec:
     reasoning_field: Optional[str] = None
     psf_fields: tuple[str, ...] = ()
     openai_native: bool = False
+    transcription_formats: tuple[str, ...] = ()
+    transcription_api: str = "openai"
+    transcription_stream: bool = False
+    audio_max_mb: int = 25
     responses_api: bool = False
     embeddings: Optional[EmbeddingsSpec] = None
     reasoning_effort_as: str = "reasoning_effort"
@@ -83,6 +92,9 @@ def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
     return key, ServiceSpec(key, base_url, key_env, **kw)
 
 
+_ALL_FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
+_VERBOSE = ("json", "text", "verbose_json")
+
 #: key -> service. ONE table: adding a compatible service is adding a row here and its key to
 #: ``providers/registry.py``. The token limit follows each service's API: OpenAI, Azure and
 #: Groq take ``max_completion_tokens``; OpenRouter takes either, as sent (its recorded
@@ -94,20 +106,24 @@ OPENAI_NON_REASONING = (r"(?:ft:)?(?:gpt-3\.5|gpt-4(?:$|[-:o]|\.1|\.5)|chatgpt-4
 
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True, responses_api=True, non_reasoning=OPENAI_NON_REASONING,
-         prompt_cache_key=True, embeddings=_OPENAI_EMBEDDINGS),
+         openai_native=True, transcription_formats=_ALL_FORMATS, transcription_stream=True,
+         responses_api=True, non_reasoning=OPENAI_NON_REASONING, prompt_cache_key=True,
+         embeddings=_OPENAI_EMBEDDINGS),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True, responses_api=True, embeddings=_OPENAI_EMBEDDINGS),
+         openai_native=True, transcription_formats=_ALL_FORMATS, responses_api=True,
+         embeddings=_OPENAI_EMBEDDINGS),
+    # Groq's transcriptions: json, text, verbose_json (srt / vtt rendered from segments).
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
-         max_tokens_field="max_completion_tokens"),
+         max_tokens_field="max_completion_tokens", transcription_formats=_VERBOSE),
     _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
+         transcription_formats=("json",),
          embeddings=EmbeddingsSpec(128, "output_dimension", base64=True)),
     # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
     _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
          reasoning_field="reasoning_content"),
     _row("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
     _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY",
-         embeddings=EmbeddingsSpec(256)),
+         transcription_formats=("json", "verbose_json"), embeddings=EmbeddingsSpec(256)),
     _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY",
          embeddings=EmbeddingsSpec(8, "dimensions")),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
@@ -116,14 +132,15 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
          reasoning_field="reasoning"),
     _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
-    _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN"),
+    _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN",
+         transcription_formats=("json",), transcription_api="hf-inference"),
     _row("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", key_required=False,
          placeholder_key="ollama", reasoning_field="reasoning",
          embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True)),
     _row("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", key_required=False,
          placeholder_key="lm-studio", embeddings=EmbeddingsSpec(None)),
     _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
-         placeholder_key="EMPTY", reasoning_field="reasoning",
+         placeholder_key="EMPTY", reasoning_field="reasoning", transcription_formats=_VERBOSE,
          embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True)),
     _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY",
          embeddings=EmbeddingsSpec(256)),
@@ -168,3 +185,15 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
                    reasoning_effort_as=known.reasoning_effort_as,
                    non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key,
                    embeddings=known.embeddings)
+
+
+def service_for_base_url(base_url: Any) -> Optional[str]:
+    """The key of the service whose default endpoint ``base_url`` is (the same URL, give or
+    take a trailing ``/``), or None: ``https://api.groq.com/openai/v1`` -> ``"groq"``,
+    ``https://api.openai.com/v1`` -> ``"openai"``."""
+    if not isinstance(base_url, str):
+        return None
+    url = base_url.rstrip("/")
+    if url == "https://api.openai.com/v1":
+        return "openai"
+    return next((s.key for s in SERVICES.values() if s.base_url and s.base_url == url), None)
