@@ -36,7 +36,7 @@ from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
 SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
-             "otel", "mcp", "prompt_cache", "cache")
+             "otel", "mcp", "prompt_cache", "cache", "embeddings")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
                   "botocore")
 VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
@@ -57,6 +57,8 @@ FULL = {
     "mcp_ten_calls": {"repeats": 2, "runs": 2},
     "cache": {"repeats": 3, "warmup": 30, "calls": 200},
     "cache_memory": {"entries": 100_000},
+    "embeddings_one": {"repeats": 3, "warmup": 30, "calls": 200, "inputs": 1},
+    "embeddings_list": {"repeats": 3, "warmup": 2, "calls": 10, "inputs": 10_000},
 }
 QUICK = {
     "import_samples": 1,
@@ -73,6 +75,8 @@ QUICK = {
     "mcp_ten_calls": {"repeats": 1, "runs": 1},
     "cache": {"repeats": 1, "warmup": 1, "calls": 3},
     "cache_memory": {"entries": 100},
+    "embeddings_one": {"repeats": 1, "warmup": 1, "calls": 3, "inputs": 1},
+    "embeddings_list": {"repeats": 1, "warmup": 0, "calls": 1, "inputs": 3000},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -536,10 +540,30 @@ def plan_cache(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_embeddings(base: str, families: list[str],
+                    sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """``embeddings.create`` on the OpenAI wire (the loopback server's ``/v1/embeddings``):
+    one text per call, and one list of 10,000 texts (the raw SDK sends it whole; aisuite_like
+    splits it at OpenAI's 2,048 inputs per request and sends the parts concurrently)."""
+    if "openai" not in families:
+        return [], []
+    rows, jobs = [], []
+    for key, label in (("embeddings_one", "one text per call"),
+                       ("embeddings_list", "{inputs:,}-text list per call")):
+        s = sizes[key]
+        row = Row("embeddings", f"openai: {label.format(inputs=s['inputs'])}", "ms/call",
+                  budget=RATIO_LE[1.05])
+        rows.append(row)
+        jobs += _paired_jobs(row, s["repeats"], 1e3, "embeddings", "openai", base,
+                             warmup=s["warmup"], calls=s["calls"], inputs=s["inputs"])
+    return rows, jobs
+
+
 PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
             "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
-            "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache}
+            "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache,
+            "embeddings": plan_embeddings}
 
 
 # ----------------------------------------------------------------------------- output ---

@@ -584,8 +584,8 @@ embedding = client.embeddings.create(
     user="user-1234",
 )
 print(embedding.data[0].embedding)
-''', context="from openai import OpenAI\nclient = OpenAI()\n", expected="needs",
-         needs="embeddings", prints="[0.25]"),
+''', context="from openai import OpenAI\nclient = OpenAI()\n",
+         prints="[0.25]"),
 
     Item("api-audio-transcriptions-create", "tests/api_resources/audio/test_transcriptions.py::"
          "test_method_create_overload_1 (examples/audio.py transcribes a file the same way)", '''

@@ -163,7 +163,7 @@ def test_count_of_items_that_run_unchanged() -> None:
     runs = sum(item.expected == "runs" or (item.expected == "needs" and _available(item))
                for item in ITEMS)
     waiting = sum(item.expected == "needs" and not _available(item) for item in ITEMS)
-    print(f"OpenAI usage items that run unchanged: {runs}/{len(ITEMS)} "
-          f"({waiting} more once client.{'/'.join(i.needs for i in ITEMS if i.needs)} "
-          "are merged)" if waiting else "")
+    more = (f" ({waiting} more once client.{'/'.join(i.needs for i in ITEMS if i.needs)} "
+            "are merged)") if waiting else ""
+    print(f"OpenAI usage items that run unchanged: {runs}/{len(ITEMS)}{more}")
     assert runs + waiting >= 20
