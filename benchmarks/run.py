@@ -36,7 +36,7 @@ from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
 SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
-             "otel", "mcp", "prompt_cache", "cache", "router")
+             "otel", "mcp", "prompt_cache", "cache", "embeddings", "router")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
                   "botocore")
 VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
@@ -59,6 +59,8 @@ FULL = {
     "cache_memory": {"entries": 100_000},
     "router": {"repeats": 3, "warmup": 30, "calls": 300},
     "router_async": {"repeats": 2, "warmup": 100, "requests": 2000, "concurrency": 100},
+    "embeddings_one": {"repeats": 3, "warmup": 30, "calls": 200, "inputs": 1},
+    "embeddings_list": {"repeats": 3, "warmup": 2, "calls": 10, "inputs": 10_000},
 }
 QUICK = {
     "import_samples": 1,
@@ -77,6 +79,8 @@ QUICK = {
     "cache_memory": {"entries": 100},
     "router": {"repeats": 1, "warmup": 1, "calls": 4},
     "router_async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
+    "embeddings_one": {"repeats": 1, "warmup": 1, "calls": 3, "inputs": 1},
+    "embeddings_list": {"repeats": 1, "warmup": 0, "calls": 1, "inputs": 3000},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -571,11 +575,30 @@ def plan_router(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_embeddings(base: str, families: list[str],
+                    sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """``embeddings.create`` on the OpenAI wire (the loopback server's ``/v1/embeddings``):
+    one text per call, and one list of 10,000 texts (the raw SDK sends it whole; aisuite_like
+    splits it at OpenAI's 2,048 inputs per request and sends the parts concurrently)."""
+    if "openai" not in families:
+        return [], []
+    rows, jobs = [], []
+    for key, label in (("embeddings_one", "one text per call"),
+                       ("embeddings_list", "{inputs:,}-text list per call")):
+        s = sizes[key]
+        row = Row("embeddings", f"openai: {label.format(inputs=s['inputs'])}", "ms/call",
+                  budget=RATIO_LE[1.05])
+        rows.append(row)
+        jobs += _paired_jobs(row, s["repeats"], 1e3, "embeddings", "openai", base,
+                             warmup=s["warmup"], calls=s["calls"], inputs=s["inputs"])
+    return rows, jobs
+
+
 PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
             "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
             "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache,
-            "router": plan_router}
+            "embeddings": plan_embeddings, "router": plan_router}
 
 
 # ----------------------------------------------------------------------------- output ---
