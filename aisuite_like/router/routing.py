@@ -35,12 +35,13 @@ from ..core import hooks as _instrumentation
 from ..core.cost import attach_price_ref
 from ..core.errors import AisuiteLikeError, APIError, RateLimitError
 from ..core.exchange import CAPTURE, ExchangeCapture
-from ..providers.base import ChatRequest, Provider
+from ..providers.base import ChatRequest, EmbeddingRequest, Provider
 from ..providers.fallback import FALLBACK_ERRORS, skipped_model
 from ..providers.retry import HAND_UP
 from .limits import Limits, Pick, Record, describe, pick, read_limits, settle
 
 if TYPE_CHECKING:
+    from ..core.embeddings import CreateEmbeddingResponse
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse, SkippedModel
     from .deployments import Deployment
     from .state import RouterState
@@ -82,9 +83,13 @@ class Route:
         self.uses_tokens = any(c.tpm is not None for c in self.caps)
 
 
-def _estimate(request: ChatRequest) -> float:
-    """About how many tokens a request uses (its text / 4, plus ``max_tokens``), for a token
-    bucket; corrected by the reply's usage."""
+def _estimate(request: Union[ChatRequest, EmbeddingRequest]) -> float:
+    """About how many tokens a request uses (its text / 4, plus ``max_tokens``; an embeddings
+    request's inputs: text / 4, or its token arrays' lengths), for a token bucket; corrected
+    by the reply's usage."""
+    if isinstance(request, EmbeddingRequest):
+        size = sum(len(item) for item in request.input)
+        return float(size) if request.tokens else size / 4
     chars = 0
     for message in request.messages:
         content = message.get("content")
@@ -128,7 +133,8 @@ class _Call:
     __slots__ = ("provider", "route", "router", "request", "tokens", "excluded", "skipped",
                  "waited", "pending", "last_error", "hand_up")
 
-    def __init__(self, provider: RoutingProvider, request: ChatRequest) -> None:
+    def __init__(self, provider: RoutingProvider,
+                 request: Union[ChatRequest, EmbeddingRequest]) -> None:
         self.provider = provider
         self.route = route = provider.route
         self.router = provider.router
@@ -182,21 +188,14 @@ class _Call:
         with route.lock:
             route.busy[index] -= 1
 
-    def target(self, index: int) -> tuple[Provider, ChatRequest]:
+    def target(self, index: int) -> tuple[Provider, Any]:
         """The deployment's provider (made on first use; traced when instrumented) and the
         request with its model."""
-        deployment = self.route.deployments[index]
-        try:
-            provider = self.provider.resolve(deployment.model, deployment.settings,
-                                             self.route.keys[index])
-        except AisuiteLikeError as error:
-            _prefix(error, f"router alias {self.route.alias!r}, deployment "
-                           f"{deployment.name!r}: ")
-            raise
+        provider = self.provider.deployment_provider(index)
         active = _instrumentation.ACTIVE
-        if active is not None:  # a chat span per deployment tried
+        if active is not None:  # a chat (embeddings) span per deployment tried
             provider = cast(Provider, active.traced(provider))
-        return provider, self.request.replace(model=deployment.model_name)
+        return provider, self.request.replace(model=self.route.deployments[index].model_name)
 
     # -- 3. what the attempt taught --
 
@@ -262,9 +261,11 @@ class _Call:
     def served(self, reply: Any, index: int) -> Any:
         """The response (or a stream's first chunk) of the deployment that served: the
         deployments skipped before it in ``fallback_errors``, its cost priced by its model."""
+        if getattr(reply, "choices", None) is None:  # embeddings: no fallback_errors field
+            return reply
         if self.skipped:
             reply.fallback_errors = list(self.skipped)
-        if getattr(reply, "choices", None) is not None and getattr(reply, "usage", None):
+        if getattr(reply, "usage", None):
             attach_price_ref(reply, self.route.deployments[index].model_name)
         return reply
 
@@ -303,8 +304,8 @@ def _prefix(error: AisuiteLikeError, prefix: str) -> None:
 
 class RoutingProvider(Provider):
     """An alias of ``router`` for one client (``resolve`` makes the deployments' providers
-    with that client's configuration). Routes ``complete``, ``stream`` and their async
-    twins."""
+    with that client's configuration). Routes ``complete``, ``stream``, ``embed`` and their
+    async twins."""
 
     def __init__(self, router: RouterSettings, route: Route, resolve: Resolve) -> None:
         self.router = router
@@ -315,9 +316,53 @@ class RoutingProvider(Provider):
     def __repr__(self) -> str:
         return f"RoutingProvider(alias={self.route.alias!r})"
 
+    def deployment_provider(self, index: int) -> Provider:
+        """The provider of the ``index``-th deployment (made on first use); an error making
+        it names the alias and the deployment."""
+        deployment = self.route.deployments[index]
+        try:
+            return self.resolve(deployment.model, deployment.settings, self.route.keys[index])
+        except AisuiteLikeError as error:
+            _prefix(error, f"router alias {self.route.alias!r}, deployment "
+                           f"{deployment.name!r}: ")
+            raise
+
     # -- calls --
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return cast("ChatCompletionResponse", self._send(request, "complete"))
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return cast("ChatCompletionResponse", await self._asend(request, "acomplete"))
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        """Every deployment's check of an embeddings request (each deployment's provider is
+        made for it), and the smallest of their limits: a part of a split input may go to
+        any of them."""
+        limits = []
+        for index, deployment in enumerate(self.route.deployments):
+            provider = self.deployment_provider(index)
+            check = getattr(provider, "embedding_limit", None)
+            if check is None:
+                continue
+            try:
+                limit = check(request.replace(model=deployment.model_name))
+            except AisuiteLikeError as error:
+                _prefix(error, f"router alias {self.route.alias!r}, deployment "
+                               f"{deployment.name!r}: ")
+                raise
+            if limit is not None:
+                limits.append(limit)
+        return min(limits) if limits else None
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        return cast("CreateEmbeddingResponse", self._send(request, "embed"))
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        return cast("CreateEmbeddingResponse", await self._asend(request, "aembed"))
+
+    def _send(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
+        """One routed request, sent with the deployment provider's ``method``."""
         call = _Call(self, request)
         state, clock = self.router.state, self.router.clock
         keys = self.route.keys
@@ -333,7 +378,7 @@ class RoutingProvider(Provider):
             try:
                 provider, routed = call.target(index)
                 start = time.perf_counter()
-                response = provider.complete(routed)
+                response = getattr(provider, method)(routed)
             except AisuiteLikeError as error:
                 cool = call.failed(index, error)
                 if cool is None:
@@ -353,9 +398,10 @@ class RoutingProvider(Provider):
                 used = call.used(index, response.usage)
                 if used is not None:
                     state.transact((keys[index],), used)
-            return cast("ChatCompletionResponse", call.served(response, index))
+            return call.served(response, index)
 
-    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+    async def _asend(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
+        """Async twin of ``_send``."""
         call = _Call(self, request)
         state, clock = self.router.state, self.router.clock
         keys = self.route.keys
@@ -371,7 +417,7 @@ class RoutingProvider(Provider):
             try:
                 provider, routed = call.target(index)
                 start = time.perf_counter()
-                response = await provider.acomplete(routed)
+                response = await getattr(provider, method)(routed)
             except AisuiteLikeError as error:
                 cool = call.failed(index, error)
                 if cool is None:
@@ -391,7 +437,7 @@ class RoutingProvider(Provider):
                 used = call.used(index, response.usage)
                 if used is not None:
                     await state.atransact((keys[index],), used)
-            return cast("ChatCompletionResponse", call.served(response, index))
+            return call.served(response, index)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         call = _Call(self, request)

@@ -5,6 +5,7 @@ cool-downs and pacing pass without sleeping."""
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from collections import Counter
 from collections.abc import Iterator
@@ -676,3 +677,60 @@ def test_responses_create_routes_an_alias(servers: list[Deployment], stream: boo
     assert response.output_text == "hello world" and response.model == "m-1"
     assert a.attempts == 1 and b.attempts == 1
     assert b.requests[0].path.endswith("/chat/completions")
+
+
+# --- embeddings over an alias -------------------------------------------------------------------
+
+
+def _embedding_reply(n: int, model: str) -> dict[str, Any]:
+    return {"object": "list", "model": model,
+            "data": [{"object": "embedding", "index": i, "embedding": [0.5, -0.25]}
+                     for i in range(n)],
+            "usage": {"prompt_tokens": n, "total_tokens": n}}
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_embeddings_over_an_alias_move_at_once_on_a_429(mode: str) -> None:
+    import respx
+
+    specs = [{"model": f"openai:e-{i}", "base_url": f"https://d{i}.example/v1",
+              "api_key": KEYS["openai"], "weight": w} for i, w in enumerate([1e9, 1])]
+    clock = FakeClock()
+    r = ai.Router({"vectors": specs}, clock=clock)
+    with respx.mock(using="httpcore2") as mock:
+        a = mock.post("https://d0.example/v1/embeddings").mock(
+            return_value=respx.MockResponse(429, headers={"retry-after": "20"},
+                                         json={"error": {"message": "slow down"}}))
+        b = mock.post("https://d1.example/v1/embeddings").mock(
+            side_effect=lambda request: respx.MockResponse(
+                200, json=_embedding_reply(len(json.loads(request.content)["input"]),
+                                           "e-1")))
+
+        def run(n: int) -> list[Any]:
+            if mode == "sync":
+                with ai.Client(router=r) as client:
+                    return [client.embeddings.create(model="vectors", input=["a", "b"])
+                            for _ in range(n)]
+
+            async def go() -> list[Any]:
+                async with ai.AsyncClient(router=r) as client:
+                    return [await client.embeddings.create(model="vectors", input=["a", "b"])
+                            for _ in range(n)]
+            return asyncio.run(go())
+
+        [first] = run(1)
+        assert a.call_count == 1 and b.call_count == 1  # no retry of the 429, moved at once
+        assert (first.provider, first.model, len(first.data)) == ("openai", "e-1", 2)
+        assert clock.waits == []
+        run(5)  # during the cool-down: all to deployment 1
+        assert a.call_count == 1 and b.call_count == 6
+        assert json.loads(b.calls[-1].request.content)["model"] == "e-1"
+
+
+def test_embeddings_over_an_alias_are_checked_by_every_deployment_before_sending() -> None:
+    r = ai.Router({"mixed": [{"model": "test:e"}, {"model": "anthropic:claude-x",
+                                                    "api_key": KEYS["anthropic"]}]})
+    with ai.Client(router=r) as client:
+        with pytest.raises(ai.UnsupportedFeatureError,
+                           match="router alias 'mixed', deployment 'anthropic:claude-x'"):
+            client.embeddings.create(model="mixed", input="hi")
