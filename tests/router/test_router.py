@@ -91,7 +91,12 @@ def test_latency_prefers_the_faster_deployment_once_both_are_measured(
         servers: list[Deployment]) -> None:
     from _fault_server import Delay
 
-    servers[0].queue(*[Delay(0.05)] * 50)
+    # a call through the SDK first, elsewhere: its one-time costs (imports, models built on
+    # first use) would otherwise be measured as the latency of the first deployment asked
+    warm = ai.Router({"warm": [deployment("openai", servers[2], "w")]})
+    with ai.Client(router=warm) as c:
+        c.chat.completions.create(model="warm", messages=USER)
+    servers[0].queue(*[Delay(0.2)] * 50)
     with ai.Client(router=router("openai", servers[:2], [1, 1], strategy="latency")) as c:
         for _ in range(12):
             c.chat.completions.create(model="smart", messages=USER)
