@@ -25,6 +25,7 @@ from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
+from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
 from ..base import ChatRequest, Provider, _mapped_errors
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
@@ -36,7 +37,7 @@ from .translate import build_request, parse_response
 _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
-}) | _retry.CONFIG_KEYS
+}) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
     "azure_ad_token_provider",
@@ -88,6 +89,13 @@ class OpenAIProvider(Provider):
                 if name in config:
                     raise ConfigurationError(
                         f"{name!r} is an OpenAI/Azure setting; {service!r} does not use it")
+        native = native_transport(config, service)
+        if native:
+            given = sorted({"http_client", "async_http_client", "async_transport"} & set(config))
+            if given:
+                raise ConfigurationError(
+                    f"transport='native' sends on connections of its own: remove {given} "
+                    f"from provider_configs[{service!r}] (or use the SDK transport)")
         transport = config.pop("async_transport", "httpx")
         if transport not in ("httpx", "aiohttp"):
             raise ConfigurationError(
@@ -112,6 +120,12 @@ class OpenAIProvider(Provider):
         self._async_client: Any = None
         self._async_loop: Any = None  # the event loop _async_client was made on
         self._lock = threading.Lock()
+        self._native: Any = None
+        if native:  # our own HTTP instead of the SDK's (docs/transports.md)
+            from .native import OpenAINative
+
+            self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
+                                        self._secrets(), self._calls.host)
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(service={self.key!r})"
@@ -261,6 +275,10 @@ class OpenAIProvider(Provider):
     # -- calls --
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        if self._native is not None:
+            from .native import NATIVE_PARAMS
+
+            return build_request(request, self.spec, NATIVE_PARAMS, self._reasoning_field)
         return build_request(request, self.spec, _sdk_params(), self._reasoning_field)
 
     def _secrets(self) -> tuple[Optional[str]]:
@@ -283,14 +301,29 @@ class OpenAIProvider(Provider):
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
+        if self._native is not None:
+            return _retry.call(self._calls, self._native_complete_once,
+                               self._native.request(kwargs), self._calls.bounds(request.timeout))
         return _retry.call(self._calls, self._complete_once, kwargs,
                            self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
+        if self._native is not None:
+            return await _retry.acall(self._calls, self._native_acomplete_once,
+                                      self._native.request(kwargs),
+                                      self._calls.bounds(request.timeout))
         return await _retry.acall(self._calls, self._acomplete_once, kwargs,
                                   self._calls.bounds(request.timeout))
+
+    def _native_complete_once(self, http_request: Any) -> ChatCompletionResponse:
+        reply = self._native.http.post(http_request)
+        return self._read(reply.status, reply.headers.get("x-request-id"), reply.content)
+
+    async def _native_acomplete_once(self, http_request: Any) -> ChatCompletionResponse:
+        reply = await self._native.http.apost(http_request)
+        return self._read(reply.status, reply.headers.get("x-request-id"), reply.content)
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with _mapped_errors(self._error):
@@ -305,7 +338,11 @@ class OpenAIProvider(Provider):
         return self._parse(raw.http_response, body)
 
     def _parse(self, http_response: Any, body: bytes) -> ChatCompletionResponse:
-        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
+        return self._read(http_response.status_code,
+                          http_response.headers.get("x-request-id"), body)
+
+    def _read(self, status: int, request_id: Optional[str], body: bytes
+              ) -> ChatCompletionResponse:
         data = decode_json(body, self.key, status_code=status, request_id=request_id)
         return read_reply(lambda: parse_response(data, self.key), self.key, status, request_id)
 
@@ -315,14 +352,47 @@ class OpenAIProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
+        if self._native is not None:
+            return _retry.stream(self._calls, self._native_stream, self._native.request(kwargs),
+                                 self._calls.bounds(request.timeout))
         return _retry.stream(self._calls, self._stream, kwargs,
                              self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
+        if self._native is not None:
+            return _retry.astream(self._calls, self._native_astream,
+                                  self._native.request(kwargs),
+                                  self._calls.bounds(request.timeout))
         return _retry.astream(self._calls, self._astream, kwargs,
                               self._calls.bounds(request.timeout))
+
+    def _native_stream(self, http_request: Any) -> Iterator[ChatCompletionChunk]:
+        body = StreamBody(self.key, self._secrets())
+        data_in = self._native.http.stream(http_request)
+        try:
+            for data in data_in:
+                yield from body.feed(data)
+                if body.done:
+                    break
+            yield from body.end()
+        finally:
+            data_in.close()  # releases the connection, also on early exit
+
+    async def _native_astream(self, http_request: Any) -> AsyncIterator[ChatCompletionChunk]:
+        body = StreamBody(self.key, self._secrets())
+        data_in = self._native.http.astream(http_request)
+        try:
+            async for data in data_in:
+                for chunk in body.feed(data):
+                    yield chunk
+                if body.done:
+                    break
+            for chunk in body.end():
+                yield chunk
+        finally:
+            await data_in.aclose()
 
     # Streams read the raw HTTP body through our SSE decoder (``StreamBody``), not the SDK's
     # Stream: an event carrying only ``retry:`` / ``id:`` is valid SSE (the SDK's parser fails
@@ -366,9 +436,13 @@ class OpenAIProvider(Provider):
         client, self._client = self._client, None
         if client is not None:
             client.close()
+        if self._native is not None:
+            self._native.http.close()
 
     async def aclose(self) -> None:
         client, self._async_client = self._async_client, None
         if client is not None:
             await client.close()
+        if self._native is not None:
+            await self._native.http.aclose()
         self.close()
