@@ -90,6 +90,8 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
         provider = cls(**config)
     elif key in _BUILTIN:
         target, sdk, extra, fixed = _BUILTIN[key]
+        if config.get("transport") == "native":  # no vendor SDK on that path
+            sdk = None
         if (sdk is not None and importlib.util.find_spec(sdk.split(".")[0]) is None) or (
             sdk is not None and "." in sdk and _find_spec_safe(sdk) is None
         ):

@@ -149,7 +149,7 @@ class AnthropicProvider(Provider):
         elif http_client is not None:
             self._sync_options["http_client"] = http_client
         self._aiohttp = async_transport == "aiohttp"
-        self._secrets = (self._api_key,)
+        self._secrets: tuple[Optional[str], ...] = (self._api_key,)
         self._anthropic = anthropic
         # SDK failures we translate: the SDK's own errors (API, credentials), and transport
         # errors raised while a stream's body is read (the SDK wraps only those of sending).
