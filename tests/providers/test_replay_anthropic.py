@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _transports import transport, with_transport  # noqa: F401  (the fixture)
 from conftest import RECORDED, recorded_files
 
 import aisuite_like as ai
@@ -332,12 +333,14 @@ def test_recorded_request_rebuilt_by_our_translator(interaction: dict[str, Any])
 
 
 @pytest.mark.parametrize("interaction", _of_kind("error"))
-def test_recorded_error_mapped(interaction: dict[str, Any], httpx2_mock: Any) -> None:
+def test_recorded_error_mapped(interaction: dict[str, Any], transport: str,
+                               httpx2_mock: Any) -> None:
     response = interaction["response"]
     body = interaction["request"]["body"]
     httpx2_mock.post("https://api.anthropic.com/v1/messages").mock(return_value=httpx.Response(
         response["status"], json=response["body"], headers=response["headers"]))
-    client = ai.Client({"anthropic": {"api_key": "sk-ant-replay-0000000000", "max_retries": 0}})
+    client = ai.Client(with_transport(
+        {"anthropic": {"api_key": "sk-ant-replay-0000000000", "max_retries": 0}}))
     with pytest.raises(ai.APIError) as info:
         client.chat.completions.create(model=f"anthropic:{body['model']}",
                                        messages=_to_openai_messages(body))

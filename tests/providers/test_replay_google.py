@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import respx
+from _transports import transport, with_transport  # noqa: F401  (the fixture)
 from conftest import recorded_files
 
 import aisuite_like as ai
@@ -293,12 +294,12 @@ def _assert_reply(resp: ai.ChatCompletionResponse, body: dict, model: str) -> No
 
 def _run(mode: str, kwargs: dict[str, Any]) -> Any:
     if mode == "sync":
-        with ai.Client(CONFIG) as client:
+        with ai.Client(with_transport(CONFIG)) as client:
             result = client.chat.completions.create(**kwargs)
             return result.get_final_response() if kwargs.get("stream") else result
 
     async def run() -> Any:
-        async with ai.AsyncClient(CONFIG) as client:
+        async with ai.AsyncClient(with_transport(CONFIG)) as client:
             result = await client.chat.completions.create(**kwargs)
             return await result.get_final_response() if kwargs.get("stream") else result
 
@@ -307,7 +308,7 @@ def _run(mode: str, kwargs: dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("fixture, index", _cases())
-def test_recorded_exchange(fixture: dict, index: int, mode: str,
+def test_recorded_exchange(fixture: dict, index: int, mode: str, transport: str,
                            httpx2_mock: respx.Router) -> None:
     interaction = fixture["interactions"][index]
     request, response = interaction["request"], interaction["response"]
