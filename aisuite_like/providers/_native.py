@@ -154,9 +154,8 @@ class NativeHTTP:
             raise MissingDependencyError(
                 "transport='native' sends async requests with aiohttp: "
                 'pip install "aisuite-like[native]"') from exc
-        if session is not None and (self._session_loop is None
-                                    or self._session_loop.is_closed()):
-            session.detach()  # its connections died with their loop
+        if session is not None:
+            self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
         self._session = aiohttp.ClientSession(
@@ -169,15 +168,36 @@ class NativeHTTP:
         client, self._client = self._client, None
         if client is not None:
             client.close()
+        self._drop_session()
 
     async def aclose(self) -> None:
+        session = self._session
+        if session is not None and self._session_loop is asyncio.get_running_loop():
+            self._session = self._session_loop = None
+            await session.close()
+        self.close()
+
+    def _drop_session(self) -> None:
+        """Let the async session go without awaiting (from sync code, or a loop that is not
+        its own): closed on its loop if that still runs, else its connector is closed in
+        place (the loop took the connections with it)."""
         session, self._session = self._session, None
-        if session is not None and not session.closed:
-            if self._session_loop is asyncio.get_running_loop():
-                await session.close()
-            else:
-                session.detach()
-        self._session_loop = None
+        loop, self._session_loop = self._session_loop, None
+        if session is None or session.closed:
+            return
+        if loop is not None and loop.is_running():
+            try:
+                loop.call_soon_threadsafe(lambda: loop.create_task(session.close()))
+                return
+            except RuntimeError:  # closed meanwhile
+                pass
+        connector = session.connector
+        session.detach()
+        if connector is not None:
+            try:
+                connector._close()  # aiohttp's close() is a coroutine: its sync part
+            except Exception:
+                pass
 
     # -- errors --------------------------------------------------------------------------
 

@@ -27,10 +27,10 @@ from typing import Any
 import pytest
 import respx
 from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
-from conftest import load_recorded
 
 import aisuite_like as ai
 from aisuite_like.providers import registry as providers
+from conftest import load_recorded
 
 HF = load_recorded("huggingface/test_huggingface__test_max_completion_tokens.json")
 HF_BODY = HF["interactions"][0]["request"]["body"]

@@ -21,12 +21,12 @@ from typing import Any
 import httpx
 import pytest
 from _transports import transport, with_transport  # noqa: F401  (the fixture)
-from conftest import RECORDED, recorded_files
 
 import aisuite_like as ai
 from aisuite_like.core.streaming import ChunkAccumulator
 from aisuite_like.providers.anthropic import StreamBody, build_request, parse_response
 from aisuite_like.providers.base import ChatRequest
+from conftest import RECORDED, recorded_files
 
 FILES = recorded_files("anthropic")
 
@@ -332,9 +332,9 @@ def test_recorded_request_rebuilt_by_our_translator(interaction: dict[str, Any])
 # --- recorded error responses through the SDK -------------------------------------------
 
 
+@pytest.mark.usefixtures("transport")
 @pytest.mark.parametrize("interaction", _of_kind("error"))
-def test_recorded_error_mapped(interaction: dict[str, Any], transport: str,
-                               httpx2_mock: Any) -> None:
+def test_recorded_error_mapped(interaction: dict[str, Any], httpx2_mock: Any) -> None:
     response = interaction["response"]
     body = interaction["request"]["body"]
     httpx2_mock.post("https://api.anthropic.com/v1/messages").mock(return_value=httpx.Response(

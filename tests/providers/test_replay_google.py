@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 import respx
 from _transports import transport, with_transport  # noqa: F401  (the fixture)
-from conftest import recorded_files
 
 import aisuite_like as ai
+from conftest import recorded_files
 
 KEY = "AIzaSyREPLAYKEY-0123456789abcdefghij"
 CONFIG = {"google": {"api_key": KEY, "max_retries": 0}}
@@ -306,9 +306,10 @@ def _run(mode: str, kwargs: dict[str, Any]) -> Any:
     return asyncio.run(run())
 
 
+@pytest.mark.usefixtures("transport")
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("fixture, index", _cases())
-def test_recorded_exchange(fixture: dict, index: int, mode: str, transport: str,
+def test_recorded_exchange(fixture: dict, index: int, mode: str,
                            httpx2_mock: respx.Router) -> None:
     interaction = fixture["interactions"][index]
     request, response = interaction["request"], interaction["response"]

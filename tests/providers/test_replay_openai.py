@@ -18,11 +18,11 @@ import pytest
 import respx
 from _openai_helpers import httpx2_mock  # noqa: F401  (the fixture)
 from _transports import provider_config, transport  # noqa: F401  (the fixture)
-from conftest import recorded_files
 
 import aisuite_like as ai
 from aisuite_like.providers import ChatRequest
 from aisuite_like.providers.openai import OpenAIProvider, parse_response
+from conftest import recorded_files
 
 SERVICES = ("openai", "groq", "openrouter", "mistral", "deepseek", "cerebras", "huggingface",
             "ollama")
@@ -218,9 +218,10 @@ _STATUS_ERRORS = {400: ai.BadRequestError, 401: ai.AuthenticationError,
                   404: ai.NotFoundError, 429: ai.RateLimitError}
 
 
+@pytest.mark.usefixtures("transport")
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("service, url, interaction", CASES)
-def test_replay(service: str, url: str, interaction: dict, mode: str, transport: str,
+def test_replay(service: str, url: str, interaction: dict, mode: str,
                 httpx2_mock: respx.Router) -> None:
     body, response = interaction["request"]["body"], interaction["response"]
     route = _mock(httpx2_mock, url, response)
