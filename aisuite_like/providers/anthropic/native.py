@@ -15,7 +15,7 @@ from typing import Any, Optional
 from .._native import NativeHTTP, NativeRequest, json_body, user_agent, with_query
 from .errors import reply_error
 
-#: The API version the anthropic SDK this project pins sends (``anthropic._constants``;
+#: The API version the anthropic SDK this project pins sends (``ANTHROPIC_API_VERSION``;
 #: tests/providers/test_native_transport.py checks they agree).
 ANTHROPIC_VERSION = "2026-10-21"
 

@@ -1,0 +1,205 @@
+"""The native transport's own promises (docs/transports.md); its fidelity to the SDK path is
+checked by running the recorded-exchange and fault suites on both transports
+(tests/_transports.py).
+
+- the vendor SDK is not imported on that path (a fresh interpreter, sync, async, streamed);
+- what goes out equals what the SDK sends: the URL (Azure's deployment path and
+  ``api-version`` included), the JSON body, the credential and API-version headers, and the
+  provider-native ``extra_body`` / ``extra_headers`` / ``extra_query``;
+- the constants mirrored from the SDKs agree with the installed SDKs;
+- settings only the SDK transport has are refused by name, before anything is sent.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import respx
+from _fault_server import FaultServer
+
+import aisuite_like as ai
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+USER = [{"role": "user", "content": "hi"}]
+MODELS = {"openai": "openai:gpt-x", "anthropic": "anthropic:claude-x", "google": "google:gemini-x"}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FaultServer]:
+    with FaultServer() as srv:
+        yield srv
+
+
+def test_no_vendor_sdk_is_imported_on_the_native_path(server: FaultServer) -> None:
+    script = textwrap.dedent(f"""
+        import asyncio, json, sys
+        import aisuite_like as ai
+        URL = {server.url!r}
+        configs = {{"openai": {{"api_key": "k1", "base_url": URL + "/v1", "transport": "native"}},
+                    "anthropic": {{"api_key": "k2", "base_url": URL, "transport": "native"}},
+                    "google": {{"api_key": "k3", "base_url": URL, "transport": "native"}}}}
+        models = {json.dumps(MODELS)}
+        texts = []
+        with ai.Client(configs) as client:
+            for model in models.values():
+                texts.append(client.chat.completions.create(
+                    model=model, messages=[{{"role": "user", "content": "hi"}}]
+                ).choices[0].message.content)
+                with client.chat.completions.create(model=model, messages=[
+                        {{"role": "user", "content": "hi"}}], stream=True) as s:
+                    texts.append(s.get_final_response().choices[0].message.content)
+
+        async def main():
+            async with ai.AsyncClient(configs) as client:
+                for model in models.values():
+                    r = await client.chat.completions.create(
+                        model=model, messages=[{{"role": "user", "content": "hi"}}])
+                    texts.append(r.choices[0].message.content)
+                    s = await client.chat.completions.create(
+                        model=model, messages=[{{"role": "user", "content": "hi"}}],
+                        stream=True)
+                    async with s:
+                        texts.append((await s.get_final_response()).choices[0].message.content)
+
+        asyncio.run(main())
+        loaded = sorted(m for m in ("openai", "anthropic", "google.genai", "google.auth")
+                        if m in sys.modules)
+        print(json.dumps({{"texts": texts, "loaded": loaded}}))
+    """)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, env=env, cwd=str(ROOT))
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["texts"] == ["hello world"] * 12
+    assert result["loaded"] == []
+
+
+# --- the wire: what the SDK sends, the native transport sends --------------------------------
+
+_WIRE_HEADERS = ("authorization", "api-key", "x-api-key", "anthropic-version", "x-goog-api-key",
+                 "openai-organization", "openai-project", "content-type", "x-custom",
+                 "anthropic-workspace-id", "x-server-timeout")
+
+
+def _sent(configs: dict[str, Any], model: str, transport: str, route_url: Any,
+          **kwargs: Any) -> Any:
+    """The request one sync call sends on ``transport`` (HTTP mocked at httpcore2)."""
+    configs = {k: {**v, "max_retries": 0, **({"transport": "native"}
+                                            if transport == "native" else {})}
+               for k, v in configs.items()}
+    with respx.mock(using="httpcore2") as router:
+        if isinstance(route_url, str):
+            route = router.post(url__startswith=route_url)
+        else:
+            route = router.post(url__regex=route_url.pattern)
+        body = _reply(model)
+        route.respond(200, json=body)
+        with ai.Client(configs) as client:
+            client.chat.completions.create(model=model, messages=USER, **kwargs)
+        request = route.calls[0].request
+    headers = {k: v for k, v in request.headers.items() if k in _WIRE_HEADERS}
+    return str(request.url), json.loads(request.content), headers
+
+
+def _reply(model: str) -> dict[str, Any]:
+    if model.startswith("anthropic:"):
+        return {"id": "m", "type": "message", "role": "assistant", "model": "c",
+                "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+                "usage": {"input_tokens": 1, "output_tokens": 1}}
+    if model.startswith("google:"):
+        return {"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]},
+                                "finishReason": "STOP"}]}
+    return {"id": "c", "object": "chat.completion", "created": 1, "model": "g",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                         "finish_reason": "stop"}]}
+
+
+NATIVE_ARGS = {"extra_body": {"x_flag": True}, "extra_headers": {"X-Custom": "yes"},
+               "extra_query": {"q": "1"}}
+
+WIRE_CASES = [
+    pytest.param({"openai": {"api_key": "sk-a", "organization": "org-1", "project": "p-1"}},
+                 "openai:gpt-x", "https://api.openai.com/v1/chat/completions",
+                 {**NATIVE_ARGS, "temperature": 0.5, "max_tokens": 9}, id="openai"),
+    pytest.param({"groq": {"api_key": "gsk-a", "default_headers": {"X-Custom": "h"}}},
+                 "groq:llama", "https://api.groq.com/openai/v1/chat/completions",
+                 {"stop": ["x"], "seed": 3}, id="groq"),
+    pytest.param({"azure": {"api_key": "az-a", "azure_endpoint": "https://res.openai.azure.com",
+                            "api_version": "2024-10-21"}},
+                 "azure:my-deploy", "https://res.openai.azure.com/openai/deployments/my-deploy/",
+                 NATIVE_ARGS, id="azure"),
+    pytest.param({"azure": {"api_key": "az-a", "azure_endpoint": "https://res.openai.azure.com",
+                            "api_version": "2024-10-21", "azure_deployment": "fixed"}},
+                 "azure:gpt-4o", "https://res.openai.azure.com/openai/deployments/fixed/",
+                 {}, id="azure-deployment"),
+    pytest.param({"anthropic": {"api_key": "sk-ant-a"}}, "anthropic:claude-x",
+                 "https://api.anthropic.com/v1/messages",
+                 {**NATIVE_ARGS, "temperature": 0.2, "workspace_id": "ws-1"}, id="anthropic"),
+    pytest.param({"google": {"api_key": "g-a", "timeout": 30}}, "google:gemini-x",
+                 "https://generativelanguage.googleapis.com/v1beta/models/gemini-x:",
+                 {"temperature": 0.1, "max_tokens": 5}, id="google"),
+]
+
+
+@pytest.mark.parametrize("configs, model, url, kwargs", WIRE_CASES)
+def test_native_sends_what_the_sdk_sends(configs: dict[str, Any], model: str, url: str,
+                                         kwargs: dict[str, Any]) -> None:
+    sdk = _sent(configs, model, "sdk", url, **kwargs)
+    native = _sent(configs, model, "native", url, **kwargs)
+    assert native == sdk
+
+
+def test_the_constants_mirrored_from_the_sdks_agree_with_them() -> None:
+    from anthropic import _constants
+    from anthropic.resources.messages import Messages
+
+    from aisuite_like.providers.anthropic import native
+
+    assert native.ANTHROPIC_VERSION == _constants.ANTHROPIC_API_VERSION
+    assert native.NATIVE_PARAMS == frozenset(inspect.signature(Messages.create).parameters) - {
+        "self"}
+
+
+# --- settings of the SDK transport only --------------------------------------------------------
+
+
+@pytest.mark.parametrize("key, extra", [
+    ("openai", {"async_transport": "aiohttp"}),
+    ("openai", {"http_client": object()}),
+    ("anthropic", {"async_transport": "aiohttp"}),
+    ("anthropic", {"max_connections": 3}),
+    ("google", {"vertexai": True, "project": "p", "location": "us-central1"}),
+])
+def test_sdk_only_settings_are_refused_on_the_native_transport(key: str,
+                                                              extra: dict[str, Any]) -> None:
+    config = {key: {"api_key": "k", "transport": "native", **extra}}
+    with pytest.raises(ai.ConfigurationError, match="transport='native'") as info:
+        ai.Client(config).chat.completions.create(model=MODELS[key], messages=USER)
+    assert sorted(extra)[0] in str(info.value)
+
+
+@pytest.mark.parametrize("key", ["openai", "anthropic", "google"])
+def test_an_unknown_transport_is_refused(key: str) -> None:
+    with pytest.raises(ai.ConfigurationError, match="'sdk'.*'native'"):
+        ai.Client({key: {"api_key": "k", "transport": "nativ"}}).chat.completions.create(
+            model=MODELS[key], messages=USER)
+
+
+def test_a_value_json_cannot_carry_is_refused_before_sending(server: FaultServer) -> None:
+    server.reset()
+    client = ai.Client({"openai": {"api_key": "k", "base_url": server.url + "/v1",
+                                   "transport": "native"}})
+    with pytest.raises(ai.UnsupportedParameterError, match="JSON"):
+        client.chat.completions.create(model="openai:gpt-x", messages=USER,
+                                       extra_body={"when": object()})
+    assert server.attempts == 0
