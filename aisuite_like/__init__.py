@@ -49,7 +49,12 @@ from .providers.registry import provider_keys, register_provider
 __version__ = VERSION
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
-    from . import durable as durable, handoff_filters as handoff_filters, testing as testing
+    from . import (
+        cache as cache,
+        durable as durable,
+        handoff_filters as handoff_filters,
+        testing as testing,
+    )
     from .agents.agent import (
         AgentHandoff as AgentHandoff,
         AgentHooks as AgentHooks,
@@ -220,6 +225,7 @@ _LAZY = {
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
     # modules
     "testing": None, "handoff_filters": None, "durable": None,
+    "cache": None,  # the response cache's backends (docs/cache.md)
 }
 
 
@@ -241,23 +247,17 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
 
 
+# The names loaded with the package (the client, the error tree, the registry), then the lazy
+# ones; tests/test_public_api.py pins the whole list.
 __all__ = [
-    "Client", "AsyncClient", "Stream", "AsyncStream", "Tool", "Tools", "tool",
-    "ChatRequest", "Provider", "register_provider", "provider_keys",
-    "ChatCompletionResponse", "ChatCompletionChunk", "Choice", "ChoiceDelta",
-    "ChoiceDeltaToolCall", "Message", "ToolCall", "Function", "Usage", "PromptTokensDetails",
-    "CompletionTokensDetails", "ToolEvent",
+    "Client", "AsyncClient", "register_provider", "provider_keys",
     "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError",
-    "PermissionDeniedError",
-    "NotFoundError", "BadRequestError", "ContextWindowExceededError", "RateLimitError",
-    "APITimeoutError", "APIConnectionError", "RedirectError", "InternalServerError",
-    "InvalidModelError",
+    "PermissionDeniedError", "NotFoundError", "BadRequestError", "ContextWindowExceededError",
+    "RateLimitError", "APITimeoutError", "APIConnectionError", "RedirectError",
+    "InternalServerError", "APIResponseValidationError", "InvalidModelError",
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
-    "UnsupportedFeatureError",
-    "ConfigurationError",
-    "ToolExecutionError", "MaxTurnsExceeded", "OutputValidationError", "ConcurrentRunError",
-    "APIResponseValidationError",
-    "InputGuardrailTripwireTriggered", "OutputGuardrailTripwireTriggered",
-    "MCPError",
+    "UnsupportedFeatureError", "ConfigurationError", "ToolExecutionError", "MaxTurnsExceeded",
+    "OutputValidationError", "ConcurrentRunError", "InputGuardrailTripwireTriggered",
+    "OutputGuardrailTripwireTriggered", "MCPError",
     *_LAZY,
 ]

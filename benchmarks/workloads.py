@@ -392,8 +392,8 @@ class _Ours:
         self.config = config
         self.kwargs = {"max_tokens": MAX_TOKENS} if family == "anthropic" else {}
 
-    def client(self) -> Any:
-        return self._ai.Client({self.family: self.config})
+    def client(self, **options: Any) -> Any:
+        return self._ai.Client({self.family: self.config}, **options)
 
     def async_client(self, transport: str) -> Any:
         config = dict(self.config)
@@ -734,9 +734,89 @@ def mcp(task: dict[str, Any]) -> dict[str, Any]:
     return {"value": statistics.median(times), "unit": "s/run"}
 
 
+# -------------------------------------------------------------------- the response cache ---
+
+def cache(task: dict[str, Any]) -> dict[str, Any]:
+    """Sequential calls through ``Client(cache=MemoryCache())``. ``side``: ``hit`` (the warm-up
+    stores the reply; every timed call is answered by the cache), ``miss`` (every call a new
+    conversation: looked up, sent, stored) or ``off`` (no cache). ``unique``: every call a new
+    conversation (the miss row's two sides), else the same one."""
+    p = task["params"]
+    if p.get("variant") == "memory":
+        return cache_memory(task)
+    from aisuite_like.cache import MemoryCache
+
+    driver = _Ours(task["family"], task["base"])
+    side = task["side"]
+    client = driver.client(cache=MemoryCache(maxsize=100_000)) if side != "off" \
+        else driver.client()
+    model = driver._model(MODELS[task["family"]])
+    expected = "The capital of France is Paris."
+
+    def call(i: int) -> Any:
+        messages = MESSAGES if not p["unique"] else \
+            [MESSAGES[0], {"role": "user", "content": f"{USER} (#{i})"}]
+        return client.chat.completions.create(model=model, messages=messages,
+                                              **driver.kwargs)
+
+    for i in range(p["warmup"]):
+        if call(-1 - i).content != expected:
+            raise AssertionError("unexpected reply text")
+    times = []
+    perf = time.perf_counter
+    for i in range(p["calls"]):
+        t0 = perf()
+        response = call(i)
+        times.append(perf() - t0)
+    if response.cache_hit != (side == "hit"):
+        raise AssertionError(f"side {side}: cache_hit is {response.cache_hit}")
+    _close(client)
+    return {"value": statistics.median(times), "unit": "s/call", "calls": len(times)}
+
+
+def cache_memory(task: dict[str, Any]) -> dict[str, Any]:
+    """Memory of ``entries`` entries in a ``MemoryCache`` (tracemalloc: keys, values and the
+    LRU bookkeeping), each the stored form of a real reply of the loopback server with its own
+    id, under the key of its own request; against the bytes of the stored JSON alone."""
+    import gc
+    import tracemalloc
+
+    from aisuite_like.cache import MemoryCache, request_key
+    from aisuite_like.providers.base import ChatRequest
+
+    p = task["params"]
+    driver = _Ours(task["family"], task["base"])
+    probe = MemoryCache()
+    client = driver.client(cache=probe)
+    client.chat.completions.create(model=driver._model(MODELS[task["family"]]),
+                                   messages=MESSAGES, **driver.kwargs)
+    _close(client)
+    (stored,) = [value for value, _ in probe._entries.values()]
+    reply_id = json.loads(stored)["id"]
+    payload = 0
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    cache = MemoryCache(maxsize=p["entries"])
+    for i in range(p["entries"]):  # each key and value made here, held by the cache alone
+        key = request_key(task["family"], ChatRequest(model="m", messages=[
+            MESSAGES[0], {"role": "user", "content": f"{USER} (#{i})"}]))
+        value = stored.replace(reply_id.encode(), f"{reply_id}-{i:08d}".encode())
+        payload += len(value)
+        cache.set(key, value, None)
+    del key, value
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    if len(cache) != p["entries"]:
+        raise AssertionError("entries were dropped")
+    return {"value": held, "payload": payload, "unit": "bytes", "entries": p["entries"],
+            "bytes_per_entry": held / p["entries"]}
+
+
 SCENARIOS = {"sequential": sequential, "async": async_throughput, "streaming": streaming,
-             "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "acreate_loop": acreate_loop,
-             "inflight": inflight_memory}
+             "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "cache": cache,
+             "acreate_loop": acreate_loop, "inflight": inflight_memory}
 
 
 def main(argv: list[str]) -> int:

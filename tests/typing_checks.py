@@ -416,6 +416,23 @@ def check_tool_decorator() -> None:
     assert named.name == "weather_now" and plain("x") == "x"
 
 
+def check_response_cache() -> None:
+    cache = ai.cache.MemoryCache(maxsize=10)
+    client = ai.Client(providers={"scripted": ScriptedProvider(["hi"])}, cache=cache,
+                       cache_ttl=60)
+    first = client.chat.completions.create(model="scripted:m", messages=[
+        {"role": "user", "content": "x"}])
+    again = client.chat.completions.create(model="scripted:m", messages=[
+        {"role": "user", "content": "x"}], cache=True)
+    assert_type(again.cache_hit, bool)
+    for chunk in client.chat.completions.create(model="scripted:m", messages=[
+            {"role": "user", "content": "x"}], stream=True, cache=True):
+        assert_type(chunk.cache_hit, bool)
+    backend: ai.cache.CacheBackend = ai.cache.SQLiteCache(":memory:")
+    assert_type(backend.get("k"), Optional[bytes])
+    assert not first.cache_hit and again.cache_hit
+
+
 def _rejected() -> None:
     """Misuses the type checker must reject (never called)."""
     agent = ai.Agent("a", model="scripted:m")
@@ -431,6 +448,9 @@ def _rejected() -> None:
     typed = ai.Agent[UserInfo]("typed")
     ai.Runner.run_sync(typed, "hi", context=42)  # type: ignore[misc]
     client = ai.Client()
+    ai.Client(cache=object())  # type: ignore[arg-type]
+    client.chat.completions.create(  # type: ignore[call-overload]
+        model="m", messages=[], cache="no")
     client.chat.completions.create(model="m", messages="hi")  # type: ignore[arg-type]
     client.chat.completions.create(  # type: ignore[call-overload]
         model="m", messages=[], temperature="hot")
@@ -467,3 +487,4 @@ def run_all() -> None:
     check_stream_helper()
     asyncio.run(check_async_stream_helper())
     check_tool_decorator()
+    check_response_cache()

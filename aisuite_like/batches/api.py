@@ -148,6 +148,7 @@ _REFUSED = {
                  "max_turns, or run tool loops with chat.completions.create",
     "fallbacks": "a batch goes to one provider; remove fallbacks",
     "timeout": "a batch line is a request body only; remove timeout",
+    "cache": "a batch is not looked up in the response cache; remove cache",
 }
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
                 "tool_policy_context", "tool_timeout", "max_tool_result_chars")

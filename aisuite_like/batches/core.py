@@ -207,10 +207,10 @@ def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
 
 
 def _attempt(provider: "Provider", client: Any) -> Any:
-    from ..providers.base import _mapped_errors
+    from ..providers.base import mapped_errors
 
     def attempt(call: SdkCall) -> Any:
-        with _mapped_errors(provider._error):  # type: ignore[attr-defined]
+        with mapped_errors(provider._error):  # type: ignore[attr-defined]
             reply = _method(client, call.path)(*call.args, **call.kwargs)
             if call.read == "stream" and hasattr(reply, "__enter__"):
                 reply = reply.__enter__()  # with_streaming_response: sends the request
@@ -220,10 +220,10 @@ def _attempt(provider: "Provider", client: Any) -> Any:
 
 
 def _aattempt(provider: "Provider", client: Any) -> Any:
-    from ..providers.base import _mapped_errors
+    from ..providers.base import mapped_errors
 
     async def attempt(call: SdkCall) -> Any:
-        with _mapped_errors(provider._error):  # type: ignore[attr-defined]
+        with mapped_errors(provider._error):  # type: ignore[attr-defined]
             kwargs = call.kwargs if call.async_kwargs is None else call.async_kwargs
             reply = _method(client, call.async_path or call.path)(*call.args, **kwargs)
             reply = (await reply.__aenter__() if call.read == "stream"

@@ -97,12 +97,12 @@ def _call(provider: Provider, method: str, path: str, data: dict[str, Any]) -> S
 def _http_options(provider: Provider) -> dict[str, Any]:
     """Each request's timeout, as ``create`` bounds its own: the configured one, else the
     family default (600 s); google-genai alone would wait forever."""
-    from ..providers.google import _DEFAULT_TIMEOUT
+    from ..providers.google import DEFAULT_TIMEOUT
 
     timeout = provider._config.get("timeout")  # type: ignore[attr-defined]
     if not isinstance(timeout, (int, float)):  # None, or an httpx2.Timeout: its longest part
         parts = [getattr(timeout, name, None) for name in ("read", "connect", "write", "pool")]
-        timeout = max((p for p in parts if p is not None), default=_DEFAULT_TIMEOUT)
+        timeout = max((p for p in parts if p is not None), default=DEFAULT_TIMEOUT)
     return {"timeout": max(1, int(timeout * 1000))}
 
 
@@ -220,7 +220,7 @@ def read_inline(raw: Mapping[str, Any], provider: str) -> list[tuple[str, Any]]:
 
 def iter_inline(raw: Mapping[str, Any], provider: str) -> Iterator[tuple[str, Any]]:
     """``read_inline``, one response at a time (each translated when it is asked for)."""
-    from ..providers.google import _error_event
+    from ..providers.google import error_event
 
     inlined = _inlined(raw)
     if inlined is None:
@@ -236,7 +236,7 @@ def iter_inline(raw: Mapping[str, Any], provider: str) -> Iterator[tuple[str, An
             continue
         assert isinstance(item, Mapping)
         if item.get("error"):
-            yield custom_id, _error_event(_http_status(item["error"]), provider,
+            yield custom_id, error_event(_http_status(item["error"]), provider,
                                           where="batch request")
             continue
         yield custom_id, _response(item.get("response"), provider, model)

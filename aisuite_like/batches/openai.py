@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Optional, Union
 
-from ..core.errors import APIError, APIResponseValidationError, _error_for_status
+from ..core.errors import APIError, APIResponseValidationError, error_for_status
 from ..providers.base import ChatRequest, Provider
 from .core import (
     BatchRequestCancelledError,
@@ -165,7 +165,7 @@ def line_result(item: Mapping[str, Any], provider: str) -> Union[Any, APIError]:
         detail = data.get("error") if isinstance(data, Mapping) else None
         detail = detail if isinstance(detail, Mapping) else {}
         code = detail.get("code")
-        return _error_for_status(status, str(detail.get("message") or f"HTTP {status}"),
+        return error_for_status(status, str(detail.get("message") or f"HTTP {status}"),
                                  provider=provider, request_id=request_id, body=data,
                                  code=code if isinstance(code, str) else None)
     try:
@@ -182,5 +182,5 @@ def _line_error(error: Mapping[str, Any], provider: str) -> APIError:
         return BatchRequestExpiredError(message, provider=provider)
     if code == "batch_cancelled":
         return BatchRequestCancelledError(message, provider=provider)
-    return _error_for_status(400, f"{message} (code: {code})" if code else message,
+    return error_for_status(400, f"{message} (code: {code})" if code else message,
                              provider=provider, body=dict(error), code=code or None)

@@ -260,11 +260,11 @@ def _key_variables(key: str) -> tuple[tuple[str, ...], bool]:
 
 
 def _providers(out: TextIO) -> int:
-    from ..providers.registry import _ALIASES, _BUILTIN, _find_spec_safe, provider_keys
+    from ..providers.registry import ALIASES, BUILTIN, find_spec_safe, provider_keys
 
     rows = [("PROVIDER", "EXTRA", "INSTALLED", "KEY VARIABLE", "KEY SET")]
     for key in provider_keys():
-        entry = _BUILTIN.get(_ALIASES.get(key, key))
+        entry = BUILTIN.get(ALIASES.get(key, key))
         if entry is None:
             extra, installed = "-", "registered"
         else:
@@ -272,8 +272,8 @@ def _providers(out: TextIO) -> int:
             extra = extra_name or "-"
             # find_spec locates the SDK without importing it.
             installed = "built-in" if sdk is None else (
-                "yes" if _find_spec_safe(sdk) is not None else "no")
-        variables, required = _key_variables(_ALIASES.get(key, key))
+                "yes" if find_spec_safe(sdk) is not None else "no")
+        variables, required = _key_variables(ALIASES.get(key, key))
         if not variables:
             shown, key_set = "-", "not needed"
         else:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Optional, cast
 
@@ -20,31 +19,37 @@ from ..core import (
 from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from ..providers.base import ChatRequest, Provider
 from ..providers.registry import (
-    _is_offline_key,
     canonical_key,
     create_provider,
+    is_offline_key,
     provider_keys,
     unknown_provider,
 )
 
 if TYPE_CHECKING:
     from ..tools.toolset import Tools
+    from .plugins import ResponseCache
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
            "normalize_messages"]
 
 
-@dataclass
 class PreparedCall:
     """One validated call: the provider to send it to (traced and with its fallbacks when
     asked), the ``ChatRequest``, its ``Tools`` (None without tools), ``max_turns`` (None: one
-    model call) and the tool runner's options."""
+    model call) and the tool runner's options. (A plain class: a dataclass would cost its
+    code generation at ``import aisuite_like``.)"""
 
-    provider: Provider
-    request: ChatRequest
-    tools: Optional[Tools] = None
-    max_turns: Optional[int] = None
-    runner_options: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("provider", "request", "tools", "max_turns", "runner_options")
+
+    def __init__(self, provider: Provider, request: ChatRequest, tools: Optional[Tools] = None,
+                 max_turns: Optional[int] = None,
+                 runner_options: Optional[dict[str, Any]] = None) -> None:
+        self.provider = provider
+        self.request = request
+        self.tools = tools
+        self.max_turns = max_turns
+        self.runner_options = runner_options if runner_options is not None else {}
 
 
 # Portable keyword arguments: ChatRequest fields, translated per provider.
@@ -133,6 +138,60 @@ def _check_configs(configs: dict[str, dict[str, Any]], installed: Iterable[str])
                 _secrets.remember(value)
 
 
+def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optional[float]]:
+    """``Client(cache=..., cache_ttl=...)``: a response cache (or None) and a TTL in seconds
+    (or None: entries never expire)."""
+    from .plugins import ResponseCache
+
+    if cache is not None and not isinstance(cache, ResponseCache):
+        raise TypeError(
+            f"cache must be a response cache such as aisuite_like.cache.MemoryCache(), "
+            f"SQLiteCache(path) or RedisCache(url), or None; got {type(cache).__name__}")
+    if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, (int, float))
+                            or not ttl > 0 or ttl == float("inf")):
+        raise ValueError(f"cache_ttl must be a number of seconds > 0, or None (entries never "
+                         f"expire); got {ttl!r}")
+    if ttl is not None and cache is None:
+        raise ValueError("cache_ttl applies to a response cache: pass cache= too, e.g. "
+                         "ai.Client(cache=ai.cache.MemoryCache(), cache_ttl=3600)")
+    return cache, None if ttl is None else float(ttl)
+
+
+# Config keys that say which endpoint (and so which model behind a name) a provider calls.
+_ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
+                  "location", "project", "vertexai")
+
+
+def _endpoint_of(config: Mapping[str, Any]) -> str:
+    """What names a provider's endpoint in its config, for the response cache's key: one
+    name served by two endpoints (an ``openai`` key pointed at a local server) must not
+    share entries. URLs lose their user info and query (they may hold credentials)."""
+    from urllib.parse import urlsplit
+
+    parts = []
+    for name in _ENDPOINT_KEYS:
+        value = config.get(name)
+        if value is None:
+            continue
+        if isinstance(value, str) and "://" in value:
+            url = urlsplit(value)
+            value = f"{url.scheme}://{url.hostname or ''}{f':{url.port}' if url.port else ''}" \
+                    f"{url.path.rstrip('/')}"
+        parts.append(f"{name}={value}")
+    return "@" + ",".join(parts) if parts else ""
+
+
+def _uses_cache(client: ClientBase, asked: Optional[bool]) -> bool:
+    """Whether this call goes through the client's response cache: yes when the client has
+    one, unless ``cache=False``; ``cache=True`` on a client without one is an error."""
+    if client._cache is None:
+        if asked:
+            raise ValueError("cache=True needs a response cache on the client, e.g. "
+                             "ai.Client(cache=ai.cache.MemoryCache())")
+        return False
+    return asked is not False
+
+
 def _refuse_real_request(key: str) -> None:
     raise _guard.RealRequestBlockedError(
         f"provider {key!r} would make a real request inside "
@@ -149,7 +208,12 @@ class ClientBase:
         provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None,
         *,
         providers: Optional[Mapping[str, Any]] = None,
+        cache: Optional[ResponseCache] = None,
+        cache_ttl: Optional[float] = None,
     ) -> None:
+        self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
+        # provider key -> (the provider, it wrapped in the cache): made once per provider
+        self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
         self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
@@ -199,7 +263,7 @@ class ClientBase:
         if provider is None:
             canon = canonical_key(key)
             if _guard.BLOCK_REAL_REQUESTS[0] and canon not in self._instances \
-                    and not _is_offline_key(canon):
+                    and not is_offline_key(canon):
                 _refuse_real_request(key)
             with self._lock:
                 provider = self._instances.get(canon)
@@ -216,8 +280,22 @@ class ClientBase:
             _refuse_real_request(key)
         return provider
 
+    def _cached(self, provider: Provider, key: str) -> Provider:
+        """``provider`` answering from the client's response cache (docs/cache.md)."""
+        made = self._cache_wrapped.get(key)
+        if made is not None and made[0] is provider:
+            return made[1]
+        assert self._cache is not None
+        canon = canonical_key(key)
+        config = self._configs.get(canon) or next(
+            (v for k, v in self._configs.items() if canonical_key(k) == canon), {})
+        wrapped = self._cache.wrap(provider, provider_key=canon + _endpoint_of(config),
+                                   ttl=self._cache_ttl)
+        self._cache_wrapped[key] = (provider, wrapped)
+        return wrapped
+
     def _with_fallbacks(self, provider: Provider, model: str, name: str,
-                        fallbacks: Any) -> Provider:
+                        fallbacks: Any, cached: bool = False) -> Provider:
         """``provider`` for ``model``, falling back on the ``fallbacks`` models in order."""
         if isinstance(fallbacks, str) or not isinstance(fallbacks, (list, tuple)) or not all(
                 isinstance(f, str) for f in fallbacks):
@@ -231,7 +309,8 @@ class ClientBase:
         for fallback in fallbacks:  # checked now; each provider made when the call reaches it
             key, fallback_name = parse_model(fallback)
             self._check_known(key)
-            chain.append((partial(self._fallback_provider, key), fallback_name, fallback))
+            chain.append((partial(self._fallback_provider, key, cached), fallback_name,
+                          fallback))
         return FallbackProvider(chain)
 
     def _check_known(self, key: str) -> None:
@@ -240,8 +319,10 @@ class ClientBase:
                 and canonical_key(key) not in provider_keys():
             raise unknown_provider(key)
 
-    def _fallback_provider(self, key: str) -> Provider:
+    def _fallback_provider(self, key: str, cached: bool = False) -> Provider:
         provider = self._provider(key)
+        if cached:  # each model tried is looked up on its own
+            provider = self._cached(provider, key)
         active = _instrumentation.ACTIVE
         if active is not None:  # each model tried gets its own span
             provider = cast(Provider, active.traced(provider))
@@ -268,13 +349,16 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     entry point uses it: ``create`` and its variants, agents, durable runs and batches."""
     key, name = parse_model(model)
     _request_checks.check_arguments(kwargs)
+    cached = _uses_cache(client, kwargs.pop("cache", None))
     provider = client._provider(key)
+    if cached:  # the response cache answers or stores each model call (docs/cache.md)
+        provider = client._cached(provider, key)
     if _instrumentation.ACTIVE is not None:  # instrument(): a span around each model call
         # the traced proxy has Provider's interface (duck-typed, not a subclass)
         provider = cast(Provider, _instrumentation.ACTIVE.traced(provider))
     fallbacks = kwargs.pop("fallbacks", None)
     if fallbacks is not None:
-        provider = client._with_fallbacks(provider, model, name, fallbacks)
+        provider = client._with_fallbacks(provider, model, name, fallbacks, cached)
     stream = bool(kwargs.pop("stream", False))
     max_turns = kwargs.pop("max_turns", None)
     if max_turns is not None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from .plugins import ResponseCache
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -38,6 +39,9 @@ __all__ = ["Client", "AsyncClient"]
 _ParsedT = TypeVar("_ParsedT")
 
 
+# GENERATED keyword parameters: every @overload of create / acreate / parse / aparse / stream
+# below (here and in _AsyncCompletions) lists the parameters of the first create overload,
+# copied by scripts/create_overloads.py (`make overloads`); edit that first overload only.
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
@@ -71,6 +75,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Stream: ...
 
@@ -103,6 +108,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -135,6 +141,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[Stream, ChatCompletionResponse]: ...
 
@@ -186,6 +193,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -218,6 +226,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -250,6 +259,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -285,6 +295,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -316,6 +327,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -359,6 +371,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -390,6 +403,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -426,6 +440,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[_ParsedT]: ...
 
@@ -457,6 +472,7 @@ class _Completions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[None]: ...
 
@@ -563,12 +579,18 @@ class Client(ClientBase):
     ``provider_configs`` maps a provider key to its settings (``api_key``, ``base_url``,
     ``timeout``, ``max_retries``, ``default_headers``, ``http_client``, ...); keys not given
     come from the provider's usual environment variable. ``providers`` installs provider
-    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``).
+    objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
+    cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
+    that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
+    (None: never; docs/cache.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None) -> None:
+        super().__init__(provider_configs, providers=providers, cache=cache,
+                         cache_ttl=cache_ttl)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -590,6 +612,7 @@ class Client(ClientBase):
         self.close()
 
 
+# GENERATED keyword parameters in the overloads: see the note above _Completions.
 class _AsyncCompletions:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
@@ -623,6 +646,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -655,6 +679,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -687,6 +712,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -722,6 +748,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -753,6 +780,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -789,6 +817,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[_ParsedT]: ...
 
@@ -820,6 +849,7 @@ class _AsyncCompletions:
         timeout: Any = None,
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
+        cache: Optional[bool] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[None]: ...
 
@@ -833,11 +863,15 @@ class _AsyncCompletions:
 
 
 class AsyncClient(ClientBase):
-    """The async client: ``await aclient.chat.completions.create(...)``."""
+    """The async client: ``await aclient.chat.completions.create(...)``. Its arguments are
+    ``Client``'s."""
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
-                 providers: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(provider_configs, providers=providers)
+                 providers: Optional[Mapping[str, Any]] = None,
+                 cache: Optional[ResponseCache] = None,
+                 cache_ttl: Optional[float] = None) -> None:
+        super().__init__(provider_configs, providers=providers, cache=cache,
+                         cache_ttl=cache_ttl)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

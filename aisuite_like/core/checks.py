@@ -31,6 +31,7 @@ KNOWN_KEYWORDS = frozenset({
     "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "user", "n",
     "timeout", "stream", "stream_options", "max_turns", "tool_policy", "on_tool_error",
     "on_max_turns", "max_tool_concurrency", "fallbacks",
+    "cache",  # the response cache (docs/cache.md): cache=False bypasses it for one call
 })
 # Provider-native argument names that are close to a known keyword but mean something else:
 # they pass through untouched (Anthropic ``speed``, ``top_k`` of Anthropic / Gemini / vLLM /
@@ -182,6 +183,7 @@ _CHECKS = {
     "temperature": _non_negative, "top_p": _top_p, "stop": _stop, "user": _str,
     "stream_options": _stream_options, "timeout": _timeout,
     "response_format": _response_format,
+    "cache": _bool,
 }
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-__all__ = ["attach_price_ref", "cost_of", "combine_parts", "genai_prices_provider", "price_known"]
+__all__ = ["attach_price_ref", "cost_of", "combine_parts", "genai_prices_provider", "price_known",
+           "mark_free"]
 
 # Keys in ``Usage.__dict__`` that are not pydantic fields: model_dump ignores them and pydantic
 # equality compares fields only, so they are invisible except to ``cost``.
@@ -44,6 +45,11 @@ def attach_price_ref(response: Any, fallback_model: str = "") -> None:
     usage = response.usage
     if usage is not None and _REF not in usage.__dict__:
         usage.__dict__[_REF] = (response.provider, response.model, fallback_model)
+
+
+def mark_free(usage: Any) -> None:
+    """``usage.cost`` is 0: the call cost nothing (the response cache answered it)."""
+    usage.__dict__[_COST] = 0.0
 
 
 def combine_parts(total: Any, a: Any, b: Any) -> None:

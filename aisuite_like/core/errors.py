@@ -2,7 +2,7 @@
 
 Every error the library raises derives from :class:`AisuiteLikeError`. Provider failures are
 :class:`APIError` subclasses carrying ``provider``, ``status_code``, ``request_id`` and the SDK
-exception as ``__cause__``. No message or repr ever contains an API key: :func:`_redact` scrubs
+exception as ``__cause__``. No message or repr ever contains an API key: :func:`redacted` scrubs
 known secrets and key-shaped strings before any text reaches an error.
 """
 
@@ -314,7 +314,7 @@ _KEY_PATTERN = re.compile(
 )
 
 
-def _redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+def redacted(text: str, secrets: Iterable[str | None] = ()) -> str:
     """Remove known secrets (``secrets`` and every configured key, in all their forms, see
     ``_secret_forms``) and key-shaped strings from ``text``."""
     for secret in secrets:
@@ -324,10 +324,10 @@ def _redact(text: str, secrets: Iterable[str | None] = ()) -> str:
 
 
 def _redact_value(value: Any, secrets: tuple[str | None, ...]) -> Any:
-    """``_redact`` applied to every string inside ``value`` (dicts, lists, tuples); the same
+    """``redacted`` applied to every string inside ``value`` (dicts, lists, tuples); the same
     object back when nothing changed."""
     if isinstance(value, str):
-        return _redact(value, secrets)
+        return redacted(value, secrets)
     if isinstance(value, dict):
         out = {k: _redact_value(v, secrets) for k, v in value.items()}
         return value if all(out[k] is value[k] for k in value) else out
@@ -339,7 +339,7 @@ def _redact_value(value: Any, secrets: tuple[str | None, ...]) -> Any:
     return value
 
 
-def _scrub_exception(exc: BaseException, secrets: Iterable[str | None] = ()) -> None:
+def scrub_exception(exc: BaseException, secrets: Iterable[str | None] = ()) -> None:
     """Redact secrets from an SDK exception we chain as ``__cause__`` (and from its own causes):
     a traceback prints its message, and SDKs put the provider's error body there, which may
     echo the key back. Its ``args`` and every text or JSON-like attribute (``message``,
@@ -379,7 +379,7 @@ _CONTEXT_MARKERS = (
 )
 
 
-def _error_for_status(
+def error_for_status(
     status_code: int | None,
     message: str,
     *,
@@ -395,7 +395,7 @@ def _error_for_status(
     ``code`` is the provider's machine-readable error code, when it gave one (OpenAI's
     ``context_length_exceeded`` may come with a message that names no context window)."""
     secrets = tuple(secrets)
-    message = _redact(message, secrets)
+    message = redacted(message, secrets)
     kwargs: dict[str, Any] = dict(provider=provider, status_code=status_code,
                                   request_id=request_id,
                                   body=_redact_value(body, secrets) if body is not None else None,
@@ -439,12 +439,12 @@ def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
     secrets = tuple(secrets)
     try:
         request = response.request
-        headers = [(k, "[REDACTED]" if k.lower() in _AUTH_HEADERS else _redact(v, secrets))
+        headers = [(k, "[REDACTED]" if k.lower() in _AUTH_HEADERS else redacted(v, secrets))
                    for k, v in request.headers.items()]
-        clean_request = type(request)(request.method, _redact(str(request.url), secrets),
+        clean_request = type(request)(request.method, redacted(str(request.url), secrets),
                                       headers=headers)
         text = response.text
-        clean_text = _redact(text, secrets)
+        clean_text = redacted(text, secrets)
         content = response.content if clean_text == text else clean_text.encode()
         # The copy holds the decoded body: the headers describing the wire encoding go.
         response_headers = [(k, v) for k, v in response.headers.items()
@@ -455,7 +455,7 @@ def _scrubbed_response(response: Any, secrets: Iterable[str | None]) -> Any:
         return None
 
 
-def _parse_retry_after(headers: Any) -> float | None:
+def parse_retry_after(headers: Any) -> float | None:
     """Seconds from ``retry-after-ms`` / ``retry-after`` headers (a number of seconds or an
     HTTP date), when present and a usable wait: a demand of 0, a negative one (a date in the
     past), NaN or infinity is none (None), so the retry falls back to the exponential backoff

@@ -73,9 +73,9 @@ _PREFIXES = tuple(name for name in _LOGGERS if "." not in name)
 
 
 def _scrub_record_exception(exc: BaseException) -> None:
-    from .errors import _scrub_exception
+    from .errors import scrub_exception
 
-    _scrub_exception(exc)
+    scrub_exception(exc)
 
 
 class _RedactingFilter(logging.Filter):

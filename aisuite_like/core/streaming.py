@@ -7,6 +7,7 @@ The accumulator only appends strings and looks up tool calls by index: no valida
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Generic, Optional
 
@@ -19,13 +20,19 @@ from .types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
     Choice,
+    ChoiceDelta,
+    ChoiceDeltaFunction,
+    ChoiceDeltaToolCall,
+    ChunkChoice,
     Function,
     Message,
     ToolCall,
     Usage,
+    cache_outcome,
+    mark_cache_outcome,
 )
 
-__all__ = ["Stream", "AsyncStream"]
+__all__ = ["Stream", "AsyncStream", "ChunkAccumulator", "response_chunks"]
 
 # What a stream yields. Only ChatCompletionChunk (or a subclass) today, the default.
 _ChunkT = TypeVar("_ChunkT", bound=ChatCompletionChunk, default=ChatCompletionChunk)
@@ -39,8 +46,8 @@ class ChunkAccumulator:
     conversation the request sent) and returns the chunk to pass on: the same one, or a copy
     carrying the corrected id, so what the caller sees pairs with the final response."""
 
-    __slots__ = ("id", "created", "model", "provider", "usage", "fallback_errors", "_choices",
-                 "_ids")
+    __slots__ = ("id", "created", "model", "provider", "usage", "fallback_errors", "cache_hit",
+                 "_choices", "_ids")
 
     def __init__(self, prior: Sequence[Any] = ()) -> None:
         self.id = ""
@@ -49,6 +56,7 @@ class ChunkAccumulator:
         self.provider = ""
         self.usage: Optional[Usage] = None
         self.fallback_errors: Any = None  # set by a fallback chain on the first chunk
+        self.cache_hit: Optional[bool] = None  # the response cache's outcome (first chunk)
         self._choices: dict[int, dict[str, Any]] = {}
         self._ids = CallIdAssigner(prior)
 
@@ -64,6 +72,7 @@ class ChunkAccumulator:
             extra = chunk.__pydantic_extra__  # the served model's first chunk, once
             if extra:
                 self.fallback_errors = extra.get("fallback_errors")
+            self.cache_hit = cache_outcome(chunk)
         if chunk.usage is not None:
             self.usage = chunk.usage
         renamed: Optional[dict[tuple[int, int], str]] = None
@@ -147,8 +156,72 @@ class ChunkAccumulator:
                                           usage=self.usage)
         if self.fallback_errors:
             response.fallback_errors = self.fallback_errors
+        if self.cache_hit is not None:
+            mark_cache_outcome(response, self.cache_hit)
         attach_price_ref(response)
         return response
+
+
+_WORDS = re.compile(r"\S+\s*|\s+")
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content if isinstance(p, dict)
+                   and p.get("type") == "text")
+
+
+def response_chunks(response: ChatCompletionResponse, *, whole: bool = False
+                    ) -> Iterator[ChatCompletionChunk]:
+    """A response as chunks in the unified (OpenAI) shape, which ``ChunkAccumulator`` folds
+    back into the same message: per choice, a role chunk (with the message's
+    ``provider_specific_fields``), its reasoning, its refusal, its text (word by word, or in
+    one piece with ``whole``), each tool call as a header fragment (id, name) then its
+    arguments (in two pieces, or with the header when ``whole``); then each choice's
+    ``finish_reason``, the last chunk carrying ``usage``. The offline providers stream this
+    way, and the response cache replays a stored response this way (``whole=True``)."""
+    head: dict[str, Any] = {"id": response.id, "created": response.created,
+                            "model": response.model, "provider": response.provider}
+
+    def chunk(index: int, delta: ChoiceDelta, **more: Any) -> ChatCompletionChunk:
+        return ChatCompletionChunk(**head, choices=[ChunkChoice(index=index, delta=delta,
+                                                               **more)])
+
+    for choice in response.choices:
+        message, index = choice.message, choice.index
+        yield chunk(index, ChoiceDelta(
+            role="assistant", provider_specific_fields=message.provider_specific_fields))
+        if message.reasoning_content:
+            yield chunk(index, ChoiceDelta(reasoning_content=message.reasoning_content))
+        if message.refusal:
+            yield chunk(index, ChoiceDelta(refusal=message.refusal))
+        text = _text(message.content)
+        for piece in ([text] if whole and text else _WORDS.findall(text)):
+            yield chunk(index, ChoiceDelta(content=piece))
+        for i, call in enumerate(message.tool_calls or ()):
+            args = call.function.arguments
+            yield chunk(index, ChoiceDelta(tool_calls=[ChoiceDeltaToolCall(
+                index=i, id=call.id, type="function", function=ChoiceDeltaFunction(
+                    name=call.function.name, arguments=args if whole else ""))]))
+            half = len(args) // 2
+            for part in (() if whole else (args[:half], args[half:])):
+                if part:
+                    yield chunk(index, ChoiceDelta(tool_calls=[ChoiceDeltaToolCall(
+                        index=i, function=ChoiceDeltaFunction(arguments=part))]))
+    choices = response.choices
+    for position, choice in enumerate(choices):  # earlier choices' finish, then the last's
+        if position < len(choices) - 1:
+            yield chunk(choice.index, ChoiceDelta(), finish_reason=choice.finish_reason,
+                        native_finish_reason=choice.native_finish_reason)
+    last = choices[-1] if choices else None
+    yield ChatCompletionChunk(
+        **head, usage=response.usage,
+        choices=[ChunkChoice(index=last.index if last else 0, delta=ChoiceDelta(),
+                             finish_reason=last.finish_reason if last else "stop",
+                             native_finish_reason=last.native_finish_reason if last else None)])
 
 
 _END = object()

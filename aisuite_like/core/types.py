@@ -32,6 +32,8 @@ __all__ = [
     "ChatCompletionChunk",
     "FinishReason",
     "StopReason",
+    "mark_cache_outcome",
+    "cache_outcome",
 ]
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
@@ -49,7 +51,7 @@ _set = object.__setattr__
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def _built(cls: type[_M], values: dict[str, Any]) -> _M:
+def build_model(cls: type[_M], values: dict[str, Any]) -> _M:
     """``cls.model_construct(**values)`` for translators that pass EVERY field of ``cls``
     (our types have no aliases, private attributes or post-init): skips model_construct's
     per-field loop, which was most of the per-chunk cost of a stream."""
@@ -279,6 +281,30 @@ class SkippedModel(_Model):
     status_code: Optional[int] = None
 
 
+# Whether the response cache answered a call (docs/cache.md): a key of the object's __dict__
+# that is not a pydantic field, so model_dump() and equality ignore it and copies keep it.
+# True: a hit (nothing was sent); False: the cache was consulted and missed; absent: no cache.
+_CACHE_OUTCOME = "_cache_hit"
+
+
+def mark_cache_outcome(obj: Any, hit: bool) -> None:
+    """Record on a response or chunk whether the response cache answered its call (``hit``)
+    or was consulted and missed. A hit costs nothing: its ``usage.cost`` is 0."""
+    obj.__dict__[_CACHE_OUTCOME] = hit
+    usage = obj.usage
+    if hit and usage is not None:
+        from .cost import mark_free
+
+        mark_free(usage)
+
+
+def cache_outcome(obj: Any) -> Optional[bool]:
+    """True: the response cache answered; False: it was consulted and missed; None: no cache
+    was consulted (what observability records)."""
+    outcome: Optional[bool] = obj.__dict__.get(_CACHE_OUTCOME)
+    return outcome
+
+
 class ChatCompletionResponse(_Model):
     """The unified response. The runner's fields (``intermediate_responses``, ``messages``,
     ``stop_reason``, ``tool_events``) are empty / None on a plain call. ``raw`` may hold the
@@ -301,6 +327,14 @@ class ChatCompletionResponse(_Model):
     # OpenAI's fields, as sent (None elsewhere), so SDK code reading them runs.
     system_fingerprint: Optional[str] = None
     service_tier: Optional[str] = None
+
+    @property
+    def cache_hit(self) -> bool:
+        """True when the response cache (``Client(cache=...)``, docs/cache.md) answered this
+        call: nothing was sent and ``usage.cost`` is 0. Not part of ``model_dump()``: a dumped
+        response loaded again is a response, not a hit. On a tool-runner run: its last model
+        call's (each earlier one's is on ``intermediate_responses``)."""
+        return self.__dict__.get(_CACHE_OUTCOME) is True
 
     @property
     def message(self) -> Message:
@@ -333,6 +367,9 @@ class ChoiceDeltaToolCall(_Model):
 
 
 class ChoiceDelta(_Model):
+    """What one chunk adds to a choice: a piece of ``content`` (or ``reasoning_content``),
+    ``tool_calls`` fragments, and ``role`` on the first chunk."""
+
     role: Optional[Role] = None
     content: Optional[str] = None
     tool_calls: Optional[list[ChoiceDeltaToolCall]] = None
@@ -364,6 +401,12 @@ class ChatCompletionChunk(_Model):
     usage: Optional[Usage] = None
     # Runner streams: which model call (1-based) this chunk belongs to.
     turn: Optional[int] = None
+
+    @property
+    def cache_hit(self) -> bool:
+        """True when this chunk is replayed from the response cache (docs/cache.md). Not part
+        of ``model_dump()``."""
+        return self.__dict__.get(_CACHE_OUTCOME) is True
 
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from ..core.errors import (
     MaxTurnsExceeded,
     ToolExecutionError,
     UnsupportedParameterError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ..core.ids import unique_tool_call_ids
 from ..core.secret_forms import redact
@@ -225,7 +225,7 @@ class ToolCallRun:
         self.exception = exc
         text = f"{type(exc).__name__}: {exc}"
         if redact(text) is not text:  # it quotes a key: so would a traceback of the cause
-            _scrub_exception(exc)
+            scrub_exception(exc)
         self._error(text)
 
     def time_out(self, timeout: float, duration_s: float) -> None:

@@ -15,6 +15,9 @@ their hooks (docs/architecture.md), so it is the same for every family and every
   runs (a model call made inside a tool nests under it); a call that does not run gets one of
   no duration saying why.
 - metrics ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``.
+- ``aisuite_like.cache_hit`` on a ``chat`` span and its duration when the response cache was
+  consulted (docs/cache.md): true when it answered (nothing was sent; no token usage is
+  recorded for it), false when it missed.
 
 Content (messages, tool arguments and results) is recorded only with ``capture_content``, as
 the span attributes ``gen_ai.input.messages`` / ``gen_ai.output.messages`` /
@@ -38,6 +41,7 @@ from urllib.parse import urlsplit
 from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from ..core.types import cache_outcome
 from ..loop.hooks import RunHooks
 from ..providers._common import loads_json
 
@@ -127,10 +131,13 @@ class Instrumentation:
 
     def _finish_chat(self, call: "_ChatCall", response_id: str, model: str,
                      finish_reasons: list[str], usage: Any,
-                     response: Optional["ChatCompletionResponse"]) -> None:
+                     response: Optional["ChatCompletionResponse"],
+                     cache_hit: Optional[bool] = None) -> None:
         span = call.span
         metric = call.metric_attributes
         attributes: dict[str, Any] = {}  # set at once: each set_attribute takes a lock
+        if cache_hit is not None:  # the response cache was consulted
+            attributes["aisuite_like.cache_hit"] = metric["aisuite_like.cache_hit"] = cache_hit
         if response_id:
             attributes["gen_ai.response.id"] = response_id
         if model:
@@ -147,10 +154,11 @@ class Instrumentation:
             if details is not None and details.cache_creation_tokens is not None:
                 attributes["gen_ai.usage.cache_creation.input_tokens"] = \
                     details.cache_creation_tokens
-            self.token_usage.record(usage.prompt_tokens,
-                                    {**metric, "gen_ai.token.type": "input"})
-            self.token_usage.record(usage.completion_tokens,
-                                    {**metric, "gen_ai.token.type": "output"})
+            if not cache_hit:  # a hit used no tokens
+                self.token_usage.record(usage.prompt_tokens,
+                                        {**metric, "gen_ai.token.type": "input"})
+                self.token_usage.record(usage.completion_tokens,
+                                        {**metric, "gen_ai.token.type": "output"})
         if self.capture_content and response is not None:
             attributes["gen_ai.output.messages"] = _json(_output_messages(response))
         span.set_attributes(attributes)
@@ -167,7 +175,7 @@ class Instrumentation:
     def _finish_response(self, call: "_ChatCall", response: "ChatCompletionResponse") -> None:
         self._finish_chat(call, response.id, response.model,
                           [c.finish_reason for c in response.choices if c.finish_reason],
-                          response.usage, response)
+                          response.usage, response, cache_outcome(response))
 
     def complete(self, provider: "Provider", request: "ChatRequest") -> "ChatCompletionResponse":
         call = self._start_chat(provider, request)
@@ -389,7 +397,7 @@ class _StreamState:
     """What a stream's span needs from its chunks (a few comparisons per chunk; the whole
     reply is accumulated only when content is captured)."""
 
-    __slots__ = ("id", "model", "usage", "finish_reasons", "acc")
+    __slots__ = ("id", "model", "usage", "finish_reasons", "acc", "cache_hit")
 
     def __init__(self, capture: bool) -> None:
         self.id = ""
@@ -397,6 +405,7 @@ class _StreamState:
         self.usage: Any = None
         self.finish_reasons: dict[int, str] = {}
         self.acc: Any = None
+        self.cache_hit: Optional[bool] = None
         if capture:
             from ..core.streaming import ChunkAccumulator
 
@@ -405,6 +414,7 @@ class _StreamState:
     def add(self, chunk: "ChatCompletionChunk") -> None:
         if not self.id:
             self.id = chunk.id
+            self.cache_hit = cache_outcome(chunk)
         if not self.model:
             self.model = chunk.model
         if chunk.usage is not None:
@@ -419,7 +429,7 @@ class _StreamState:
         response = self.acc.build() if self.acc is not None else None
         inst._finish_chat(call, self.id, self.model,
                           [r for _, r in sorted(self.finish_reasons.items())], self.usage,
-                          response)
+                          response, self.cache_hit)
 
 
 class _Current:

@@ -613,7 +613,7 @@ def transport_error(exc: BaseException, provider: str,
     the exception does not say (most aiohttp errors)."""
     import sys
 
-    from ..core.errors import APITimeoutError, _redact
+    from ..core.errors import APITimeoutError, redacted
 
     host = host_of(exc) or host
     where = f" at {host}" if host else ""
@@ -627,7 +627,7 @@ def transport_error(exc: BaseException, provider: str,
                 provider=provider)
         if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
             return APIConnectionError(
-                _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+                redacted(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
                         secrets), provider=provider)
     if isinstance(exc, TimeoutError):  # aiohttp
         return APITimeoutError(f"request to {provider}{where} timed out ({type(exc).__name__})",
@@ -635,7 +635,7 @@ def transport_error(exc: BaseException, provider: str,
     aiohttp = sys.modules.get("aiohttp")
     if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
         return APIConnectionError(
-            _redact(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
+            redacted(f"connection to {provider}{where} failed: {type(exc).__name__}: {exc}",
                     secrets), provider=provider)
     return None
 

@@ -20,7 +20,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, Optional
 
-from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, _scrub_exception
+from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
 from ._common import bound_sync_io, redirect_error, same_origin, transport_error
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
@@ -205,7 +205,7 @@ class NativeHTTP:
         """A network exception -> the typed error (``exc`` scrubbed: it becomes the cause)."""
         if isinstance(exc, AisuiteLikeError):
             return exc
-        _scrub_exception(exc, self.secrets)
+        scrub_exception(exc, self.secrets)
         mapped = transport_error(exc, self.provider, self.secrets, host=self.host)
         return mapped if mapped is not None else exc
 

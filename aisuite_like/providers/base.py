@@ -19,7 +19,7 @@ __all__ = ["ChatRequest", "Provider"]
 
 
 @contextmanager
-def _mapped_errors(map_error: Callable[[BaseException], BaseException]) -> Iterator[None]:
+def mapped_errors(map_error: Callable[[BaseException], BaseException]) -> Iterator[None]:
     """Re-raise an SDK exception as the error ``map_error`` gives (ours pass through; an
     exception ``map_error`` returns unchanged is re-raised as is). A plain ``with`` works in
     sync and async code alike, so every transport method shares this one mapping."""

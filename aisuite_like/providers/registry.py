@@ -30,7 +30,7 @@ _OPENAI_COMPATIBLE = (
     "nebius", "sambanova", "inception", "cohere",
 )
 
-_BUILTIN: dict[str, _Entry] = {
+BUILTIN: dict[str, _Entry] = {
     "openai": (_OPENAI, "openai", "openai", {"service": "openai"}),
     **{k: (_OPENAI, "openai", "openai", {"service": k}) for k in _OPENAI_COMPATIBLE},
     "anthropic": ("aisuite_like.providers.anthropic:AnthropicProvider", "anthropic",
@@ -41,7 +41,7 @@ _BUILTIN: dict[str, _Entry] = {
 }
 
 # Aliases share one provider instance and one config (a config under either key serves both).
-_ALIASES = {"gemini": "google", "aws": "bedrock"}
+ALIASES = {"gemini": "google", "aws": "bedrock"}
 
 # A user's provider: its class (or any callable making one), or its "module:Class" path.
 _UserProvider = Union[str, Callable[..., Provider]]
@@ -63,7 +63,7 @@ def register_provider(key: str, provider: _UserProvider) -> None:
 
 def provider_keys() -> list[str]:
     """Every known provider key, built-in, alias and registered."""
-    return sorted({*_BUILTIN, *_ALIASES, *_USER})
+    return sorted({*BUILTIN, *ALIASES, *_USER})
 
 
 def unknown_provider(key: str) -> UnknownProviderError:
@@ -73,7 +73,7 @@ def unknown_provider(key: str) -> UnknownProviderError:
 
 
 def canonical_key(key: str) -> str:
-    return _ALIASES.get(key, key)
+    return ALIASES.get(key, key)
 
 
 def _load(target: str) -> Callable[..., Provider]:
@@ -88,12 +88,12 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
         target = _USER[key]
         cls = _load(target) if isinstance(target, str) else target
         provider = cls(**config)
-    elif key in _BUILTIN:
-        target, sdk, extra, fixed = _BUILTIN[key]
+    elif key in BUILTIN:
+        target, sdk, extra, fixed = BUILTIN[key]
         if config.get("transport") == "native":  # no vendor SDK on that path
             sdk = None
         if (sdk is not None and importlib.util.find_spec(sdk.split(".")[0]) is None) or (
-            sdk is not None and "." in sdk and _find_spec_safe(sdk) is None
+            sdk is not None and "." in sdk and find_spec_safe(sdk) is None
         ):
             raise MissingDependencyError(
                 f"provider {key!r} needs the {sdk!r} package, which is not installed. "
@@ -111,7 +111,7 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
     return provider
 
 
-def _is_offline_key(key: str) -> bool:
+def is_offline_key(key: str) -> bool:
     """Whether ``key`` (canonical) names an offline provider, decided WITHOUT creating it (so
     ``testing.block_real_requests()`` refuses before a vendor SDK is even imported)."""
     if key in _USER:
@@ -121,7 +121,7 @@ def _is_offline_key(key: str) -> bool:
     return key == "test"
 
 
-def _find_spec_safe(name: str) -> Optional[ModuleSpec]:
+def find_spec_safe(name: str) -> Optional[ModuleSpec]:
     try:
         return importlib.util.find_spec(name)
     except ModuleNotFoundError:

@@ -36,22 +36,18 @@ import dataclasses
 import inspect
 import itertools
 import json
-import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Literal, Optional, Union
 
 from ..core.errors import AisuiteLikeError, UnsupportedParameterError
 from ..core.guard import RealRequestBlockedError
+from ..core.streaming import response_chunks
 from ..core.types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
     Choice,
-    ChoiceDelta,
-    ChoiceDeltaFunction,
-    ChoiceDeltaToolCall,
-    ChunkChoice,
     Function,
     Message,
     ToolCall,
@@ -193,53 +189,11 @@ class _ReplyBuilder:
 
 # --- streaming -----------------------------------------------------------------------------
 
-_WORDS = re.compile(r"\S+\s*|\s+")
-
-
-class _ChunkHead(TypedDict):
-    """The fields every chunk of one response repeats."""
-
-    id: str
-    created: int
-    model: str
-    provider: str
-
-
 def _chunks(response: ChatCompletionResponse) -> Iterator[ChatCompletionChunk]:
     """A response as OpenAI-shaped chunks: role first, text word by word, each tool call as a
     header fragment (id, name) then its arguments in two pieces, and a last chunk carrying
-    ``finish_reason`` and ``usage``."""
-    head = _ChunkHead(id=response.id, created=response.created, model=response.model,
-                      provider=response.provider)
-    for choice in response.choices:
-        message = choice.message
-        yield ChatCompletionChunk(**head, choices=[ChunkChoice(
-            index=choice.index, delta=ChoiceDelta(role="assistant"))])
-        if message.reasoning_content:
-            yield ChatCompletionChunk(**head, choices=[ChunkChoice(
-                index=choice.index,
-                delta=ChoiceDelta(reasoning_content=message.reasoning_content))])
-        for piece in _WORDS.findall(text_of(message.content)):
-            yield ChatCompletionChunk(**head, choices=[ChunkChoice(
-                index=choice.index, delta=ChoiceDelta(content=piece))])
-        for i, call in enumerate(message.tool_calls or ()):
-            args = call.function.arguments
-            half = len(args) // 2
-            yield ChatCompletionChunk(**head, choices=[ChunkChoice(
-                index=choice.index, delta=ChoiceDelta(tool_calls=[ChoiceDeltaToolCall(
-                    index=i, id=call.id, type="function",
-                    function=ChoiceDeltaFunction(name=call.function.name, arguments=""))]))])
-            for part in (args[:half], args[half:]):
-                if part:
-                    yield ChatCompletionChunk(**head, choices=[ChunkChoice(
-                        index=choice.index, delta=ChoiceDelta(tool_calls=[ChoiceDeltaToolCall(
-                            index=i, function=ChoiceDeltaFunction(arguments=part))]))])
-    last = response.choices[-1] if response.choices else None
-    yield ChatCompletionChunk(
-        **head, usage=response.usage,
-        choices=[ChunkChoice(index=last.index if last else 0, delta=ChoiceDelta(),
-                             finish_reason=last.finish_reason if last else "stop",
-                             native_finish_reason=last.native_finish_reason if last else None)])
+    ``finish_reason`` and ``usage`` (``core.streaming.response_chunks``)."""
+    return response_chunks(response)
 
 
 async def _achunks(response: ChatCompletionResponse) -> AsyncIterator[ChatCompletionChunk]:

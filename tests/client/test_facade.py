@@ -92,15 +92,15 @@ def test_client_repr_hides_keys() -> None:
 
 
 def test_built_equals_model_construct_and_anthropic_chunks_set_every_field() -> None:
-    """``types._built`` (the per-chunk fast path) must build what ``model_construct`` builds,
+    """``types.build_model`` (the per-chunk fast path) must build what ``model_construct`` builds,
     and its callers must pass every field (a field added to a type later would be missing)."""
-    from aisuite_like.core.types import _built
+    from aisuite_like.core.types import build_model
     from aisuite_like.providers.anthropic import StreamState
     from aisuite_like.types import ChoiceDelta
 
     values = dict(role="assistant", content="x", tool_calls=None, reasoning_content=None,
                   refusal=None, provider_specific_fields=None)
-    assert _built(ChoiceDelta, dict(values)) == ChoiceDelta.model_construct(**values)
+    assert build_model(ChoiceDelta, dict(values)) == ChoiceDelta.model_construct(**values)
 
     state = StreamState(created=1)
     events = [

@@ -311,12 +311,12 @@ def test_redaction_leaves_ordinary_text_and_provider_names_alone() -> None:
 
 def test_other_credentials_in_a_config_are_redacted_too() -> None:
     from aisuite_like.core import secrets as _secrets
-    from aisuite_like.core.errors import _redact
+    from aisuite_like.core.errors import redacted
 
     ai.Client({"bedrock": {"aws_secret_access_key": "aws/Secret+Key-0123456789abcdef",
                            "aws_session_token": "session-Token-0123456789abcdef"}})
     text = "echo aws/Secret+Key-0123456789abcdef and session-Token-0123456789abcdef"
-    assert _redact(text) == "echo [REDACTED] and [REDACTED]"
+    assert redacted(text) == "echo [REDACTED] and [REDACTED]"
     assert _secrets.redact(quote("aws/Secret+Key-0123456789abcdef", safe="")) == "[REDACTED]"
 
 

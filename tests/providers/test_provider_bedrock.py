@@ -804,7 +804,7 @@ def test_agent_streamed_run(server: BedrockServer) -> None:
 # ----------------------------------------------------------------------------- hygiene ---
 
 def test_translated_objects_set_every_field(server: BedrockServer) -> None:
-    """The translator builds its objects with every field given (types._built): a field added
+    """The translator builds its objects with every field given (types.build_model): a field added
     to a type later must be added there too."""
     server.reply(converse(REASONING + [{"toolUse": {"toolUseId": "t", "name": "f",
                                                      "input": {}}}], cacheReadInputTokens=1),

@@ -27,8 +27,8 @@ from _fault_server import (
     stream_events,
     success_body,
 )
+from _malformed_arguments import MALFORMED_ARGUMENTS
 from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
-from test_validation import MALFORMED_ARGUMENTS
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

@@ -17,9 +17,9 @@ from ...core.errors import (
     BadRequestError,
     ContextWindowExceededError,
     UnsupportedParameterError,
-    _error_for_status,
-    _parse_retry_after,
-    _redact,
+    error_for_status,
+    parse_retry_after,
+    redacted,
 )
 from .._common import host_of, too_deep_for_sdk
 
@@ -57,9 +57,9 @@ def error_from_stream_event(event: dict[str, Any], *, provider: str = "anthropic
     message = f"{provider} {where} error ({kind}): {detail or 'no message'}"
     status = _ERROR_TYPE_STATUS.get(kind, 500)
     if kind == "timeout_error":
-        return APITimeoutError(_redact(message, secrets), provider=provider, status_code=status,
+        return APITimeoutError(redacted(message, secrets), provider=provider, status_code=status,
                                request_id=request_id)
-    return _refine(_error_for_status(status, message, provider=provider,
+    return _refine(error_for_status(status, message, provider=provider,
                                      request_id=request_id or event.get("request_id"),
                                      secrets=secrets, body=event))
 
@@ -89,10 +89,10 @@ def status_error(status: int, sdk_message: str, raw_body: Any, headers: Any, pro
     message = f"{provider} error {status}{f' ({kind})' if kind else ''}: {detail}"
     if kind == "overloaded_error" and status < 500:
         status = 529
-    return _refine(_error_for_status(
+    return _refine(error_for_status(
         status, message, provider=provider,
         request_id=request_id or headers.get("request-id") or body.get("request_id"),
-        retry_after=_parse_retry_after(headers), secrets=secrets, body=raw_body,
+        retry_after=parse_retry_after(headers), secrets=secrets, body=raw_body,
         response=response))
 
 
@@ -131,14 +131,14 @@ def map_sdk_error(exc: BaseException, provider: str,
     if isinstance(exc, (sdk.APITimeoutError, httpx2.TimeoutException)):
         host = host_of(exc)
         return APITimeoutError(
-            _redact(f"{provider} request{f' to {host}' if host else ''} timed out: {exc}",
+            redacted(f"{provider} request{f' to {host}' if host else ''} timed out: {exc}",
                     secrets), provider=provider)
     if isinstance(exc, (sdk.APIConnectionError, httpx2.HTTPError)):
         host = host_of(exc)
         cause = exc.__cause__ if isinstance(exc, sdk.APIConnectionError) else None
         detail = f"{exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
         return APIConnectionError(
-            _redact(f"{provider} connection error{f' at {host}' if host else ''}: {detail}",
+            redacted(f"{provider} connection error{f' at {host}' if host else ''}: {detail}",
                     secrets), provider=provider)
     if isinstance(exc, TypeError) and "authentication method" in str(exc):
         return AuthenticationError(
@@ -146,20 +146,20 @@ def map_sdk_error(exc: BaseException, provider: str,
             "...}}, or set ANTHROPIC_API_KEY", provider=provider)
     if isinstance(exc, sdk.CredentialsError):
         return AuthenticationError(
-            _redact(f"{provider} credentials could not be loaded: {exc}. Pass "
+            redacted(f"{provider} credentials could not be loaded: {exc}. Pass "
                     f"provider_configs={{'{provider}': {{'api_key': ...}}}} or set "
                     "ANTHROPIC_API_KEY", secrets), provider=provider)
     if isinstance(exc, TypeError):
         # The SDK rejected a keyword argument (only named ones reach it as keywords).
         return UnsupportedParameterError(
-            _redact(f"{provider} SDK rejected an argument: {exc}", secrets),
+            redacted(f"{provider} SDK rejected an argument: {exc}", secrets),
             parameter=_rejected_name(exc), provider=provider)
     if isinstance(exc, ValueError) and "Streaming is required" in str(exc):
         return UnsupportedParameterError(
             f"{provider}: max_tokens is too large for a non-streaming call (the SDK refuses "
             "requests that may take over 10 minutes); use stream=True, a smaller "
             "max_tokens, or an explicit timeout", parameter="max_tokens", provider=provider)
-    return APIError(_redact(f"{provider} error: {exc}", secrets), provider=provider)
+    return APIError(redacted(f"{provider} error: {exc}", secrets), provider=provider)
 
 
 def _rejected_name(exc: TypeError) -> Optional[str]:

@@ -19,7 +19,7 @@ from ...core.types import (
     ChoiceDeltaToolCall,
     ChunkChoice,
     Usage,
-    _built,
+    build_model,
 )
 from .._common import (
     SSEDecoder,
@@ -88,7 +88,7 @@ class StreamBody:
 def _delta(*, role: Optional[str] = None, content: Optional[str] = None,
            tool_calls: Optional[list[Any]] = None, reasoning_content: Optional[str] = None,
            provider_specific_fields: Optional[dict[str, Any]] = None) -> ChoiceDelta:
-    return _built(ChoiceDelta, {  # every field: this runs per chunk
+    return build_model(ChoiceDelta, {  # every field: this runs per chunk
         "role": role, "content": content, "tool_calls": tool_calls,
         "reasoning_content": reasoning_content, "refusal": None,
         "provider_specific_fields": provider_specific_fields})
@@ -96,10 +96,10 @@ def _delta(*, role: Optional[str] = None, content: Optional[str] = None,
 
 def _chunk(state: "StreamTranslator", delta: ChoiceDelta, finish_reason: Optional[str] = None,
            native: Optional[str] = None, usage: Optional[Usage] = None) -> ChatCompletionChunk:
-    return _built(ChatCompletionChunk, {
+    return build_model(ChatCompletionChunk, {
         "id": state.id, "object": "chat.completion.chunk", "created": state.created,
         "model": state.model, "provider": state.provider,
-        "choices": [_built(ChunkChoice, {"index": 0, "delta": delta,
+        "choices": [build_model(ChunkChoice, {"index": 0, "delta": delta,
                                          "finish_reason": finish_reason,
                                          "native_finish_reason": native})],
         "usage": usage, "turn": None})

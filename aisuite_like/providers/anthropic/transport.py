@@ -21,7 +21,7 @@ from ...core.errors import (
     AisuiteLikeError,
     AuthenticationError,
     ConfigurationError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
@@ -271,7 +271,7 @@ class AnthropicProvider(Provider):
         inner = raised_inside(exc)
         if inner is not None:
             return inner
-        _scrub_exception(exc, self._secrets)
+        scrub_exception(exc, self._secrets)
         return own_error_inside(exc) or map_sdk_error(exc, self._key(), self._secrets)
 
 

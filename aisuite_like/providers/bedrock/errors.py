@@ -19,9 +19,9 @@ from ...core.errors import (
     ConfigurationError,
     ContextWindowExceededError,
     UnsupportedParameterError,
-    _error_for_status,
-    _parse_retry_after,
-    _redact,
+    error_for_status,
+    parse_retry_after,
+    redacted,
 )
 from .._common import redirect_error, too_deep_for_sdk
 
@@ -70,7 +70,7 @@ def error_from_client_error(error_response: dict[str, Any], *, provider: str = P
     detail = error.get("Message") or error.get("message") or "no message"
     status = metadata.get("HTTPStatusCode")
     request_id = metadata.get("RequestId") or headers.get("x-amzn-requestid")
-    message = _redact(f"{provider} error{f' {status}' if status else ''} ({code or 'unknown'}): "
+    message = redacted(f"{provider} error{f' {status}' if status else ''} ({code or 'unknown'}): "
                       f"{detail}", secrets)
     if key in _TIMEOUT_CODES:
         return APITimeoutError(message, provider=provider, status_code=status or 408,
@@ -81,8 +81,8 @@ def error_from_client_error(error_response: dict[str, Any], *, provider: str = P
     if key == "validationexception" and any(m in message.lower() for m in _CONTEXT_MARKERS):
         return ContextWindowExceededError(message, provider=provider,
                                           status_code=status or 400, request_id=request_id)
-    typed = _error_for_status(mapped_status, message, provider=provider,
-                              request_id=request_id, retry_after=_parse_retry_after(headers),
+    typed = error_for_status(mapped_status, message, provider=provider,
+                              request_id=request_id, retry_after=parse_retry_after(headers),
                               secrets=secrets)
     typed.status_code = status if isinstance(status, int) else mapped_status
     return typed
@@ -109,16 +109,16 @@ def map_sdk_error(exc: BaseException, provider: str = PROVIDER,
     endpoint = str(getattr(exc, "kwargs", {}).get("endpoint_url") or base_url)
     if isinstance(exc, (errors.ReadTimeoutError, errors.ConnectTimeoutError,
                         urllib3.exceptions.TimeoutError)):
-        return APITimeoutError(_redact(f"{provider} request timed out talking to "
+        return APITimeoutError(redacted(f"{provider} request timed out talking to "
                                        f"{endpoint}: {exc}", secrets), provider=provider)
     if isinstance(exc, (errors.EndpointConnectionError, errors.ConnectionClosedError,
                         errors.ResponseStreamingError, errors.HTTPClientError,
                         errors.ConnectionError, urllib3.exceptions.HTTPError)):
-        return APIConnectionError(_redact(f"{provider} connection error talking to "
+        return APIConnectionError(redacted(f"{provider} connection error talking to "
                                           f"{endpoint}: {exc}", secrets), provider=provider)
     if isinstance(exc, (errors.NoCredentialsError, errors.PartialCredentialsError,
                         errors.CredentialRetrievalError)):
-        return AuthenticationError(_redact(
+        return AuthenticationError(redacted(
             f"{provider}: no usable AWS credentials ({exc}). Pass provider_configs="
             "{'bedrock': {'aws_access_key_id': ..., 'aws_secret_access_key': ...}}, a "
             "profile_name, or set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_PROFILE",
@@ -127,9 +127,9 @@ def map_sdk_error(exc: BaseException, provider: str = PROVIDER,
         return ConfigurationError(f"{provider}: {exc}; fix profile_name (or AWS_PROFILE)")
     if isinstance(exc, errors.ParamValidationError):
         return UnsupportedParameterError(
-            _redact(f"{provider}: botocore rejected the request before sending it: {exc}",
+            redacted(f"{provider}: botocore rejected the request before sending it: {exc}",
                     secrets), provider=provider)
     if isinstance(exc, errors.BotoCoreError):
-        return APIError(_redact(f"{provider} error: {exc}", secrets), provider=provider)
-    return APIError(_redact(f"{provider} error: {type(exc).__name__}: {exc}", secrets),
+        return APIError(redacted(f"{provider} error: {exc}", secrets), provider=provider)
+    return APIError(redacted(f"{provider} error: {type(exc).__name__}: {exc}", secrets),
                     provider=provider)

@@ -20,7 +20,7 @@ from ...core.types import (
     ChoiceDeltaToolCall,
     ChunkChoice,
     Usage,
-    _built,
+    build_model,
 )
 from .._common import JSONTooDeepError, argument_fragment, loads_json
 from .errors import PROVIDER, error_from_client_error
@@ -31,7 +31,7 @@ __all__ = ["StreamTranslator", "EventStreamDecoder"]
 def _delta(*, role: Optional[str] = None, content: Optional[str] = None,
            tool_calls: Optional[list[Any]] = None, reasoning_content: Optional[str] = None,
            provider_specific_fields: Optional[dict[str, Any]] = None) -> ChoiceDelta:
-    delta: ChoiceDelta = _built(ChoiceDelta, {  # every field: this runs per chunk
+    delta: ChoiceDelta = build_model(ChoiceDelta, {  # every field: this runs per chunk
         "role": role, "content": content, "tool_calls": tool_calls,
         "reasoning_content": reasoning_content, "refusal": None,
         "provider_specific_fields": provider_specific_fields})
@@ -69,10 +69,10 @@ class StreamTranslator:
     def _chunk(self, delta: Optional[ChoiceDelta], finish_reason: Optional[str] = None,
                native: Optional[str] = None,
                usage: Optional[Usage] = None) -> ChatCompletionChunk:
-        chunk: ChatCompletionChunk = _built(ChatCompletionChunk, {
+        chunk: ChatCompletionChunk = build_model(ChatCompletionChunk, {
             "id": self.id, "object": "chat.completion.chunk", "created": self.created,
             "model": self.model, "provider": self.provider,
-            "choices": [_built(ChunkChoice, {"index": 0, "delta": delta or _delta(),
+            "choices": [build_model(ChunkChoice, {"index": 0, "delta": delta or _delta(),
                                              "finish_reason": finish_reason,
                                              "native_finish_reason": native})],
             "usage": usage, "turn": None})
@@ -113,9 +113,9 @@ class StreamTranslator:
         tool_index = self._tool_count
         self._tool_count += 1
         self._blocks[body.get("contentBlockIndex", 0)] = ["tool", tool_index, None, None]
-        return self._chunk(_delta(tool_calls=[_built(ChoiceDeltaToolCall, {
+        return self._chunk(_delta(tool_calls=[build_model(ChoiceDeltaToolCall, {
             "index": tool_index, "id": use.get("toolUseId"), "type": "function",
-            "function": _built(ChoiceDeltaFunction, {"name": use.get("name"),
+            "function": build_model(ChoiceDeltaFunction, {"name": use.get("name"),
                                                      "arguments": ""})})]))
 
     def _block_delta(self, body: dict[str, Any]) -> Optional[ChatCompletionChunk]:
@@ -130,9 +130,9 @@ class StreamTranslator:
             fragment = argument_fragment(use.get("input"))
             if not fragment or state is None or state[0] != "tool":
                 return None
-            return self._chunk(_delta(tool_calls=[_built(ChoiceDeltaToolCall, {
+            return self._chunk(_delta(tool_calls=[build_model(ChoiceDeltaToolCall, {
                 "index": state[1], "id": None, "type": None,
-                "function": _built(ChoiceDeltaFunction, {"name": None,
+                "function": build_model(ChoiceDeltaFunction, {"name": None,
                                                          "arguments": fragment})})]))
         reasoning = delta.get("reasoningContent")
         if reasoning is not None:

@@ -25,7 +25,7 @@ from ...core.types import (
     PromptTokensDetails,
     ToolCall,
     Usage,
-    _built,
+    build_model,
 )
 from .._common import (
     arguments_json,
@@ -507,9 +507,9 @@ def usage_from(raw: Optional[dict[str, Any]]) -> Optional[Usage]:
     prompt = input_tokens + (cache_read or 0) + (cache_write or 0)
     details = None
     if cache_read is not None or cache_write is not None:
-        details = _built(PromptTokensDetails, {"cached_tokens": cache_read or 0,
+        details = build_model(PromptTokensDetails, {"cached_tokens": cache_read or 0,
                                                "cache_creation_tokens": cache_write or 0})
-    usage: Usage = _built(Usage, {
+    usage: Usage = build_model(Usage, {
         "prompt_tokens": prompt, "completion_tokens": output_tokens,
         "total_tokens": prompt + output_tokens, "prompt_tokens_details": details,
         "completion_tokens_details": None})
@@ -560,9 +560,9 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
             if not isinstance(use, dict) or not use.get("name") or not use.get("toolUseId"):
                 raise _response_error("a toolUse block without name or toolUseId", provider,
                                       request_id)
-            tool_calls.append(_built(ToolCall, {
+            tool_calls.append(build_model(ToolCall, {
                 "id": use["toolUseId"], "type": "function",
-                "function": _built(Function, {"name": use["name"],
+                "function": build_model(Function, {"name": use["name"],
                                               "arguments": arguments_json(use.get("input"))})}))
         elif "reasoningContent" in block:
             stored = _stored_reasoning(block["reasoningContent"] or {})
@@ -571,19 +571,19 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
                 if "reasoningText" in stored and stored["reasoningText"]["text"]:
                     reasoning.append(stored["reasoningText"]["text"])
         # Other blocks (citationsContent, image, ...) stay in ``response.raw``.
-    # Built with every field given (types._built): no per-field default lookups per call.
-    message = _built(Message, {
+    # Built with every field given (types.build_model): no per-field default lookups per call.
+    message = build_model(Message, {
         "role": "assistant", "content": "".join(texts) or None,
         "tool_calls": tool_calls or None, "tool_call_id": None, "name": None,
         "reasoning_content": "".join(reasoning) or None, "refusal": None,
         "provider_specific_fields": {REASONING_BLOCKS_KEY: reasoning_blocks}
         if reasoning_blocks else None, "annotations": None, "audio": None})
     stop_reason = data.get("stopReason")
-    choice = _built(Choice, {
+    choice = build_model(Choice, {
         "index": 0, "message": message,
         "finish_reason": finish_reason_for(stop_reason, bool(tool_calls)),
         "native_finish_reason": stop_reason, "intermediate_messages": [], "logprobs": None})
-    response: ChatCompletionResponse = _built(ChatCompletionResponse, {
+    response: ChatCompletionResponse = build_model(ChatCompletionResponse, {
         "id": request_id or "", "object": "chat.completion",
         "created": int(time.time()) if created is None else created, "model": model,
         "provider": provider, "choices": [choice], "usage": usage_from(data.get("usage")),

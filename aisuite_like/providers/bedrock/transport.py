@@ -20,7 +20,7 @@ from ...core.errors import (
     APIConnectionError,
     APIError,
     ConfigurationError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
@@ -253,7 +253,7 @@ class BedrockProvider(Provider):
     def _error(self, exc: BaseException) -> AisuiteLikeError:
         """A botocore exception -> our typed error (raise it ``from exc``); ``exc`` is scrubbed
         of the secrets too, since tracebacks print it."""
-        _scrub_exception(exc, self._secrets)
+        scrub_exception(exc, self._secrets)
         return map_sdk_error(exc, self._key(), self._secrets, base_url=self.base_url)
 
     def _sdk_errors(self) -> tuple[type[BaseException], ...]:

@@ -10,7 +10,7 @@ package imports no SDK: google-genai is loaded when the provider is first used.
 from __future__ import annotations
 
 from .errors import (
-    _error_event as _error_event,  # used by batches/google.py
+    error_event as error_event,  # used by batches/google.py
     map_sdk_error,
 )
 from .stream import StreamTranslator
@@ -24,7 +24,7 @@ from .translate import (
     sanitize_schema,
 )
 from .transport import (
-    _DEFAULT_TIMEOUT as _DEFAULT_TIMEOUT,  # used by batches/google.py
+    DEFAULT_TIMEOUT as DEFAULT_TIMEOUT,  # used by batches/google.py
     GoogleProvider,
 )
 

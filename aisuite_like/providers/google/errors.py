@@ -1,7 +1,7 @@
 """Gemini's errors -> our error tree (docs/providers/google.md, "Errors"): google-genai's
 exceptions (duck-typed on its ``APIError``, so no SDK import is needed), httpx2's transport
 errors, and the ``{"error": {...}}`` bodies Gemini sends inside a 200 reply or stream
-(``_error_event``, used by the translator and the stream translator). Pure: no I/O."""
+(``error_event``, used by the translator and the stream translator). Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from ...core.errors import (
     AisuiteLikeError,
     APIError,
     APIResponseValidationError,
-    _error_for_status,
-    _parse_retry_after,
+    error_for_status,
+    parse_retry_after,
 )
 from .._common import bad_stream_json, too_deep_for_sdk, transport_error
 
@@ -49,14 +49,14 @@ def _request_id(headers: Any) -> Optional[str]:
     return None
 
 
-def _error_event(error: Any, provider: str, secrets: Iterable[Optional[str]] = (), *,
+def error_event(error: Any, provider: str, secrets: Iterable[Optional[str]] = (), *,
                  where: str = "error event in stream") -> APIError:
     """An ``{"error": {...}}`` event inside a 200 stream (or a 200 reply) -> typed error."""
     body = error if isinstance(error, Mapping) else {"message": str(error)}
     code = body.get("code")
     status = code if isinstance(code, int) and 400 <= code < 600 else 500
     message = f"{where}: {body.get('status') or ''} {body.get('message') or ''}"
-    return _error_for_status(status, message.strip(), provider=provider,
+    return error_for_status(status, message.strip(), provider=provider,
                              retry_after=_retry_delay(body), secrets=secrets, body=dict(body))
 
 
@@ -66,10 +66,10 @@ def status_error(code: Any, status: Any, text: Any, details: Any, headers: Any,
     """A non-200 reply -> our typed error, from what google-genai's ``APIError`` holds (the
     status code, the body's ``status`` and ``message``, the body as ``details``). Both
     transports end here."""
-    retry_after = _parse_retry_after(headers) if headers is not None else None
+    retry_after = parse_retry_after(headers) if headers is not None else None
     if retry_after is None:
         retry_after = _retry_delay(details)
-    return _error_for_status(
+    return error_for_status(
         code, f"{status}: {text}" if status else str(text), provider=provider,
         request_id=_request_id(headers), retry_after=retry_after, secrets=tuple(secrets),
         body=details, response=response)

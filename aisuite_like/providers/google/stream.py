@@ -20,7 +20,7 @@ from ...core.types import (
     Usage,
 )
 from .._common import SSEDecoder, SSEEvent, bad_shape, opt_object, opt_str, sse_json, unreadable
-from .errors import _NAME, _error_event
+from .errors import _NAME, error_event
 from .translate import (
     _add_usage,
     _blocked,
@@ -85,7 +85,7 @@ class StreamTranslator:
             raise bad_shape(self.provider, "a stream event", "an object", event)
         error = event.get("error")
         if error:
-            raise _error_event(error, self.provider, self.secrets)
+            raise error_event(error, self.provider, self.secrets)
         if self._ids is None:
             rid = opt_str(event.get("responseId"), self.provider, "responseId")
             self._ids = _CallIds(rid)

@@ -42,7 +42,7 @@ from .._common import (
     unsupported,
 )
 from ..base import ChatRequest
-from .errors import _NAME, _error_event
+from .errors import _NAME, error_event
 
 __all__ = [
     "GeminiCall",
@@ -689,7 +689,7 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
     if not isinstance(data, dict):
         raise bad_shape(provider, "the reply", "an object", data)
     if data.get("error"):
-        raise _error_event(data["error"], provider, where="error object in the reply")
+        raise error_event(data["error"], provider, where="error object in the reply")
     candidates = opt_list(data.get("candidates"), provider, "candidates")
     if not candidates and _blocked(data.get("promptFeedback")) is None:
         raise bad_shape(provider, "candidates", "at least one candidate (or a promptFeedback "

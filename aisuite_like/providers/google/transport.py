@@ -20,8 +20,8 @@ from ...core.errors import (
     ConfigurationError,
     InvalidModelError,
     UnsupportedParameterError,
-    _redact,
-    _scrub_exception,
+    redacted,
+    scrub_exception,
 )
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
@@ -36,7 +36,7 @@ from .._common import (
     redirect_middleware,
 )
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
-from ..base import ChatRequest, Provider, _mapped_errors
+from ..base import ChatRequest, Provider, mapped_errors
 from . import _sdk_seam as seam
 from .errors import _NAME, _request_id, map_sdk_error
 from .stream import StreamTranslator, _BodyEvents
@@ -55,7 +55,7 @@ _CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "default_headers", "
                           "async_transport"}) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 # Each attempt's bound when none is configured: 600 s as the OpenAI and Anthropic SDKs
 # (google-genai has none), with their 5 s to connect. Sent as no header.
-_DEFAULT_TIMEOUT = 600.0
+DEFAULT_TIMEOUT = 600.0
 _DEFAULT_CONNECT_TIMEOUT = 5.0
 _DEFAULT_HTTPX_TIMEOUT: Any = None
 
@@ -93,11 +93,11 @@ def _attempt_timeout(timeout: Any, aiohttp: bool) -> Any:
     global _DEFAULT_HTTPX_TIMEOUT
     if timeout is None:
         if aiohttp:
-            return _DEFAULT_TIMEOUT
+            return DEFAULT_TIMEOUT
         if _DEFAULT_HTTPX_TIMEOUT is None:  # built once: this runs on every call
             import httpx2
 
-            _DEFAULT_HTTPX_TIMEOUT = httpx2.Timeout(_DEFAULT_TIMEOUT,
+            _DEFAULT_HTTPX_TIMEOUT = httpx2.Timeout(DEFAULT_TIMEOUT,
                                                     connect=_DEFAULT_CONNECT_TIMEOUT)
         return _DEFAULT_HTTPX_TIMEOUT
     if aiohttp and not isinstance(timeout, (int, float)):
@@ -153,7 +153,7 @@ class GoogleProvider(Provider):
                     f"its own: remove {refused} from provider_configs['google'] (Vertex AI and "
                     "your own HTTP clients go through the SDK transport)")
         self._calls = _retry.CallPolicy.from_config(
-            config, _NAME, default_timeout=_DEFAULT_TIMEOUT,
+            config, _NAME, default_timeout=DEFAULT_TIMEOUT,
             host=host_of_url(config.get("base_url") or (
                 "https://generativelanguage.googleapis.com" if not config.get("vertexai")
                 else f"https://{config.get('location') or 'aiplatform'}.googleapis.com")))
@@ -284,7 +284,7 @@ class GoogleProvider(Provider):
         try:
             api = seam.ApiClient(genai.Client(**kwargs))
         except ValueError as exc:
-            raise ConfigurationError(_redact(f"google-genai rejected the configuration: {exc}",
+            raise ConfigurationError(redacted(f"google-genai rejected the configuration: {exc}",
                                              (self._api_key,))) from exc
         if self._aiohttp:
             # the redirect check on every aiohttp request (docs/status.md)
@@ -331,11 +331,11 @@ class GoogleProvider(Provider):
             # The SDK could not send a value (e.g. a provider-native argument that is not
             # JSON): the caller's argument, not a bare TypeError (docs/client.md).
             return UnsupportedParameterError(
-                _redact(f"{self.key} rejected an argument: {exc}. Check the provider-native "
+                redacted(f"{self.key} rejected an argument: {exc}. Check the provider-native "
                         "keyword arguments you passed.", (self._api_key,)), provider=self.key)
         mapped = map_sdk_error(exc, self.key, (self._api_key,))
         if mapped is not exc:
-            _scrub_exception(exc, (self._api_key,))  # it becomes __cause__: tracebacks print it
+            scrub_exception(exc, (self._api_key,))  # it becomes __cause__: tracebacks print it
         return mapped
 
     def _prepare(self, request: ChatRequest, stream: bool) -> "_Prepared":
@@ -433,7 +433,7 @@ class GoogleProvider(Provider):
 
     def _complete_once(self, p: "_Prepared") -> ChatCompletionResponse:
         send = p.client.send
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             body = p.call.body
             response = send(self._build(p, body, False), p.http_options)
             data = self._body(response)
@@ -445,7 +445,7 @@ class GoogleProvider(Provider):
 
     async def _acomplete_once(self, p: "_Prepared") -> ChatCompletionResponse:
         asend = p.client.asend
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             body = p.call.body
             response = await asend(self._build(p, body, self._aiohttp), p.http_options)
             data = self._body(response)
@@ -522,7 +522,7 @@ class GoogleProvider(Provider):
         while True:
             raw = None
             try:
-                with _mapped_errors(self._error):
+                with mapped_errors(self._error):
                     response = send(self._build(p, body, False), p.http_options, stream=True)
                     raw = response.response_stream
                     body_events = _BodyEvents(translator)
@@ -546,7 +546,7 @@ class GoogleProvider(Provider):
         while True:
             raw = None
             try:
-                with _mapped_errors(self._error):
+                with mapped_errors(self._error):
                     response = await asend(
                         http_request=self._build(p, body, self._aiohttp, stream=True),
                         http_options=p.http_options, stream=True)

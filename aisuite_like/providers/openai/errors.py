@@ -13,9 +13,9 @@ from ...core.errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
-    _error_for_status,
-    _parse_retry_after,
-    _redact,
+    error_for_status,
+    parse_retry_after,
+    redacted,
 )
 from .._common import bad_stream_json, host_of, too_deep_for_sdk, transport_error
 
@@ -41,7 +41,7 @@ def error_from_body(error: Any, provider: str, secrets: Iterable[Optional[str]] 
         status = _ERROR_TYPE_STATUS.get(kind, 500) if isinstance(kind, str) else 500
     detail = (f"{message} (code: {code})" if code is not None and not isinstance(code, int)
               else message)
-    return _error_for_status(status, f"{where}: {detail}", provider=provider,
+    return error_for_status(status, f"{where}: {detail}", provider=provider,
                              secrets=secrets, body=dict(body),
                              code=code if isinstance(code, str) else None)
 
@@ -52,10 +52,10 @@ def status_error(status: int, message: str, body: Any, headers: Any, provider: s
                  code: Optional[str] = None, response: Any = None) -> APIError:
     """A non-2xx reply -> our typed error: ``message`` and ``body`` (the error object, or
     the body's text) as the openai SDK reads them. Both transports end here."""
-    return _error_for_status(
+    return error_for_status(
         status, message, provider=provider,
         request_id=request_id or headers.get("x-request-id"),
-        retry_after=_parse_retry_after(headers), secrets=secrets, code=code, body=body,
+        retry_after=parse_retry_after(headers), secrets=secrets, code=code, body=body,
         response=response)
 
 
@@ -99,14 +99,14 @@ def map_sdk_error(exc: BaseException, provider: str,
     if isinstance(exc, openai.APITimeoutError):
         host = host_of(exc)
         return APITimeoutError(
-            _redact(f"request to {provider}{f' at {host}' if host else ''} timed out", secrets),
+            redacted(f"request to {provider}{f' at {host}' if host else ''} timed out", secrets),
             provider=provider)
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__
         detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
         host = host_of(exc)
         return APIConnectionError(
-            _redact(f"connection to {provider}{f' at {host}' if host else ''} failed{detail}",
+            redacted(f"connection to {provider}{f' at {host}' if host else ''} failed{detail}",
                     secrets), provider=provider)
     if isinstance(exc, openai.APIError):  # an error event inside a 200 stream
         return error_from_body(exc.body if exc.body is not None else {"message": exc.message},

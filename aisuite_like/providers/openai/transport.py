@@ -19,14 +19,14 @@ from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
     UnsupportedParameterError,
-    _scrub_exception,
+    scrub_exception,
 )
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
-from ..base import ChatRequest, Provider, _mapped_errors
+from ..base import ChatRequest, Provider, mapped_errors
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
@@ -295,7 +295,7 @@ class OpenAIProvider(Provider):
         secrets = self._secrets()
         mapped = map_sdk_error(exc, self.key, secrets)
         if mapped is not exc:
-            _scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
+            scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
         return mapped
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
@@ -326,13 +326,13 @@ class OpenAIProvider(Provider):
         return self._read(reply.status, reply.headers.get("x-request-id"), reply.content)
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
 
     async def _acomplete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
-        with _mapped_errors(self._error):
+        with mapped_errors(self._error):
             raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
             body = raw.http_response.content
         return self._parse(raw.http_response, body)
@@ -402,7 +402,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 for data in response.iter_bytes():
@@ -418,7 +418,7 @@ class OpenAIProvider(Provider):
         body = StreamBody(self.key, self._secrets())
         response = None
         try:
-            with _mapped_errors(self._error):
+            with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
                 async for data in response.aiter_bytes():
