@@ -121,6 +121,29 @@ class _RawOpenAI:
         return executed
 
 
+    async def atool_loop(self, client: Any, model: str, tool: Callable[..., str],
+                         max_turns: int) -> int:
+        """The same hand-written loop on the async SDK client."""
+        tools = [{"type": "function", "function": {
+            "name": tool.__name__, "description": tool.__doc__, "parameters": CITY_SCHEMA}}]
+        messages: list[dict[str, Any]] = list(MESSAGES)
+        executed = 0
+        for _ in range(max_turns):
+            msg = (await client.chat.completions.create(model=model, messages=messages,
+                                                        tools=tools)).choices[0].message
+            if not msg.tool_calls:
+                break
+            calls = [{"id": tc.id, "type": "function", "function": {
+                "name": tc.function.name, "arguments": tc.function.arguments}}
+                for tc in msg.tool_calls]
+            messages.append({"role": "assistant", "content": msg.content, "tool_calls": calls})
+            messages += [{"role": "tool", "tool_call_id": c["id"],
+                          "content": tool(**json.loads(c["function"]["arguments"]))}
+                         for c in calls]
+            executed += len(calls)
+        return executed
+
+
 class _RawAnthropic:
     def __init__(self, base: str) -> None:
         import anthropic
@@ -171,6 +194,26 @@ class _RawAnthropic:
             messages.append({"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": u.id, "content": result}
                 for u, result in zip(uses, results)]})
+            executed += len(uses)
+        return executed
+
+
+    async def atool_loop(self, client: Any, model: str, tool: Callable[..., str],
+                         max_turns: int) -> int:
+        tools = [{"name": tool.__name__, "description": tool.__doc__,
+                  "input_schema": CITY_SCHEMA}]
+        messages: list[Any] = list(MESSAGES[1:])
+        executed = 0
+        for _ in range(max_turns):
+            r = await client.messages.create(model=model, max_tokens=MAX_TOKENS, system=SYSTEM,
+                                             messages=messages, tools=tools)
+            uses = [block for block in r.content if block.type == "tool_use"]
+            if not uses:
+                break
+            messages.append({"role": "assistant", "content": r.content})
+            messages.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": u.id, "content": tool(**u.input)}
+                for u in uses]})
             executed += len(uses)
         return executed
 
@@ -240,6 +283,30 @@ class _RawGoogle:
                 t.Part(function_response=t.FunctionResponse(id=c.id, name=c.name,
                                                             response={"result": result}))
                 for c, result in zip(calls, results)]))
+            executed += len(calls)
+        return executed
+
+
+    async def atool_loop(self, client: Any, model: str, tool: Callable[..., str],
+                         max_turns: int) -> int:
+        t = self._types
+        config = self._config(
+            tools=[t.Tool(function_declarations=[t.FunctionDeclaration(
+                name=tool.__name__, description=tool.__doc__, parameters_json_schema=CITY_SCHEMA)])],
+            automatic_function_calling=t.AutomaticFunctionCallingConfig(disable=True))
+        contents: list[Any] = [t.Content(role="user", parts=[t.Part(text=USER)])]
+        executed = 0
+        for _ in range(max_turns):
+            r = await client.models.generate_content(model=model, contents=contents,
+                                                     config=config)
+            calls = r.function_calls
+            if not calls:
+                break
+            contents.append(r.candidates[0].content)
+            contents.append(t.Content(role="user", parts=[
+                t.Part(function_response=t.FunctionResponse(
+                    id=c.id, name=c.name, response={"result": tool(**dict(c.args or {}))}))
+                for c in calls]))
             executed += len(calls)
         return executed
 
@@ -582,6 +649,26 @@ def acreate_loop(task: dict[str, Any]) -> dict[str, Any]:
     driver = _driver(task)
     client = driver.client()
     model = f"{MODELS[task['family']]}-tools1-rounds2"
+    if task["side"] == "raw_async":  # the hand-written loop on the async SDK client
+
+        async def raw_main() -> list[float]:
+            aclient = driver.async_client("default")
+            try:
+                for _ in range(p["warmup"]):
+                    if await driver.atool_loop(aclient, model, get_weather, 2) != 2:
+                        raise AssertionError("expected 2 tool calls")
+                times = []
+                for _ in range(p["runs"]):
+                    t0 = time.perf_counter()
+                    await driver.atool_loop(aclient, model, get_weather, 2)
+                    times.append(time.perf_counter() - t0)
+                return times
+            finally:
+                await _aclose(aclient)
+
+        times = asyncio.run(raw_main())
+        _close(client)
+        return {"value": statistics.median(times), "unit": "s/run"}
     if task["side"].startswith("raw"):
         for _ in range(p["warmup"]):
             driver.tool_loop(client, model, get_weather, 2, _run_each)
