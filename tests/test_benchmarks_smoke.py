@@ -191,7 +191,8 @@ def test_quick_benchmark_runs_every_scenario(tmp_path: pathlib.Path) -> None:
     results = json.loads(out.read_text())
     rows = results["rows"]
     assert {r["scenario"] for r in rows} == {"import", "sequential", "async", "streaming",
-                                             "tool_loop", "rss", "otel", "mcp", "cache"}
+                                             "tool_loop", "rss", "otel", "mcp", "cache",
+                                             "aloop", "native"}
     for row in rows:
         assert row["status"] in ("PASS", "MISS", "info"), row
         assert row["ours"] and row["raw"], row
