@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         cache as cache,
         durable as durable,
         handoff_filters as handoff_filters,
+        responses as responses,
         testing as testing,
     )
     from .agents.agent import (
@@ -75,6 +76,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         HandoffOutputItem as HandoffOutputItem,
         ItemHelpers as ItemHelpers,
         MessageOutputItem as MessageOutputItem,
+        ModelResponse as ModelResponse,
         RawResponsesStreamEvent as RawResponsesStreamEvent,
         RunItem as RunItem,
         RunItemStreamEvent as RunItemStreamEvent,
@@ -138,8 +140,21 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ChatCompletionToolMessageParam as ChatCompletionToolMessageParam,
         ChatCompletionUserMessageParam as ChatCompletionUserMessageParam,
     )
-    from .core.run_context import RunContextWrapper as RunContextWrapper, RunUsage as RunUsage
+    from .core.responses import (
+        Response as Response,
+        ResponseStreamEvent as ResponseStreamEvent,
+        ResponseUsage as ResponseUsage,
+        TResponseInputItem as TResponseInputItem,
+    )
+    from .core.run_context import (
+        AgentHookContext as AgentHookContext,
+        RequestUsage as RequestUsage,
+        RunContextWrapper as RunContextWrapper,
+        RunUsage as RunUsage,
+        ToolContext as ToolContext,
+    )
     from .core.streaming import AsyncStream as AsyncStream, Stream as Stream
+    from .core.tracing import Trace as Trace, trace as trace
     from .core.types import (
         ChatCompletionChunk as ChatCompletionChunk,
         ChatCompletionResponse as ChatCompletionResponse,
@@ -154,6 +169,10 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ToolCall as ToolCall,
         ToolEvent as ToolEvent,
         Usage as Usage,
+    )
+    from .endpoints.responses import (
+        AsyncResponseStream as AsyncResponseStream,
+        ResponseStream as ResponseStream,
     )
     from .observability.switch import instrument as instrument, uninstrument as uninstrument
     from .providers.base import ChatRequest as ChatRequest, Provider as Provider
@@ -193,6 +212,14 @@ _LAZY = {
         "RunResultStreaming")},
     # the OpenAI Agents SDK's names (docs/agents.md, "Agents SDK compatibility")
     "RunContextWrapper": "core.run_context", "RunUsage": "core.run_context",
+    "RequestUsage": "core.run_context", "AgentHookContext": "core.run_context",
+    "ToolContext": "core.run_context", "ModelResponse": "agents.items",
+    "trace": "core.tracing", "Trace": "core.tracing",
+    # core/responses.py, endpoints/responses.py (client.responses; all the Responses API's
+    # types are in aisuite_like.responses)
+    **{name: "core.responses" for name in (
+        "Response", "ResponseUsage", "ResponseStreamEvent", "TResponseInputItem")},
+    "ResponseStream": "endpoints.responses", "AsyncResponseStream": "endpoints.responses",
     **{name: "agents.agent" for name in (
         "handoff", "GuardrailFunctionOutput", "InputGuardrail", "OutputGuardrail",
         "InputGuardrailResult", "OutputGuardrailResult", "input_guardrail", "output_guardrail",
@@ -226,6 +253,7 @@ _LAZY = {
     # modules
     "testing": None, "handoff_filters": None, "durable": None,
     "cache": None,  # the response cache's backends (docs/cache.md)
+    "responses": None,  # the Responses API's types (docs/responses.md)
 }
 
 

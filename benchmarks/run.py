@@ -35,8 +35,8 @@ sys.path.insert(0, HERE)
 from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
-SCENARIOS = ("import", "sequential", "async", "streaming", "tool_loop", "rss", "otel", "mcp",
-             "cache", "aloop", "native")
+SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
+             "otel", "mcp", "prompt_cache", "cache", "aloop", "native")
 #: The families that have a native transport (docs/transports.md).
 NATIVE_FAMILIES = ("openai", "anthropic", "google")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
@@ -47,12 +47,14 @@ VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
 FULL = {
     "import_samples": 10,
     "sequential": {"repeats": 3, "warmup": 30, "calls": 200},
+    "responses": {"repeats": 3, "warmup": 30, "calls": 200},
     "async": {"repeats": 2, "warmup": 100, "requests": 2000, "concurrency": 100},
     "streaming": {"repeats": 3, "warmup": 1, "streams": 6, "chunks": 1000},
     "tool_loop_a": {"repeats": 3, "warmup": 1, "runs": 4, "tools": 4},
     "tool_loop_b": {"repeats": 3, "warmup": 5, "runs": 20, "tools": 1},
     "rss": {"repeats": 2},
     "otel": {"repeats": 3, "warmup": 30, "calls": 200, "streams": 6, "chunks": 1000},
+    "prompt_cache": {"repeats": 3, "warmup": 500, "batches": 40, "batch": 200},
     "mcp_per_call": {"repeats": 3, "warmup": 20, "runs": 200},
     "mcp_ten_calls": {"repeats": 2, "runs": 2},
     "cache": {"repeats": 3, "warmup": 30, "calls": 200},
@@ -66,12 +68,14 @@ FULL = {
 QUICK = {
     "import_samples": 1,
     "sequential": {"repeats": 1, "warmup": 1, "calls": 3},
+    "responses": {"repeats": 1, "warmup": 1, "calls": 3},
     "async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
     "streaming": {"repeats": 1, "warmup": 1, "streams": 1, "chunks": 20},
     "tool_loop_a": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 4},
     "tool_loop_b": {"repeats": 1, "warmup": 0, "runs": 1, "tools": 1},
     "rss": {"repeats": 1},
     "otel": {"repeats": 1, "warmup": 1, "calls": 3, "streams": 1, "chunks": 20},
+    "prompt_cache": {"repeats": 1, "warmup": 1, "batches": 2, "batch": 2},
     "mcp_per_call": {"repeats": 1, "warmup": 1, "runs": 2},
     "mcp_ten_calls": {"repeats": 1, "runs": 1},
     "cache": {"repeats": 1, "warmup": 1, "calls": 3},
@@ -109,6 +113,7 @@ RATIO_LE = {x: Budget(f"<= {x:.2f}x", lambda r, x=x: r <= x)
 RATIO_GE_095 = Budget(">= 0.95x", lambda r: r >= 0.95)
 RATIO_GE_05 = Budget(">= 0.50x", lambda r: r >= 0.5)
 RSS_DIFF = Budget("<= +15 MiB", lambda d: d <= 15.0)
+CACHE_DIFF = Budget("<= +25 us", lambda d: d <= 25.0)
 
 
 @dataclass
@@ -272,6 +277,22 @@ def plan_sequential(base: str, families: list[str], sizes: dict[str, Any]) -> tu
                   budget=RATIO_LE[1.05])
         rows.append(row)
         jobs += _paired_jobs(row, s["repeats"], 1e3, "sequential", family, base,
+                             warmup=s["warmup"], calls=s["calls"])
+    return rows, jobs
+
+
+def plan_responses(base: str, families: list[str], sizes: dict[str, Any]
+                   ) -> tuple[list[Row], list[Job]]:
+    """``client.responses.create`` per family beside the raw SDK: OpenAI's Responses API
+    on both sides; elsewhere the family's own call on the raw side (ours translates)."""
+    s = sizes["responses"]
+    rows, jobs = [], []
+    for family in families:
+        raw = "responses.create" if family == "openai" else "native call"
+        row = Row("responses", f"{family}: responses.create", "ms/call", raw_label=raw,
+                  budget=RATIO_LE[1.05])
+        rows.append(row)
+        jobs += _paired_jobs(row, s["repeats"], 1e3, "responses", family, base,
                              warmup=s["warmup"], calls=s["calls"])
     return rows, jobs
 
@@ -556,6 +577,30 @@ def plan_native(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_prompt_cache(base: str, families: list[str],
+                      sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """What ``prompt_cache="auto"`` adds to a call: the family's request translation of the
+    third call of a tool run (system, user, two tool rounds, one tool) with and without it,
+    in fresh processes taking turns. The difference is placing the cache breakpoints
+    (anthropic, bedrock) or hashing the tools and system prompt into ``prompt_cache_key``
+    (openai); google adds nothing. Budget: 25 us, 5% of a ~0.5 ms call (the sequential
+    budget's margin)."""
+    s = sizes["prompt_cache"]
+    sides = [("ours_cache", "ours"), ("ours", "raw")]
+    rows, jobs = [], []
+    for family in families:
+        row = Row("prompt_cache", f"{family}: translation of a tool run's 3rd call, "
+                  "prompt_cache='auto' minus none", "us/call", compare="diff",
+                  ours_label="prompt_cache='auto'", raw_label="no prompt_cache",
+                  budget=CACHE_DIFF)
+        rows.append(row)
+        for _, side, row_side in _alternate(s["repeats"], sides):
+            jobs.append(_job(_task("translate", family, side, base, warmup=s["warmup"],
+                                   batches=s["batches"], batch=s["batch"]), row, row_side,
+                             scale=1e6))
+    return rows, jobs
+
+
 def plan_cache(base: str, families: list[str],
                sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
     """The response cache (docs/cache.md), aisuite_like against itself: a hit against the
@@ -591,9 +636,11 @@ def plan_cache(base: str, families: list[str],
     return rows, jobs
 
 
-PLANNERS = {"sequential": plan_sequential, "async": plan_async, "streaming": plan_streaming,
+PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
+            "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
-            "mcp": plan_mcp, "cache": plan_cache, "aloop": plan_aloop, "native": plan_native}
+            "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache,
+            "aloop": plan_aloop, "native": plan_native}
 
 
 # ----------------------------------------------------------------------------- output ---

@@ -263,6 +263,32 @@ def _openai_reply(model: str, opts: Options, calls: list[_Call], stream: bool,
                   extra=(("x-request-id", "req_bench0001"),))
 
 
+def _responses_reply(model: str) -> Reply:
+    """A Responses API reply in OpenAI's shape: a reasoning item and the text."""
+    body = {
+        "id": "resp_68a1c0ffee1234567890abcdef0123456789", "object": "response",
+        "created_at": _CREATED, "status": "completed", "background": False, "error": None,
+        "incomplete_details": None, "instructions": None, "max_output_tokens": None,
+        "max_tool_calls": None, "model": model, "output": [
+            {"id": "rs_68a1c0ffee1234567890abcdef", "type": "reasoning", "summary": []},
+            {"id": "msg_68a1c0ffee1234567890abcdef", "type": "message",
+             "status": "completed", "role": "assistant", "content": [
+                 {"type": "output_text", "annotations": [], "logprobs": [],
+                  "text": _TEXT_REPLY}]}],
+        "parallel_tool_calls": True, "previous_response_id": None, "prompt_cache_key": None,
+        "reasoning": {"effort": "medium", "summary": None}, "safety_identifier": None,
+        "service_tier": "default", "store": True, "temperature": 1.0,
+        "text": {"format": {"type": "text"}, "verbosity": "medium"}, "tool_choice": "auto",
+        "tools": [], "top_logprobs": 0, "top_p": 1.0, "truncation": "disabled",
+        "usage": {"input_tokens": 14, "input_tokens_details": {"cached_tokens": 0,
+                                                               "cache_write_tokens": 0},
+                  "output_tokens": 8, "output_tokens_details": {"reasoning_tokens": 0},
+                  "total_tokens": 22},
+        "user": None, "metadata": {}}
+    return _reply(200, "application/json", _json_bytes(body),
+                  extra=(("x-request-id", "req_bench0001"),))
+
+
 # ---------------------------------------------------------------------------- Anthropic ---
 
 def _anthropic_usage(prompt: int, completion: int) -> dict[str, Any]:
@@ -471,6 +497,8 @@ class MockLLM:
         try:
             if path.endswith("/chat/completions"):
                 return self._openai(req, header_opts)
+            if path.endswith("/responses"):
+                return self._openai_responses(req, header_opts)
             if path.endswith("/messages"):
                 return self._anthropic(req, header_opts)
             m = _GEMINI_PATH.match(path)
@@ -507,6 +535,13 @@ class MockLLM:
         return opts.latency_s, self._cached(key, lambda: _openai_reply(
             model, opts, _plan_calls(tools, opts.tools, done, "call_") if wants_tools else [],
             stream, usage, 14 + 60 * done))
+
+    def _openai_responses(self, req: dict[str, Any], header: str) -> tuple[float, Reply]:
+        """OpenAI's Responses API (``/v1/responses``): a text answer (not streamed)."""
+        model = req.get("model", "")
+        opts = parse_options(model, header)
+        return opts.latency_s, self._cached(("responses", model, header),
+                                            lambda: _responses_reply(model))
 
     def _anthropic(self, req: dict[str, Any], header: str) -> tuple[float, Reply]:
         model = req.get("model", "")

@@ -29,6 +29,8 @@ MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": U
 MAX_TOKENS = 1024  # Anthropic requires it; both sides send the same value
 MODELS = {"openai": "gpt-bench", "anthropic": "claude-bench", "google": "gemini-bench",
           "bedrock": "bedrock-bench"}
+# The prompt_cache rows: Bedrock adds cache points for Claude model ids only.
+CACHE_MODELS = {**MODELS, "bedrock": "anthropic.claude-sonnet-4-5-bench"}
 AWS = {"region_name": "us-east-1", "aws_access_key_id": "AKIDBENCHEXAMPLE",
        "aws_secret_access_key": "bench-secret-key"}
 ASYNC_WORKERS = 32  # threads of the Bedrock async bridge, ours and raw alike
@@ -87,6 +89,11 @@ class _RawOpenAI:
     async def acall(self, client: Any, model: str) -> Any:
         r = await client.chat.completions.create(model=model, messages=MESSAGES)
         return r.choices[0].message.content
+
+    def respond(self, client: Any, model: str) -> Any:
+        """The Responses API call (``/v1/responses``)."""
+        return client.responses.create(model=model, input=USER,
+                                       instructions=SYSTEM).output_text
 
     def stream(self, client: Any, model: str) -> int:
         n = 0
@@ -480,6 +487,11 @@ class _Ours:
                                                  **self.kwargs)
         return r.choices[0].message.content
 
+    def respond(self, client: Any, model: str) -> Any:
+        kwargs = {"max_output_tokens": MAX_TOKENS} if self.family == "anthropic" else {}
+        return client.responses.create(model=self._model(model), input=USER,
+                                       instructions=SYSTEM, **kwargs).output_text
+
     def stream(self, client: Any, model: str) -> int:
         n = 0
         with client.chat.completions.create(model=self._model(model), messages=MESSAGES,
@@ -565,6 +577,29 @@ def sequential(task: dict[str, Any]) -> dict[str, Any]:
     for _ in range(p["calls"]):
         t0 = perf()
         driver.call(client, model)
+        times.append(perf() - t0)
+    _close(client)
+    return {"value": statistics.median(times), "unit": "s/call", "calls": len(times)}
+
+
+def responses(task: dict[str, Any]) -> dict[str, Any]:
+    """``client.responses.create`` (ours) against the raw SDK's own call of the family: the
+    Responses API on OpenAI, the family's native call elsewhere (ours translates)."""
+    p = task["params"]
+    driver = _driver(task)
+    client = driver.client()
+    model = MODELS[task["family"]]
+    call = driver.call if task["side"] == "raw" and task["family"] != "openai" else \
+        driver.respond
+    expected = "The capital of France is Paris."
+    for _ in range(p["warmup"]):
+        if call(client, model) != expected:
+            raise AssertionError("unexpected reply text")
+    times = []
+    perf = time.perf_counter
+    for _ in range(p["calls"]):
+        t0 = perf()
+        call(client, model)
         times.append(perf() - t0)
     _close(client)
     return {"value": statistics.median(times), "unit": "s/call", "calls": len(times)}
@@ -821,6 +856,70 @@ def mcp(task: dict[str, Any]) -> dict[str, Any]:
     return {"value": statistics.median(times), "unit": "s/run"}
 
 
+# ------------------------------------------------------------------- prompt_cache="auto" ---
+
+def _turn_three() -> list[dict[str, Any]]:
+    """The history of the third model call of a tool run: system, user, and two rounds of an
+    assistant tool call and its result."""
+    history = list(MESSAGES)
+    for n in (1, 2):
+        history += [{"role": "assistant", "content": None, "tool_calls": [
+                        {"id": f"call_{n}", "type": "function", "function": {
+                            "name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+                    {"role": "tool", "tool_call_id": f"call_{n}", "content": "Sunny, 21C"}]
+    return history
+
+
+def translate(task: dict[str, Any]) -> dict[str, Any]:
+    """The family's request translation (pure: ``ChatRequest`` -> what the SDK is given) of the
+    third call of a tool run, with ``prompt_cache="auto"`` (side ``ours_cache``) or without:
+    the work ``"auto"`` adds to a call is the difference. The time of the fastest batch."""
+    import inspect
+
+    from aisuite_like.providers.base import ChatRequest
+
+    p = task["params"]
+    family = task["family"]
+    request = ChatRequest(
+        model=CACHE_MODELS[family], messages=_turn_three(),
+        tools=[{"type": "function", "function": {"name": "get_weather",
+                                                 "description": get_weather.__doc__,
+                                                 "parameters": CITY_SCHEMA}}],
+        max_tokens=MAX_TOKENS, prompt_cache="auto" if task["side"] == "ours_cache" else None)
+    build: Callable[[ChatRequest], Any]
+    if family == "openai":
+        from openai.resources.chat.completions import Completions
+
+        from aisuite_like.providers.openai.services import SERVICES
+        from aisuite_like.providers.openai.translate import build_request as openai_build
+
+        params = frozenset(inspect.signature(Completions.create).parameters)
+        spec = SERVICES["openai"]
+
+        def build(r: ChatRequest) -> Any:
+            return openai_build(r, spec, params)
+    elif family == "anthropic":
+        from aisuite_like.providers.anthropic.translate import build_request as build
+    elif family == "google":
+        from aisuite_like.providers.google.translate import build_request as build
+    else:
+        from aisuite_like.providers.bedrock.translate import build_request as build
+    batch = p["batch"]
+    for _ in range(p["warmup"]):
+        build(request)
+    times = []
+    perf = time.perf_counter
+    for _ in range(p["batches"]):
+        t0 = perf()
+        for _ in range(batch):
+            build(request)
+        times.append((perf() - t0) / batch)
+    # The fastest batch: a few microseconds of pure CPU work, which the load of a shared
+    # machine only ever slows down.
+    return {"value": min(times), "unit": "s/call"}
+
+
+
 # -------------------------------------------------------------------- the response cache ---
 
 def cache(task: dict[str, Any]) -> dict[str, Any]:
@@ -901,9 +1000,11 @@ def cache_memory(task: dict[str, Any]) -> dict[str, Any]:
             "bytes_per_entry": held / p["entries"]}
 
 
-SCENARIOS = {"sequential": sequential, "async": async_throughput, "streaming": streaming,
+SCENARIOS = {"sequential": sequential, "responses": responses,
+             "async": async_throughput, "streaming": streaming,
              "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "cache": cache,
-             "acreate_loop": acreate_loop, "inflight": inflight_memory}
+             "translate": translate, "acreate_loop": acreate_loop,
+             "inflight": inflight_memory}
 
 
 def main(argv: list[str]) -> int:

@@ -52,6 +52,16 @@ def _sse_data(reply: Any) -> list[str]:
 
 # ------------------------------------------------------------------- recorded shapes ---
 
+def test_responses_reply_is_an_sdk_response() -> None:
+    from openai.types.responses import Response
+
+    app = bench_server.MockLLM()
+    body = json.loads(_post(app, "/v1/responses", {"model": "gpt-bench",
+                                                   "input": "hi"}).body)
+    response = Response.model_validate(body)
+    assert response.output_text == "The capital of France is Paris."
+
+
 def test_openai_reply_has_the_recorded_shape() -> None:
     recorded = load_recorded("openai/test_prefect__test_prefect_agent_with_hitl_tool.json")
     real = recorded["interactions"][0]["response"]["body"]
@@ -190,15 +200,16 @@ def test_quick_benchmark_runs_every_scenario(tmp_path: pathlib.Path) -> None:
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = json.loads(out.read_text())
     rows = results["rows"]
-    assert {r["scenario"] for r in rows} == {"import", "sequential", "async", "streaming",
-                                             "tool_loop", "rss", "otel", "mcp", "cache",
-                                             "aloop", "native"}
+    assert {r["scenario"] for r in rows} == {"import", "sequential", "responses", "async",
+                                             "streaming", "tool_loop", "rss", "otel", "mcp",
+                                             "cache", "prompt_cache", "aloop",
+                                             "native"}
     for row in rows:
         assert row["status"] in ("PASS", "MISS", "info"), row
         assert row["ours"] and row["raw"], row
     budgeted = [r for r in rows if r["budget"]]
     # one budget line per family for each measured scenario, plus the import ones
-    assert len(budgeted) >= 2 + 3 + 5 + 3 + 6 + 3
+    assert len(budgeted) >= 2 + 3 + 3 + 5 + 3 + 6 + 3
     assert results["meta"]["server"]["capacity_rps"] > 0
     assert "PASS" in proc.stdout or "MISS" in proc.stdout  # the table was printed
 

@@ -10,12 +10,12 @@ import aisuite_like as ai
 
 PUBLIC = [
     "APIConnectionError", "APIError", "APIResponseValidationError", "APIStatusError",
-    "APITimeoutError", "Agent", "AgentEvent", "AgentHandoff", "AgentHooks",
+    "APITimeoutError", "Agent", "AgentEvent", "AgentHandoff", "AgentHookContext", "AgentHooks",
     "AgentUpdatedStreamEvent", "AisuiteLikeError", "AllowAll", "AllowTools",
-    "AsyncChatCompletionStream", "AsyncClient", "AsyncStream", "AuthenticationError",
-    "BadRequestError", "Batch", "BatchError", "BatchPart", "BatchRequestCancelledError",
-    "BatchRequestError", "BatchRequestExpiredError", "BatchTimeoutError",
-    "ChatCompletionAssistantMessageParam", "ChatCompletionChunk",
+    "AsyncChatCompletionStream", "AsyncClient", "AsyncResponseStream", "AsyncStream",
+    "AuthenticationError", "BadRequestError", "Batch", "BatchError", "BatchPart",
+    "BatchRequestCancelledError", "BatchRequestError", "BatchRequestExpiredError",
+    "BatchTimeoutError", "ChatCompletionAssistantMessageParam", "ChatCompletionChunk",
     "ChatCompletionDeveloperMessageParam", "ChatCompletionMessageParam", "ChatCompletionResponse",
     "ChatCompletionStream", "ChatCompletionSystemMessageParam", "ChatCompletionToolMessageParam",
     "ChatCompletionUserMessageParam", "ChatRequest", "Choice", "ChoiceDelta",
@@ -27,24 +27,27 @@ PUBLIC = [
     "HandoffOutputItem", "InputGuardrail", "InputGuardrailResult",
     "InputGuardrailTripwireTriggered", "InternalServerError", "InvalidBatchIdError",
     "InvalidModelError", "ItemHelpers", "LengthFinishReasonError", "MCPError", "MaxTurnsExceeded",
-    "Message", "MessageOutputItem", "MissingDependencyError", "ModelRequest", "NotFoundError",
-    "OutputGuardrail", "OutputGuardrailResult", "OutputGuardrailTripwireTriggered",
-    "OutputValidationError", "PermissionDeniedError", "PromptTokensDetails", "Provider",
-    "RateLimitError", "RawResponsesStreamEvent", "RedirectError", "RefusalDeltaEvent",
-    "RefusalDoneEvent", "RequireApproval", "RunCompleted", "RunContextWrapper", "RunHooks",
-    "RunItem", "RunItemStreamEvent", "RunLimits", "RunResult", "RunResultStreaming", "RunStarted",
-    "RunState", "RunUsage", "Runner", "Session", "SkippedModel", "Stream", "StreamEvent",
-    "TextDelta", "Tool", "ToolApprovalItem", "ToolCall", "ToolCallExecutionEvent", "ToolCallItem",
-    "ToolCallOutputItem", "ToolCallRequestEvent", "ToolCallSummary", "ToolEvent",
-    "ToolExecutionError", "ToolPolicyContext", "ToolPolicyDecision", "Tools",
-    "UnknownProviderError", "UnsupportedFeatureError", "UnsupportedParameterError", "Usage",
-    "cache", "durable", "fit_tokens", "function_tool", "handoff", "handoff_filters",
-    "input_guardrail", "instrument", "keep_last", "output_guardrail", "provider_keys", "register_provider",
-    "set_default_model", "testing", "tool", "uninstrument",
+    "Message", "MessageOutputItem", "MissingDependencyError", "ModelRequest", "ModelResponse",
+    "NotFoundError", "OutputGuardrail", "OutputGuardrailResult",
+    "OutputGuardrailTripwireTriggered", "OutputValidationError", "PermissionDeniedError",
+    "PromptTokensDetails", "Provider", "RateLimitError", "RawResponsesStreamEvent",
+    "RedirectError", "RefusalDeltaEvent", "RefusalDoneEvent", "RequestUsage", "RequireApproval",
+    "Response", "ResponseStream", "ResponseStreamEvent", "ResponseUsage", "RunCompleted",
+    "RunContextWrapper", "RunHooks", "RunItem", "RunItemStreamEvent", "RunLimits", "RunResult",
+    "RunResultStreaming", "RunStarted", "RunState", "RunUsage", "Runner", "Session",
+    "SkippedModel", "Stream", "StreamEvent", "TResponseInputItem", "TextDelta", "Tool",
+    "ToolApprovalItem", "ToolCall", "ToolCallExecutionEvent", "ToolCallItem", "ToolCallOutputItem",
+    "ToolCallRequestEvent", "ToolCallSummary", "ToolContext", "ToolEvent", "ToolExecutionError",
+    "ToolPolicyContext", "ToolPolicyDecision", "Tools", "Trace", "UnknownProviderError",
+    "UnsupportedFeatureError", "UnsupportedParameterError", "Usage", "cache", "durable",
+    "fit_tokens", "function_tool", "handoff", "handoff_filters", "input_guardrail", "instrument",
+    "keep_last", "output_guardrail", "provider_keys", "register_provider", "responses",
+    "set_default_model", "testing", "tool", "trace", "uninstrument",
 ]
 
 # Type aliases (unions of classes) carry no docstring of their own at run time.
-ALIASES = {"AgentEvent", "ChatCompletionMessageParam", "ContextStrategy", "RunItem", "StreamEvent"}
+ALIASES = {"AgentEvent", "ChatCompletionMessageParam", "ContextStrategy", "RunItem", "StreamEvent",
+           "TResponseInputItem"}
 
 
 def test_all_is_pinned() -> None:

@@ -90,7 +90,7 @@ def check_create() -> None:
     assert final.choices[0].message.content == "hello there"
     ran = client.chat.completions.create(
         model="scripted:m", messages=[{"role": "user", "content": "Weather in Paris?"}],
-        tools=[get_weather], max_turns=3)
+        tools=[get_weather], max_turns=3, reasoning_effort="low", prompt_cache="auto")
     assert_type(ran, ai.ChatCompletionResponse)
     assert ran.choices[0].message.content == "Sunny."
     # A plain dict (of any shape) and a stream flag known only at run time.
@@ -454,6 +454,11 @@ def _rejected() -> None:
     client.chat.completions.create(model="m", messages="hi")  # type: ignore[arg-type]
     client.chat.completions.create(  # type: ignore[call-overload]
         model="m", messages=[], temperature="hot")
+    client.chat.completions.create(  # type: ignore[call-overload]
+        model="m", messages=[], prompt_cache=True)
+    client.chat.completions.create(  # type: ignore[call-overload]
+        model="m", messages=[], reasoning_effort=3)
+    ai.Client(prompt_cache="on")  # type: ignore[arg-type]
     reply = client.chat.completions.create(model="m", messages=[])
     print(reply.choices[0].nope)  # type: ignore[attr-defined]
     # ``parsed`` is known only on what ``parse`` returns.
@@ -469,7 +474,40 @@ def _rejected() -> None:
         print(chunk.nope)  # type: ignore[attr-defined]
 
 
+def check_responses() -> None:
+    client = ai.Client()
+    plain = client.responses.create(model="test:m", input="hi")
+    assert_type(plain, ai.Response)
+    assert_type(plain.output_text, str)
+    stream = client.responses.create(model="test:m", input="hi", stream=True)
+    assert_type(stream, ai.ResponseStream)
+    for event in stream:
+        assert_type(event, ai.ResponseStreamEvent)
+        if isinstance(event, ai.responses.ResponseTextDeltaEvent):
+            assert_type(event.delta, str)
+    assert_type(stream.get_final_response(), ai.Response)
+    ran = client.responses.create(model="test:m", input="Paris?", tools=[get_weather],
+                                  max_turns=2)
+    assert_type(ran, ai.Response)
+    assert ran.output_text.startswith("Tool results")
+
+
+async def check_async_responses() -> None:
+    aclient = ai.AsyncClient()
+    plain = await aclient.responses.create(model="test:m", input="hi")
+    assert_type(plain, ai.Response)
+    stream = await aclient.responses.create(model="test:m", input="hi", stream=True)
+    assert_type(stream, ai.AsyncResponseStream)
+    async for event in stream:
+        assert_type(event, ai.ResponseStreamEvent)
+    assert_type(await stream.get_final_response(), ai.Response)
+    with ai.trace("typed"):
+        pass
+
+
 def run_all() -> None:
+    check_responses()
+    asyncio.run(check_async_responses())
     check_public_names()
     check_create()
     asyncio.run(check_acreate())

@@ -14,7 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
-from ..core.types import ToolCall
+from ..core.responses import TResponseInputItem
+from ..core.responses_items import messages_to_items
+from ..core.types import ChatCompletionResponse, ToolCall
 from ..providers._common import text_of
 
 if TYPE_CHECKING:
@@ -24,8 +26,12 @@ __all__ = [
     "MessageOutputItem", "ToolCallItem", "ToolCallOutputItem", "HandoffCallItem",
     "HandoffOutputItem", "ToolApprovalItem", "RunItem", "ItemHelpers",
     "RawResponsesStreamEvent", "RunItemStreamEvent", "AgentUpdatedStreamEvent", "StreamEvent",
-    "HandoffInputData",
+    "HandoffInputData", "ModelResponse", "TResponseInputItem",
 ]
+
+#: What ``on_llm_end`` hooks receive: the model call's response (the Agents SDK's name; here
+#: the ``ai.ChatCompletionResponse``).
+ModelResponse = ChatCompletionResponse
 
 
 @dataclass
@@ -36,8 +42,8 @@ class _Item:
     _source: Any = field(default=None, repr=False, compare=False)
 
     def to_input_item(self) -> dict[str, Any]:
-        """The item as a message dict (a valid input message)."""
-        return items_to_messages([self])[0]
+        """The item as a Responses input item (as in ``RunResult.to_input_list()``)."""
+        return messages_to_items(items_to_messages([self]))[-1]
 
 
 @dataclass
@@ -221,8 +227,8 @@ class ItemHelpers:
                        if isinstance(i, MessageOutputItem))
 
     @classmethod
-    def input_to_new_input_list(cls, input: Any) -> list[dict[str, Any]]:
-        """A prompt string or a list of messages -> a list of message dicts."""
+    def input_to_new_input_list(cls, input: Any) -> list[TResponseInputItem]:
+        """A prompt string or a list of input items -> a new list of input items."""
         if isinstance(input, str):
             return [{"role": "user", "content": input}]
         return [_as_dict(m) for m in input]
@@ -230,8 +236,9 @@ class ItemHelpers:
 
 @dataclass
 class RawResponsesStreamEvent:
-    """One chunk of a streamed model reply; ``data`` is the ``ai.ChatCompletionChunk`` (the
-    text is ``data.choices[0].delta.content``)."""
+    """One Responses stream event of a streamed model call (``data``: e.g. an
+    ``ai.responses.ResponseTextDeltaEvent``, whose ``delta`` is a piece of text; each model
+    call goes from ``response.created`` to ``response.completed``)."""
 
     data: Any
     type: Literal["raw_response_event"] = "raw_response_event"

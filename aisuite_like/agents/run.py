@@ -37,7 +37,14 @@ from ..core.errors import (
     OutputGuardrailTripwireTriggered,
     UnsupportedParameterError,
 )
-from ..core.run_context import RunContextWrapper, TContext
+from ..core.responses_items import (
+    EventBuilder,
+    input_to_messages,
+    is_items_input,
+    messages_to_items,
+    usage_to_response,
+)
+from ..core.run_context import AgentHookContext, RunContextWrapper, TContext, ToolContext
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolEvent, Usage
 from ..loop.drivers import DIRECT_STEPS, DriverSteps, drive_async
@@ -182,10 +189,16 @@ class RunResult:
         return self.final_output  # type: ignore[no-any-return]  # the caller names its type
 
     def to_input_list(self) -> list[dict[str, Any]]:
-        """This run's input and everything it produced, as message dicts: the input of a next
-        run (``Runner.run(agent, result.to_input_list() + [new message])``)."""
-        return [*run_input_messages(self.input), *(m.model_dump(exclude_none=True)
-                                                for m in self.new_messages)]
+        """This run's input and everything it produced, as Responses input items (the Agents
+        SDK's shape: messages, ``function_call``, ``function_call_output``, ``reasoning``):
+        the input of a next run (``Runner.run(agent, result.to_input_list() + [new
+        message])``). Input given as items is kept as given."""
+        return [*input_items(self.input), *messages_to_items(self.new_messages)]
+
+    @property
+    def last_response_id(self) -> Optional[str]:
+        """The id of the last model response of the run (None when no model was called)."""
+        return self.raw_responses[-1].id if self.raw_responses else None
 
     def to_state(self) -> "RunState":
         """The state of an interrupted run (``status == "interrupted"``): approve or reject
@@ -235,14 +248,46 @@ def _new_id(prefix: str) -> str:
 
 
 def run_input_messages(input: Any) -> list[dict[str, Any]]:
+    """A run's input -> chat messages: a prompt, a message, chat messages, or Responses input
+    items (the Agents SDK's ``TResponseInputItem``: ``input_text`` / ``input_image`` parts,
+    ``function_call``, ``function_call_output``, ``reasoning`` items)."""
     from ..client.base import normalize_messages
 
     if isinstance(input, str):
         return [{"role": "user", "content": input}]
     if isinstance(input, (dict, Message)):
         input = [input]
+    if isinstance(input, (list, tuple)) and is_items_input(input):
+        return input_to_messages(input)
     # Copies: they are stored in a Session and the caller's dicts are never touched.
     return [dict(m) for m in normalize_messages(input)]
+
+
+def input_items(input: Any) -> list[dict[str, Any]]:
+    """A run's input as Responses input items: items as given (copies), anything else
+    converted."""
+    if isinstance(input, (list, tuple)) and is_items_input(input):
+        return [dict(i) if isinstance(i, Mapping) else i.model_dump(exclude_none=True)
+                for i in input]
+    if isinstance(input, RunState):
+        return input_items(input.original_input)
+    return messages_to_items(run_input_messages(input))
+
+
+def _refuse_server_state(previous_response_id: Optional[str],
+                         conversation_id: Optional[str]) -> None:
+    for name, value in (("previous_response_id", previous_response_id),
+                        ("conversation_id", conversation_id)):
+        if value is not None:
+            raise UnsupportedParameterError(
+                f"{name} continues a conversation stored on OpenAI's server; an agent run "
+                "sends the whole conversation itself: pass result.to_input_list() plus the "
+                "next message as the input, or use an ai.Session", parameter=name)
+
+
+def _get_role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, Mapping) else getattr(message, "role",
+                                                                            None)
 
 
 def _sum_usage(responses: Sequence[ChatCompletionResponse]) -> Optional[Usage]:
@@ -261,6 +306,7 @@ class _EventHooks(_DriverHooks):
     def __init__(self, run: "AgentRun") -> None:
         self.run = run
         self._streamed_text = False
+        self._events: Optional[EventBuilder] = None  # the SDK's raw events of one model call
 
     async def on_model_request(self, engine: Any, action: CallModel) -> None:
         run = self.run
@@ -269,13 +315,15 @@ class _EventHooks(_DriverHooks):
         engine.message_id = _new_id("msg")
         kind, engine.call_kind = engine.call_kind, "turn"
         self._streamed_text = False
+        self._events = EventBuilder({}) if run.sdk_stream else None
         await run.emit(ModelRequest(
             run_id=engine.run_id, agent_name=engine.agent.name, message_id=engine.message_id,
             turn=action.turn, model=engine.setup.model, kind=kind))
 
     async def on_chunk(self, engine: Any, chunk: ChatCompletionChunk) -> None:
-        if self.run.sdk_stream:
-            await self.run.emit_sdk(RawResponsesStreamEvent(chunk))
+        if self._events is not None:  # the model call's Responses stream events
+            for event in self._events.add(chunk):
+                await self.run.emit_sdk(RawResponsesStreamEvent(event))
         if chunk.choices:
             text = chunk.choices[0].delta.content
             if text:
@@ -292,6 +340,11 @@ class _EventHooks(_DriverHooks):
                 await run.emit(TextDelta(run_id=engine.run_id, agent_name=engine.agent.name,
                                          message_id=engine.message_id, text=text))
         run.context.usage.add_response_usage(response.usage)
+        builder, self._events = self._events, None
+        if builder is not None and builder.started:
+            finish = response.choices[0].finish_reason if response.choices else None
+            for event in builder.complete(usage_to_response(response.usage), finish):
+                await run.emit_sdk(RawResponsesStreamEvent(event))
         await run.call_hooks(engine.agent, "on_llm_end", "on_llm_end", response)
         if run.sdk_stream and response.choices:
             for item in message_items(response.choices[0].message, engine.agent):
@@ -313,12 +366,13 @@ class _EventHooks(_DriverHooks):
 
     async def on_tool_start(self, engine: Any, call: ToolCallRun) -> None:
         if not isinstance(call.tool, _ControlTool):
-            await self.run.call_hooks(engine.agent, "on_tool_start", "on_tool_start", call.tool)
+            await self.run.call_hooks(engine.agent, "on_tool_start", "on_tool_start", call.tool,
+                                      context=self.run.tool_context(call))
 
     async def on_tool_end(self, engine: Any, call: ToolCallRun) -> None:
         if not isinstance(call.tool, _ControlTool):
             await self.run.call_hooks(engine.agent, "on_tool_end", "on_tool_end", call.tool,
-                                      call.result)
+                                      call.result, context=self.run.tool_context(call))
 
 
 class AgentRun:
@@ -399,26 +453,41 @@ class AgentRun:
                 await maybe_await(self.hooks.on_handoff(self.context, source, target))
             if target.hooks is not None:
                 await maybe_await(target.hooks.on_handoff(self.context, target, source))
-        await self.agent_started(engine.agent)
+        await self.agent_started(engine.agent, engine.history)
 
-    async def agent_started(self, agent: Agent) -> None:
+    async def agent_started(self, agent: Agent, history: Optional[Sequence[Any]] = None
+                            ) -> None:
         """on_agent_start / on_start and the SDK's AgentUpdatedStreamEvent, once per agent
-        change (the run's start, each handoff)."""
+        change (the run's start, each handoff). The hooks get an ``AgentHookContext`` whose
+        ``turn_input`` is what the agent starts from, as Responses items."""
         if self._agent_started is agent:
             return
         self._agent_started = agent
         if self.sdk_stream:
             await self.emit_sdk(AgentUpdatedStreamEvent(agent))
-        await self.call_hooks(agent, "on_agent_start", "on_start")
+        if self.hooks is None and agent.hooks is None:
+            return
+        start = [m for m in history if _get_role(m) != "system"] if history is not None \
+            else self.input
+        context = AgentHookContext(self.context.context, self.context.usage,
+                                   turn_input=messages_to_items(start))
+        await self.call_hooks(agent, "on_agent_start", "on_start", context=context)
 
-    async def call_hooks(self, agent: Agent, run_hook: str, agent_hook: str, *args: Any
-                         ) -> None:
+    def tool_context(self, call: ToolCallRun) -> ToolContext[Any]:
+        """The context the tool hooks receive: the run's, and the call's name, id and
+        arguments."""
+        return ToolContext(self.context.context, self.context.usage, tool_name=call.name,
+                           tool_call_id=call.call_id, tool_arguments=call.raw_arguments or "")
+
+    async def call_hooks(self, agent: Agent, run_hook: str, agent_hook: str, *args: Any,
+                         context: Optional[RunContextWrapper[Any]] = None) -> None:
         """The run's ``RunHooks`` method, then the agent's ``AgentHooks`` method (sync or
-        async), each with (context, agent, *args)."""
+        async), each with (context, agent, *args); ``context`` the run's unless given."""
+        ctx = self.context if context is None else context
         if self.hooks is not None:
-            await maybe_await(getattr(self.hooks, run_hook)(self.context, agent, *args))
+            await maybe_await(getattr(self.hooks, run_hook)(ctx, agent, *args))
         if agent.hooks is not None:
-            await maybe_await(getattr(agent.hooks, agent_hook)(self.context, agent, *args))
+            await maybe_await(getattr(agent.hooks, agent_hook)(ctx, agent, *args))
 
     async def prepare_request(self, engine: AgentLoop, action: Any) -> None:
         """What needs awaiting before a model call: the handoff input filter, callable
@@ -713,13 +782,17 @@ class Runner:
                   context: Optional[TContext] = None,
                   client: Optional[_AnyClient] = None, session: Optional[Session] = None,
                   max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
-                  hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
-        """Run ``starting_agent`` on ``input`` (a prompt, a message, a list of messages, or a
-        ``RunState`` to resume). ``context``: any object, given to tools, instructions,
-        guardrails and hooks in their ``RunContextWrapper`` (never sent to the model);
-        ``hooks``: ``RunHooks``. ``client`` None: a ``Client()`` from the environment;
-        ``max_turns`` None: the agent's. Cancelling the task ends the run with
-        ``status="cancelled"`` (returned, not raised)."""
+                  hooks: Optional[SDKRunHooks[TContext]] = None,
+                  previous_response_id: Optional[str] = None,
+                  conversation_id: Optional[str] = None) -> RunResult:
+        """Run ``starting_agent`` on ``input`` (a prompt, a message, a list of messages or of
+        Responses input items, or a ``RunState`` to resume). ``context``: any object, given
+        to tools, instructions, guardrails and hooks in their ``RunContextWrapper`` (never
+        sent to the model); ``hooks``: ``RunHooks``. ``client`` None: a ``Client()`` from the
+        environment; ``max_turns`` None: the agent's. Cancelling the task ends the run with
+        ``status="cancelled"`` (returned, not raised). ``previous_response_id`` /
+        ``conversation_id`` (server-side conversations) are refused: pass the history."""
+        _refuse_server_state(previous_response_id, conversation_id)
         run = AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
                         limits=limits, streamed=False, context=context, hooks=hooks)
         return await run.execute()
@@ -729,9 +802,12 @@ class Runner:
                  context: Optional[TContext] = None,
                  client: Optional[_AnyClient] = None, session: Optional[Session] = None,
                  max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
-                 hooks: Optional[SDKRunHooks[TContext]] = None) -> RunResult:
+                 hooks: Optional[SDKRunHooks[TContext]] = None,
+                 previous_response_id: Optional[str] = None,
+                 conversation_id: Optional[str] = None) -> RunResult:
         """``run`` from sync code, also inside a running event loop (the run executes on a
         background event-loop thread; the calling thread waits for it)."""
+        _refuse_server_state(previous_response_id, conversation_id)
         AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,
                   limits=limits, streamed=False, context=context,
                   hooks=hooks)  # bad arguments raise here, in the caller
@@ -745,12 +821,15 @@ class Runner:
                      client: Optional[_AnyClient] = None, session: Optional[Session] = None,
                      max_turns: Optional[int] = None, limits: Optional[RunLimits] = None,
                      hooks: Optional[SDKRunHooks[TContext]] = None,
-                     buffer_size: int = _DEFAULT_BUFFER) -> "RunResultStreaming":
+                     buffer_size: int = _DEFAULT_BUFFER,
+                     previous_response_id: Optional[str] = None,
+                     conversation_id: Optional[str] = None) -> "RunResultStreaming":
         """A streamed run (``RunResultStreaming``). ``async for event in it`` gives our events,
         ending with ``RunCompleted`` (its ``result`` is the ``RunResult``); ``async for event in
         it.stream_events()`` gives the Agents SDK's events instead. Model turns are streamed.
         At most ``buffer_size`` events wait for the consumer; then the run waits
         (backpressure). Leaving the loop early cancels the run."""
+        _refuse_server_state(previous_response_id, conversation_id)
         if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or buffer_size < 1:
             raise ValueError(f"buffer_size must be an int >= 1, got {buffer_size!r}")
         AgentRun(starting_agent, input, client=client, session=session, max_turns=max_turns,

@@ -131,7 +131,7 @@ class RunState:
     def _from_snapshot(cls, snapshot: dict[str, Any], starting_agent: "Agent",
                        context: RunContextWrapper[Any]) -> "RunState":
         data = json.loads(json.dumps(to_jsonable_python(snapshot)))  # a private copy
-        usage = RunUsage(**vars(context.usage))
+        usage = context.usage.copy()
         return cls(data, starting_agent, RunContextWrapper(context.context, usage))
 
     # -- reading
@@ -216,7 +216,7 @@ class RunState:
             raise TypeError(f"the run's context ({type(context).__name__}) cannot be written "
                             f"as JSON ({exc}); pass to_json(context_serializer=...) and "
                             "from_json(..., context_deserializer=...)") from None
-        data["usage"] = dict(vars(self.context_wrapper.usage))
+        data["usage"] = self.context_wrapper.usage.to_dict()
         data["decisions"] = {k: list(v) for k, v in self._decisions.items()}
         data["always"] = {k: list(v) for k, v in self._always.items()}
         return data
@@ -257,7 +257,7 @@ class RunState:
             context = context_deserializer(data.get("context"))
         else:
             context = data.get("context")
-        usage = RunUsage(**data.get("usage", {}))
+        usage = RunUsage.from_dict(data.get("usage") or {})
         wrapper = (context if isinstance(context, RunContextWrapper)
                    else RunContextWrapper(context, usage))
         return RunState(data, initial_agent, wrapper)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .plugins import ResponseCache
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
-           "normalize_messages"]
+           "normalize_messages", "RUNNER_ONLY"]
 
 
 class PreparedCall:
@@ -55,11 +55,13 @@ class PreparedCall:
 # Portable keyword arguments: ChatRequest fields, translated per provider.
 _PORTABLE = frozenset({
     "tool_choice", "parallel_tool_calls", "response_format", "temperature", "top_p",
-    "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options",
+    "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options", "reasoning_effort",
 })
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
                 "tool_policy_context", "tool_timeout", "max_tool_result_chars")
+#: The tool runner's keyword arguments (they need ``max_turns``).
+RUNNER_ONLY = _RUNNER_ONLY
 
 # Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
 _NOT_SENT: set[str] = {"parsed"}
@@ -157,9 +159,10 @@ def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optiona
     return cache, None if ttl is None else float(ttl)
 
 
-# Config keys that say which endpoint (and so which model behind a name) a provider calls.
+# Config keys that say which endpoint (and so which model behind a name) a provider calls,
+# and over which API (a chat reply is not a Responses reply).
 _ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
-                  "location", "project", "vertexai")
+                  "location", "project", "vertexai", "api")
 
 
 def _endpoint_of(config: Mapping[str, Any]) -> str:
@@ -210,10 +213,15 @@ class ClientBase:
         providers: Optional[Mapping[str, Any]] = None,
         cache: Optional[ResponseCache] = None,
         cache_ttl: Optional[float] = None,
+        prompt_cache: Any = None,
     ) -> None:
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
         # provider key -> (the provider, it wrapped in the cache): made once per provider
         self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
+        _request_checks.check_prompt_cache(prompt_cache)
+        #: ``"auto"``: every call adds prompt-cache breakpoints / a cache key unless it passes
+        #: ``prompt_cache=False`` (docs/reasoning-and-caching.md).
+        self.prompt_cache: Optional[str] = "auto" if prompt_cache == "auto" else None
         self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
@@ -380,6 +388,9 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
         if kwargs["max_tokens"] is not None:
             limit_name = "max_completion_tokens"
+    prompt_cache = kwargs.pop("prompt_cache", None)
+    if prompt_cache is None:  # not given: the client's default
+        prompt_cache = client.prompt_cache
     portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
     if isinstance(portable.get("response_format"), type):  # a pydantic class: its schema
         from .structured import response_format_param
@@ -395,6 +406,7 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         stream=stream,
         extra=extra,
         max_tokens_as=limit_name,
+        prompt_cache="auto" if prompt_cache == "auto" else None,
         **portable,
     )
     return PreparedCall(provider, request, tools, max_turns, runner_options)

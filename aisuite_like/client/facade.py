@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ResponseCache
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
     _Messages = Iterable[Union[ChatCompletionMessageParam, Message, Mapping[str, Any]]]
 
 __all__ = ["Client", "AsyncClient"]
+
+# ``reasoning_effort``'s portable values (docs/reasoning-and-caching.md); the OpenAI family
+# also sends other strings as given.
+ReasoningEffort = Union[Literal["none", "minimal", "low", "medium", "high"], str]
 
 # The class given as ``response_format`` to ``parse``: the type of ``message.parsed``.
 _ParsedT = TypeVar("_ParsedT")
@@ -68,6 +73,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -101,6 +108,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -134,6 +143,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -186,6 +197,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -219,6 +232,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -252,6 +267,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -288,6 +305,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -320,6 +339,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -364,6 +385,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -396,6 +419,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -433,6 +458,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -465,6 +492,8 @@ class _Completions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -582,15 +611,18 @@ class Client(ClientBase):
     objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
     cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
     that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
-    (None: never; docs/cache.md).
+    (None: never; docs/cache.md). ``prompt_cache="auto"`` makes every call add prompt-cache
+    breakpoints / a cache key where the provider needs them (a call opts out with
+    ``prompt_cache=False``; docs/reasoning-and-caching.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
-                 cache_ttl: Optional[float] = None) -> None:
+                 cache_ttl: Optional[float] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -604,6 +636,17 @@ class Client(ClientBase):
 
             batches = self.__dict__["_batches"] = Batches(self)
         return batches
+
+    @property
+    def responses(self) -> Responses:
+        """OpenAI's Responses API on every provider: ``create`` (docs/responses.md). Loaded
+        on first use."""
+        responses = self.__dict__.get("_responses")
+        if responses is None:
+            from ..endpoints.responses import Responses
+
+            responses = self.__dict__["_responses"] = Responses(self)
+        return responses
 
     def __enter__(self) -> "Client":
         return self
@@ -639,6 +682,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -672,6 +717,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -705,6 +752,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -741,6 +790,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -773,6 +824,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -810,6 +863,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -842,6 +897,8 @@ class _AsyncCompletions:
         top_p: Optional[float] = None,
         max_tokens: Optional[int] = None,
         max_completion_tokens: Optional[int] = None,
+        reasoning_effort: Optional[ReasoningEffort] = None,
+        prompt_cache: Optional[Literal["auto", False]] = None,
         stop: Union[str, Sequence[str], None] = None,
         seed: Optional[int] = None,
         user: Optional[str] = None,
@@ -869,9 +926,10 @@ class AsyncClient(ClientBase):
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
-                 cache_ttl: Optional[float] = None) -> None:
+                 cache_ttl: Optional[float] = None,
+                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
@@ -884,6 +942,17 @@ class AsyncClient(ClientBase):
 
             batches = self.__dict__["_batches"] = AsyncBatches(self)
         return batches
+
+    @property
+    def responses(self) -> AsyncResponses:
+        """OpenAI's Responses API on every provider, awaited (docs/responses.md). Loaded on
+        first use."""
+        responses = self.__dict__.get("_responses")
+        if responses is None:
+            from ..endpoints.responses import AsyncResponses
+
+            responses = self.__dict__["_responses"] = AsyncResponses(self)
+        return responses
 
     async def aclose(self) -> None:
         for provider in {id(p): p for p in self._instances.values()}.values():

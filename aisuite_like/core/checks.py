@@ -22,7 +22,7 @@ from typing import Any, Optional
 from .errors import ConfigurationError, UnsupportedParameterError
 
 __all__ = ["check_arguments", "check_unknown_keywords", "check_timeout", "check_messages",
-           "check_max_turns",
+           "check_max_turns", "check_prompt_cache", "REASONING_EFFORTS",
            "check_config_keys", "did_you_mean"]
 
 # Keyword names ``create`` understands itself (portable, facade and runner ones).
@@ -30,15 +30,15 @@ KNOWN_KEYWORDS = frozenset({
     "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "response_format",
     "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "user", "n",
     "timeout", "stream", "stream_options", "max_turns", "tool_policy", "on_tool_error",
-    "on_max_turns", "max_tool_concurrency", "fallbacks",
+    "on_max_turns", "max_tool_concurrency", "fallbacks", "reasoning_effort", "prompt_cache",
     "cache",  # the response cache (docs/cache.md): cache=False bypasses it for one call
 })
 # Provider-native argument names that are close to a known keyword but mean something else:
 # they pass through untouched (Anthropic ``speed``, ``top_k`` of Anthropic / Gemini / vLLM /
 # Ollama, vLLM ``min_tokens``, OpenRouter ``top_a`` and ``models``, TGI ``max_new_tokens``,
-# Bedrock Converse ``modelId``).
+# Bedrock Converse ``modelId``, OpenAI ``prompt_cache_key``).
 NATIVE_LOOKALIKES = frozenset({"speed", "top_k", "min_tokens", "top_a", "models",
-                               "max_new_tokens", "modelId"})
+                               "max_new_tokens", "modelId", "prompt_cache_key"})
 
 _CUTOFF = 0.8  # difflib ratio: catches one or two typed-wrong letters, not different words
 
@@ -176,13 +176,36 @@ def _timeout(name: str, value: Any) -> None:
     check_timeout(value, name)
 
 
+#: The portable ``reasoning_effort`` values, least to most (docs/reasoning-and-caching.md).
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+
+
+def _reasoning_effort(name: str, value: Any) -> None:
+    # Any non-empty string: the OpenAI family sends it as given (a service may know more
+    # levels, e.g. "xhigh"); the families that translate it accept REASONING_EFFORTS.
+    if not isinstance(value, str) or not value:
+        raise _bad(name, f"one of {', '.join(map(repr, REASONING_EFFORTS))}", value)
+
+
+def check_prompt_cache(value: Any, where: str = "prompt_cache") -> None:
+    """``prompt_cache`` is ``"auto"`` (cache breakpoints / a cache key where the provider
+    needs them) or ``False`` (none added); ``None`` means not given."""
+    if value is not None and value is not False and value != "auto":
+        raise _bad(where, "'auto' or False", value)
+
+
+def _prompt_cache(name: str, value: Any) -> None:
+    check_prompt_cache(value, name)
+
+
 # Portable argument -> its check (run only for the arguments actually given).
 _CHECKS = {
     "stream": _bool, "parallel_tool_calls": _bool, "max_tokens": _positive_int,
     "max_completion_tokens": _positive_int, "n": _positive_int, "seed": _int,
     "temperature": _non_negative, "top_p": _top_p, "stop": _stop, "user": _str,
     "stream_options": _stream_options, "timeout": _timeout,
-    "response_format": _response_format,
+    "response_format": _response_format, "reasoning_effort": _reasoning_effort,
+    "prompt_cache": _prompt_cache,
     "cache": _bool,
 }
 

@@ -225,15 +225,17 @@ def response_chunks(response: ChatCompletionResponse, *, whole: bool = False
 
 
 _END = object()
+_Item = TypeVar("_Item")
 
 
-def started_stream(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatCompletionChunk]:
+def started_stream(chunks: Iterator[_Item]) -> Iterator[_Item]:
     """Pull the first chunk now, so the request is sent and an HTTP error (401, 429, ...)
     raises at ``create(stream=True)``, as in the OpenAI SDK, not on the first iteration.
-    The returned generator yields that chunk, then the rest; closing it closes ``chunks``."""
+    The returned generator yields that chunk, then the rest; closing it closes ``chunks``.
+    (Any stream: chunks, or a Responses stream's events.)"""
     first = next(chunks, _END)
 
-    def rest() -> Iterator[ChatCompletionChunk]:
+    def rest() -> Iterator[_Item]:
         try:
             if first is not _END:
                 yield first  # type: ignore[misc]  # not _END: a chunk
@@ -246,15 +248,14 @@ def started_stream(chunks: Iterator[ChatCompletionChunk]) -> Iterator[ChatComple
     return rest()
 
 
-async def astarted_stream(chunks: AsyncIterator[ChatCompletionChunk]
-                    ) -> AsyncIterator[ChatCompletionChunk]:
+async def astarted_stream(chunks: AsyncIterator[_Item]) -> AsyncIterator[_Item]:
     """The async twin of ``started_stream`` (awaited by ``create``)."""
     try:
         first: Any = await chunks.__anext__()
     except StopAsyncIteration:
         first = _END
 
-    async def rest() -> AsyncIterator[ChatCompletionChunk]:
+    async def rest() -> AsyncIterator[_Item]:
         try:
             if first is not _END:
                 yield first

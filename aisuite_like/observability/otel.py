@@ -46,9 +46,10 @@ from ..loop.hooks import RunHooks
 from ..providers._common import loads_json
 
 if TYPE_CHECKING:
+    from ..core.responses import Response, ResponseEvent
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
     from ..loop.engine import ToolBatch, ToolCallRun, ToolLoop
-    from ..providers.base import ChatRequest, Provider
+    from ..providers.base import ChatRequest, Provider, ResponsesRequest
 
 __all__ = ["Instrumentation", "CAPTURE_ENV"]
 
@@ -248,6 +249,109 @@ class Instrumentation:
             if aclose is not None:
                 await aclose()
 
+    # -- native Responses API calls: a ``chat {model}`` span too (the GenAI semantic
+    # conventions have no operation of their own for it; docs/observability.md)
+
+    def _start_response(self, provider: "Provider", request: "ResponsesRequest") -> "_ChatCall":
+        return self._start_chat(provider, _chat_view(request, self.capture_content))
+
+    def _finish_native(self, call: "_ChatCall", response: Optional["Response"]) -> None:
+        if response is None:
+            self._finish_chat(call, "", "", [], None, None)
+            return
+        self._finish_chat(call, response.id, response.model, [_finish_of(response)],
+                          response.usage.chat_usage() if response.usage is not None else None,
+                          _chat_of(response) if self.capture_content else None)
+
+    def create_response(self, provider: "Provider", request: "ResponsesRequest") -> "Response":
+        call = self._start_response(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                response = provider.create_response(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_native(call, response)
+        return response
+
+    async def acreate_response(self, provider: "Provider", request: "ResponsesRequest"
+                               ) -> "Response":
+        call = self._start_response(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                response = await provider.acreate_response(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_native(call, response)
+        return response
+
+    def stream_response(self, provider: "Provider",
+                        request: "ResponsesRequest") -> Iterator["ResponseEvent"]:
+        call = self._start_response(provider, request)
+        last: Any = None
+        events: Any = None
+        try:
+            events = provider.stream_response(request)
+            for event in events:
+                if getattr(event, "response", None) is not None:
+                    last = event.response
+                yield event
+        except GeneratorExit:
+            self._finish_native(call, last)
+            raise
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        else:
+            self._finish_native(call, last)
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
+
+    async def astream_response(self, provider: "Provider",
+                               request: "ResponsesRequest") -> AsyncIterator["ResponseEvent"]:
+        call = self._start_response(provider, request)
+        last: Any = None
+        events: Any = None
+        try:
+            events = provider.astream_response(request)
+            async for event in events:
+                if getattr(event, "response", None) is not None:
+                    last = event.response
+                yield event
+        except GeneratorExit:
+            self._finish_native(call, last)
+            raise
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        else:
+            self._finish_native(call, last)
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    # -- ai.trace(name): a span of the caller's own
+
+    @contextlib.contextmanager
+    def workflow_span(self, name: str, attributes: dict[str, Any]) -> Iterator[Span]:
+        """The span of ``ai.trace(name)``: INTERNAL, current inside the block; an exception
+        leaving the block marks it as an error."""
+        with self.tracer.start_as_current_span(name, kind=SpanKind.INTERNAL,
+                                               attributes=attributes,
+                                               record_exception=False,
+                                               set_status_on_exception=False) as span:
+            try:
+                yield span
+            except BaseException as exc:
+                _mark_error(span, _error_type(exc), exc)
+                raise
+
     def _endpoint(self, provider: Any, key: str) -> tuple[Optional[str], Optional[int]]:
         try:
             return self._endpoints[provider]
@@ -391,6 +495,18 @@ class _TracedProvider:
 
     def astream(self, request: "ChatRequest") -> AsyncIterator["ChatCompletionChunk"]:
         return self._inst.astream(self._inner, request)
+
+    def create_response(self, request: "ResponsesRequest") -> "Response":
+        return self._inst.create_response(self._inner, request)
+
+    async def acreate_response(self, request: "ResponsesRequest") -> "Response":
+        return await self._inst.acreate_response(self._inner, request)
+
+    def stream_response(self, request: "ResponsesRequest") -> Iterator["ResponseEvent"]:
+        return self._inst.stream_response(self._inner, request)
+
+    def astream_response(self, request: "ResponsesRequest") -> AsyncIterator["ResponseEvent"]:
+        return self._inst.astream_response(self._inner, request)
 
 
 class _StreamState:
@@ -692,3 +808,52 @@ def _output_messages(response: "ChatCompletionResponse") -> list[dict[str, Any]]
         out.append({"role": "assistant", "parts": _message_parts(message),
                     "finish_reason": choice.finish_reason or ""})
     return out
+
+
+# --- native Responses calls ---------------------------------------------------------------------
+
+
+def _chat_view(request: "ResponsesRequest", capture: bool) -> "ChatRequest":
+    """The settings of a native Responses call as a ``ChatRequest``, for its span (the
+    input converted to messages only when content is captured)."""
+    from ..providers.base import ChatRequest
+
+    params = request.params
+    messages: list[dict[str, Any]] = []
+    if capture:
+        from ..core.responses_items import input_to_messages
+
+        try:
+            messages = input_to_messages(params.get("input", ""), params.get("instructions"))
+        except Exception:  # an item only OpenAI reads: the span records no messages
+            messages = []
+    text = params.get("text")
+    fmt = text.get("format") if isinstance(text, dict) else None
+    return ChatRequest(model=request.model, messages=messages,
+                       temperature=params.get("temperature"), top_p=params.get("top_p"),
+                       max_tokens=params.get("max_output_tokens"),
+                       response_format=fmt if isinstance(fmt, dict) else None,
+                       tools=params.get("tools") if capture else None)
+
+
+def _finish_of(response: "Response") -> str:
+    if response.status == "incomplete":
+        details = response.incomplete_details or {}
+        return "content_filter" if details.get("reason") == "content_filter" else "length"
+    if any(getattr(item, "type", None) == "function_call" for item in response.output):
+        return "tool_calls"
+    return "stop" if response.status == "completed" else str(response.status)
+
+
+def _chat_of(response: "Response") -> "ChatCompletionResponse":
+    from ..core.responses_items import input_to_messages
+    from ..core.types import ChatCompletionResponse, Choice, Message
+
+    try:
+        messages = input_to_messages([item.model_dump(exclude_none=True)
+                                      for item in response.output])
+    except Exception:
+        messages = []
+    message = Message.model_validate(messages[0]) if messages else Message(role="assistant")
+    return ChatCompletionResponse(id=response.id, model=response.model, choices=[
+        Choice(message=message, finish_reason=_finish_of(response))])  # type: ignore[arg-type]

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
+    from ..core.responses import Response, ResponseEvent
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 
-__all__ = ["ChatRequest", "Provider"]
+__all__ = ["ChatRequest", "ResponsesRequest", "Provider"]
 
 
 @contextmanager
@@ -45,7 +46,12 @@ class ChatRequest:
     schemas (``{"type": "function", "function": {...}}``). ``extra`` holds provider-native
     keyword arguments, passed through untouched. ``None`` means "not given".
     ``max_tokens_as`` is the name the caller gave the token limit (``max_tokens`` or
-    ``max_completion_tokens``), for the services that take it as sent.
+    ``max_completion_tokens``), for the services that take it as sent. ``api="responses"``
+    asks a provider that has both APIs (openai, azure) to send this call over its Responses
+    API (``client.responses.create`` with ``max_turns``; docs/responses.md).
+    ``reasoning_effort`` is the portable effort (``"none"`` ... ``"high"``), translated per
+    family; ``prompt_cache`` is ``"auto"`` when the family should add its prompt-cache
+    breakpoints or key (docs/reasoning-and-caching.md).
     """
 
     model: str
@@ -66,10 +72,40 @@ class ChatRequest:
     stream_options: Optional[dict[str, Any]] = None
     extra: dict[str, Any] = field(default_factory=dict)
     max_tokens_as: str = "max_tokens"
+    api: Optional[str] = None
+    reasoning_effort: Optional[str] = None
+    prompt_cache: Optional[str] = None
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""
         return replace(self, **changes)
+
+
+@dataclass(slots=True)
+class ResponsesRequest:
+    """One call of a provider's own Responses API (docs/responses.md): ``params`` are the
+    API's arguments as the caller gave them (``input``, ``instructions``, ``tools``, ...;
+    never mutated), sent as they are. ``model`` is the model name (without the provider
+    key)."""
+
+    model: str
+    params: dict[str, Any]
+    stream: bool = False
+    timeout: Optional[float] = None
+
+
+#: The provider keys whose API has the Responses endpoint itself (named in errors).
+NATIVE_RESPONSES = ("openai", "azure")
+
+
+def _no_native_responses(provider: "Provider") -> Exception:
+    from ..core.errors import UnsupportedFeatureError
+
+    key = provider.key or type(provider).__name__
+    return UnsupportedFeatureError(
+        f"provider {key!r} has no Responses API of its own; client.responses.create reaches "
+        f"it through its chat translator. The native Responses API is on: "
+        f"{', '.join(NATIVE_RESPONSES)}", feature="responses", provider=provider.key)
 
 
 class Provider:
@@ -109,6 +145,27 @@ class Provider:
             f"provider {self.key or type(self).__name__!r} does not support stream=True",
             parameter="stream", provider=self.key)
         yield  # pragma: no cover  (makes this an async generator)
+
+    # -- the Responses API (docs/responses.md). Every provider answers
+    # ``client.responses.create`` through ``complete`` / ``stream`` and the pure translation
+    # in ``core/responses_items.py``; a provider whose API has the Responses endpoint itself
+    # says ``native_responses`` and implements these four, which are then used instead.
+
+    #: Whether ``create_response`` / ``stream_response`` call the provider's own Responses
+    #: API (OpenAI, Azure OpenAI).
+    native_responses: bool = False
+
+    def create_response(self, request: ResponsesRequest) -> Response:
+        raise _no_native_responses(self)
+
+    async def acreate_response(self, request: ResponsesRequest) -> Response:
+        raise _no_native_responses(self)
+
+    def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:
+        raise _no_native_responses(self)
+
+    def astream_response(self, request: ResponsesRequest) -> AsyncIterator[ResponseEvent]:
+        raise _no_native_responses(self)
 
     def close(self) -> None:
         """Release HTTP resources. Optional."""

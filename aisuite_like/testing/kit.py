@@ -48,8 +48,10 @@ from ..core.types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
     Choice,
+    CompletionTokensDetails,
     Function,
     Message,
+    PromptTokensDetails,
     ToolCall,
     Usage,
 )
@@ -321,7 +323,7 @@ class ScriptedProvider(_OfflineProvider):
 # (computed once; the rest are its positional arguments or handled separately).
 _FN_KWARGS = tuple(f.name for f in dataclasses.fields(ChatRequest)
                    if f.name not in ("model", "messages", "tools", "stream", "extra",
-                                     "max_tokens_as"))
+                                     "max_tokens_as", "prompt_cache"))
 
 
 def _call_kwargs(request: ChatRequest) -> dict[str, Any]:
@@ -420,6 +422,13 @@ class TestProvider(_OfflineProvider):
       against the schema; with ``json_object`` it is ``{"answer": <that text>}``.
     - ``max_tokens`` cuts the text at ``4 * max_tokens`` characters (``finish_reason
       "length"``); ``stop`` cuts it before the first stop sequence.
+    - ``reasoning_effort`` other than ``"none"``: the message carries ``reasoning_content``
+      (``'Thought about "<last user message>" with <effort> effort.'``), counted in
+      ``usage.completion_tokens_details.reasoning_tokens``.
+    - ``prompt_cache="auto"``: usage reports the messages before the last assistant message
+      (what the previous call of the conversation sent) as cache reads
+      (``prompt_tokens_details.cached_tokens``) and the rest as cache writes
+      (``cache_creation_tokens``), as a provider with cache breakpoints would.
     """
 
     __test__ = False  # not a pytest test class, despite its name
@@ -434,15 +443,39 @@ class TestProvider(_OfflineProvider):
                 provider="test")
         calls = _test_tool_calls(request)
         if calls:
-            return self._builder.build(calls, request, self.key)
+            return _thought_and_cached(self._builder.build(calls, request, self.key), request)
         text = _test_answer(request)
         limit = request.max_tokens
         if limit is not None and len(text) > 4 * limit:
             response = self._builder.build(text[:4 * limit], request, self.key)
             response.choices[0].finish_reason = "length"
             response.choices[0].native_finish_reason = "length"
-            return response
-        return self._builder.build(text, request, self.key)
+            return _thought_and_cached(response, request)
+        return _thought_and_cached(self._builder.build(text, request, self.key), request)
+
+
+def _thought_and_cached(response: ChatCompletionResponse,
+                        request: ChatRequest) -> ChatCompletionResponse:
+    """The test model's reasoning (``reasoning_effort``) and prompt-cache usage
+    (``prompt_cache="auto"``), deterministic (see ``TestProvider``)."""
+    effort = request.reasoning_effort
+    usage = response.usage
+    assert usage is not None
+    if effort is not None and effort != "none":
+        thought = f'Thought about "{_last_user_text(request)}" with {effort} effort.'
+        response.choices[0].message.reasoning_content = thought
+        reasoning = _tokens(len(thought))
+        usage.completion_tokens += reasoning
+        usage.total_tokens += reasoning
+        usage.completion_tokens_details = CompletionTokensDetails(reasoning_tokens=reasoning)
+    if request.prompt_cache == "auto":
+        last_assistant = max((i for i, m in enumerate(request.messages)
+                              if m.get("role") == "assistant"), default=0)
+        cached = min(usage.prompt_tokens, _tokens(sum(
+            _message_chars(m) for m in request.messages[:last_assistant])))
+        usage.prompt_tokens_details = PromptTokensDetails(
+            cached_tokens=cached, cache_creation_tokens=usage.prompt_tokens - cached)
+    return response
 
 
 def _since_last_user(request: ChatRequest) -> list[dict[str, Any]]:

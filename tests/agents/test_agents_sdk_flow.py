@@ -340,16 +340,24 @@ async def test_new_items_and_to_input_list() -> None:
     assert isinstance(message, ai.MessageOutputItem)
     assert ai.ItemHelpers.text_message_output(message) == "It is 4."
     assert ai.ItemHelpers.text_message_outputs(result.new_items) == "It is 4."
+    # the Agents SDK's shape: Responses input items
     history = result.to_input_list()
-    assert history[0] == {"role": "user", "content": "2+2?"}
-    assert [m["role"] for m in history] == ["user", "assistant", "tool", "assistant"]
+    assert history == [
+        {"role": "user", "content": "2+2?"},
+        {"type": "function_call", "call_id": "call_1", "name": "add",
+         "arguments": '{"a": 2, "b": 2}'},
+        {"type": "function_call_output", "call_id": "call_1", "output": "4"},
+        {"role": "assistant", "content": "It is 4."}]
     assert call.to_input_item() == history[1] and output.to_input_item() == history[2]
-    # the list is valid input for a next run
+    assert message.to_input_item() == history[3]
+    # the list is valid input for a next run, which sends it as the same chat messages
     client2, provider2 = scripted("Yes.")
-    await ai.Runner.run(agent, history + [{"role": "user", "content": "sure?"}],
+    await ai.Runner.run(agent, [*history, {"role": "user", "content": "sure?"}],
                         client=client2)
-    assert provider2.requests[0].messages[:4] == history
+    assert provider2.requests[0].messages[:4] == [
+        m.model_dump(exclude_none=True) for m in result.messages]
     assert result.raw_responses[0].choices[0].message.tool_calls[0].id == "call_1"
+    assert result.last_response_id == result.raw_responses[-1].id
 
 
 # --- stream events ---------------------------------------------------------------------------
@@ -364,10 +372,14 @@ async def test_stream_events_of_the_sdk_shape() -> None:
     assert not streamed.is_complete and streamed.final_output is None
     seen: list[str] = []
     text = ""
+    raw: list[str] = []
     async for event in streamed.stream_events():
         if event.type == "raw_response_event":
-            delta = event.data.choices[0].delta.content if event.data.choices else None
-            text += delta or ""
+            # the Responses API's stream events, one response.created ... response.completed
+            # per model call
+            raw.append(event.data.type)
+            if isinstance(event.data, ai.responses.ResponseTextDeltaEvent):
+                text += event.data.delta
         elif event.type == "agent_updated_stream_event":
             seen.append(f"agent {event.new_agent.name}")
         elif event.type == "run_item_stream_event":
@@ -377,6 +389,8 @@ async def test_stream_events_of_the_sdk_shape() -> None:
         "handoff_occured handoff_output_item", "agent Joker", "tool_called tool_call_item",
         "tool_output tool_call_output_item", "message_output_created message_output_item"]
     assert text == "Three jokes."
+    assert raw.count("response.created") == raw.count("response.completed") == 3
+    assert "response.function_call_arguments.done" in raw
     assert streamed.is_complete and streamed.final_output == "Three jokes."
     assert streamed.current_agent is triage_target and streamed.last_agent is triage_target
     assert [i.type for i in streamed.new_items][-1] == "message_output_item"

@@ -234,6 +234,7 @@ def test_request_key_is_canonical() -> None:
         base.replace(extra={"extra_headers": {"Authorization": "Bearer x"}, "timeout": 3,
                             "api_key": "sk-x", "x_client_secret": "s", "session_token": "t"}),
         base.replace(max_tokens_as="max_completion_tokens"),
+        base.replace(prompt_cache="auto"),
     ]
     assert all(request_key("openai", r) == key for r in same)
     different = [
@@ -242,6 +243,7 @@ def test_request_key_is_canonical() -> None:
         request_key("openai", base.replace(temperature=0.5)),
         request_key("openai", base.replace(top_p=0.5)),
         request_key("openai", base.replace(seed=1)),
+        request_key("openai", base.replace(reasoning_effort="high")),
         request_key("openai", base.replace(stop=["x"])),
         request_key("openai", base.replace(user="u1")),
         request_key("openai", base.replace(tool_choice="none")),

@@ -131,7 +131,7 @@ def test_valid_arguments_pass_the_checks(kwargs: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name,value", [
     ("top_k", 5), ("speed", "fast"), ("min_tokens", 2), ("models", ["a", "b"]),
-    ("reasoning_effort", "low"), ("top_a", 0.1), ("max_new_tokens", 9), ("logprobs", True),
+    ("prompt_cache_key", "k"), ("top_a", 0.1), ("max_new_tokens", 9), ("logprobs", True),
 ])
 def test_provider_native_lookalikes_pass_through(name: str, value: Any) -> None:
     with respx.mock(using="httpcore2") as router:

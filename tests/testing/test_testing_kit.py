@@ -590,3 +590,73 @@ def test_scripted_error_reply_through_the_runner() -> None:
 
 def test_module_is_reachable_lazily() -> None:
     assert ai.testing is testing
+
+
+# --- the test model: reasoning_effort and prompt_cache="auto" --------------------------------
+
+
+def test_test_model_reasons_when_asked() -> None:
+    client = ai.Client()
+    messages = [{"role": "user", "content": "Is 17 prime?"}]
+    plain = client.chat.completions.create(model="test:m", messages=messages)
+    assert plain.choices[0].message.reasoning_content is None
+    assert plain.usage.completion_tokens_details is None
+    none = client.chat.completions.create(model="test:m", messages=messages,
+                                          reasoning_effort="none")
+    assert none.choices[0].message.reasoning_content is None
+    resp = client.chat.completions.create(model="test:m", messages=messages,
+                                          reasoning_effort="high")
+    message = resp.choices[0].message
+    assert message.content == 'You said: "Is 17 prime?"'
+    assert message.reasoning_content == 'Thought about "Is 17 prime?" with high effort.'
+    reasoning = resp.usage.completion_tokens_details.reasoning_tokens
+    assert reasoning == -(-len(message.reasoning_content) // 4)
+    assert resp.usage.completion_tokens == plain.usage.completion_tokens + reasoning
+    assert resp.usage.total_tokens == resp.usage.prompt_tokens + resp.usage.completion_tokens
+    with client.chat.completions.create(model="test:m", messages=messages, stream=True,
+                                        reasoning_effort="low") as stream:
+        deltas = [c.choices[0].delta.reasoning_content for c in stream
+                  if c.choices and c.choices[0].delta.reasoning_content]
+    assert deltas == ['Thought about "Is 17 prime?" with low effort.']
+
+
+def test_test_model_reports_prompt_cache_usage_like_a_provider() -> None:
+    """With prompt_cache="auto" the messages before the last assistant message (what the
+    previous call of the conversation sent) are reported as cache reads, the rest as writes;
+    in a tool run the cached part grows turn by turn."""
+    def get_weather(city: str) -> str:
+        """Weather in a city."""
+        return "Sunny"
+
+    client = ai.Client(prompt_cache="auto")
+    resp = client.chat.completions.create(
+        model="test:m", messages=[{"role": "system", "content": "Be brief. " * 20},
+                                  {"role": "user", "content": "Weather in Paris?"}],
+        tools=[get_weather], max_turns=3)
+    first, second = [*resp.intermediate_responses, resp]
+    details = first.usage.prompt_tokens_details
+    assert (details.cached_tokens, details.cache_creation_tokens) == (
+        0, first.usage.prompt_tokens)
+    # resp.usage sums the run's two calls: the second call's own numbers are the difference
+    prompt = second.usage.prompt_tokens - first.usage.prompt_tokens
+    cached = second.usage.prompt_tokens_details.cached_tokens - details.cached_tokens
+    written = (second.usage.prompt_tokens_details.cache_creation_tokens
+               - details.cache_creation_tokens)
+    assert first.usage.prompt_tokens - 1 <= cached < prompt  # the first call's prompt, read
+    assert cached + written == prompt
+    off = client.chat.completions.create(model="test:m", messages=[
+        {"role": "user", "content": "hi"}], prompt_cache=False)
+    assert off.usage.prompt_tokens_details is None
+
+
+def test_function_provider_receives_reasoning_effort_but_not_prompt_cache() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def fn(messages: Any, tools: Any, **kwargs: Any) -> str:
+        seen.append(kwargs)
+        return "ok"
+
+    client = ai.Client(providers={"fn": FunctionProvider(fn)}, prompt_cache="auto")
+    client.chat.completions.create(model="fn:m", messages=[{"role": "user", "content": "x"}],
+                                   reasoning_effort="medium")
+    assert seen[0]["reasoning_effort"] == "medium" and "prompt_cache" not in seen[0]

@@ -37,6 +37,7 @@ from .._common import (
     unsupported,
 )
 from ..base import ChatRequest
+from ..reasoning import MAX_CACHE_BREAKPOINTS, cache_turns, claude_kind, claude_thinking
 from .errors import error_from_stream_event
 
 PROVIDER = "anthropic"
@@ -137,9 +138,90 @@ def build_request(
     if request.stream:
         kwargs["stream"] = True
 
+    if request.reasoning_effort is not None:
+        _apply_reasoning(kwargs, request, default_max_tokens, provider)
     if request.extra:
         _merge_native(kwargs, request.extra, sdk_params=sdk_params, provider=provider)
+    if request.prompt_cache == "auto":
+        add_cache_breakpoints(kwargs)
     return kwargs
+
+
+def _apply_reasoning(kwargs: dict[str, Any], request: ChatRequest, default_max_tokens: int,
+                     provider: str) -> None:
+    """``reasoning_effort`` -> ``thinking`` (and ``output_config.effort``, ``max_tokens``) by
+    the model's kind of thinking (docs/reasoning-and-caching.md). Every Anthropic model is a
+    Claude model: a name the table does not know is taken for the newest kind (adaptive)."""
+    assert request.reasoning_effort is not None
+    kind = claude_kind(request.model)
+    choice = kwargs.get("tool_choice")
+    plan = claude_thinking(
+        request.reasoning_effort, request.model, "adaptive" if kind == "unknown" else kind,
+        max_tokens=request.max_tokens, default_max_tokens=default_max_tokens,
+        temperature=request.temperature, top_p=request.top_p,
+        forces_tool=choice is not None and choice.get("type") in ("any", "tool"),
+        provider=provider, display=True)
+    if plan.thinking is not None:
+        kwargs["thinking"] = plan.thinking
+    if plan.effort is not None:
+        kwargs["output_config"] = {**kwargs.get("output_config", {}), "effort": plan.effort}
+    if plan.max_tokens is not None:
+        kwargs["max_tokens"] = plan.max_tokens
+
+
+_EPHEMERAL = {"type": "ephemeral"}
+_NOT_MARKABLE = frozenset({"thinking", "redacted_thinking"})  # the API refuses cache_control
+
+
+def add_cache_breakpoints(kwargs: dict[str, Any]) -> None:
+    """``prompt_cache="auto"``: ``cache_control`` breakpoints, most valuable first, on the
+    end of the request's messages, the end of the previous call's messages (the turn before
+    the last assistant turn), the system prompt and the tools, while fewer than four are in
+    the request (the caller's own count: docs/reasoning-and-caching.md). Marked blocks are
+    copies; the caller's dicts are never changed."""
+    messages = kwargs["messages"]
+    system = kwargs.get("system")
+    tools = kwargs.get("tools")
+    used = (1 if kwargs.get("cache_control") else 0) + _marked(tools) + (
+        _marked(system) if isinstance(system, list) else 0) + sum(
+        _marked(turn["content"]) for turn in messages if isinstance(turn.get("content"), list))
+    free = MAX_CACHE_BREAKPOINTS - used
+    for index in cache_turns([turn["role"] for turn in messages]):
+        if free <= 0:
+            return
+        content = messages[index].get("content")
+        if isinstance(content, list) and _mark_last(content):
+            free -= 1
+    if free > 0 and system:
+        if isinstance(system, str):
+            kwargs["system"] = [{"type": "text", "text": system,
+                                 "cache_control": dict(_EPHEMERAL)}]
+            free -= 1
+        elif isinstance(system, list):
+            system = kwargs["system"] = list(system)  # native system=: the caller's list
+            if _mark_last(system):
+                free -= 1
+    if free > 0 and tools:
+        tools = kwargs["tools"] = list(tools)
+        _mark_last(tools)
+
+
+def _marked(blocks: Any) -> int:
+    return sum(1 for b in blocks or () if isinstance(b, dict) and b.get("cache_control"))
+
+
+def _mark_last(blocks: list[Any]) -> bool:
+    """Put ``cache_control`` on a copy of the last block that can carry it (not a thinking
+    block); False when there is none, or it is already marked."""
+    for position in range(len(blocks) - 1, -1, -1):
+        block = blocks[position]
+        if not isinstance(block, dict) or block.get("type") in _NOT_MARKABLE:
+            continue
+        if block.get("cache_control"):
+            return False
+        blocks[position] = {**block, "cache_control": dict(_EPHEMERAL)}
+        return True
+    return False
 
 
 def _merge_native(kwargs: dict[str, Any], extra: dict[str, Any], *, sdk_params: frozenset[str],
@@ -167,7 +249,7 @@ def _merge_native(kwargs: dict[str, Any], extra: dict[str, Any], *, sdk_params: 
         else:
             raise UnsupportedParameterError(
                 f"{name!r} is given twice: as a portable argument (e.g. system messages, stop, "
-                f"tools, max_tokens) and as the native {name!r}; pass it once",
+                f"tools, max_tokens, reasoning_effort) and as the native {name!r}; pass it once",
                 parameter=name, provider=provider)
     if body_extra:
         kwargs["extra_body"] = {**kwargs.get("extra_body", {}), **body_extra}

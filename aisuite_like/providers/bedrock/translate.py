@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import time
 from collections.abc import Iterable
 from typing import Any, Optional
@@ -37,6 +38,15 @@ from .._common import (
     unsupported,
 )
 from ..base import ChatRequest
+from ..reasoning import (
+    ADAPTIVE_EFFORTS,
+    MAX_CACHE_BREAKPOINTS,
+    cache_turns,
+    claude_kind,
+    claude_thinking,
+    portable_effort,
+    refuse,
+)
 from .errors import PROVIDER
 
 __all__ = [
@@ -138,6 +148,9 @@ def build_request(request: ChatRequest, *, provider: str = PROVIDER) -> dict[str
             inference["stopSequences"] = stop
     if inference:
         kwargs["inferenceConfig"] = inference
+    if request.reasoning_effort is not None:
+        _apply_reasoning(kwargs, request, forces_tool=bool(tools) and tool_choice is not None
+                         and "auto" not in tool_choice, provider=provider)
     if request.user is not None:
         kwargs["requestMetadata"] = {"user": request.user}
     output_config = translate_response_format(request.response_format, provider=provider)
@@ -145,7 +158,119 @@ def build_request(request: ChatRequest, *, provider: str = PROVIDER) -> dict[str
         kwargs["outputConfig"] = output_config
     if request.extra:
         _merge_native(kwargs, request.extra, provider=provider)
+    if request.prompt_cache == "auto":
+        add_cache_points(kwargs, request.model)
     return kwargs
+
+
+# Model-id patterns (docs/reasoning-and-caching.md): how each family takes the effort.
+_NOVA_2 = re.compile(r"amazon\.nova-2")
+_GPT_OSS = re.compile(r"openai\.gpt-oss")
+_ALWAYS_REASONS = re.compile(r"deepseek\.r1")
+_NO_REASONING = re.compile(
+    r"amazon\.(?:nova-(?:micro|lite|pro|premier)-v1|titan)|meta\.llama|mistral\.|cohere\."
+    r"|ai21\.|writer\.")
+
+
+def _apply_reasoning(kwargs: dict[str, Any], request: ChatRequest, *, forces_tool: bool,
+                     provider: str) -> None:
+    """``reasoning_effort`` -> the model's own fields (``additionalModelRequestFields``) by
+    its model id: Claude's ``thinking`` (and ``output_config.effort``, ``maxTokens``), Nova
+    2's ``reasoningConfig``, gpt-oss's ``reasoning_effort``. A model the table knows not to
+    reason, or does not know, takes only ``"none"`` (nothing sent)."""
+    model, effort = request.model, request.reasoning_effort
+    assert effort is not None
+    fields: dict[str, Any] = {}
+    name = model.lower()
+    if "claude" in name:
+        kind = claude_kind(model)
+        plan = claude_thinking(
+            effort, model, "adaptive" if kind == "unknown" else kind,
+            max_tokens=request.max_tokens, default_max_tokens=None,
+            temperature=request.temperature, top_p=request.top_p, forces_tool=forces_tool,
+            provider=provider)
+        if plan.thinking is not None:
+            fields["thinking"] = plan.thinking
+        if plan.effort is not None:
+            fields["output_config"] = {"effort": plan.effort}
+        if plan.max_tokens is not None:
+            kwargs["inferenceConfig"] = {**kwargs.get("inferenceConfig", {}),
+                                         "maxTokens": plan.max_tokens}
+    elif _ALWAYS_REASONS.search(name):
+        raise refuse(provider, model, portable_effort(effort, provider, model),
+                     "DeepSeek-R1 always reasons, at a depth that cannot be set")
+    elif _GPT_OSS.search(name):
+        if portable_effort(effort, provider, model) == "none":
+            raise refuse(provider, model, effort, "gpt-oss always reasons; use 'minimal' "
+                         "or 'low' for the least")
+        fields["reasoning_effort"] = ADAPTIVE_EFFORTS[effort]
+    elif _NOVA_2.search(name):
+        if portable_effort(effort, provider, model) != "none":
+            fields["reasoningConfig"] = {"type": "enabled",
+                                         "maxReasoningEffort": ADAPTIVE_EFFORTS[effort]}
+    elif portable_effort(effort, provider, model) != "none":
+        raise refuse(provider, model, effort, "this model does not reason"
+                     if _NO_REASONING.search(name) else
+                     "its family is not in the table of reasoning models; pass the model's "
+                     "own field natively (e.g. thinking={...} for Claude, reasoningConfig={...} "
+                     "for Nova 2), which goes into additionalModelRequestFields")
+    if fields:
+        kwargs["additionalModelRequestFields"] = fields
+
+
+def _cache_scope(model: str) -> tuple[bool, bool]:
+    """Whether a model takes cache points (in the system prompt and messages), and whether
+    in its tools too: Claude from 3.5 Haiku / 3.7 Sonnet on (all three), Amazon Nova (system
+    and messages); other models none."""
+    name = model.lower()
+    if "claude" in name:
+        ok = claude_kind(model) != "none" or "claude-3-5-haiku" in name
+        return ok, ok
+    if "amazon.nova" in name:
+        return True, False
+    return False, False
+
+
+def add_cache_points(kwargs: dict[str, Any], model: str) -> None:
+    """``prompt_cache="auto"``: ``cachePoint`` blocks, most valuable first, at the end of the
+    request's messages, the end of the previous call's messages (the turn before the last
+    assistant turn), the system prompt and the tools, while fewer than four are in the
+    request (the caller's own count), on the models that take them (:func:`_cache_scope`).
+    Lists the caller gave natively are copied, never changed."""
+    supported, in_tools = _cache_scope(model)
+    if not supported:
+        return
+    messages = kwargs["messages"]
+    system = kwargs.get("system")
+    tool_config = kwargs.get("toolConfig")
+    tools = tool_config.get("tools") if isinstance(tool_config, dict) else None
+    used = _points(system) + _points(tools) + sum(_points(m.get("content")) for m in messages)
+    free = MAX_CACHE_BREAKPOINTS - used
+    for index in cache_turns([m.get("role") for m in messages]):
+        if free <= 0:
+            return
+        content = messages[index].get("content")
+        if isinstance(content, list) and _can_end_with_point(content):
+            content.append({"cachePoint": {"type": "default"}})  # our own list
+            free -= 1
+    if free > 0 and isinstance(system, list) and _can_end_with_point(system):
+        kwargs["system"] = [*system, {"cachePoint": {"type": "default"}}]
+        free -= 1
+    if free > 0 and in_tools and isinstance(tools, list) and _can_end_with_point(tools):
+        kwargs["toolConfig"] = {**tool_config,  # type: ignore[dict-item]
+                                "tools": [*tools, {"cachePoint": {"type": "default"}}]}
+
+
+def _points(blocks: Any) -> int:
+    return sum(1 for b in blocks or () if isinstance(b, dict) and "cachePoint" in b)
+
+
+def _can_end_with_point(blocks: list[Any]) -> bool:
+    """A cache point may follow the last block: there is one, it is not a cache point
+    already, nor reasoning."""
+    last = blocks[-1] if blocks else None
+    return isinstance(last, dict) and "cachePoint" not in last \
+        and "reasoningContent" not in last
 
 
 def _merge_native(kwargs: dict[str, Any], extra: dict[str, Any], *, provider: str) -> None:

@@ -10,6 +10,7 @@ Decisions (schemas, ids, thought signatures, finish reasons, usage) are in
 from __future__ import annotations
 
 import mimetypes
+import re
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -42,6 +43,7 @@ from .._common import (
     unsupported,
 )
 from ..base import ChatRequest
+from ..reasoning import portable_effort, refuse
 from .errors import _NAME, error_event
 
 __all__ = [
@@ -507,6 +509,10 @@ def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
     if request.n is not None:
         gen["candidateCount"] = check_n(provider, request.n)
     _response_format(request.response_format, gen)
+    if request.reasoning_effort is not None:
+        thinking = thinking_config(request.reasoning_effort, request.model, provider)
+        if thinking is not None:
+            gen["thinkingConfig"] = thinking
     http_options = None
     extra_body = None
     for native, value in request.extra.items():
@@ -536,6 +542,47 @@ def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
     if extra_body:
         body = _deep_merge(body, extra_body)
     return GeminiCall(body, http_options)
+
+
+# --- request: reasoning_effort -> thinkingConfig --------------------------------------------
+
+#: Effort -> ``thinkingBudget`` on Gemini 2.5 (within every 2.5 model's range: Pro 128-32768,
+#: Flash 0-24576, Flash-Lite 512-24576).
+GEMINI_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
+#: Effort -> ``thinkingLevel`` on Gemini 3 and later; Gemini 3 Pro takes LOW and HIGH only,
+#: so an effort between them goes to the level at or above it.
+GEMINI_LEVELS = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH"}
+_PRO_3_LEVELS = {"minimal": "LOW", "low": "LOW", "medium": "HIGH", "high": "HIGH"}
+
+_VERSION = re.compile(r"gemini-(\d+)(?:\.(\d+))?")
+
+
+def thinking_config(effort: str, model: str, provider: str = _NAME) -> Optional[dict[str, Any]]:
+    """``reasoning_effort`` -> ``generationConfig.thinkingConfig`` by the model's name
+    (docs/reasoning-and-caching.md): ``thinkingLevel`` for Gemini 3 and later (and names the
+    table does not know), ``thinkingBudget`` for 2.5, with ``includeThoughts`` so the thought
+    summaries come back. Gemini 3 and 2.5 Pro cannot stop thinking: ``"none"`` is refused
+    there; older models (1.x, 2.0, Gemma) do not reason: only ``"none"`` (nothing sent)."""
+    effort = portable_effort(effort, provider, model)
+    name = model.lower().rsplit("/", 1)[-1]
+    match = _VERSION.search(name)
+    version = (int(match.group(1)), int(match.group(2) or 0)) if match else None
+    if name.startswith("gemma") or (version is not None and version < (2, 5)):
+        if effort == "none":
+            return None
+        raise refuse(provider, model, effort, "this model does not think")
+    if version is not None and version < (3, 0):  # 2.5: a budget
+        if effort == "none":
+            if "-pro" in name:
+                raise refuse(provider, model, effort, "Gemini 2.5 Pro always thinks; use "
+                             "'minimal' for the least")
+            return {"thinkingBudget": 0}
+        return {"thinkingBudget": GEMINI_BUDGETS[effort], "includeThoughts": True}
+    if effort == "none":
+        raise refuse(provider, model, effort, "Gemini 3 models always think; use 'minimal' "
+                     "for the least")
+    levels = _PRO_3_LEVELS if version == (3, 0) and "-pro" in name else GEMINI_LEVELS
+    return {"thinkingLevel": levels[effort], "includeThoughts": True}
 
 
 # --- response ------------------------------------------------------------------------------

@@ -25,6 +25,16 @@ class ServiceSpec:
     API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
     ``provider_specific_fields`` keys sent back on assistant messages. ``openai_native``
     says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
+    ``responses_api`` says whether the service has OpenAI's Responses endpoint
+    (``/responses``): ``client.responses.create`` then calls it natively, and the config
+    ``api="responses"`` sends chat calls over it (docs/responses.md).
+    ``reasoning_effort_as`` is how the portable ``reasoning_effort`` is sent: ``"reasoning_effort"``
+    (the top-level field, the value as given) or ``"reasoning"`` (OpenRouter's
+    ``reasoning: {"effort": ...}`` object). ``non_reasoning`` is a regular expression of the
+    model names known not to reason (matched from the start; None: the service decides): they
+    take only ``reasoning_effort="none"``, which then sends nothing.
+    ``prompt_cache_key``: whether ``prompt_cache="auto"`` sends a ``prompt_cache_key``
+    (docs/reasoning-and-caching.md).
     """
 
     key: str
@@ -36,6 +46,10 @@ class ServiceSpec:
     reasoning_field: Optional[str] = None
     psf_fields: tuple[str, ...] = ()
     openai_native: bool = False
+    responses_api: bool = False
+    reasoning_effort_as: str = "reasoning_effort"
+    non_reasoning: Optional[str] = None
+    prompt_cache_key: bool = False
 
 
 def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
@@ -48,11 +62,16 @@ def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
 #: Groq take ``max_completion_tokens``; OpenRouter takes either, as sent (its recorded
 #: exchanges: ``max_completion_tokens`` applied); Hugging Face's router and the rest take
 #: ``max_tokens`` (Hugging Face's recorded exchange).
+#: OpenAI's models known not to reason (fine-tunes of them included).
+OPENAI_NON_REASONING = (r"(?:ft:)?(?:gpt-3\.5|gpt-4(?:$|[-:o]|\.1|\.5)|chatgpt-4o|davinci"
+                        r"|babbage)")
+
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True),
+         openai_native=True, responses_api=True, non_reasoning=OPENAI_NON_REASONING,
+         prompt_cache_key=True),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True),
+         openai_native=True, responses_api=True),
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
          max_tokens_field="max_completion_tokens"),
     _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
@@ -63,7 +82,8 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
     _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-         max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",)),
+         max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",),
+         reasoning_effort_as="reasoning"),
     _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
          reasoning_field="reasoning"),
     _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
@@ -92,7 +112,9 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
     """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
     registered with ``OpenAIProvider``) sends the limit as the service of the table at that
     host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
-    ``max_tokens``, the one name every compatible server knows, on any other host."""
+    ``max_tokens``, the one name every compatible server knows, on any other host; its
+    reasoning effort and prompt cache follow that service too (another host: the effort as
+    given, no cache key, no model table)."""
     if spec.key != "openai" or not base_url:
         return spec
     netloc = _netloc(str(base_url))
@@ -101,4 +123,9 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
         return spec
     known = next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
                   and not s.openai_native), None)
-    return replace(spec, max_tokens_field=known.max_tokens_field if known else "max_tokens")
+    if known is None:
+        return replace(spec, max_tokens_field="max_tokens", non_reasoning=None,
+                       prompt_cache_key=False)
+    return replace(spec, max_tokens_field=known.max_tokens_field,
+                   reasoning_effort_as=known.reasoning_effort_as,
+                   non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key)

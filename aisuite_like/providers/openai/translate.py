@@ -7,8 +7,11 @@ one row of the services table deciding the per-service differences); a raw
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Optional, TypeVar
 
 from ...core.checks import tool_call_id_of
@@ -25,6 +28,7 @@ from ...core.types import (
 )
 from .._common import bad_shape, check_n, need_list, need_name, need_object, opt_count
 from ..base import ChatRequest
+from ..reasoning import refuse
 from .errors import error_from_body
 from .services import SERVICES, ServiceSpec
 
@@ -150,7 +154,52 @@ def build_request(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset
                 extra_body[name] = value
         if extra_body:
             kwargs["extra_body"] = extra_body
+    if request.reasoning_effort is not None:
+        _apply_reasoning(kwargs, request, spec)
+    if request.prompt_cache == "auto" and spec.prompt_cache_key \
+            and "prompt_cache_key" not in kwargs:
+        kwargs["prompt_cache_key"] = prompt_cache_key(request)
     return kwargs
+
+
+@lru_cache(maxsize=64)
+def _pattern(regex: str) -> re.Pattern[str]:
+    return re.compile(regex)
+
+
+def _apply_reasoning(kwargs: dict[str, Any], request: ChatRequest, spec: ServiceSpec) -> None:
+    """``reasoning_effort`` as the service takes it (its row of the table): the top-level
+    field, as given, or OpenRouter's ``reasoning: {"effort": ...}`` (merged with a native
+    ``reasoning`` object). A model the row knows not to reason takes only ``"none"``, which
+    sends nothing (docs/reasoning-and-caching.md)."""
+    effort = request.reasoning_effort
+    assert effort is not None
+    if spec.non_reasoning is not None and _pattern(spec.non_reasoning).match(request.model):
+        if effort == "none":
+            return
+        raise refuse(spec.key, request.model, effort, "this model does not reason")
+    if spec.reasoning_effort_as != "reasoning":
+        kwargs["reasoning_effort"] = effort
+        return
+    body = kwargs["extra_body"] = dict(kwargs.get("extra_body") or {})
+    native = body.get("reasoning")
+    if native is None:
+        body["reasoning"] = {"effort": effort}
+    elif isinstance(native, Mapping) and "effort" not in native:
+        body["reasoning"] = {"effort": effort, **native}
+    else:
+        raise UnsupportedParameterError(
+            f"reasoning_effort and the native reasoning={native!r} both set the effort; pass "
+            "it once", parameter="reasoning", provider=spec.key)
+
+
+def prompt_cache_key(request: ChatRequest) -> str:
+    """``prompt_cache="auto"`` on OpenAI: a key that is the same for every request with the
+    same tools and system prompt (a hash of them), so OpenAI routes them to the same cache."""
+    system = [m.get("content") for m in request.messages
+              if m.get("role") in ("system", "developer")]
+    text = json.dumps([request.tools, system], sort_keys=True, default=str)
+    return "aisuite-" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 # --- response translation -----------------------------------------------------------------
@@ -193,9 +242,13 @@ def _usage(raw: Optional[Mapping[str, Any]], provider: str = "openai") -> Option
     reasoning = ctd.get("reasoning_tokens")
     ptd_model = None
     if cached is not None or ptd:
-        ptd_model = PromptTokensDetails.model_construct(**{**ptd, "cached_tokens": cached})
-        if "cached_tokens" not in ptd:  # found under another name: ours, not the wire's
-            _mark_sent(ptd_model, set(ptd) & _PTD_FIELDS)
+        # Cache writes (OpenAI's explicit caching, OpenRouter) under our portable name; the
+        # wire's own keys stay as sent (to_dict() shows only what was sent).
+        ptd_model = PromptTokensDetails.model_construct(**{
+            **ptd, "cached_tokens": cached,
+            "cache_creation_tokens": ptd.get("cache_creation_tokens",
+                                             ptd.get("cache_write_tokens"))})
+        _mark_sent(ptd_model, set(ptd) & _PTD_FIELDS)
     usage = Usage.model_construct(
         prompt_tokens=prompt,
         completion_tokens=completion,

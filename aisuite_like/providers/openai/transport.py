@@ -21,12 +21,14 @@ from ...core.errors import (
     UnsupportedParameterError,
     scrub_exception,
 )
+from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
-from ..base import ChatRequest, Provider, mapped_errors
+from ..base import ChatRequest, Provider, ResponsesRequest, mapped_errors
+from . import responses as _responses
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
@@ -37,6 +39,7 @@ from .translate import build_request, parse_response
 _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
+    "api",
 }) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
@@ -44,6 +47,7 @@ _AZURE_CONFIG = frozenset({
 })
 
 _SDK_PARAMS: Optional[frozenset[str]] = None
+_RESPONSES_PARAMS: Optional[frozenset[str]] = None
 #: Seconds that bound an attempt when no timeout is configured: the openai SDK's 600 s.
 _DEFAULT_TIMEOUT = 600.0
 
@@ -60,6 +64,19 @@ def _sdk_params() -> frozenset[str]:
     return _SDK_PARAMS
 
 
+def _responses_params() -> frozenset[str]:
+    """Parameter names of ``responses.create`` (read once from the installed SDK)."""
+    global _RESPONSES_PARAMS
+    if _RESPONSES_PARAMS is None:
+        import inspect
+
+        from openai.resources.responses import Responses
+
+        _RESPONSES_PARAMS = frozenset(inspect.signature(Responses.create).parameters) - {
+            "self"}
+    return _RESPONSES_PARAMS
+
+
 class OpenAIProvider(Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
@@ -69,8 +86,10 @@ class OpenAIProvider(Provider):
     ``httpx2.AsyncClient``; used for the matching client), ``async_http_client``,
     ``async_transport`` (``"httpx"`` default, or ``"aiohttp"``: the SDK's
     ``DefaultAioHttpClient``, needs ``openai[aiohttp]``), ``reasoning_field`` (override the
-    table), ``organization``/``project`` (openai, azure); azure also ``api_version``,
-    ``azure_endpoint``, ``azure_deployment``, ``azure_ad_token``, ``azure_ad_token_provider``.
+    table), ``organization``/``project`` (openai, azure), ``api`` (``"chat"`` default, or
+    ``"responses"``: chat calls go over the Responses API, on the services that have it;
+    docs/responses.md); azure also ``api_version``, ``azure_endpoint``, ``azure_deployment``,
+    ``azure_ad_token``, ``azure_ad_token_provider``.
     """
 
     def __init__(self, service: str = "openai", **config: Any) -> None:
@@ -107,6 +126,14 @@ class OpenAIProvider(Provider):
         self.spec = _spec_for_endpoint(
             spec, config.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
         self._transport = transport
+        api = config.pop("api", "chat")
+        if api not in ("chat", "responses"):
+            raise ConfigurationError(f"api must be 'chat' or 'responses', got {api!r}")
+        if api == "responses" and not spec.responses_api:
+            raise ConfigurationError(
+                f"api='responses': {service!r} has no Responses API; the services that have "
+                f"it: {', '.join(k for k, v in SERVICES.items() if v.responses_api)}")
+        self._over_responses = api == "responses"
         self._reasoning_field = config.pop("reasoning_field", None)
         self._calls = _retry.CallPolicy.from_config(
             config, service, default_timeout=_DEFAULT_TIMEOUT,
@@ -299,6 +326,8 @@ class OpenAIProvider(Provider):
         return mapped
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        if self._over_responses or request.api == "responses":
+            return self._complete_over_responses(request)
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
         if self._native is not None:
@@ -308,6 +337,8 @@ class OpenAIProvider(Provider):
                            self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        if self._over_responses or request.api == "responses":
+            return await self._acomplete_over_responses(request)
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
         if self._native is not None:
@@ -319,11 +350,15 @@ class OpenAIProvider(Provider):
 
     def _native_complete_once(self, http_request: Any) -> ChatCompletionResponse:
         reply = self._native.http.post(http_request)
-        return self._read(reply.status, reply.headers.get("x-request-id"), reply.content)
+        response: ChatCompletionResponse = self._read(reply.status, reply.headers,
+                                                      reply.content, parse_response)
+        return response
 
     async def _native_acomplete_once(self, http_request: Any) -> ChatCompletionResponse:
         reply = await self._native.http.apost(http_request)
-        return self._read(reply.status, reply.headers.get("x-request-id"), reply.content)
+        response: ChatCompletionResponse = self._read(reply.status, reply.headers,
+                                                      reply.content, parse_response)
+        return response
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with mapped_errors(self._error):
@@ -338,18 +373,19 @@ class OpenAIProvider(Provider):
         return self._parse(raw.http_response, body)
 
     def _parse(self, http_response: Any, body: bytes) -> ChatCompletionResponse:
-        return self._read(http_response.status_code,
-                          http_response.headers.get("x-request-id"), body)
-
-    def _read(self, status: int, request_id: Optional[str], body: bytes
-              ) -> ChatCompletionResponse:
-        data = decode_json(body, self.key, status_code=status, request_id=request_id)
-        return read_reply(lambda: parse_response(data, self.key), self.key, status, request_id)
+        response: ChatCompletionResponse = self._read(
+            http_response.status_code, http_response.headers, body, parse_response)
+        return response
 
     # stream / astream translate at once, so a bad argument raises at create(stream=True) as
     # it does without stream; the request is sent on the first iteration.
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        if self._over_responses or request.api == "responses":
+            kwargs = _responses.build_chat(request, _responses_params(), self.key)
+            kwargs["stream"] = True
+            return _retry.stream(self._calls, self._sse, (kwargs, self._chat_chunks),
+                                 self._calls.bounds(request.timeout))
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
         if self._native is not None:
@@ -359,6 +395,11 @@ class OpenAIProvider(Provider):
                              self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        if self._over_responses or request.api == "responses":
+            kwargs = _responses.build_chat(request, _responses_params(), self.key)
+            kwargs["stream"] = True
+            return _retry.astream(self._calls, self._asse, (kwargs, self._chat_chunks),
+                                  self._calls.bounds(request.timeout))
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
         if self._native is not None:
@@ -428,6 +469,134 @@ class OpenAIProvider(Provider):
                         break
                 for chunk in body.end():
                     yield chunk
+        finally:
+            if response is not None:
+                await response.aclose()
+
+    # -- the Responses API (docs/responses.md): native calls, and chat calls over it
+    # (api="responses"). The same raw-response path as chat: our translator reads the JSON.
+
+    @property
+    def native_responses(self) -> bool:  # type: ignore[override]  # per service
+        return self.spec.responses_api
+
+    def _native_check(self) -> None:
+        if not self.spec.responses_api:
+            from ..base import _no_native_responses
+
+            raise _no_native_responses(self)
+
+    def create_response(self, request: ResponsesRequest) -> Response:
+        self._native_check()
+        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs.pop("stream", None)
+        response: Response = _retry.call(self._calls, self._respond_once,
+                                         (kwargs, _responses.parse_native),
+                                         self._calls.bounds(request.timeout))
+        return response
+
+    async def acreate_response(self, request: ResponsesRequest) -> Response:
+        self._native_check()
+        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs.pop("stream", None)
+        response: Response = await _retry.acall(self._calls, self._arespond_once,
+                                                (kwargs, _responses.parse_native),
+                                                self._calls.bounds(request.timeout))
+        return response
+
+    def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:
+        self._native_check()
+        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs["stream"] = True
+        return _retry.stream(self._calls, self._sse, (kwargs, self._native_events),
+                             self._calls.bounds(request.timeout))
+
+    def astream_response(self, request: ResponsesRequest) -> AsyncIterator[ResponseEvent]:
+        self._native_check()
+        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs["stream"] = True
+        return _retry.astream(self._calls, self._asse, (kwargs, self._native_events),
+                              self._calls.bounds(request.timeout))
+
+    def _complete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
+        self._native_check()
+        kwargs = _responses.build_chat(request, _responses_params(), self.key)
+        kwargs.pop("stream", None)
+        response: ChatCompletionResponse = _retry.call(
+            self._calls, self._respond_once, (kwargs, _responses.parse_chat),
+            self._calls.bounds(request.timeout))
+        return response
+
+    async def _acomplete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
+        self._native_check()
+        kwargs = _responses.build_chat(request, _responses_params(), self.key)
+        kwargs.pop("stream", None)
+        response: ChatCompletionResponse = await _retry.acall(
+            self._calls, self._arespond_once, (kwargs, _responses.parse_chat),
+            self._calls.bounds(request.timeout))
+        return response
+
+    def _respond_once(self, job: tuple[dict[str, Any], Any]) -> Any:
+        kwargs, parse = job
+        with mapped_errors(self._error):
+            raw = self._sync().responses.with_raw_response.create(**kwargs)
+            body = raw.http_response.content
+        http = raw.http_response
+        return self._read(http.status_code, http.headers, body, parse)
+
+    async def _arespond_once(self, job: tuple[dict[str, Any], Any]) -> Any:
+        kwargs, parse = job
+        with mapped_errors(self._error):
+            raw = await self._async().responses.with_raw_response.create(**kwargs)
+            body = raw.http_response.content
+        http = raw.http_response
+        return self._read(http.status_code, http.headers, body, parse)
+
+    def _read(self, status: int, headers: Any, body: bytes, parse: Any) -> Any:
+        """A 2xx reply's body -> ``parse(data, provider)`` (both transports, chat and
+        Responses)."""
+        request_id = headers.get("x-request-id")
+        data = decode_json(body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse(data, self.key), self.key, status, request_id)
+
+    def _native_events(self) -> Any:
+        return _responses.NativeEvents(self.key, self._secrets())
+
+    def _chat_chunks(self) -> Any:
+        return _responses.ChatChunks(self.key, self._secrets())
+
+    def _sse(self, job: tuple[dict[str, Any], Any]) -> Iterator[Any]:
+        kwargs, new_body = job
+        body = new_body()
+        response = None
+        try:
+            with mapped_errors(self._error):
+                raw = self._sync().responses.with_raw_response.create(**kwargs)
+                response = raw.http_response
+                for data in response.iter_bytes():
+                    yield from body.feed(data)
+                    if body.done:
+                        break
+                yield from body.end()
+        finally:
+            if response is not None:
+                response.close()
+
+    async def _asse(self, job: tuple[dict[str, Any], Any]) -> AsyncIterator[Any]:
+        kwargs, new_body = job
+        body = new_body()
+        response = None
+        try:
+            with mapped_errors(self._error):
+                raw = await self._async().responses.with_raw_response.create(**kwargs)
+                response = raw.http_response
+                async for data in response.aiter_bytes():
+                    for item in body.feed(data):
+                        yield item
+                    if body.done:
+                        break
+                for item in body.end():
+                    yield item
         finally:
             if response is not None:
                 await response.aclose()

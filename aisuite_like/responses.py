@@ -1,0 +1,71 @@
+"""The Responses API's objects (public import path; defined in ``aisuite_like.core`` and
+``aisuite_like.endpoints``), docs/responses.md. Code written against
+``openai.types.responses`` imports the same names from here."""
+
+from __future__ import annotations
+
+from .core.responses import (
+    InputTokensDetails as InputTokensDetails,
+    OutputTokensDetails as OutputTokensDetails,
+    ReasoningContent as ReasoningContent,
+    ReasoningSummary as ReasoningSummary,
+    Response as Response,
+    ResponseCompletedEvent as ResponseCompletedEvent,
+    ResponseContentPart as ResponseContentPart,
+    ResponseContentPartAddedEvent as ResponseContentPartAddedEvent,
+    ResponseContentPartDoneEvent as ResponseContentPartDoneEvent,
+    ResponseCreatedEvent as ResponseCreatedEvent,
+    ResponseErrorEvent as ResponseErrorEvent,
+    ResponseEvent as ResponseEvent,
+    ResponseFailedEvent as ResponseFailedEvent,
+    ResponseFunctionCallArgumentsDeltaEvent as ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent as ResponseFunctionCallArgumentsDoneEvent,
+    ResponseFunctionToolCall as ResponseFunctionToolCall,
+    ResponseFunctionToolCallOutputItem as ResponseFunctionToolCallOutputItem,
+    ResponseIncompleteEvent as ResponseIncompleteEvent,
+    ResponseInProgressEvent as ResponseInProgressEvent,
+    ResponseOutputItem as ResponseOutputItem,
+    ResponseOutputItemAddedEvent as ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent as ResponseOutputItemDoneEvent,
+    ResponseOutputItemOther as ResponseOutputItemOther,
+    ResponseOutputMessage as ResponseOutputMessage,
+    ResponseOutputRefusal as ResponseOutputRefusal,
+    ResponseOutputText as ResponseOutputText,
+    ResponseReasoningItem as ResponseReasoningItem,
+    ResponseReasoningSummaryPartAddedEvent as ResponseReasoningSummaryPartAddedEvent,
+    ResponseReasoningSummaryPartDoneEvent as ResponseReasoningSummaryPartDoneEvent,
+    ResponseReasoningSummaryTextDeltaEvent as ResponseReasoningSummaryTextDeltaEvent,
+    ResponseReasoningSummaryTextDoneEvent as ResponseReasoningSummaryTextDoneEvent,
+    ResponseReasoningTextDeltaEvent as ResponseReasoningTextDeltaEvent,
+    ResponseReasoningTextDoneEvent as ResponseReasoningTextDoneEvent,
+    ResponseRefusalDeltaEvent as ResponseRefusalDeltaEvent,
+    ResponseRefusalDoneEvent as ResponseRefusalDoneEvent,
+    ResponseStreamEvent as ResponseStreamEvent,
+    ResponseTextDeltaEvent as ResponseTextDeltaEvent,
+    ResponseTextDoneEvent as ResponseTextDoneEvent,
+    ResponseUsage as ResponseUsage,
+    TResponseInputItem as TResponseInputItem,
+)
+from .endpoints.responses import (
+    AsyncResponseStream as AsyncResponseStream,
+    ResponseStream as ResponseStream,
+)
+
+__all__ = [
+    "Response", "ResponseUsage", "InputTokensDetails", "OutputTokensDetails",
+    "ResponseOutputItem", "ResponseOutputMessage", "ResponseOutputText",
+    "ResponseOutputRefusal", "ResponseContentPart", "ResponseFunctionToolCall",
+    "ResponseReasoningItem", "ReasoningSummary", "ReasoningContent",
+    "ResponseFunctionToolCallOutputItem", "ResponseOutputItemOther", "TResponseInputItem",
+    "ResponseStream", "AsyncResponseStream", "ResponseStreamEvent", "ResponseEvent",
+    "ResponseCreatedEvent", "ResponseInProgressEvent", "ResponseCompletedEvent",
+    "ResponseIncompleteEvent", "ResponseFailedEvent", "ResponseOutputItemAddedEvent",
+    "ResponseOutputItemDoneEvent", "ResponseContentPartAddedEvent",
+    "ResponseContentPartDoneEvent", "ResponseTextDeltaEvent", "ResponseTextDoneEvent",
+    "ResponseRefusalDeltaEvent", "ResponseRefusalDoneEvent",
+    "ResponseFunctionCallArgumentsDeltaEvent", "ResponseFunctionCallArgumentsDoneEvent",
+    "ResponseReasoningTextDeltaEvent", "ResponseReasoningTextDoneEvent",
+    "ResponseReasoningSummaryPartAddedEvent", "ResponseReasoningSummaryPartDoneEvent",
+    "ResponseReasoningSummaryTextDeltaEvent", "ResponseReasoningSummaryTextDoneEvent",
+    "ResponseErrorEvent",
+]
