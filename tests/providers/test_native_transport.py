@@ -190,7 +190,7 @@ def test_sdk_only_settings_are_refused_on_the_native_transport(key: str,
 
 @pytest.mark.parametrize("key", ["openai", "anthropic", "google"])
 def test_an_unknown_transport_is_refused(key: str) -> None:
-    with pytest.raises(ai.ConfigurationError, match="'sdk'.*'native'"):
+    with pytest.raises(ai.ConfigurationError, match=r"'sdk'.*'native'"):
         ai.Client({key: {"api_key": "k", "transport": "nativ"}}).chat.completions.create(
             model=MODELS[key], messages=USER)
 
@@ -203,3 +203,113 @@ def test_a_value_json_cannot_carry_is_refused_before_sending(server: FaultServer
         client.chat.completions.create(model="openai:gpt-x", messages=USER,
                                        extra_body={"when": object()})
     assert server.attempts == 0
+
+
+def test_no_openai_sdk_is_imported_on_the_native_responses_path() -> None:
+    """``client.responses.create`` and chat over it (``api="responses"``) on the native
+    transport: sync, async, streamed, against a local server in the same fresh interpreter."""
+    script = textwrap.dedent("""
+        import asyncio, json, sys, threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import aisuite_like as ai
+
+        REPLY = {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+                 "model": "m", "output": [{"id": "msg_1", "type": "message", "role": "assistant",
+                 "status": "completed", "content": [{"type": "output_text", "text": "hi there",
+                 "annotations": []}]}], "usage": {"input_tokens": 1, "output_tokens": 2,
+                 "total_tokens": 3}}
+        START = {**REPLY, "status": "in_progress", "output": []}
+        EVENTS = [{"type": "response.created", "response": START},
+                  {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+                   "content_index": 0, "delta": "hi there"},
+                  {"type": "response.completed", "response": REPLY}]
+        paths = []
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def log_message(self, *args):
+                pass
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                paths.append(self.path)
+                if body.get("stream"):
+                    data = "".join(f"event: {e['type']}\\ndata: {json.dumps(e)}\\n\\n"
+                                   for e in EVENTS).encode()
+                    kind = "text/event-stream"
+                else:
+                    data, kind = json.dumps(REPLY).encode(), "application/json"
+                self.send_response(200)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        configs = {"openai": {"api_key": "k", "base_url": url, "transport": "native"}}
+        over = {"openai": {**configs["openai"], "api": "responses"}}
+        chat = [{"role": "user", "content": "hi"}]
+        texts = []
+        with ai.Client(configs) as client:
+            texts.append(client.responses.create(model="openai:m", input="hi").output_text)
+            stream = client.responses.create(model="openai:m", input="hi", stream=True)
+            texts.append("".join(getattr(e, "delta", "") for e in stream))
+        with ai.Client(over) as client:
+            texts.append(client.chat.completions.create(
+                model="openai:m", messages=chat).choices[0].message.content)
+
+        async def main():
+            async with ai.AsyncClient(configs) as client:
+                r = await client.responses.create(model="openai:m", input="hi")
+                texts.append(r.output_text)
+            async with ai.AsyncClient(over) as client:
+                r = await client.chat.completions.create(model="openai:m", messages=chat)
+                texts.append(r.choices[0].message.content)
+
+        asyncio.run(main())
+        print(json.dumps({"texts": texts, "paths": paths,
+                          "loaded": "openai" in sys.modules}))
+    """)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, env=env, cwd=str(ROOT))
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["texts"] == ["hi there"] * 5
+    assert result["paths"] == ["/v1/responses"] * 5
+    assert result["loaded"] is False
+
+
+RESPONSES_REPLY = {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+                   "model": "m", "output": [], "usage": {"input_tokens": 1, "output_tokens": 1,
+                                                         "total_tokens": 2}}
+
+
+@pytest.mark.parametrize("configs, model", [
+    pytest.param({"openai": {"api_key": "sk-a", "organization": "org-1"}}, "openai:gpt-x",
+                 id="openai"),
+    pytest.param({"azure": {"api_key": "az-a", "azure_endpoint": "https://res.openai.azure.com",
+                            "api_version": "2025-04-01-preview"}}, "azure:my-deploy",
+                 id="azure"),
+    pytest.param({"azure": {"api_key": "az-a", "azure_endpoint": "https://res.openai.azure.com",
+                            "api_version": "2025-04-01-preview", "azure_deployment": "fixed"}},
+                 "azure:gpt-4o", id="azure-deployment"),
+    pytest.param({"azure": {"api_key": "az-a", "api_version": "2025-04-01-preview",
+                            "base_url": "https://res.openai.azure.com/openai/v1"}},
+                 "azure:gpt-4o", id="azure-base-url"),
+])
+def test_native_responses_calls_go_where_the_sdk_sends_them(configs: dict[str, Any],
+                                                             model: str) -> None:
+    sent = []
+    for transport in ("sdk", "native"):
+        cfg = {k: {**v, "max_retries": 0, "transport": transport} for k, v in configs.items()}
+        with respx.mock(using="httpcore2") as router:
+            route = router.post(url__regex=r".*").respond(200, json=RESPONSES_REPLY)
+            with ai.Client(cfg) as client:
+                client.responses.create(model=model, input="hi", **NATIVE_ARGS)
+            request = route.calls[0].request
+        sent.append((str(request.url), json.loads(request.content),
+                     {k: v for k, v in request.headers.items() if k in _WIRE_HEADERS}))
+    assert sent[1] == sent[0]
+    assert sent[0][0].split("?")[0].endswith("/responses")

@@ -36,6 +36,9 @@ class OpenAINative:
         self._token_provider: Optional[Callable[[], str]] = None
         if azure is not None:
             self._base, self._deployment_in_base = _azure_base(azure)
+            # the SDK's URL of an endpoint that names no deployment (e.g. /responses)
+            self._root = (str(azure["base_url"]).rstrip("/") if azure.get("base_url") is not None
+                          else str(azure["azure_endpoint"]).rstrip("/") + "/openai")
             if api_key is not None:
                 headers["api-key"] = api_key
             elif azure.get("azure_ad_token") is not None:
@@ -51,7 +54,7 @@ class OpenAINative:
             base = config.get("base_url") or spec.base_url
             if base is None:  # the openai row: the SDK's default, which OPENAI_BASE_URL sets
                 base = os.environ.get("OPENAI_BASE_URL") or _OPENAI_BASE_URL
-            self._base = str(base).rstrip("/")
+            self._base = self._root = str(base).rstrip("/")
             if api_key is not None:
                 headers["Authorization"] = f"Bearer {api_key}"
         if spec.openai_native:
@@ -73,13 +76,18 @@ class OpenAINative:
     def _reply_error(self, status: int, headers: Any, content: bytes, response: Any) -> Any:
         return reply_error(status, headers, content, self.key, self._secrets, response)
 
-    def request(self, kwargs: Mapping[str, Any]) -> NativeRequest:
-        """The HTTP request for ``chat.completions.create(**kwargs)``."""
+    def request(self, kwargs: Mapping[str, Any], path: str = "/chat/completions"
+                ) -> NativeRequest:
+        """The HTTP request for ``chat.completions.create(**kwargs)`` (``path``
+        ``"/responses"``: for ``responses.create(**kwargs)``)."""
         body, extra_headers, query = json_body(kwargs, self.key)
-        url = self._base
-        if self._azure is not None and not self._deployment_in_base:
-            url += f"/deployments/{kwargs.get('model')}"
-        url = with_query(url + "/chat/completions", {**self._query, **query})
+        if path == "/chat/completions":
+            url = self._base
+            if self._azure is not None and not self._deployment_in_base:
+                url += f"/deployments/{kwargs.get('model')}"
+        else:  # Azure names no deployment in the URL of these (as the SDK sends them)
+            url = self._root
+        url = with_query(url + path, {**self._query, **query})
         headers = self._headers
         if self._token_provider is not None or extra_headers:
             headers = dict(headers)

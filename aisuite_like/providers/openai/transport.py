@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any, Optional
 
 from ...core.errors import (
@@ -382,7 +382,7 @@ class OpenAIProvider(Provider):
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         if self._over_responses or request.api == "responses":
-            kwargs = _responses.build_chat(request, _responses_params(), self.key)
+            kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.stream(self._calls, self._sse, (kwargs, self._chat_chunks),
                                  self._calls.bounds(request.timeout))
@@ -396,7 +396,7 @@ class OpenAIProvider(Provider):
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         if self._over_responses or request.api == "responses":
-            kwargs = _responses.build_chat(request, _responses_params(), self.key)
+            kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.astream(self._calls, self._asse, (kwargs, self._chat_chunks),
                                   self._calls.bounds(request.timeout))
@@ -410,7 +410,13 @@ class OpenAIProvider(Provider):
                               self._calls.bounds(request.timeout))
 
     def _native_stream(self, http_request: Any) -> Iterator[ChatCompletionChunk]:
-        body = StreamBody(self.key, self._secrets())
+        return self._native_feed(http_request, StreamBody(self.key, self._secrets()))
+
+    def _native_astream(self, http_request: Any) -> AsyncIterator[ChatCompletionChunk]:
+        return self._native_afeed(http_request, StreamBody(self.key, self._secrets()))
+
+    def _native_feed(self, http_request: Any, body: Any) -> Iterator[Any]:
+        """A native stream's bytes through ``body`` (a chat or Responses stream decoder)."""
         data_in = self._native.http.stream(http_request)
         try:
             for data in data_in:
@@ -421,17 +427,16 @@ class OpenAIProvider(Provider):
         finally:
             data_in.close()  # releases the connection, also on early exit
 
-    async def _native_astream(self, http_request: Any) -> AsyncIterator[ChatCompletionChunk]:
-        body = StreamBody(self.key, self._secrets())
+    async def _native_afeed(self, http_request: Any, body: Any) -> AsyncGenerator[Any, None]:
         data_in = self._native.http.astream(http_request)
         try:
             async for data in data_in:
-                for chunk in body.feed(data):
-                    yield chunk
+                for item in body.feed(data):
+                    yield item
                 if body.done:
                     break
-            for chunk in body.end():
-                yield chunk
+            for item in body.end():
+                yield item
         finally:
             await data_in.aclose()
 
@@ -480,6 +485,13 @@ class OpenAIProvider(Provider):
     def native_responses(self) -> bool:  # type: ignore[override]  # per service
         return self.spec.responses_api
 
+    def _responses_params(self) -> frozenset[str]:
+        if self._native is not None:
+            from .native import NATIVE_PARAMS
+
+            return NATIVE_PARAMS
+        return _responses_params()
+
     def _native_check(self) -> None:
         if not self.spec.responses_api:
             from ..base import _no_native_responses
@@ -488,7 +500,7 @@ class OpenAIProvider(Provider):
 
     def create_response(self, request: ResponsesRequest) -> Response:
         self._native_check()
-        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
         response: Response = _retry.call(self._calls, self._respond_once,
                                          (kwargs, _responses.parse_native),
@@ -497,7 +509,7 @@ class OpenAIProvider(Provider):
 
     async def acreate_response(self, request: ResponsesRequest) -> Response:
         self._native_check()
-        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
         response: Response = await _retry.acall(self._calls, self._arespond_once,
                                                 (kwargs, _responses.parse_native),
@@ -506,21 +518,21 @@ class OpenAIProvider(Provider):
 
     def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:
         self._native_check()
-        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs["stream"] = True
         return _retry.stream(self._calls, self._sse, (kwargs, self._native_events),
                              self._calls.bounds(request.timeout))
 
     def astream_response(self, request: ResponsesRequest) -> AsyncIterator[ResponseEvent]:
         self._native_check()
-        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs["stream"] = True
         return _retry.astream(self._calls, self._asse, (kwargs, self._native_events),
                               self._calls.bounds(request.timeout))
 
     def _complete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
         self._native_check()
-        kwargs = _responses.build_chat(request, _responses_params(), self.key)
+        kwargs = _responses.build_chat(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
         response: ChatCompletionResponse = _retry.call(
             self._calls, self._respond_once, (kwargs, _responses.parse_chat),
@@ -529,7 +541,7 @@ class OpenAIProvider(Provider):
 
     async def _acomplete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
         self._native_check()
-        kwargs = _responses.build_chat(request, _responses_params(), self.key)
+        kwargs = _responses.build_chat(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
         response: ChatCompletionResponse = await _retry.acall(
             self._calls, self._arespond_once, (kwargs, _responses.parse_chat),
@@ -538,6 +550,9 @@ class OpenAIProvider(Provider):
 
     def _respond_once(self, job: tuple[dict[str, Any], Any]) -> Any:
         kwargs, parse = job
+        if self._native is not None:
+            reply = self._native.http.post(self._native.request(kwargs, "/responses"))
+            return self._read(reply.status, reply.headers, reply.content, parse)
         with mapped_errors(self._error):
             raw = self._sync().responses.with_raw_response.create(**kwargs)
             body = raw.http_response.content
@@ -546,6 +561,9 @@ class OpenAIProvider(Provider):
 
     async def _arespond_once(self, job: tuple[dict[str, Any], Any]) -> Any:
         kwargs, parse = job
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.request(kwargs, "/responses"))
+            return self._read(reply.status, reply.headers, reply.content, parse)
         with mapped_errors(self._error):
             raw = await self._async().responses.with_raw_response.create(**kwargs)
             body = raw.http_response.content
@@ -568,6 +586,9 @@ class OpenAIProvider(Provider):
     def _sse(self, job: tuple[dict[str, Any], Any]) -> Iterator[Any]:
         kwargs, new_body = job
         body = new_body()
+        if self._native is not None:
+            yield from self._native_feed(self._native.request(kwargs, "/responses"), body)
+            return
         response = None
         try:
             with mapped_errors(self._error):
@@ -585,6 +606,14 @@ class OpenAIProvider(Provider):
     async def _asse(self, job: tuple[dict[str, Any], Any]) -> AsyncIterator[Any]:
         kwargs, new_body = job
         body = new_body()
+        if self._native is not None:
+            items = self._native_afeed(self._native.request(kwargs, "/responses"), body)
+            try:
+                async for item in items:
+                    yield item
+            finally:
+                await items.aclose()
+            return
         response = None
         try:
             with mapped_errors(self._error):
