@@ -48,6 +48,11 @@ from .providers.registry import provider_keys, register_provider
 
 __version__ = VERSION
 
+#: The OpenAI SDK's names of the two clients, so that code ported from it runs with its import
+#: changed (``from aisuite_like import OpenAI``; docs/migration.md).
+OpenAI = Client
+AsyncOpenAI = AsyncClient
+
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from . import (
         cache as cache,
@@ -131,6 +136,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from .client.structured import (
         ContentFilterFinishReasonError as ContentFilterFinishReasonError,
         LengthFinishReasonError as LengthFinishReasonError,
+        pydantic_function_tool as pydantic_function_tool,
     )
     from .core.message_params import (
         ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
@@ -164,12 +170,14 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         CompletionTokensDetails as CompletionTokensDetails,
         Function as Function,
         Message as Message,
+        Model as Model,
         PromptTokensDetails as PromptTokensDetails,
         SkippedModel as SkippedModel,
         ToolCall as ToolCall,
         ToolEvent as ToolEvent,
         Usage as Usage,
     )
+    from .endpoints.models import ModelList as ModelList
     from .endpoints.responses import (
         AsyncResponseStream as AsyncResponseStream,
         ResponseStream as ResponseStream,
@@ -236,6 +244,10 @@ _LAZY = {
     # client/structured.py (chat.completions.parse)
     "LengthFinishReasonError": "client.structured",
     "ContentFilterFinishReasonError": "client.structured",
+    "pydantic_function_tool": "client.structured",
+    # core/types.py, endpoints/models.py (client.models)
+    "Model": "core.types",
+    "ModelList": "endpoints.models",
     # client/stream_events.py (chat.completions.stream)
     **{name: "client.stream_events" for name in (
         "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
@@ -278,7 +290,7 @@ def __dir__() -> list[str]:
 # The names loaded with the package (the client, the error tree, the registry), then the lazy
 # ones; tests/test_public_api.py pins the whole list.
 __all__ = [
-    "Client", "AsyncClient", "register_provider", "provider_keys",
+    "Client", "AsyncClient", "OpenAI", "AsyncOpenAI", "register_provider", "provider_keys",
     "AisuiteLikeError", "APIError", "APIStatusError", "AuthenticationError",
     "PermissionDeniedError", "NotFoundError", "BadRequestError", "ContextWindowExceededError",
     "RateLimitError", "APITimeoutError", "APIConnectionError", "RedirectError",

@@ -1,8 +1,9 @@
 """A loopback Amazon Bedrock Runtime of our own, for tests that go through real botocore.
 
-It answers ``POST /model/{modelId}/converse`` with Converse JSON and
+It answers ``POST /model/{modelId}/converse`` with Converse JSON,
 ``POST /model/{modelId}/converse-stream`` with ConverseStream's binary
-``application/vnd.amazon.eventstream`` body, encoded here (prelude, headers, CRC32s: the
+``application/vnd.amazon.eventstream`` body (and, as the control plane, ``GET
+/foundation-models``: ListFoundationModels, with a scripted ``Json`` reply), encoded here (prelude, headers, CRC32s: the
 format botocore/eventstream.py parses). Replies are scripted in order; every request is
 recorded (method, path, headers, raw body, JSON) so tests assert on the wire.
 
@@ -137,7 +138,7 @@ class Recorded:
     method: str
     path: str
     model_id: str
-    operation: str  # "converse" | "converse-stream"
+    operation: str  # "converse" | "converse-stream" | "foundation-models"
     headers: dict[str, str]
     raw: bytes
     at: float = field(default_factory=time.monotonic)  # when it arrived
@@ -170,11 +171,17 @@ class BedrockServer:
                 pass
 
             def do_POST(self) -> None:
+                self._handle("POST")
+
+            def do_GET(self) -> None:  # the control plane: GET /foundation-models
+                self._handle("GET")
+
+            def _handle(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 parts = self.path.split("?", 1)[0].split("/")
                 model_id = unquote(parts[2]) if len(parts) > 3 else ""
-                recorded = Recorded("POST", self.path, model_id, parts[-1],
+                recorded = Recorded(method, self.path, model_id, parts[-1],
                                     {k.lower(): v for k, v in self.headers.items()}, raw)
                 with server._lock:
                     server.requests.append(recorded)

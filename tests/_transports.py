@@ -108,6 +108,7 @@ class _Response:
         self._client = client
         self.status = response.status_code
         self.reason = response.reason_phrase
+        self.url = response.url
         self.headers = CIMultiDictProxy(CIMultiDict(response.headers.multi_items()))
         self.content = _Content(response)
 

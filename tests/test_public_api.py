@@ -12,8 +12,8 @@ PUBLIC = [
     "APIConnectionError", "APIError", "APIResponseValidationError", "APIStatusError",
     "APITimeoutError", "Agent", "AgentEvent", "AgentHandoff", "AgentHookContext", "AgentHooks",
     "AgentUpdatedStreamEvent", "AisuiteLikeError", "AllowAll", "AllowTools",
-    "AsyncChatCompletionStream", "AsyncClient", "AsyncResponseStream", "AsyncStream",
-    "AuthenticationError", "BadRequestError", "Batch", "BatchError", "BatchPart",
+    "AsyncChatCompletionStream", "AsyncClient", "AsyncOpenAI", "AsyncResponseStream",
+    "AsyncStream", "AuthenticationError", "BadRequestError", "Batch", "BatchError", "BatchPart",
     "BatchRequestCancelledError", "BatchRequestError", "BatchRequestExpiredError",
     "BatchTimeoutError", "ChatCompletionAssistantMessageParam", "ChatCompletionChunk",
     "ChatCompletionDeveloperMessageParam", "ChatCompletionMessageParam", "ChatCompletionResponse",
@@ -27,8 +27,8 @@ PUBLIC = [
     "HandoffOutputItem", "InputGuardrail", "InputGuardrailResult",
     "InputGuardrailTripwireTriggered", "InternalServerError", "InvalidBatchIdError",
     "InvalidModelError", "ItemHelpers", "LengthFinishReasonError", "MCPError", "MaxTurnsExceeded",
-    "Message", "MessageOutputItem", "MissingDependencyError", "ModelRequest", "ModelResponse",
-    "NotFoundError", "OutputGuardrail", "OutputGuardrailResult",
+    "Message", "MessageOutputItem", "MissingDependencyError", "Model", "ModelList", "ModelRequest",
+    "ModelResponse", "NotFoundError", "OpenAI", "OutputGuardrail", "OutputGuardrailResult",
     "OutputGuardrailTripwireTriggered", "OutputValidationError", "PermissionDeniedError",
     "PromptTokensDetails", "Provider", "RateLimitError", "RawResponsesStreamEvent",
     "RedirectError", "RefusalDeltaEvent", "RefusalDoneEvent", "RequestUsage", "RequireApproval",
@@ -41,8 +41,9 @@ PUBLIC = [
     "ToolPolicyContext", "ToolPolicyDecision", "Tools", "Trace", "UnknownProviderError",
     "UnsupportedFeatureError", "UnsupportedParameterError", "Usage", "cache", "durable",
     "fit_tokens", "function_tool", "handoff", "handoff_filters", "input_guardrail", "instrument",
-    "keep_last", "output_guardrail", "provider_keys", "register_provider", "responses",
-    "set_default_model", "testing", "tool", "trace", "uninstrument",
+    "keep_last", "output_guardrail", "provider_keys", "pydantic_function_tool",
+    "register_provider", "responses", "set_default_model", "testing", "tool", "trace",
+    "uninstrument",
 ]
 
 # Type aliases (unions of classes) carry no docstring of their own at run time.

@@ -4,11 +4,15 @@ agents, durable runs and batches all go through (docs/architecture.md)."""
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Optional, cast
+from urllib.parse import urlsplit
+
+from typing_extensions import Self
 
 from ..core import (
     checks as _request_checks,
@@ -22,7 +26,9 @@ from ..providers.registry import (
     canonical_key,
     create_provider,
     is_offline_key,
+    key_variable,
     provider_keys,
+    service_for_base_url,
     unknown_provider,
 )
 
@@ -31,7 +37,7 @@ if TYPE_CHECKING:
     from .plugins import ResponseCache
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
-           "normalize_messages", "RUNNER_ONLY"]
+           "normalize_messages", "RUNNER_ONLY", "CLIENT_OPTIONS", "configured_provider_keys"]
 
 
 class PreparedCall:
@@ -140,6 +146,78 @@ def _check_configs(configs: dict[str, dict[str, Any]], installed: Iterable[str])
                 _secrets.remember(value)
 
 
+#: What ``client.with_options(...)`` sets on every provider the copy builds (docs/client.md,
+#: "Options for every provider"): the settings every family takes.
+CLIENT_OPTIONS = frozenset({"timeout", "max_retries", "max_retry_wait", "max_concurrency",
+                            "stream_gap_timeout"})
+
+# Provider settings that code written for the OpenAI (or Anthropic) SDK passes to its client's
+# constructor; here they are config keys of a provider, under its key in provider_configs.
+_PROVIDER_SETTINGS = ("api_key", "base_url", "organization", "project", "timeout",
+                      "max_retries", "default_headers", "http_client", "async_http_client",
+                      "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
+                      "azure_ad_token_provider", "max_retry_wait", "max_concurrency",
+                      "stream_gap_timeout")
+_AZURE_SETTINGS = frozenset({"api_version", "azure_endpoint", "azure_deployment",
+                             "azure_ad_token", "azure_ad_token_provider"})
+_SHOWN_AS_WRITTEN = frozenset({"api_version", "azure_deployment", "organization", "project"})
+
+
+def _setting_text(name: str, value: Any) -> str:
+    """How a setting is shown in the line to write: numbers and plain URLs as given, a
+    credential or anything else as ``"..."`` / ``...`` (never a key)."""
+    if any(word in name.lower() for word in _SECRET_WORDS):
+        return '"..."'
+    if isinstance(value, (bool, int, float)) or value is None:
+        return repr(value)
+    if isinstance(value, str) and name in ("base_url", "azure_endpoint"):
+        parts = urlsplit(value)
+        if parts.scheme in ("http", "https") and parts.hostname and not (
+                parts.username or parts.password or parts.query or parts.fragment):
+            return json.dumps(value)
+        return '"..."'
+    if isinstance(value, str) and name in _SHOWN_AS_WRITTEN and len(value) <= 80:
+        return json.dumps(value)
+    return "..."
+
+
+def settings_keyword_error(where: str, unknown: Mapping[str, Any], accepted: Iterable[str],
+                           *, configs_given: bool = False, argument: str = "provider_configs",
+                           call: Optional[str] = None) -> TypeError:
+    """The ``TypeError`` for keyword arguments ``where`` does not take: provider settings
+    (``api_key=``, ``base_url=``, ...) get the exact ``provider_configs=`` line to write
+    instead (the provider told from the settings: ``azure_*`` -> azure, a ``base_url`` of a
+    known service -> that service, else openai); any other keyword is refused as Python would,
+    with "did you mean". No value that may be secret is shown."""
+    others = [name for name in unknown if name not in _PROVIDER_SETTINGS]
+    if others:
+        name = others[0]
+        suggestion = _request_checks.did_you_mean(name, accepted)
+        hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
+        return TypeError(f"{where}() got an unexpected keyword argument {name!r}{hint}")
+    settings = dict(unknown)
+    key = "openai"
+    if _AZURE_SETTINGS & set(settings):
+        key = "azure"
+    elif isinstance(settings.get("base_url"), str):
+        service = service_for_base_url(settings["base_url"])
+        if service is not None:
+            key = service
+            del settings["base_url"]  # the service's own endpoint: built in
+    line = "{" + ", ".join(f'"{name}": {_setting_text(name, value)}'
+                           for name, value in settings.items()) + "}"
+    written = f'{call or where}({argument}={{"{key}": {line}}})'
+    also = f" (add them to your {argument}[{key!r}])" if configs_given else ""
+    text = (f"{where}() takes no {', '.join(unknown)}: one client serves every provider, so "
+            f"settings go under the provider's key{also}. Write:\n    {written}")
+    if call is not None and call.startswith("ai."):  # the constructor
+        text += f'\nand name models "{key}:<model>".'
+        variable = key_variable(key)
+        if "api_key" in unknown and variable:
+            text += f" Leave api_key out to read it from {variable}."
+    return TypeError(text)
+
+
 def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optional[float]]:
     """``Client(cache=..., cache_ttl=...)``: a response cache (or None) and a TTL in seconds
     (or None: entries never expire)."""
@@ -214,7 +292,20 @@ class ClientBase:
         cache: Optional[ResponseCache] = None,
         cache_ttl: Optional[float] = None,
         prompt_cache: Any = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:  # ai.Client(api_key=...): the provider_configs line to write
+            name = type(self).__name__
+            raise settings_keyword_error(
+                name, unknown, ("provider_configs", "providers", "cache", "cache_ttl",
+                                "prompt_cache"),
+                configs_given=provider_configs is not None, call=f"ai.{name}")
+        # What with_options() passes on to a copy (besides the configs).
+        self._init_options: dict[str, Any] = {"providers": providers, "cache": cache,
+                                              "cache_ttl": cache_ttl,
+                                              "prompt_cache": prompt_cache}
+        #: Options every provider this client builds gets over its config (with_options()).
+        self._options: dict[str, Any] = {}
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
         # provider key -> (the provider, it wrapped in the cache): made once per provider
         self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
@@ -263,6 +354,46 @@ class ClientBase:
                 if key not in self._installed and canonical_key(key) in changed:
                     del self._instances[key]
 
+    def with_options(
+        self,
+        *,
+        timeout: Any = None,
+        max_retries: Optional[int] = None,
+        max_retry_wait: Optional[float] = None,
+        max_concurrency: Optional[int] = None,
+        stream_gap_timeout: Optional[float] = None,
+        provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None,
+        **unknown: Any,
+    ) -> Self:
+        """A configured copy, as the OpenAI SDK's ``with_options`` (docs/client.md). The
+        options given (``None``: not given) apply to every provider the copy builds, over its
+        config; ``provider_configs`` adds settings for one provider each (merged into that
+        key's config). The copy shares nothing mutable with this client: its own configs,
+        its own providers (and connections, made on first use: make the copy once and keep
+        it); provider objects installed with ``providers=`` are shared, unchanged. This
+        client is not changed. Checked now, before anything is sent."""
+        if unknown:
+            raise settings_keyword_error(
+                "with_options", unknown, (*CLIENT_OPTIONS, "provider_configs"),
+                argument="provider_configs", call="client.with_options")
+        given = {name: value for name, value in (
+            ("timeout", timeout), ("max_retries", max_retries),
+            ("max_retry_wait", max_retry_wait), ("max_concurrency", max_concurrency),
+            ("stream_gap_timeout", stream_gap_timeout)) if value is not None}
+        problem = _request_checks.timeout_problem(timeout) if timeout is not None else None
+        if problem is not None:
+            raise ConfigurationError(f"with_options(timeout=...) must be {problem}, got "
+                                     f"{type(timeout).__name__}")
+        from ..providers.retry import CallPolicy
+
+        CallPolicy.from_config(dict(given), "", where="in with_options()")  # checks them
+        configs = _request_checks.copy_configs(self._configs)
+        for key, extra in _request_checks.copy_configs(provider_configs).items():
+            configs[key] = {**configs.get(key, {}), **extra}
+        copy = type(self)(configs, **self._init_options)
+        copy._options = {**self._options, **given}
+        return copy
+
     def __repr__(self) -> str:  # never show configs: they hold API keys
         return f"{type(self).__name__}(providers={sorted(self._instances)})"
 
@@ -280,6 +411,8 @@ class ClientBase:
                     if config is None:
                         config = next((v for k, v in self._configs.items()
                                        if canonical_key(k) == canon), {})
+                    if self._options:  # with_options(): over the provider's own config
+                        config = {**config, **self._options}
                     provider = create_provider(canon, config)
                     _secrets.protect_logs()  # the SDK's and HTTP stack's loggers redact keys
                     self._instances[canon] = provider
@@ -410,6 +543,19 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         **portable,
     )
     return PreparedCall(provider, request, tools, max_turns, runner_options)
+
+
+def configured_provider_keys(client: ClientBase) -> list[str]:
+    """The providers ``client`` is set up for, one key per provider (the first key it was
+    configured or used under): its ``provider_configs`` keys, the providers installed with
+    ``providers=``, those it has already made, and the built-in providers whose key variable
+    is set in the environment (``registry.keys_in_environment``)."""
+    from ..providers.registry import keys_in_environment
+
+    keys: dict[str, str] = {}
+    for key in (*client._configs, *client._instances, *keys_in_environment()):
+        keys.setdefault(canonical_key(key), key)
+    return list(keys.values())
 
 
 def resolve_provider(client: ClientBase, key: str) -> Provider:

@@ -22,12 +22,16 @@ from ..core.ids import unique_tool_call_ids
 from .base import ClientBase, prepare_call
 
 if TYPE_CHECKING:
+    from typing_extensions import Never
+
     from ..batches.api import AsyncBatches, Batches
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from ..endpoints.models import AsyncModels, Models
     from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ResponseCache
+    from .raw_response import AsyncRawCompletions, RawCompletions
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -50,6 +54,14 @@ _ParsedT = TypeVar("_ParsedT")
 class _Completions:
     def __init__(self, client: "Client") -> None:
         self._client = client
+
+    @property
+    def with_raw_response(self) -> RawCompletions:
+        """``with_raw_response.create(...)``: the HTTP status, headers and request id of the
+        reply, and ``.parse()`` for the response (docs/client.md, "Raw responses")."""
+        from .raw_response import RawCompletions
+
+        return RawCompletions(self)
 
     @overload
     def create(
@@ -324,7 +336,7 @@ class _Completions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -352,7 +364,8 @@ class _Completions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    def parse(self, model: str, messages: Any, *, response_format: Any, **kwargs: Any) -> Any:
+    def parse(self, model: str, messages: Any, *, response_format: Any = None,
+              **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse``: ``create`` with ``response_format`` a pydantic class
         (sent as a strict JSON schema, through each provider's native structured output),
         then ``choices[i].message.parsed`` is the reply validated into that class (None for a
@@ -362,7 +375,7 @@ class _Completions:
         _refuse_stream(kwargs, "parse")
         response = self.create(model, messages,
                                response_format=response_format_param(response_format), **kwargs)
-        return parse_completion(response, response_format)
+        return parse_completion(response, response_format, kwargs.get("tools"))
 
     @overload
     async def aparse(
@@ -404,7 +417,7 @@ class _Completions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -432,7 +445,7 @@ class _Completions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    async def aparse(self, model: str, messages: Any, *, response_format: Any,
+    async def aparse(self, model: str, messages: Any, *, response_format: Any = None,
                      **kwargs: Any) -> Any:
         """Async ``parse`` on the sync client (as ``acreate``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
@@ -534,8 +547,9 @@ async def _aparse(client: ClientBase, model: str, messages: Any, response_format
 
     _refuse_stream(kwargs, "parse")
     kwargs["response_format"] = response_format_param(response_format)
+    tools = kwargs.get("tools")  # (prepare_call consumes kwargs)
     response = await _acreate(client, model, messages, kwargs)
-    return parse_completion(response, response_format)
+    return parse_completion(response, response_format, tools)
 
 
 class _AsyncStreamManager(Generic[_ParsedT]):
@@ -620,11 +634,24 @@ class Client(ClientBase):
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
                  cache_ttl: Optional[float] = None,
-                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
+                 prompt_cache: Optional[Literal["auto", False]] = None,
+                 **unknown: Never) -> None:
+        # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
+
+    @property
+    def models(self) -> Models:
+        """The models each configured provider reports: ``list()``, ``retrieve(model)``
+        (docs/models.md). Loaded on first use."""
+        models = self.__dict__.get("_models")
+        if models is None:
+            from ..endpoints.models import Models
+
+            models = self.__dict__["_models"] = Models(self)
+        return models
 
     @property
     def batches(self) -> Batches:
@@ -659,6 +686,14 @@ class Client(ClientBase):
 class _AsyncCompletions:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
+
+    @property
+    def with_raw_response(self) -> AsyncRawCompletions:
+        """``await with_raw_response.create(...)``: the HTTP status, headers and request id of
+        the reply, and ``.parse()`` for the response (docs/client.md, "Raw responses")."""
+        from .raw_response import AsyncRawCompletions
+
+        return AsyncRawCompletions(self)
 
     @overload
     async def create(
@@ -809,7 +844,7 @@ class _AsyncCompletions:
         model: str,
         messages: _Messages,
         *,
-        response_format: Optional[Mapping[str, Any]],
+        response_format: Optional[Mapping[str, Any]] = None,
         tools: Optional[Iterable[Any]] = None,
         tool_choice: Union[str, Mapping[str, Any], None] = None,
         parallel_tool_calls: Optional[bool] = None,
@@ -837,7 +872,7 @@ class _AsyncCompletions:
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
-    async def parse(self, model: str, messages: Any, *, response_format: Any,
+    async def parse(self, model: str, messages: Any, *, response_format: Any = None,
                     **kwargs: Any) -> Any:
         """The OpenAI SDK's ``parse`` (see ``Client.chat.completions.parse``)."""
         return await _aparse(self._client, model, messages, response_format, kwargs)
@@ -927,11 +962,23 @@ class AsyncClient(ClientBase):
                  providers: Optional[Mapping[str, Any]] = None,
                  cache: Optional[ResponseCache] = None,
                  cache_ttl: Optional[float] = None,
-                 prompt_cache: Optional[Literal["auto", False]] = None) -> None:
+                 prompt_cache: Optional[Literal["auto", False]] = None,
+                 **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl, prompt_cache=prompt_cache)
+                         cache_ttl=cache_ttl, prompt_cache=prompt_cache, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
+
+    @property
+    def models(self) -> AsyncModels:
+        """The models each configured provider reports, awaited (docs/models.md). Loaded on
+        first use."""
+        models = self.__dict__.get("_models")
+        if models is None:
+            from ..endpoints.models import AsyncModels
+
+            models = self.__dict__["_models"] = AsyncModels(self)
+        return models
 
     @property
     def batches(self) -> AsyncBatches:

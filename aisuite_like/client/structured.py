@@ -21,7 +21,7 @@ from ..core.types import ChatCompletionResponse
 if TYPE_CHECKING:
     from ..core.types import ParsedChatCompletion
 
-__all__ = ["LengthFinishReasonError", "ContentFilterFinishReasonError"]
+__all__ = ["LengthFinishReasonError", "ContentFilterFinishReasonError", "pydantic_function_tool"]
 
 
 class LengthFinishReasonError(AisuiteLikeError):
@@ -139,16 +139,51 @@ def _resolve_ref(root: dict[str, Any], ref: str) -> dict[str, Any]:
     return resolved
 
 
+class _PydanticFunctionTool(dict):  # type: ignore[type-arg]  # a tool param: a plain dict
+    """The tool ``pydantic_function_tool`` makes: the dict the OpenAI SDK sends, which also
+    remembers its model (``parse()`` validates the calls' arguments into it)."""
+
+    model: Any
+
+
+def pydantic_function_tool(model: Any, *, name: Optional[str] = None,
+                           description: Optional[str] = None) -> dict[str, Any]:
+    """The OpenAI SDK's ``openai.pydantic_function_tool``: a strict function tool whose
+    parameters are ``model``'s schema (made strict as the SDK does; the name defaults to
+    the class name, the description to its docstring). In ``tools=`` of
+    ``chat.completions.parse()``, each call of it carries ``function.parsed_arguments``: its
+    arguments validated into ``model``."""
+    if not is_output_class(model):
+        raise TypeError(f"pydantic_function_tool takes a pydantic model class, got {model!r}")
+    function: dict[str, Any] = {"name": name or model.__name__, "strict": True,
+                                "parameters": strict_json_schema(model)}
+    description = description if description is not None else model.__doc__
+    if description is not None:
+        function["description"] = description
+    tool = _PydanticFunctionTool({"type": "function", "function": function})
+    tool.model = model
+    return tool
+
+
+def tool_models(tools: Any) -> dict[str, Any]:
+    """Tool name -> model, for the ``pydantic_function_tool`` tools among ``tools``."""
+    if not isinstance(tools, (list, tuple)):
+        return {}
+    return {t["function"]["name"]: t.model for t in tools if isinstance(t, _PydanticFunctionTool)}
+
+
 # --- response side ------------------------------------------------------------------------
 
 
-def parse_completion(response: ChatCompletionResponse, response_format: Any
-                     ) -> ParsedChatCompletion[Any]:
+def parse_completion(response: ChatCompletionResponse, response_format: Any,
+                     tools: Any = None) -> ParsedChatCompletion[Any]:
     """A copy of ``response`` whose messages carry ``parsed``, as the OpenAI
     SDK's ``parse_chat_completion``: a ``length`` or ``content_filter`` finish raises (unless
     the message is a refusal), a refusal (``message.refusal``, or Anthropic's ``refusal``
     stop) leaves ``parsed`` None, content is validated into the class (pydantic's
-    ``ValidationError`` when it does not fit)."""
+    ``ValidationError`` when it does not fit). Calls of ``pydantic_function_tool`` tools
+    among ``tools`` carry ``function.parsed_arguments``."""
+    models = tool_models(tools)
     rich = is_output_class(response_format)
     choices = []
     for choice in response.choices:
@@ -168,6 +203,8 @@ def parse_completion(response: ChatCompletionResponse, response_format: Any
         # never sent back when the message is reused as input (client._NOT_SENT).
         values = {**message.__dict__, **(message.__pydantic_extra__ or {}),
                   "refusal": refusal, "parsed": parsed}
+        if models and message.tool_calls:
+            values["tool_calls"] = [_parsed_call(call, models) for call in message.tool_calls]
         out = type(message).model_construct(**values)
         object.__setattr__(out, "__pydantic_fields_set__",
                            set(message.model_fields_set) | {"parsed", "tool_calls"}
@@ -175,6 +212,15 @@ def parse_completion(response: ChatCompletionResponse, response_format: Any
         choices.append(choice.model_copy(update={"message": out}))
     # Its messages now carry ``parsed``: what ParsedChatCompletion tells type checkers.
     return cast("ParsedChatCompletion[Any]", response.model_copy(update={"choices": choices}))
+
+
+def _parsed_call(call: Any, models: dict[str, Any]) -> Any:
+    model = models.get(call.function.name)
+    if model is None:
+        return call
+    parsed = _validate(model, call.function.arguments)
+    return call.model_copy(update={
+        "function": call.function.model_copy(update={"parsed_arguments": parsed})})
 
 
 def _validate(response_format: Any, content: Any) -> Any:

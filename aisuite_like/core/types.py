@@ -32,6 +32,8 @@ __all__ = [
     "ChatCompletionChunk",
     "FinishReason",
     "StopReason",
+    "Model",
+    "with_request_id",
     "mark_cache_outcome",
     "cache_outcome",
 ]
@@ -329,6 +331,13 @@ class ChatCompletionResponse(_Model):
     service_tier: Optional[str] = None
 
     @property
+    def _request_id(self) -> Optional[str]:
+        """The provider's request id of the reply (the OpenAI SDK's ``_request_id``: public
+        despite its name), on a response of one model call; None where the provider sent
+        none or the response was built otherwise (a tool run's, a stream's)."""
+        return self.__dict__.get("_request_id")
+
+    @property
     def cache_hit(self) -> bool:
         """True when the response cache (``Client(cache=...)``, docs/cache.md) answered this
         call: nothing was sent and ``usage.cost`` is 0. Not part of ``model_dump()``: a dumped
@@ -346,6 +355,15 @@ class ChatCompletionResponse(_Model):
         """Shortcut for ``choices[0].message.content``."""
         content = self.choices[0].message.content
         return content if isinstance(content, str) or content is None else str(content)
+
+
+def with_request_id(response: ChatCompletionResponse, request_id: Optional[str]
+                    ) -> ChatCompletionResponse:
+    """``response`` carrying the reply's request id as ``_request_id`` (not a field: never
+    dumped or compared)."""
+    if request_id:
+        response.__dict__["_request_id"] = request_id
+    return response
 
 
 # --- streaming ---------------------------------------------------------------------------
@@ -407,6 +425,32 @@ class ChatCompletionChunk(_Model):
         """True when this chunk is replayed from the response cache (docs/cache.md). Not part
         of ``model_dump()``."""
         return self.__dict__.get(_CACHE_OUTCOME) is True
+
+
+# --- model lists ---------------------------------------------------------------------------
+
+
+class Model(_Model):
+    """A model a provider reports (``client.models.list()``, docs/models.md), in OpenAI's
+    ``Model`` shape: ``id`` written ``"provider:model"`` (ready to pass as ``model=``),
+    ``created`` (Unix seconds; 0 where the provider reports no date), ``owned_by`` (the
+    model's maker as the provider names it). ``provider`` is the provider key; ``raw`` the
+    provider's own entry (never dumped)."""
+
+    id: str
+    object: Literal["model"] = "model"
+    created: int = 0
+    owned_by: str = ""
+    provider: str = ""
+    raw: Any = Field(default=None, exclude=True, repr=False)
+
+    def to_dict(self, *, mode: Literal["json", "python"] = "python", use_api_names: bool = True,
+                exclude_unset: bool = False, exclude_defaults: bool = False,
+                exclude_none: bool = False, warnings: bool = True) -> dict[str, Any]:
+        """Every field (``object`` and ``created`` included, as OpenAI sends a model)."""
+        return super().to_dict(mode=mode, use_api_names=use_api_names,
+                               exclude_unset=exclude_unset, exclude_defaults=exclude_defaults,
+                               exclude_none=exclude_none, warnings=warnings)
 
 
 if TYPE_CHECKING:

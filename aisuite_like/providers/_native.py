@@ -55,25 +55,31 @@ def native_transport(config: dict[str, Any], provider: str) -> bool:
 
 
 class NativeRequest:
-    """One request as the family built it: where it goes and what it carries."""
+    """One request as the family built it: where it goes and what it carries (a ``POST``
+    of a JSON body, or a ``GET`` without one)."""
 
-    __slots__ = ("url", "headers", "body")
+    __slots__ = ("url", "headers", "body", "method")
 
-    def __init__(self, url: str, headers: dict[str, str], body: bytes) -> None:
+    def __init__(self, url: str, headers: dict[str, str], body: Optional[bytes],
+                 method: str = "POST") -> None:
         self.url = url
         self.headers = headers
         self.body = body
+        self.method = method
 
 
 class Reply:
-    """A complete 2xx reply: its status, headers (lower-case names) and body."""
+    """A complete 2xx reply: its status, headers (case-insensitive), body and the URL that
+    answered (after redirects within the origin)."""
 
-    __slots__ = ("status", "headers", "content")
+    __slots__ = ("status", "headers", "content", "url")
 
-    def __init__(self, status: int, headers: Mapping[str, str], content: bytes) -> None:
+    def __init__(self, status: int, headers: Mapping[str, str], content: bytes,
+                 url: Optional[str] = None) -> None:
         self.status = status
         self.headers = headers
         self.content = content
+        self.url = url
 
 
 def _redirected(method: str, status: int) -> str:
@@ -234,7 +240,7 @@ class NativeHTTP:
         """The final response (redirects within the origin followed); a non-2xx one is
         read and raised as the family's typed error."""
         client = self.client()
-        method, url, body = "POST", request.url, request.body
+        method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
             try:
                 response = client.send(client.build_request(
@@ -269,9 +275,10 @@ class NativeHTTP:
                        provider=self.provider)
 
     def post(self, request: NativeRequest) -> Reply:
-        """Send ``request``; the complete 2xx reply."""
+        """Send ``request`` (a POST, or the GET it says); the complete 2xx reply."""
         response = self._send(request, stream=False)
-        return Reply(response.status_code, response.headers, response.content)
+        return Reply(response.status_code, response.headers, response.content,
+                     str(response.url))
 
     def stream(self, request: NativeRequest, opened: Optional[Callable[[Reply], None]] = None
                ) -> Iterator[bytes]:
@@ -280,7 +287,7 @@ class NativeHTTP:
         response = self._send(request, stream=True)
         try:
             if opened is not None:
-                opened(Reply(response.status_code, response.headers, b""))
+                opened(Reply(response.status_code, response.headers, b"", str(response.url)))
             try:
                 yield from response.iter_bytes()
             except Exception as exc:
@@ -292,7 +299,7 @@ class NativeHTTP:
 
     async def _asend(self, request: NativeRequest) -> Any:
         session = self.session()
-        method, url, body = "POST", request.url, request.body
+        method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
             try:
                 response = await session.request(
@@ -336,7 +343,7 @@ class NativeHTTP:
             response.close()
             raise self._failure(exc) from exc
         response.release()
-        return Reply(response.status, response.headers, content)
+        return Reply(response.status, response.headers, content, str(response.url))
 
     async def astream(self, request: NativeRequest,
                       opened: Optional[Callable[[Reply], None]] = None) -> AsyncIterator[bytes]:
@@ -344,7 +351,7 @@ class NativeHTTP:
         done = False
         try:
             if opened is not None:
-                opened(Reply(response.status, response.headers, b""))
+                opened(Reply(response.status, response.headers, b"", str(response.url)))
             try:
                 async for data in response.content.iter_any():
                     yield data
@@ -389,6 +396,15 @@ def json_body(kwargs: Mapping[str, Any], provider: str,
                if v is not None}
     query = dict(kwargs.get("extra_query") or {})
     return encode_json(body, provider), headers, query
+
+
+def get_request(url: str, headers: Mapping[str, str], query: Mapping[str, Any]
+                ) -> NativeRequest:
+    """A ``GET`` of ``url`` with ``query`` (e.g. a models list), the JSON body's header
+    left out."""
+    return NativeRequest(with_query(url, query),
+                         {k: v for k, v in headers.items() if k.lower() != "content-type"},
+                         None, "GET")
 
 
 def encode_json(body: Any, provider: str) -> bytes:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
     from ..core.responses import Response, ResponseEvent
-    from ..core.types import ChatCompletionChunk, ChatCompletionResponse
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
 
 __all__ = ["ChatRequest", "ResponsesRequest", "Provider"]
 
@@ -145,6 +145,24 @@ class Provider:
             f"provider {self.key or type(self).__name__!r} does not support stream=True",
             parameter="stream", provider=self.key)
         yield  # pragma: no cover  (makes this an async generator)
+
+    def list_models(self) -> list[Model]:
+        """The models the provider reports (``client.models.list()``, docs/models.md), ids
+        as the provider names them (the client writes them ``"key:model"``). Optional: the
+        default raises ``UnsupportedFeatureError`` before anything is sent."""
+        from ..core.errors import UnsupportedFeatureError
+
+        raise UnsupportedFeatureError(
+            f"provider {self.key or type(self).__name__!r} cannot list its models: "
+            f"{type(self).__name__} does not implement list_models(). The built-in providers "
+            "can (openai and the OpenAI-compatible services, anthropic, google, bedrock, "
+            "test)", feature="models.list", provider=self.key or None)
+
+    async def alist_models(self) -> list[Model]:
+        """Async ``list_models``; the default runs it in a thread."""
+        import asyncio
+
+        return await asyncio.to_thread(self.list_models)
 
     # -- the Responses API (docs/responses.md). Every provider answers
     # ``client.responses.create`` through ``complete`` / ``stream`` and the pure translation

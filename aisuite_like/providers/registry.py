@@ -15,7 +15,8 @@ from typing import Any, Optional, Union
 from ..core.errors import MissingDependencyError, UnknownProviderError
 from .base import ChatRequest, Provider
 
-__all__ = ["ChatRequest", "Provider", "register_provider", "provider_keys", "create_provider"]
+__all__ = ["ChatRequest", "Provider", "register_provider", "provider_keys", "create_provider",
+           "service_for_base_url", "keys_in_environment", "key_variable"]
 
 # key -> (target "module:Class", SDK module it needs or None, extra name, constructor kwargs)
 _Entry = tuple[str, Union[str, None], Union[str, None], dict[str, Any]]
@@ -109,6 +110,51 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
     except AttributeError:
         pass
     return provider
+
+
+# The key variables of the families outside the compatible-services table (whose rows name
+# their own); a provider counts as set up by its environment when one of them is set.
+_KEY_VARIABLES = {
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "bedrock": ("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE"),
+}
+
+
+def keys_in_environment() -> list[str]:
+    """The built-in providers whose API key variable is set (``OPENAI_API_KEY``,
+    ``ANTHROPIC_API_KEY``, ``GROQ_API_KEY``, ...; bedrock: AWS credentials or a Bedrock API
+    key, with ``AWS_REGION`` or ``AWS_DEFAULT_REGION``), in the registry's order."""
+    import os
+
+    from .openai.services import SERVICES
+
+    keys = [spec.key for spec in SERVICES.values()
+            if spec.key_required and spec.key_env and os.environ.get(spec.key_env)]
+    for key, names in _KEY_VARIABLES.items():
+        if any(os.environ.get(name) for name in names) and (key != "bedrock" or any(
+                os.environ.get(name) for name in ("AWS_REGION", "AWS_DEFAULT_REGION"))):
+            keys.append(key)
+    return keys
+
+
+def key_variable(key: str) -> Optional[str]:
+    """The environment variable a built-in provider reads its key from (None: none)."""
+    if key in _KEY_VARIABLES:
+        return _KEY_VARIABLES[key][0]
+    from .openai.services import SERVICES
+
+    spec = SERVICES.get(key)
+    return spec.key_env if spec is not None else None
+
+
+def service_for_base_url(base_url: Any) -> Optional[str]:
+    """The compatible service whose default endpoint ``base_url`` is (``"groq"`` for
+    ``https://api.groq.com/openai/v1``), ``"openai"`` for OpenAI's, else None. Loads the
+    services table on first use."""
+    from .openai.services import service_for_base_url as find
+
+    return find(base_url)
 
 
 def is_offline_key(key: str) -> bool:

@@ -46,6 +46,7 @@ from typing import (
 )
 
 from ..core.errors import APIConnectionError, APIError, APITimeoutError, ConfigurationError
+from ..core.exchange import note_retry
 
 __all__ = ["RetryPolicy", "ConcurrencyLimit", "Clock", "SystemClock", "CallPolicy", "Bounds",
            "DEADLINE"]
@@ -240,32 +241,33 @@ class CallPolicy:
 
     @classmethod
     def from_config(cls, config: dict[str, Any], provider: str,
-                    default_timeout: Optional[float] = None, host: str = "") -> "CallPolicy":
+                    default_timeout: Optional[float] = None, host: str = "", *,
+                    where: Optional[str] = None) -> "CallPolicy":
         """Pops ``max_retries``, ``max_retry_wait``, ``max_concurrency``, ``retry_clock`` and
         ``stream_gap_timeout`` from ``config`` (a provider's own copy) and checks them; reads
-        (leaves) ``timeout``, whose default is ``default_timeout``."""
+        (leaves) ``timeout``, whose default is ``default_timeout``. ``where`` names the
+        settings in an error (default: ``for provider '<provider>'``)."""
+        at = where if where is not None else f"for provider {provider!r}"
         max_retries = config.pop("max_retries", DEFAULT_MAX_RETRIES)
         if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
             raise ConfigurationError(
-                f"max_retries must be an int >= 0 for provider {provider!r}, got "
-                f"{max_retries!r}")
+                f"max_retries must be an int >= 0 {at}, got {max_retries!r}")
         wait = config.pop("max_retry_wait", DEFAULT_MAX_RETRY_WAIT)
         if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not wait >= 0:
             raise ConfigurationError(
-                f"max_retry_wait must be a number of seconds >= 0 for provider {provider!r}, "
-                f"got {wait!r}")
+                f"max_retry_wait must be a number of seconds >= 0 {at}, got {wait!r}")
         concurrency = config.pop("max_concurrency", None)
         if concurrency is not None and (not isinstance(concurrency, int)
                                         or isinstance(concurrency, bool) or concurrency < 1):
             raise ConfigurationError(
-                f"max_concurrency must be an int >= 1 (or None: unbounded) for provider "
-                f"{provider!r}, got {concurrency!r}")
+                f"max_concurrency must be an int >= 1 (or None: unbounded) {at}, got "
+                f"{concurrency!r}")
         gap = config.pop("stream_gap_timeout", None)
         if gap is not None and (isinstance(gap, bool) or not isinstance(gap, (int, float))
                                 or not 0 < gap < math.inf):
             raise ConfigurationError(
                 f"stream_gap_timeout must be a number of seconds > 0 (or None: the timeout) "
-                f"for provider {provider!r}, got {gap!r}")
+                f"{at}, got {gap!r}")
         clock = config.pop("retry_clock", None) or _SYSTEM_CLOCK
         for name in ("sleep", "asleep", "random"):
             if not callable(getattr(clock, name, None)):
@@ -449,6 +451,7 @@ def call(policy: CallPolicy, attempt: Callable[[T], R], arg: T,
             wait = policy.wait(attempts, error)
             if wait is None:
                 raise
+        note_retry()  # counted for with_raw_response (docs/client.md)
         policy.clock.sleep(wait)
         attempts += 1
 
@@ -474,6 +477,7 @@ async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[R]], arg: T
             wait = policy.wait(attempts, error)
             if wait is None:
                 raise
+        note_retry()
         await policy.clock.asleep(wait)
         attempts += 1
 
@@ -517,6 +521,7 @@ def stream(policy: CallPolicy, open_stream: Callable[[T], Iterator[R]], arg: T,
         finally:
             if limit is not None:
                 limit.release()
+        note_retry()  # counted for with_raw_response (docs/client.md)
         policy.clock.sleep(wait)
         attempts += 1
 
@@ -582,6 +587,7 @@ class _RetriedAsyncStream:
                 else:
                     self._next = self._gap
                 return first
+            note_retry()
             await policy.clock.asleep(wait)
             attempts += 1
 
@@ -686,6 +692,7 @@ async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncI
             finally:
                 if limit is not None:
                     limit.release()
+            note_retry()
             await policy.clock.asleep(wait)
             attempts += 1
     finally:

@@ -41,7 +41,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Literal, Optional, Union
 
-from ..core.errors import AisuiteLikeError, UnsupportedParameterError
+from ..core.errors import AisuiteLikeError, ConfigurationError, UnsupportedParameterError
+from ..core.exchange import CAPTURE, Headers, note
 from ..core.guard import RealRequestBlockedError
 from ..core.streaming import response_chunks
 from ..core.types import (
@@ -51,6 +52,7 @@ from ..core.types import (
     CompletionTokensDetails,
     Function,
     Message,
+    Model,
     PromptTokensDetails,
     ToolCall,
     Usage,
@@ -221,22 +223,31 @@ class _OfflineProvider(Provider):
         return self._respond(request)
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return self._respond(request)
+        return _noted(self._respond(request))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return await self._arespond(request)
+        return _noted(await self._arespond(request))
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        return _chunks(self._respond(request))
+        return _chunks(_noted(self._respond(request)))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         # Not ``async def``: the client calls astream() without awaiting and iterates it; the
         # reply is fetched on first iteration, inside the event loop.
         async def gen() -> AsyncIterator[ChatCompletionChunk]:
-            response = await self._arespond(request)
+            response = _noted(await self._arespond(request))
             for chunk in _chunks(response):
                 yield chunk
         return gen()
+
+
+def _noted(response: ChatCompletionResponse) -> ChatCompletionResponse:
+    """An offline reply as ``with_raw_response`` sees it (docs/testing.md): status 200, an
+    ``x-request-id`` header that is the response's id, no URL."""
+    if CAPTURE.get() is not None:
+        note(200, Headers({"content-type": "application/json", "x-request-id": response.id}),
+             request_id=response.id)
+    return response
 
 
 def _describe(reply: Any) -> str:
@@ -433,8 +444,26 @@ class TestProvider(_OfflineProvider):
 
     __test__ = False  # not a pytest test class, despite its name
 
-    def __init__(self) -> None:
+    #: The models ``list_models()`` reports (any model name works in ``"test:<name>"``).
+    MODELS = ("offline",)
+
+    def __init__(self, **config: Any) -> None:
+        # The client-wide options (``client.with_options(timeout=...)``) reach every provider;
+        # the test model sends nothing, so they change nothing here.
+        from ..client.base import CLIENT_OPTIONS
+
+        unknown = sorted(set(config) - CLIENT_OPTIONS)
+        if unknown:
+            raise ConfigurationError(
+                f"the test provider takes no settings (got {', '.join(unknown)}); only the "
+                f"client-wide options ({', '.join(sorted(CLIENT_OPTIONS))}) are accepted, and "
+                "ignored")
         self._builder = _ReplyBuilder("test", "test")
+
+    def list_models(self) -> list[Model]:
+        """The test model's list: ``offline`` (``created`` 0, ``owned_by`` "aisuite-like")."""
+        return [Model(id=name, owned_by="aisuite-like", provider=self.key or "test")
+                for name in self.MODELS]
 
     def _respond(self, request: ChatRequest) -> ChatCompletionResponse:
         if request.n is not None and request.n != 1:

@@ -108,6 +108,43 @@ def test_parse_sends_what_the_sdk_sends_and_parses_alike(httpx2_mock: respx.Rout
                                                                           exclude_none=True)
 
 
+class Lookup(BaseModel):
+    """Look an order up."""
+
+    order_id: str
+    fields: list[str]
+
+
+def test_pydantic_function_tool_sends_and_parses_as_the_sdk(httpx2_mock: respx.Router) -> None:
+    body = openai_reply()
+    body["choices"][0].update(finish_reason="tool_calls", message={
+        "role": "assistant", "content": None, "refusal": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {
+                "name": "Lookup", "arguments": '{"order_id": "A7", "fields": ["status"]}'}}]})
+    route = httpx2_mock.post(URL).respond(200, json=body)
+    assert ai.pydantic_function_tool(Lookup) == openai.pydantic_function_tool(Lookup)
+    assert ai.pydantic_function_tool(Lookup, name="find", description="d") == \
+        openai.pydantic_function_tool(Lookup, name="find", description="d")
+
+    theirs = sdk().chat.completions.parse(model="gpt-4o", messages=USER,
+                                          tools=[openai.pydantic_function_tool(Lookup)])
+    ours = ai.Client(CONFIG).chat.completions.parse(
+        model="openai:gpt-4o", messages=USER, tools=[ai.pydantic_function_tool(Lookup)])
+    assert wire(route, 1)["tools"] == wire(route, 0)["tools"]
+    mine, sdks = ours.choices[0].message.tool_calls[0], theirs.choices[0].message.tool_calls[0]
+    assert mine.function.parsed_arguments == sdks.function.parsed_arguments == \
+        Lookup(order_id="A7", fields=["status"])
+    assert ours.choices[0].message.parsed is None  # no response_format: nothing else parsed
+
+
+def test_every_response_has_the_sdks_request_id(httpx2_mock: respx.Router) -> None:
+    httpx2_mock.post(URL).respond(200, json=openai_reply(), headers={"x-request-id": "req_42"})
+    theirs = sdk().chat.completions.create(model="gpt-4o", messages=USER)
+    ours = ai.Client(CONFIG).chat.completions.create(model="openai:gpt-4o", messages=USER)
+    assert ours._request_id == theirs._request_id == "req_42"
+    assert "_request_id" not in ours.to_dict() and "req_42" not in ours.to_json()
+
+
 def test_parse_refusal_is_surfaced_like_the_sdk(httpx2_mock: respx.Router) -> None:
     body = openai_reply()
     body["choices"][0]["message"].update(content=None, refusal="I'm sorry, I can't help.")

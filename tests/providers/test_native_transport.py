@@ -313,3 +313,29 @@ def test_native_responses_calls_go_where_the_sdk_sends_them(configs: dict[str, A
                      {k: v for k, v in request.headers.items() if k in _WIRE_HEADERS}))
     assert sent[1] == sent[0]
     assert sent[0][0].split("?")[0].endswith("/responses")
+
+
+@pytest.mark.parametrize("configs", [
+    pytest.param({"azure": {"api_key": "az-a", "azure_endpoint": "https://res.openai.azure.com",
+                            "api_version": "2025-04-01-preview"}}, id="azure"),
+    pytest.param({"azure": {"api_key": "az-a", "azure_endpoint": "https://res.openai.azure.com",
+                            "api_version": "2025-04-01-preview", "azure_deployment": "fixed"}},
+                 id="azure-deployment"),
+    pytest.param({"anthropic": {"api_key": "sk-ant-a", "default_headers": {"X-Custom": "h"}}},
+                 id="anthropic"),
+])
+def test_native_models_list_goes_where_the_sdk_sends_it(configs: dict[str, Any]) -> None:
+    key = next(iter(configs))
+    reply = ({"data": [], "has_more": False} if key == "anthropic"
+             else {"object": "list", "data": []})
+    sent = []
+    for transport in ("sdk", "native"):
+        cfg = {k: {**v, "max_retries": 0, "transport": transport} for k, v in configs.items()}
+        with respx.mock(using="httpcore2") as router:
+            route = router.get(url__regex=r".*").respond(200, json=reply)
+            with ai.Client(cfg) as client:
+                client.models.list(key, on_error="raise")
+            request = route.calls[0].request
+        sent.append((request.method, str(request.url),
+                     {k: v for k, v in request.headers.items() if k in _WIRE_HEADERS}))
+    assert sent[1] == sent[0]

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from .._native import NativeHTTP, NativeRequest, json_body, user_agent, with_query
+from .._native import NativeHTTP, NativeRequest, get_request, json_body, user_agent, with_query
 from .errors import reply_error
 
 #: The API version the anthropic SDK this project pins sends (``ANTHROPIC_API_VERSION``;
@@ -45,6 +45,7 @@ class AnthropicNative:
         self.key = provider
         base = base_url or os.environ.get("ANTHROPIC_BASE_URL") or _BASE_URL
         self.url = str(base).rstrip("/") + "/v1/messages"
+        self.models_url = str(base).rstrip("/") + "/v1/models"
         headers = {"Accept": "application/json", "Content-Type": "application/json",
                    "User-Agent": user_agent(), "anthropic-version": ANTHROPIC_VERSION}
         credential = api_key if api_key is not None else auth_token
@@ -61,6 +62,10 @@ class AnthropicNative:
 
     def _reply_error(self, status: int, headers: Any, content: bytes, response: Any) -> Any:
         return reply_error(status, headers, content, self.key, self._secrets, response)
+
+    def models(self, query: Mapping[str, Any]) -> NativeRequest:
+        """The HTTP request for ``models.list(**query)`` (one page)."""
+        return get_request(self.models_url, self._headers, query)
 
     def request(self, kwargs: Mapping[str, Any]) -> NativeRequest:
         """The HTTP request for ``messages.create(**kwargs)``."""

@@ -23,8 +23,9 @@ from ...core.errors import (
     ConfigurationError,
     scrub_exception,
 )
+from ...core.exchange import note, note_response
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import (
     decode_json,
@@ -38,6 +39,7 @@ from .._native import native_transport
 from ..base import ChatRequest, Provider
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
+from .models import parse_models_page
 from .stream import StreamBody
 from .translate import DEFAULT_MAX_TOKENS, PROVIDER, build_request, parse_response
 
@@ -57,6 +59,15 @@ def _sdk_params() -> frozenset[str]:
 
         _SDK_PARAMS = frozenset(inspect.signature(Messages.create).parameters) - {"self"}
     return _SDK_PARAMS
+
+
+#: Pages of the models list read at most (1,000 models each): a server whose cursor never
+#: ends cannot keep a list going.
+_MAX_MODEL_PAGES = 100
+
+
+def _page_args(after: Optional[str]) -> dict[str, Any]:
+    return {"limit": 1000} if after is None else {"limit": 1000, "after_id": after}
 
 
 class AnthropicProvider(Provider):
@@ -295,11 +306,15 @@ class AnthropicProvider(Provider):
 
     def _native_complete_once(self, http_request: Any) -> ChatCompletionResponse:
         reply = self._native.http.post(http_request)
-        return self._read(reply.status, reply.headers.get("request-id"), reply.content)
+        return self._native_read(reply)
 
     async def _native_acomplete_once(self, http_request: Any) -> ChatCompletionResponse:
-        reply = await self._native.http.apost(http_request)
-        return self._read(reply.status, reply.headers.get("request-id"), reply.content)
+        return self._native_read(await self._native.http.apost(http_request))
+
+    def _native_read(self, reply: Any) -> ChatCompletionResponse:
+        request_id = reply.headers.get("request-id")
+        note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+        return self._read(reply.status, request_id, reply.content)
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         try:
@@ -318,13 +333,76 @@ class AnthropicProvider(Provider):
         return self._parse(raw, body)
 
     def _parse(self, raw: Any, body: bytes) -> ChatCompletionResponse:
+        note_response(raw.http_response, raw.request_id)  # for with_raw_response (docs/client.md)
         return self._read(raw.http_response.status_code, raw.request_id, body)
 
     def _read(self, status: int, request_id: Optional[str], body: bytes
               ) -> ChatCompletionResponse:
         provider = self._key()
         data = decode_json(body, provider, status_code=status, request_id=request_id)
-        return read_reply(lambda: parse_response(data, provider=provider), provider, status,
+        return with_request_id(read_reply(lambda: parse_response(data, provider=provider),
+                                          provider, status, request_id), request_id)
+
+    # -- the models list (docs/models.md): GET /v1/models, page by page, each page through
+    # the same retries --
+
+    def list_models(self) -> list[Model]:
+        models: list[Model] = []
+        after: Optional[str] = None
+        for _ in range(_MAX_MODEL_PAGES):
+            page, after = _retry.call(self._calls, self._models_page, after,
+                                      self._calls.bounds())
+            models += page
+            if after is None:
+                break
+        return models
+
+    async def alist_models(self) -> list[Model]:
+        models: list[Model] = []
+        after: Optional[str] = None
+        for _ in range(_MAX_MODEL_PAGES):
+            page, after = await _retry.acall(self._calls, self._amodels_page, after,
+                                             self._calls.bounds())
+            models += page
+            if after is None:
+                break
+        return models
+
+    def _models_page(self, after: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        if self._native is not None:
+            return self._native_page(self._native.http.post(
+                self._native.models(_page_args(after))))
+        try:
+            raw = self._sync_client().models.with_raw_response.list(
+                **_page_args(after))
+            body = raw.http_response.read()
+        except self._send_errors as exc:
+            raise self._error(exc) from exc
+        return self._parse_page(raw, body)
+
+    async def _amodels_page(self, after: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        if self._native is not None:
+            return self._native_page(await self._native.http.apost(
+                self._native.models(_page_args(after))))
+        try:
+            raw = await self._async_client().models.with_raw_response.list(
+                **_page_args(after))
+            body = await raw.http_response.aread()
+        except self._send_errors as exc:
+            raise self._error(exc) from exc
+        return self._parse_page(raw, body)
+
+    def _parse_page(self, raw: Any, body: bytes) -> tuple[list[Model], Optional[str]]:
+        return self._read_page(raw.http_response.status_code, raw.request_id, body)
+
+    def _native_page(self, reply: Any) -> tuple[list[Model], Optional[str]]:
+        return self._read_page(reply.status, reply.headers.get("request-id"), reply.content)
+
+    def _read_page(self, status: int, request_id: Optional[str], body: bytes
+                   ) -> tuple[list[Model], Optional[str]]:
+        provider = self._key()
+        data = decode_json(body, provider, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_models_page(data, provider), provider, status,
                           request_id)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
@@ -352,7 +430,9 @@ class AnthropicProvider(Provider):
 
         def opened(reply: Any) -> None:
             nonlocal body
-            body = StreamBody(self._key(), reply.headers.get("request-id"), self._secrets)
+            request_id = reply.headers.get("request-id")
+            note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+            body = StreamBody(self._key(), request_id, self._secrets)
 
         data_in = self._native.http.stream(http_request, opened)
         try:
@@ -371,7 +451,9 @@ class AnthropicProvider(Provider):
 
         def opened(reply: Any) -> None:
             nonlocal body
-            body = StreamBody(self._key(), reply.headers.get("request-id"), self._secrets)
+            request_id = reply.headers.get("request-id")
+            note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+            body = StreamBody(self._key(), request_id, self._secrets)
 
         data_in = self._native.http.astream(http_request, opened)
         try:
@@ -394,6 +476,7 @@ class AnthropicProvider(Provider):
         except self._send_errors as exc:
             raise self._error(exc) from exc
         body = StreamBody(self._key(), resp.request_id, self._secrets)
+        note_response(resp.http_response, resp.request_id)
         try:
             for data in resp.iter_bytes():
                 yield from body.feed(data)
@@ -411,6 +494,7 @@ class AnthropicProvider(Provider):
         except self._send_errors as exc:
             raise self._error(exc) from exc
         body = StreamBody(self._key(), resp.request_id, self._secrets)
+        note_response(resp.http_response, resp.request_id)
         try:
             async for data in resp.iter_bytes():
                 for chunk in body.feed(data):

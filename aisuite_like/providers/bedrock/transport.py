@@ -22,12 +22,14 @@ from ...core.errors import (
     ConfigurationError,
     scrub_exception,
 )
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from ...core.exchange import CAPTURE, Headers, note
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import host_of_url
+from .._common import host_of_url, read_reply
 from ..base import ChatRequest, Provider
 from . import _sdk_seam as seam
 from .errors import PROVIDER, map_sdk_error
+from .models import parse_foundation_models
 from .stream import EventStreamDecoder, StreamTranslator
 from .translate import _plain_messages, build_request, parse_response
 
@@ -69,7 +71,8 @@ def _token_text(token: Any) -> Optional[str]:
 
 
 _CONFIG_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token",
-                "region_name", "profile_name", "endpoint_url", "timeout", "max_retries",
+                "region_name", "profile_name", "endpoint_url", "control_endpoint_url",
+                "timeout", "max_retries",
                 "max_retry_wait", "max_concurrency", "retry_clock", "stream_gap_timeout")
 
 # One request as the retry drivers pass it: Converse kwargs, model, per-call timeout.
@@ -84,7 +87,9 @@ class BedrockProvider(Provider):
 
     Config: ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_session_token``,
     ``region_name`` (else ``AWS_REGION`` / ``AWS_DEFAULT_REGION`` / the profile's),
-    ``profile_name``, ``endpoint_url``; anything not given comes from the standard AWS chain
+    ``profile_name``, ``endpoint_url`` (the runtime's: Converse), ``control_endpoint_url``
+    (the control plane's: the models list; default the region's public one); anything not
+    given comes from the standard AWS chain
     (environment, shared config and credentials files, SSO, instance roles). ``timeout``
     (seconds to wait for the server per attempt, default 600). ``max_retries`` (default 2;
     0 = one attempt), ``max_retry_wait``, ``max_concurrency`` (requests in flight at most, sync
@@ -105,6 +110,7 @@ class BedrockProvider(Provider):
         region_name: Optional[str] = None,
         profile_name: Optional[str] = None,
         endpoint_url: Optional[str] = None,
+        control_endpoint_url: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: int = _retry.DEFAULT_MAX_RETRIES,
         max_retry_wait: float = _retry.DEFAULT_MAX_RETRY_WAIT,
@@ -140,6 +146,8 @@ class BedrockProvider(Provider):
         self._secrets: tuple[Optional[str], ...] = (aws_secret_access_key, aws_session_token)
         _protect_logs(self._secrets)
         self._endpoint_url = endpoint_url
+        self._control_endpoint_url = control_endpoint_url
+        self._control: Any = None  # the control plane's client (models list), on first use
         session = botocore.session.Session(profile=profile_name)
         seam.install_parser(session)  # successful Converse replies: one json.loads
         try:
@@ -250,11 +258,12 @@ class BedrockProvider(Provider):
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _error(self, exc: BaseException) -> AisuiteLikeError:
+    def _error(self, exc: BaseException, base_url: Optional[str] = None) -> AisuiteLikeError:
         """A botocore exception -> our typed error (raise it ``from exc``); ``exc`` is scrubbed
-        of the secrets too, since tracebacks print it."""
+        of the secrets too, since tracebacks print it. ``base_url``: the endpoint the call
+        went to (default: the runtime's)."""
         scrub_exception(exc, self._secrets)
-        return map_sdk_error(exc, self._key(), self._secrets, base_url=self.base_url)
+        return map_sdk_error(exc, self._key(), self._secrets, base_url=base_url or self.base_url)
 
     def _sdk_errors(self) -> tuple[type[BaseException], ...]:
         # RecursionError: botocore's parser read a body nested too deeply (see _map_error)
@@ -308,7 +317,9 @@ class BedrockProvider(Provider):
             self._make_client(request.timeout)
         data = _retry.call(self._calls, self._converse_once, call,
                            self._calls.bounds(request.timeout))
-        return parse_response(data, model=request.model, provider=self._key())
+        _note_metadata(data, self.base_url)
+        return with_request_id(parse_response(data, model=request.model, provider=self._key()),
+                               (data.get("ResponseMetadata") or {}).get("RequestId"))
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration; retried
@@ -338,6 +349,7 @@ class BedrockProvider(Provider):
             raise self._error(exc) from exc
         events = response["stream"]
         request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
+        _note_metadata(response, self.base_url)
         state = StreamTranslator(model=model, provider=self._key(), request_id=request_id)
         process = state.process
         # The HTTP body botocore would parse: decoded by our EventStreamDecoder, at a fraction
@@ -371,6 +383,66 @@ class BedrockProvider(Provider):
         finally:  # also on an early break (GeneratorExit): release the connection
             events.close()
 
+    # -- the models list (docs/models.md): ListFoundationModels on the control plane -------
+
+    @property
+    def control_url(self) -> str:
+        """The control plane's endpoint (``control_endpoint_url``, else the region's public
+        one)."""
+        return self._control_endpoint_url or f"https://bedrock.{self._region}.amazonaws.com"
+
+    def _control_client(self) -> Any:
+        """botocore's ``bedrock`` client (made once, before the first attempt that needs it:
+        its making is no part of the attempt ``timeout`` bounds)."""
+        if self._control is None:
+            with self._lock:
+                if self._control is None:
+                    try:
+                        config = self._botocore_config.Config(
+                            read_timeout=self._timeout,
+                            connect_timeout=min(self._timeout, 60.0),
+                            retries={"total_max_attempts": 1, "mode": "standard"})
+                        client = self._session.create_client(
+                            "bedrock", region_name=self._region,
+                            endpoint_url=self._control_endpoint_url, config=config,
+                            **self._credentials)
+                    except self._sdk_errors() as exc:
+                        raise self._error(exc, self.control_url) from exc
+                    seam.bound_io(client)  # timeout bounds the whole attempt
+                    self._learn_chain_secrets(client)
+                    self._control = client
+        return self._control
+
+    def _list_models_once(self, _: None) -> dict[str, Any]:
+        try:
+            return self._control_client().list_foundation_models()  # type: ignore[no-any-return]  # botocore: untyped
+        except self._sdk_errors() as exc:
+            raise self._error(exc, self.control_url) from exc
+
+    async def _alist_models_once(self, _: None) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()  # the attempt's deadline reaches the thread
+        result: dict[str, Any] = await loop.run_in_executor(
+            self._pool(), context.run, self._list_models_once, None)
+        return result
+
+    def _models(self, data: dict[str, Any]) -> list[Model]:
+        request_id = (data.get("ResponseMetadata") or {}).get("RequestId")
+        return read_reply(lambda: parse_foundation_models(data, self._key()), self._key(),
+                          200, request_id)
+
+    def list_models(self) -> list[Model]:
+        self._control_client()
+        return self._models(_retry.call(self._calls, self._list_models_once, None,
+                                        self._calls.bounds()))
+
+    async def alist_models(self) -> list[Model]:
+        loop = asyncio.get_running_loop()
+        if self._control is None:
+            await loop.run_in_executor(self._pool(), self._control_client)
+        return self._models(await _retry.acall(self._calls, self._alist_models_once, None,
+                                               self._calls.bounds()))
+
     # -- async: the sync transport on a bounded thread pool (botocore is sync-only) ----------
 
     def _pool(self) -> Any:
@@ -390,7 +462,9 @@ class BedrockProvider(Provider):
                 self._pool(), self._make_client, request.timeout)
         data = await _retry.acall(self._calls, self._aconverse_once, call,
                                   self._calls.bounds(request.timeout))
-        return parse_response(data, model=request.model, provider=self._key())
+        _note_metadata(data, self.base_url)
+        return with_request_id(parse_response(data, model=request.model, provider=self._key()),
+                               (data.get("ResponseMetadata") or {}).get("RequestId"))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: the sync stream runs on a pool thread and hands its
@@ -449,7 +523,9 @@ class BedrockProvider(Provider):
             finally:
                 batches.close()  # releases the HTTP body
 
-        loop.run_in_executor(self._pool(), pump)
+        # in this context's copy: the pump's reads see the caller's context variables
+        # (with_raw_response's capture, docs/client.md)
+        loop.run_in_executor(self._pool(), contextvars.copy_context().run, pump)
         try:
             while True:
                 item = await queue.get()
@@ -469,6 +545,9 @@ class BedrockProvider(Provider):
     def close(self) -> None:
         with self._lock:
             clients, self._clients = list(self._clients.values()), {}
+            if self._control is not None:
+                clients.append(self._control)
+                self._control = None
             executor, self._executor = self._executor, None
         for client in clients:
             client.close()
@@ -477,6 +556,16 @@ class BedrockProvider(Provider):
 
     async def aclose(self) -> None:
         self.close()
+
+
+def _note_metadata(response: dict[str, Any], base_url: str) -> None:
+    """Record a reply for ``with_raw_response`` (docs/client.md) from botocore's
+    ``ResponseMetadata`` (status, headers, request id)."""
+    if CAPTURE.get() is None:
+        return
+    metadata = response.get("ResponseMetadata") or {}
+    note(metadata.get("HTTPStatusCode") or 200, Headers(metadata.get("HTTPHeaders")),
+         request_id=metadata.get("RequestId"), url=base_url)
 
 
 def _check_timeout(timeout: Any) -> float:

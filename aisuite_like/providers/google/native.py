@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from ...core.errors import InvalidModelError, UnsupportedParameterError
-from .._native import NativeHTTP, NativeRequest, encode_json, user_agent
+from .._native import NativeHTTP, NativeRequest, encode_json, get_request, user_agent
 from .errors import _NAME, reply_error
 
 _BASE_URL = "https://generativelanguage.googleapis.com"
@@ -84,6 +84,11 @@ class GoogleNative:
         if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
             extra["X-Server-Timeout"] = str(math.ceil(timeout))
         return {**headers, **extra} if extra else headers
+
+    def models(self, path: str) -> NativeRequest:
+        """The HTTP request for one page of the models list (``path`` as google-genai
+        builds it, relative to the API version)."""
+        return get_request(self._prefix + path, self._headers, {})
 
     def request(self, url: str, headers: dict[str, str], body: Mapping[str, Any]
                 ) -> NativeRequest:

@@ -23,8 +23,9 @@ from ...core.errors import (
     redacted,
     scrub_exception,
 )
+from ...core.exchange import CAPTURE, Headers, note, note_response
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import (
     bad_shape,
@@ -39,6 +40,7 @@ from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
 from ..base import ChatRequest, Provider, mapped_errors
 from . import _sdk_seam as seam
 from .errors import _NAME, _request_id, map_sdk_error
+from .models import models_path, parse_models_page
 from .stream import StreamTranslator, _BodyEvents
 from .translate import (
     GeminiCall,
@@ -58,6 +60,11 @@ _CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "default_headers", "
 DEFAULT_TIMEOUT = 600.0
 _DEFAULT_CONNECT_TIMEOUT = 5.0
 _DEFAULT_HTTPX_TIMEOUT: Any = None
+
+
+#: Pages of the models list read at most: a server whose page token never ends cannot keep
+#: a list going.
+_MAX_MODEL_PAGES = 100
 
 
 class _Prepared:
@@ -117,6 +124,31 @@ def _vertex_mtls() -> bool:
                     and mtls.has_default_client_cert_source())  # type: ignore[no-untyped-call]
     except Exception:  # an older google-auth: google-genai does not use it either
         return False
+
+
+def _note_reply(response: Any, http_request: Any) -> None:
+    """Record a reply for ``with_raw_response`` (docs/client.md): google-genai hands over its
+    headers only (its errors were raised, so the status is 200)."""
+    if CAPTURE.get() is not None:
+        note(200, Headers(response.headers), request_id=_request_id(response.headers),
+             url=str(http_request.url))
+
+
+def _note_stream(raw: Any) -> None:
+    """Record a stream's reply: an ``httpx2.Response``, or an aiohttp response."""
+    if CAPTURE.get() is None:
+        return
+    if hasattr(raw, "status_code"):
+        note_response(raw, _request_id(raw.headers))
+    else:
+        headers = Headers(dict(raw.headers))
+        note(raw.status, headers, request_id=_request_id(headers), url=str(raw.url))
+
+
+def _note_native(reply: Any) -> None:
+    """Record a native transport's reply (``_native.Reply``) for ``with_raw_response``."""
+    if CAPTURE.get() is not None:
+        note(reply.status, reply.headers, request_id=_request_id(reply.headers), url=reply.url)
 
 
 class GoogleProvider(Provider):
@@ -390,8 +422,8 @@ class GoogleProvider(Provider):
 
     def _parse(self, data: dict[str, Any], model: str, response: Any) -> ChatCompletionResponse:
         request_id = _request_id(getattr(response, "headers", None))
-        return read_reply(lambda: parse_response(data, self.key, model), self.key, 200,
-                          request_id)
+        return with_request_id(read_reply(lambda: parse_response(data, self.key, model),
+                                          self.key, 200, request_id), request_id)
 
     # -- calls --
 
@@ -414,6 +446,7 @@ class GoogleProvider(Provider):
             more = {**body, "continuationToken": token}
             reply = native.http.post(native.request(p.path, p.http_options, more))
             data = merge_continued(data, self._decode(reply.content, reply.headers))
+        _note_native(reply)
         return self._parse(data, p.model, reply)
 
     async def _native_acomplete_once(self, p: "_Prepared") -> ChatCompletionResponse:
@@ -425,6 +458,7 @@ class GoogleProvider(Provider):
             more = {**body, "continuationToken": token}
             reply = await native.http.apost(native.request(p.path, p.http_options, more))
             data = merge_continued(data, self._decode(reply.content, reply.headers))
+        _note_native(reply)
         return self._parse(data, p.model, reply)
 
     # A reply that stops with finish reason CONTINUATION and a continuationToken goes on in a
@@ -435,25 +469,87 @@ class GoogleProvider(Provider):
         send = p.client.send
         with mapped_errors(self._error):
             body = p.call.body
-            response = send(self._build(p, body, False), p.http_options)
+            http_request = self._build(p, body, False)
+            response = send(http_request, p.http_options)
             data = self._body(response)
             while (token := continuation_token(data)) is not None:
                 more = {**body, "continuationToken": token}
-                response = send(self._build(p, more, False), p.http_options)
+                http_request = self._build(p, more, False)
+                response = send(http_request, p.http_options)
                 data = merge_continued(data, self._body(response))
+        _note_reply(response, http_request)
         return self._parse(data, p.model, response)
 
     async def _acomplete_once(self, p: "_Prepared") -> ChatCompletionResponse:
         asend = p.client.asend
         with mapped_errors(self._error):
             body = p.call.body
-            response = await asend(self._build(p, body, self._aiohttp), p.http_options)
+            http_request = self._build(p, body, self._aiohttp)
+            response = await asend(http_request, p.http_options)
             data = self._body(response)
             while (token := continuation_token(data)) is not None:
                 more = {**body, "continuationToken": token}
-                response = await asend(self._build(p, more, self._aiohttp), p.http_options)
+                http_request = self._build(p, more, self._aiohttp)
+                response = await asend(http_request, p.http_options)
                 data = merge_continued(data, self._body(response))
+        _note_reply(response, http_request)
         return self._parse(data, p.model, response)
+
+    # -- the models list (docs/models.md): page by page, each page through the same retries
+
+    def list_models(self) -> list[Model]:
+        models: list[Model] = []
+        token: Optional[str] = None
+        for _ in range(_MAX_MODEL_PAGES):
+            page, token = _retry.call(self._calls, self._models_page, token,
+                                      self._calls.bounds())
+            models += page
+            if token is None:
+                break
+        return models
+
+    async def alist_models(self) -> list[Model]:
+        models: list[Model] = []
+        token: Optional[str] = None
+        for _ in range(_MAX_MODEL_PAGES):
+            page, token = await _retry.acall(self._calls, self._amodels_page, token,
+                                             self._calls.bounds())
+            models += page
+            if token is None:
+                break
+        return models
+
+    def _models_request(self, client: seam.ApiClient, token: Optional[str],
+                        aiohttp: bool) -> Any:
+        http_request = client.build_request("get", models_path(self._vertex, token), {}, None)
+        http_request.timeout = _attempt_timeout(self._config.get("timeout"), aiohttp)
+        return http_request
+
+    def _models_page(self, token: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        if self._native is not None:
+            reply = self._native.http.post(self._native.models(models_path(False, token)))
+            return self._parse_page(self._decode(reply.content, reply.headers), reply)
+        client = self._sdk()
+        with mapped_errors(self._error):
+            response = client.send(self._models_request(client, token, False), None)
+            data = self._body(response)
+        return self._parse_page(data, response)
+
+    async def _amodels_page(self, token: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.models(models_path(False, token)))
+            return self._parse_page(self._decode(reply.content, reply.headers), reply)
+        client = self._sdk()
+        with mapped_errors(self._error):
+            response = await client.asend(self._models_request(client, token, self._aiohttp),
+                                          None)
+            data = self._body(response)
+        return self._parse_page(data, response)
+
+    def _parse_page(self, data: dict[str, Any], response: Any
+                    ) -> tuple[list[Model], Optional[str]]:
+        return read_reply(lambda: parse_models_page(data, self.key, self._vertex), self.key,
+                          200, _request_id(getattr(response, "headers", None)))
 
     # Streams use the API client's request/segments layer directly: its public
     # request_streamed() re-serialises every event and never closes the sync response on an
@@ -478,7 +574,8 @@ class GoogleProvider(Provider):
         native = self._native
         body = p.call.body
         while True:
-            data_in = native.http.stream(native.request(p.path, p.http_options, body))
+            data_in = native.http.stream(native.request(p.path, p.http_options, body),
+                                         _note_native)
             try:
                 body_events = _BodyEvents(translator)
                 for data in data_in:
@@ -498,7 +595,8 @@ class GoogleProvider(Provider):
         native = self._native
         body = p.call.body
         while True:
-            data_in = native.http.astream(native.request(p.path, p.http_options, body))
+            data_in = native.http.astream(native.request(p.path, p.http_options, body),
+                                          _note_native)
             try:
                 body_events = _BodyEvents(translator)
                 async for data in data_in:
@@ -525,6 +623,7 @@ class GoogleProvider(Provider):
                 with mapped_errors(self._error):
                     response = send(self._build(p, body, False), p.http_options, stream=True)
                     raw = response.response_stream
+                    _note_stream(raw)
                     body_events = _BodyEvents(translator)
                     for data in raw.iter_bytes():
                         yield from body_events.feed(data)
@@ -551,6 +650,7 @@ class GoogleProvider(Provider):
                         http_request=self._build(p, body, self._aiohttp, stream=True),
                         http_options=p.http_options, stream=True)
                     raw = response.response_stream
+                    _note_stream(raw)
                     body_events = _BodyEvents(translator)
                     reads = (raw.aiter_bytes() if hasattr(raw, "aiter_bytes")
                              else raw.content.iter_any())  # httpx2, or an aiohttp response

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
-from .._native import NativeHTTP, NativeRequest, json_body, user_agent, with_query
+from .._native import NativeHTTP, NativeRequest, get_request, json_body, user_agent, with_query
 from .errors import reply_error
 from .services import ServiceSpec
 
@@ -95,6 +95,14 @@ class OpenAINative:
                 headers["Authorization"] = f"Bearer {self._token_provider()}"
             headers.update(extra_headers)
         return NativeRequest(url, headers, body)
+
+
+    def models(self) -> NativeRequest:
+        """The HTTP request for ``models.list()`` (Azure: no deployment in its URL)."""
+        headers = self._headers
+        if self._token_provider is not None:
+            headers = {**headers, "Authorization": f"Bearer {self._token_provider()}"}
+        return get_request(self._root + "/models", headers, self._query)
 
 
 def _azure_base(azure: Mapping[str, Any]) -> tuple[str, bool]:

@@ -129,3 +129,15 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
     return replace(spec, max_tokens_field=known.max_tokens_field,
                    reasoning_effort_as=known.reasoning_effort_as,
                    non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key)
+
+
+def service_for_base_url(base_url: Any) -> Optional[str]:
+    """The key of the service whose default endpoint ``base_url`` is (the same URL, give or
+    take a trailing ``/``), or None: ``https://api.groq.com/openai/v1`` -> ``"groq"``,
+    ``https://api.openai.com/v1`` -> ``"openai"``."""
+    if not isinstance(base_url, str):
+        return None
+    url = base_url.rstrip("/")
+    if url == "https://api.openai.com/v1":
+        return "openai"
+    return next((s.key for s in SERVICES.values() if s.base_url and s.base_url == url), None)

@@ -21,9 +21,10 @@ from ...core.errors import (
     UnsupportedParameterError,
     scrub_exception,
 )
+from ...core.exchange import note, note_response
 from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse
+from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
@@ -31,6 +32,7 @@ from ..base import ChatRequest, Provider, ResponsesRequest, mapped_errors
 from . import responses as _responses
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
+from .models import parse_models
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
 from .stream import StreamBody
 from .translate import build_request, parse_response
@@ -75,6 +77,12 @@ def _responses_params() -> frozenset[str]:
         _RESPONSES_PARAMS = frozenset(inspect.signature(Responses.create).parameters) - {
             "self"}
     return _RESPONSES_PARAMS
+
+
+def _note_reply(reply: Any) -> None:
+    """A native 2xx reply, for ``with_raw_response`` (docs/client.md) when a call asks."""
+    note(reply.status, reply.headers, request_id=reply.headers.get("x-request-id"),
+         url=reply.url)
 
 
 class OpenAIProvider(Provider):
@@ -350,15 +358,13 @@ class OpenAIProvider(Provider):
 
     def _native_complete_once(self, http_request: Any) -> ChatCompletionResponse:
         reply = self._native.http.post(http_request)
-        response: ChatCompletionResponse = self._read(reply.status, reply.headers,
-                                                      reply.content, parse_response)
-        return response
+        _note_reply(reply)
+        return self._read_chat(reply.status, reply.headers, reply.content)
 
     async def _native_acomplete_once(self, http_request: Any) -> ChatCompletionResponse:
         reply = await self._native.http.apost(http_request)
-        response: ChatCompletionResponse = self._read(reply.status, reply.headers,
-                                                      reply.content, parse_response)
-        return response
+        _note_reply(reply)
+        return self._read_chat(reply.status, reply.headers, reply.content)
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with mapped_errors(self._error):
@@ -373,9 +379,49 @@ class OpenAIProvider(Provider):
         return self._parse(raw.http_response, body)
 
     def _parse(self, http_response: Any, body: bytes) -> ChatCompletionResponse:
-        response: ChatCompletionResponse = self._read(
-            http_response.status_code, http_response.headers, body, parse_response)
-        return response
+        note_response(http_response, http_response.headers.get("x-request-id"))
+        return self._read_chat(http_response.status_code, http_response.headers, body)
+
+    def _read_chat(self, status: int, headers: Any, body: bytes) -> ChatCompletionResponse:
+        """A chat reply (either transport), carrying its request id (``_request_id``)."""
+        response: ChatCompletionResponse = self._read(status, headers, body, parse_response)
+        return with_request_id(response, headers.get("x-request-id"))
+
+    # -- the models list (docs/models.md): GET /models, through the same retries --
+
+    def list_models(self) -> list[Model]:
+        return _retry.call(self._calls, self._list_models_once, None, self._calls.bounds())
+
+    async def alist_models(self) -> list[Model]:
+        return await _retry.acall(self._calls, self._alist_models_once, None,
+                                  self._calls.bounds())
+
+    def _list_models_once(self, _: None) -> list[Model]:
+        if self._native is not None:
+            reply = self._native.http.post(self._native.models())
+            models: list[Model] = self._read(reply.status, reply.headers, reply.content,
+                                             parse_models)
+            return models
+        with mapped_errors(self._error):
+            raw = self._sync().models.with_raw_response.list()
+            body = raw.http_response.content
+        return self._parse_models(raw.http_response, body)
+
+    async def _alist_models_once(self, _: None) -> list[Model]:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.models())
+            models: list[Model] = self._read(reply.status, reply.headers, reply.content,
+                                             parse_models)
+            return models
+        with mapped_errors(self._error):
+            raw = await self._async().models.with_raw_response.list()
+            body = raw.http_response.content
+        return self._parse_models(raw.http_response, body)
+
+    def _parse_models(self, http_response: Any, body: bytes) -> list[Model]:
+        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
+        data = decode_json(body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_models(data, self.key), self.key, status, request_id)
 
     # stream / astream translate at once, so a bad argument raises at create(stream=True) as
     # it does without stream; the request is sent on the first iteration.
@@ -417,7 +463,7 @@ class OpenAIProvider(Provider):
 
     def _native_feed(self, http_request: Any, body: Any) -> Iterator[Any]:
         """A native stream's bytes through ``body`` (a chat or Responses stream decoder)."""
-        data_in = self._native.http.stream(http_request)
+        data_in = self._native.http.stream(http_request, _note_reply)
         try:
             for data in data_in:
                 yield from body.feed(data)
@@ -428,7 +474,7 @@ class OpenAIProvider(Provider):
             data_in.close()  # releases the connection, also on early exit
 
     async def _native_afeed(self, http_request: Any, body: Any) -> AsyncGenerator[Any, None]:
-        data_in = self._native.http.astream(http_request)
+        data_in = self._native.http.astream(http_request, _note_reply)
         try:
             async for data in data_in:
                 for item in body.feed(data):
@@ -451,6 +497,7 @@ class OpenAIProvider(Provider):
             with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                note_response(response, response.headers.get("x-request-id"))
                 for data in response.iter_bytes():
                     yield from body.feed(data)
                     if body.done:
@@ -467,6 +514,7 @@ class OpenAIProvider(Provider):
             with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                note_response(response, response.headers.get("x-request-id"))
                 async for data in response.aiter_bytes():
                     for chunk in body.feed(data):
                         yield chunk
