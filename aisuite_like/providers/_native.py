@@ -389,13 +389,27 @@ def json_body(kwargs: Mapping[str, Any], provider: str,
     which our retry layer applies). A value JSON cannot carry is the caller's argument to
     fix (``UnsupportedParameterError``), before anything is sent."""
     body = {k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS and k not in skip}
-    extra = kwargs.get("extra_body")
-    if extra:
-        body.update(extra)
-    headers = {str(k): str(v) for k, v in (kwargs.get("extra_headers") or {}).items()
+    body.update(_option(kwargs, "extra_body", provider))
+    headers = {str(k): str(v) for k, v in _option(kwargs, "extra_headers", provider).items()
                if v is not None}
-    query = dict(kwargs.get("extra_query") or {})
+    query = dict(_option(kwargs, "extra_query", provider))
     return encode_json(body, provider), headers, query
+
+
+def _option(kwargs: Mapping[str, Any], name: str, provider: str) -> Mapping[str, Any]:
+    """The dict of ``extra_body`` / ``extra_headers`` / ``extra_query`` (empty if absent);
+    anything else is the caller's argument to fix, as the SDKs' ``TypeError`` is."""
+    value = kwargs.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        from ..core.errors import UnsupportedParameterError
+
+        raise UnsupportedParameterError(
+            f"{provider} rejected an argument: {name} must be a dict, got "
+            f"{type(value).__name__}. Check the provider-native keyword arguments you passed.",
+            parameter=name, provider=provider)
+    return value
 
 
 def get_request(url: str, headers: Mapping[str, str], query: Mapping[str, Any]

@@ -339,3 +339,16 @@ def test_native_models_list_goes_where_the_sdk_sends_it(configs: dict[str, Any])
         sent.append((request.method, str(request.url),
                      {k: v for k, v in request.headers.items() if k in _WIRE_HEADERS}))
     assert sent[1] == sent[0]
+
+
+@pytest.mark.parametrize("key", ["openai", "anthropic"])
+@pytest.mark.parametrize("name, value", [("extra_query", 5), ("extra_headers", "x"),
+                                         ("extra_body", 3)])
+def test_request_options_that_are_no_dict_are_refused_before_sending(
+        server: FaultServer, key: str, name: str, value: Any) -> None:
+    server.reset()
+    base = server.url + "/v1" if key == "openai" else server.url
+    client = ai.Client({key: {"api_key": "k", "base_url": base, "transport": "native"}})
+    with pytest.raises(ai.UnsupportedParameterError, match=f"{name} must be a dict"):
+        client.chat.completions.create(model=MODELS[key], messages=USER, **{name: value})
+    assert server.attempts == 0
