@@ -138,6 +138,13 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         LengthFinishReasonError as LengthFinishReasonError,
         pydantic_function_tool as pydantic_function_tool,
     )
+    from .core.audio import (
+        Transcription as Transcription,
+        TranscriptionSegment as TranscriptionSegment,
+        TranscriptionTextDeltaEvent as TranscriptionTextDeltaEvent,
+        TranscriptionTextDoneEvent as TranscriptionTextDoneEvent,
+        TranscriptionWord as TranscriptionWord,
+    )
     from .core.message_params import (
         ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
         ChatCompletionDeveloperMessageParam as ChatCompletionDeveloperMessageParam,
@@ -208,6 +215,10 @@ _LAZY = {
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
         "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage", "SkippedModel")},
+    # core/audio.py (client.audio.transcriptions; docs/audio.md)
+    **{name: "core.audio" for name in (
+        "Transcription", "TranscriptionSegment", "TranscriptionWord",
+        "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent")},
     # tools/policy.py
     **{name: "tools.policy" for name in (
         "AllowAll", "DenyAll", "AllowTools", "RequireApproval", "ToolPolicyContext",

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from .core.audio import (
+    Transcription as Transcription,
+    TranscriptionSegment as TranscriptionSegment,
+    TranscriptionStreamEvent as TranscriptionStreamEvent,
+    TranscriptionTextDeltaEvent as TranscriptionTextDeltaEvent,
+    TranscriptionTextDoneEvent as TranscriptionTextDoneEvent,
+    TranscriptionWord as TranscriptionWord,
+)
 from .core.types import (
     ChatCompletionChunk as ChatCompletionChunk,
     ChatCompletionResponse as ChatCompletionResponse,
@@ -26,5 +34,6 @@ __all__ = [
     "Function", "ToolCall", "Message", "Choice", "PromptTokensDetails", "CompletionTokensDetails",
     "Usage", "ToolEvent", "SkippedModel", "ChatCompletionResponse", "ChoiceDeltaFunction",
     "ChoiceDeltaToolCall", "ChoiceDelta", "ChunkChoice", "ChatCompletionChunk", "FinishReason",
-    "StopReason",
+    "StopReason", "Transcription", "TranscriptionSegment", "TranscriptionWord",
+    "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent", "TranscriptionStreamEvent",
 ]

@@ -12,8 +12,9 @@ single usage, the cut said in ``source``), and ``context``: what the source assu
 (a ``client = OpenAI()`` the README's fragments use), also in the SDK's terms.
 
 ``expected`` says what happens here: ``"runs"`` (unchanged, same behaviour), ``"refused"``
-(a ``TypeError`` / ``AttributeError`` / ``ImportError`` by design or not yet built; ``why``
-says which, and docs/migration.md has the row), or ``"needs"`` (runs once the named feature
+(a ``TypeError`` / ``AttributeError`` / ``ImportError`` by design or not yet built, or the
+typed error named in ``refused_with``; ``why`` says which, and docs/migration.md has the
+row), or ``"needs"`` (runs once the named feature
 of the client is merged: ``client.embeddings`` / ``client.audio`` are built by their own
 branches).
 """
@@ -50,6 +51,9 @@ class Item:
     status: int = 200
     #: ``"needs"``: the client attribute that must exist
     needs: str = ""
+    #: ``"refused"`` with a documented error of ours (its name in ``aisuite_like``) rather
+    #: than a ``TypeError`` / ``AttributeError`` / ``ImportError``
+    refused_with: Optional[str] = None
 
 
 ITEMS: list[Item] = [
@@ -590,8 +594,9 @@ transcription = client.audio.transcriptions.create(
     model="gpt-4o-transcribe",
 )
 print(transcription.text)
-''', context="from openai import OpenAI\nclient = OpenAI()\n", expected="needs",
-         needs="audio", prints="the quick brown fox"),
+''', context="from openai import OpenAI\nclient = OpenAI()\n", expected="refused",
+         refused_with="UnsupportedParameterError",
+         why="b'Example data' is not audio: refused before upload (docs/audio.md, The file)"),
 ]
 
 assert len(ITEMS) == 30 and len({item.id for item in ITEMS}) == 30

@@ -38,12 +38,13 @@ PUBLIC = [
     "SkippedModel", "Stream", "StreamEvent", "TResponseInputItem", "TextDelta", "Tool",
     "ToolApprovalItem", "ToolCall", "ToolCallExecutionEvent", "ToolCallItem", "ToolCallOutputItem",
     "ToolCallRequestEvent", "ToolCallSummary", "ToolContext", "ToolEvent", "ToolExecutionError",
-    "ToolPolicyContext", "ToolPolicyDecision", "Tools", "Trace", "UnknownProviderError",
-    "UnsupportedFeatureError", "UnsupportedParameterError", "Usage", "cache", "durable",
-    "fit_tokens", "function_tool", "handoff", "handoff_filters", "input_guardrail", "instrument",
-    "keep_last", "output_guardrail", "provider_keys", "pydantic_function_tool",
-    "register_provider", "responses", "set_default_model", "testing", "tool", "trace",
-    "uninstrument",
+    "ToolPolicyContext", "ToolPolicyDecision", "Tools", "Trace", "Transcription",
+    "TranscriptionSegment", "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent",
+    "TranscriptionWord", "UnknownProviderError", "UnsupportedFeatureError",
+    "UnsupportedParameterError", "Usage", "cache", "durable", "fit_tokens", "function_tool",
+    "handoff", "handoff_filters", "input_guardrail", "instrument", "keep_last", "output_guardrail",
+    "provider_keys", "pydantic_function_tool", "register_provider", "responses",
+    "set_default_model", "testing", "tool", "trace", "uninstrument",
 ]
 
 # Type aliases (unions of classes) carry no docstring of their own at run time.

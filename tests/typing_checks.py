@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel
@@ -21,6 +22,8 @@ from typing_extensions import assert_type
 
 import aisuite_like as ai
 from aisuite_like.client.stream_events import StreamEvent as CompletionStreamEvent
+from aisuite_like.core.audio import TranscriptionStreamEvent
+from aisuite_like.endpoints.audio import AsyncTranscriptionStream, TranscriptionStream
 from aisuite_like.testing import ScriptedProvider, tool_call
 
 if TYPE_CHECKING:  # annotation-only names (see docs/typing.md); used in assert_type strings
@@ -505,7 +508,46 @@ async def check_async_responses() -> None:
         pass
 
 
+SPEECH = Path(__file__).resolve().parent / "fixtures" / "audio" / "speech.wav"
+
+
+def check_audio() -> None:
+    client = ai.Client()
+    plain = client.audio.transcriptions.create(model="test:whisper", file=SPEECH)
+    assert_type(plain, ai.Transcription)
+    assert_type(plain.text, str)
+    verbose = client.audio.transcriptions.create(model="test:whisper", file=SPEECH,
+                                                 response_format="verbose_json",
+                                                 timestamp_granularities=["word"])
+    assert_type(verbose, ai.Transcription)
+    assert verbose.words and verbose.words[0].end > 0
+    subtitles = client.audio.transcriptions.create(model="test:whisper", file=SPEECH,
+                                                   response_format="srt")
+    assert_type(subtitles, str)
+    with client.audio.transcriptions.create(model="test:whisper", file=SPEECH,
+                                            stream=True) as stream:
+        assert_type(stream, TranscriptionStream)
+        for event in stream:
+            assert_type(event, TranscriptionStreamEvent)
+
+
+async def check_async_audio() -> None:
+    aclient = ai.AsyncClient()
+    plain = await aclient.audio.transcriptions.create(model="test:whisper", file=SPEECH)
+    assert_type(plain, ai.Transcription)
+    text = await aclient.audio.transcriptions.create(model="test:whisper", file=SPEECH,
+                                                     response_format="text")
+    assert_type(text, str)
+    stream = await aclient.audio.transcriptions.create(model="test:whisper", file=SPEECH,
+                                                       stream=True)
+    assert_type(stream, AsyncTranscriptionStream)
+    async for event in stream:
+        assert_type(event, TranscriptionStreamEvent)
+
+
 def run_all() -> None:
+    check_audio()
+    asyncio.run(check_async_audio())
     check_responses()
     asyncio.run(check_async_responses())
     check_public_names()

@@ -74,7 +74,9 @@ class Agent(Generic[TContext]):
     model calls per run (default 10); ``handoff_description``: told to agents that may hand
     off to this one; ``input_guardrails`` / ``output_guardrails``; ``hooks``: ``AgentHooks``;
     ``tool_timeout`` / ``max_tool_result_chars``: the tool bounds of the tool runner, applied
-    to this agent's tool calls (a tool's own ``Tool(timeout=)`` wins).
+    to this agent's tool calls (a tool's own ``Tool(timeout=)`` wins); ``tags`` /
+    ``metadata`` (aisuite's fields): labels carried into the run's result (``result.tags``,
+    ``result.metadata``) and its ``invoke_agent`` span.
     """
 
     name: str
@@ -96,6 +98,8 @@ class Agent(Generic[TContext]):
     hooks: Optional[AgentHooks[TContext]] = None
     tool_timeout: Optional[float] = None
     max_tool_result_chars: Optional[int] = DEFAULT_MAX_TOOL_RESULT_CHARS
+    tags: Sequence[str] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
     # Built once at construction (never per run or per call).
     _tools: Optional[Tools] = field(init=False, repr=False, default=None)
     _tools_with_output: Optional[Tools] = field(init=False, repr=False, default=None)
@@ -134,6 +138,12 @@ class Agent(Generic[TContext]):
             raise ValueError("give either output_type or model_settings['response_format'], "
                              "not both")
         set_(self, "model_settings", MappingProxyType(dict(self.model_settings)))
+        if isinstance(self.tags, str) or not all(isinstance(t, str) for t in self.tags or ()):
+            raise TypeError(f"tags must be a list of strings, got {self.tags!r}")
+        set_(self, "tags", tuple(self.tags or ()))
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(f"metadata must be a mapping, got {type(self.metadata).__name__}")
+        set_(self, "metadata", MappingProxyType(dict(self.metadata)))
 
         tools = (self.tools,) if callable(self.tools) else tuple(self.tools or ())
         for i, item in enumerate(tools):

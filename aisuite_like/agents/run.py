@@ -149,7 +149,8 @@ class RunResult:
     ``"limit"`` (``limit`` names the bound) or ``"cancelled"``. ``final_output``: the
     validated ``output_type`` instance or the answer text; the summary text when the run ended
     right after tools. ``messages``: the whole conversation (history, input, produced: a valid
-    history to continue from); ``new_messages``: what this run produced.
+    history to continue from); ``new_messages``: what this run produced. ``tags`` /
+    ``metadata``: the starting agent's (aisuite's fields).
     """
 
     final_output: Any
@@ -173,6 +174,9 @@ class RunResult:
     output_guardrail_results: list[OutputGuardrailResult] = field(default_factory=list,
                                                                   repr=False)
     interruptions: list[ToolApprovalItem] = field(default_factory=list, repr=False)
+    # aisuite's names: the starting agent's tags and metadata.
+    tags: list[str] = field(default_factory=list, repr=False)
+    metadata: dict[str, Any] = field(default_factory=dict, repr=False)
     _snapshot: Optional[dict[str, Any]] = field(default=None, repr=False)
     _start_agent: Optional[Agent] = field(default=None, repr=False)
 
@@ -721,7 +725,8 @@ class AgentRun:
             input=self.original_input, new_items=loop.items(), context_wrapper=self.context,
             input_guardrail_results=list(self.input_guardrail_results),
             output_guardrail_results=list(self.output_guardrail_results),
-            interruptions=interruptions, _snapshot=snapshot, _start_agent=self.agent)
+            interruptions=interruptions, tags=list(self.agent.tags),
+            metadata=dict(self.agent.metadata), _snapshot=snapshot, _start_agent=self.agent)
         await self.emit(RunCompleted(
             run_id=self.run_id, agent_name=loop.agent.name, status=status, limit=limit,
             final_output=final_output, usage=usage, result=result))

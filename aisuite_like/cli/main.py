@@ -35,6 +35,7 @@ _OTHER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_API_KEY",),
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "bedrock": ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_BEARER_TOKEN_BEDROCK"),
+    "deepgram": ("DEEPGRAM_API_KEY",),
 }
 
 

@@ -21,10 +21,10 @@ from ..core import (
     secrets as _secrets,
 )
 from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
+from ..providers.aisuite import ProviderFactory, as_provider
 from ..providers.base import ChatRequest, Provider
 from ..providers.registry import (
     canonical_key,
-    create_provider,
     is_offline_key,
     key_variable,
     provider_keys,
@@ -77,11 +77,13 @@ def parse_model(model: Any) -> tuple[str, str]:
     name may hold ':' or '/'); anything else is an ``InvalidModelError``."""
     if not isinstance(model, str) or ":" not in model:
         raise InvalidModelError(
-            f"model must be 'provider:model' (e.g. 'openai:gpt-4o'), got {model!r}")
+            f"Invalid model format. Expected 'provider:model' (e.g. 'openai:gpt-4o'), got "
+            f"{model!r}")
     key, _, name = model.partition(":")
     if not key or not name:
         raise InvalidModelError(
-            f"model must be 'provider:model' with both parts non-empty, got {model!r}")
+            f"Invalid model format. Expected 'provider:model' with both parts non-empty, got "
+            f"{model!r}")
     return key, name
 
 
@@ -289,6 +291,8 @@ class ClientBase:
         provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None,
         *,
         providers: Optional[Mapping[str, Any]] = None,
+        extra_param_mode: str = "warn",
+        extract_thinking: bool = False,
         cache: Optional[ResponseCache] = None,
         cache_ttl: Optional[float] = None,
         prompt_cache: Any = None,
@@ -297,12 +301,14 @@ class ClientBase:
         if unknown:  # ai.Client(api_key=...): the provider_configs line to write
             name = type(self).__name__
             raise settings_keyword_error(
-                name, unknown, ("provider_configs", "providers", "cache", "cache_ttl",
-                                "prompt_cache"),
+                name, unknown, ("provider_configs", "providers", "extra_param_mode",
+                                "extract_thinking", "cache", "cache_ttl", "prompt_cache"),
                 configs_given=provider_configs is not None, call=f"ai.{name}")
         # What with_options() passes on to a copy (besides the configs).
-        self._init_options: dict[str, Any] = {"providers": providers, "cache": cache,
-                                              "cache_ttl": cache_ttl,
+        self._init_options: dict[str, Any] = {"providers": providers,
+                                              "extra_param_mode": extra_param_mode,
+                                              "extract_thinking": extract_thinking,
+                                              "cache": cache, "cache_ttl": cache_ttl,
                                               "prompt_cache": prompt_cache}
         #: Options every provider this client builds gets over its config (with_options()).
         self._options: dict[str, Any] = {}
@@ -316,10 +322,18 @@ class ClientBase:
         self._configs = _request_checks.copy_configs(provider_configs)
         _check_alias_configs(self._configs)
         _check_configs(self._configs, providers or {})
+        #: How transcription parameters no table knows are handled (docs/audio.md).
+        self.extra_param_mode = _request_checks.check_extra_param_mode(extra_param_mode)
+        if not isinstance(extract_thinking, bool):
+            raise TypeError(f"extract_thinking must be a bool, got {extract_thinking!r}")
+        #: Whether a reply's leading ``<think>...</think>`` moves to ``reasoning_content``
+        #: (docs/client.md, "Reasoning").
+        self.extract_thinking = extract_thinking
         self._instances: dict[str, Provider] = {}
         for key, provider in (providers or {}).items():
             if isinstance(provider, type):
                 provider = provider(**self._configs.get(key, {}))
+            provider = as_provider(provider, key)
             try:
                 provider.key = provider.key or key
             except AttributeError:
@@ -413,7 +427,9 @@ class ClientBase:
                                        if canonical_key(k) == canon), {})
                     if self._options:  # with_options(): over the provider's own config
                         config = {**config, **self._options}
-                    provider = create_provider(canon, config)
+                    # aisuite's factory, looked up at call time (aisuite code replaces it)
+                    provider = as_provider(ProviderFactory.create_provider(key, dict(config)),
+                                           canon)
                     _secrets.protect_logs()  # the SDK's and HTTP stack's loggers redact keys
                     self._instances[canon] = provider
                 self._instances[key] = provider
@@ -500,6 +516,10 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     fallbacks = kwargs.pop("fallbacks", None)
     if fallbacks is not None:
         provider = client._with_fallbacks(provider, model, name, fallbacks, cached)
+    if client.extract_thinking:  # <think> blocks -> reasoning_content (docs/client.md)
+        from ..providers.think import ThinkTagsProvider
+
+        provider = cast(Provider, ThinkTagsProvider(provider))
     stream = bool(kwargs.pop("stream", False))
     max_turns = kwargs.pop("max_turns", None)
     if max_turns is not None:

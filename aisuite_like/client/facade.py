@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
+    from ..endpoints.audio import AsyncAudio, Audio
+    from ..endpoints.audio_params import ParamValidator
     from ..endpoints.models import AsyncModels, Models
     from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ResponseCache
@@ -179,6 +181,9 @@ class _Completions:
 
             return _tool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                 **call.runner_options)
+        as_given = getattr(provider, "as_given", None)
+        if as_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
+            return as_given(request)
         if request.stream:
             from ..core.streaming import Stream, started_stream
 
@@ -592,6 +597,9 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
 
         return await _atool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                    **call.runner_options)
+    aas_given = getattr(provider, "aas_given", None)
+    if aas_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
+        return await aas_given(request)
     if request.stream:
         from ..core.streaming import AsyncStream, astarted_stream
 
@@ -632,15 +640,38 @@ class Client(ClientBase):
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
+                 extra_param_mode: Literal["strict", "warn", "permissive"] = "warn",
+                 extract_thinking: bool = False,
                  cache: Optional[ResponseCache] = None,
                  cache_ttl: Optional[float] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
                  **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
-        super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl, prompt_cache=prompt_cache, **unknown)
+        super().__init__(provider_configs, providers=providers,
+                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
+                         cache=cache, cache_ttl=cache_ttl, prompt_cache=prompt_cache,
+                         **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
+
+    @property
+    def audio(self) -> Audio:
+        """Speech to text: ``client.audio.transcriptions.create(model, file, ...)``
+        (docs/audio.md). Loaded on first use."""
+        audio = self.__dict__.get("_audio")
+        if audio is None:
+            from ..endpoints.audio import Audio
+
+            audio = self.__dict__["_audio"] = Audio(self)
+        return audio
+
+    @property
+    def param_validator(self) -> ParamValidator:
+        """aisuite's ``client.param_validator``: how transcription parameters are checked
+        (``extra_param_mode``; docs/audio.md)."""
+        from ..endpoints.audio_params import ParamValidator
+
+        return ParamValidator(self.extra_param_mode)  # type: ignore[arg-type]
 
     @property
     def models(self) -> Models:
@@ -960,14 +991,36 @@ class AsyncClient(ClientBase):
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
                  providers: Optional[Mapping[str, Any]] = None,
+                 extra_param_mode: Literal["strict", "warn", "permissive"] = "warn",
+                 extract_thinking: bool = False,
                  cache: Optional[ResponseCache] = None,
                  cache_ttl: Optional[float] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
                  **unknown: Never) -> None:
-        super().__init__(provider_configs, providers=providers, cache=cache,
-                         cache_ttl=cache_ttl, prompt_cache=prompt_cache, **unknown)
+        super().__init__(provider_configs, providers=providers,
+                         extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
+                         cache=cache, cache_ttl=cache_ttl, prompt_cache=prompt_cache,
+                         **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
+
+    @property
+    def audio(self) -> AsyncAudio:
+        """Speech to text, awaited: ``await aclient.audio.transcriptions.create(...)``
+        (docs/audio.md). Loaded on first use."""
+        audio = self.__dict__.get("_audio")
+        if audio is None:
+            from ..endpoints.audio import AsyncAudio
+
+            audio = self.__dict__["_audio"] = AsyncAudio(self)
+        return audio
+
+    @property
+    def param_validator(self) -> ParamValidator:
+        """aisuite's ``client.param_validator`` (see ``Client.param_validator``)."""
+        from ..endpoints.audio_params import ParamValidator
+
+        return ParamValidator(self.extra_param_mode)  # type: ignore[arg-type]
 
     @property
     def models(self) -> AsyncModels:

@@ -406,3 +406,16 @@ def check_max_turns(max_turns: Any, *, what: str = "max_turns") -> int:
         raise ValueError(f"{what} must be an int >= 1 (the most model calls in the run), "
                          f"got {max_turns!r}")
     return max_turns
+
+
+#: How the parameters of ``client.audio.transcriptions.create`` that no table knows are
+#: handled (aisuite's ``extra_param_mode``; docs/audio.md).
+EXTRA_PARAM_MODES = ("strict", "warn", "permissive")
+
+
+def check_extra_param_mode(mode: Any) -> str:
+    """``extra_param_mode`` is one of ``EXTRA_PARAM_MODES``; else a ``ValueError``."""
+    if mode not in EXTRA_PARAM_MODES:
+        raise ValueError(f"extra_param_mode must be one of "
+                         f"{', '.join(map(repr, EXTRA_PARAM_MODES))}, got {mode!r}")
+    return str(mode)

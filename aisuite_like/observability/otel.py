@@ -14,6 +14,8 @@ their hooks (docs/architecture.md), so it is the same for every family and every
 - ``execute_tool {name}`` (INTERNAL) per tool call, from the same hooks: current while the tool
   runs (a model call made inside a tool nests under it); a call that does not run gets one of
   no duration saying why.
+- ``transcription {model}`` (CLIENT) per ``client.audio.transcriptions`` call (docs/audio.md),
+  with the token usage when the provider reports tokens.
 - metrics ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``.
 - ``aisuite_like.cache_hit`` on a ``chat`` span and its duration when the response cache was
   consulted (docs/cache.md): true when it answered (nothing was sent; no token usage is
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
     from ..core.responses import Response, ResponseEvent
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
     from ..loop.engine import ToolBatch, ToolCallRun, ToolLoop
-    from ..providers.base import ChatRequest, Provider, ResponsesRequest
+    from ..providers.base import ChatRequest, Provider, ResponsesRequest, TranscriptionRequest
 
 __all__ = ["Instrumentation", "CAPTURE_ENV"]
 
@@ -68,6 +70,7 @@ _PROVIDER_NAMES = {
 _DEFAULT_URLS = {
     "openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com",
     "google": "https://generativelanguage.googleapis.com",
+    "deepgram": "https://api.deepgram.com",
 }
 _URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
@@ -249,6 +252,60 @@ class Instrumentation:
             if aclose is not None:
                 await aclose()
 
+    # -- audio transcription -----------------------------------------------------------------
+
+    def _start_transcription(self, provider: "Provider",
+                             request: "TranscriptionRequest") -> "_ChatCall":
+        key = getattr(provider, "key", "") or type(provider).__name__
+        base: dict[str, Any] = {"gen_ai.operation.name": "transcription",
+                                "gen_ai.provider.name": _provider_name(provider, key),
+                                "gen_ai.request.model": request.model}
+        host, port = self._endpoint(provider, key)
+        if host:
+            base["server.address"] = host
+            if port:
+                base["server.port"] = port
+        span = self.tracer.start_span(f"transcription {request.model}", kind=SpanKind.CLIENT,
+                                      attributes=base)
+        return _ChatCall(span, base, time.perf_counter())
+
+    def _finish_transcription(self, call: "_ChatCall", result: Any) -> None:
+        usage = getattr(result, "usage", None)
+        if isinstance(usage, dict) and usage.get("type") == "tokens":
+            tokens = {k: usage.get(f"{k}_tokens") for k in ("input", "output")}
+            for kind, count in tokens.items():
+                if isinstance(count, int):
+                    call.span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)
+                    self.token_usage.record(count, {**call.metric_attributes,
+                                                    "gen_ai.token.type": kind})
+        self.duration.record(time.perf_counter() - call.start, call.metric_attributes)
+        call.span.end()
+
+    def transcribe(self, provider: "Provider", request: "TranscriptionRequest") -> Any:
+        """A ``transcription {model}`` span around a (non-streamed) transcription; a stream's
+        span ends when the request is sent (its events are not followed)."""
+        call = self._start_transcription(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                result = provider.transcribe(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_transcription(call, result)
+        return result
+
+    async def atranscribe(self, provider: "Provider", request: "TranscriptionRequest") -> Any:
+        call = self._start_transcription(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                result = await provider.atranscribe(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_transcription(call, result)
+        return result
     # -- native Responses API calls: a ``chat {model}`` span too (the GenAI semantic
     # conventions have no operation of their own for it; docs/observability.md)
 
@@ -421,12 +478,13 @@ class Instrumentation:
     # -- runs (tool-runner and agent runs) -----------------------------------------------
 
     def _start_run(self, name: str, provider: Any, model: str, key: str,
-                   agent_name: Optional[str] = None) -> Span:
+                   agent_name: Optional[str] = None, agent: Any = None) -> Span:
         attributes: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
                                       "gen_ai.provider.name": _provider_name(provider, key),
                                       "gen_ai.request.model": model}
         if agent_name is not None:
             attributes["gen_ai.agent.name"] = agent_name
+        _agent_labels(agent, attributes)
         return self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
 
     def _end_run(self, span: Span, engine: "ToolLoop", exc: Optional[BaseException]) -> None:
@@ -495,6 +553,12 @@ class _TracedProvider:
 
     def astream(self, request: "ChatRequest") -> AsyncIterator["ChatCompletionChunk"]:
         return self._inst.astream(self._inner, request)
+
+    def transcribe(self, request: "TranscriptionRequest") -> Any:
+        return self._inst.transcribe(self._inner, request)
+
+    async def atranscribe(self, request: "TranscriptionRequest") -> Any:
+        return await self._inst.atranscribe(self._inner, request)
 
     def create_response(self, request: "ResponsesRequest") -> "Response":
         return self._inst.create_response(self._inner, request)
@@ -625,7 +689,7 @@ class _AgentRunSpans(_RunSpans):
         self.agent = agent = engine.agent
         key, _, model = str(agent.model).partition(":")
         return self.inst._start_run(f"invoke_agent {agent.name}", self.provider, model, key,
-                                    agent.name)
+                                    agent.name, agent)
 
     def on_model_request(self, engine: Any, action: Any) -> None:
         agent = engine.agent
@@ -634,12 +698,13 @@ class _AgentRunSpans(_RunSpans):
         self._end_child(None)
         self.agent = agent
         key, _, model = str(agent.model).partition(":")
+        attributes = {"gen_ai.operation.name": "invoke_agent",
+                      "gen_ai.provider.name": _PROVIDER_NAMES.get(key, key),
+                      "gen_ai.request.model": model, "gen_ai.agent.name": agent.name}
+        _agent_labels(agent, attributes)
         self.child = self.inst.tracer.start_span(
             f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL,
-            context=trace.set_span_in_context(self.span),
-            attributes={"gen_ai.operation.name": "invoke_agent",
-                        "gen_ai.provider.name": _PROVIDER_NAMES.get(key, key),
-                        "gen_ai.request.model": model, "gen_ai.agent.name": agent.name})
+            context=trace.set_span_in_context(self.span), attributes=attributes)
         self.current.switch(self.child)
 
     def on_run_end(self, engine: Any, error: Optional[BaseException]) -> None:
@@ -656,6 +721,18 @@ class _AgentRunSpans(_RunSpans):
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+
+def _agent_labels(agent: Any, attributes: dict[str, Any]) -> None:
+    """An agent's ``tags`` (``aisuite_like.agent.tags``) and ``metadata`` (one
+    ``aisuite_like.agent.metadata.<key>`` each: a str, bool or number as is, anything else as
+    JSON) as span attributes."""
+    tags = getattr(agent, "tags", None)
+    if tags:
+        attributes["aisuite_like.agent.tags"] = list(tags)
+    for name, value in (getattr(agent, "metadata", None) or {}).items():
+        attributes[f"aisuite_like.agent.metadata.{name}"] = (
+            value if isinstance(value, (str, bool, int, float)) else _json(value))
 
 
 def _provider_name(provider: Any, key: str) -> str:

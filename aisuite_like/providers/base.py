@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
     from ..core.responses import Response, ResponseEvent
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
 
-__all__ = ["ChatRequest", "ResponsesRequest", "Provider"]
+__all__ = ["ChatRequest", "ResponsesRequest", "Provider", "TranscriptionRequest"]
 
 
 @contextmanager
@@ -79,6 +79,40 @@ class ChatRequest:
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""
         return replace(self, **changes)
+
+
+class TranscriptionRequest:
+    """One transcription (docs/audio.md). ``file`` is the ``core.audio.AudioFile`` read and
+    checked for this provider (or, for a provider that reads files itself, the caller's file
+    as given); ``params`` are the parameters validated and mapped for this provider by the
+    endpoint (``language``, ``prompt``, ``temperature``, ``timestamp_granularities`` and the
+    provider-native ones, under the provider's own names). ``response_format`` is one of
+    ``json``, ``text``, ``srt``, ``verbose_json``, ``vtt``; ``stream`` asks for
+    ``transcript.text.delta`` / ``.done`` events. (A plain class: a dataclass would cost its
+    code generation at ``import aisuite_like``.)"""
+
+    __slots__ = ("model", "file", "params", "response_format", "stream", "timeout")
+
+    def __init__(self, model: str, file: Any, params: Optional[dict[str, Any]] = None,
+                 response_format: str = "json", stream: bool = False,
+                 timeout: Optional[float] = None) -> None:
+        self.model = model
+        self.file = file
+        self.params = params if params is not None else {}
+        self.response_format = response_format
+        self.stream = stream
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        file = self.file if type(self.file).__name__ == "AudioFile" else \
+            f"<{type(self.file).__name__}>"  # never the caller's audio bytes
+        return (f"TranscriptionRequest(model={self.model!r}, file={file}, "
+                f"params={self.params!r}, response_format={self.response_format!r}, "
+                f"stream={self.stream!r})")
+
+
+#: The families that transcribe audio, named when another one is asked to.
+TRANSCRIPTION_PROVIDERS = ("openai", "groq", "google", "deepgram", "huggingface", "test")
 
 
 @dataclass(slots=True)
@@ -145,6 +179,31 @@ class Provider:
             f"provider {self.key or type(self).__name__!r} does not support stream=True",
             parameter="stream", provider=self.key)
         yield  # pragma: no cover  (makes this an async generator)
+
+    def transcribe(self, request: TranscriptionRequest) -> Any:
+        """Audio transcription (``client.audio.transcriptions.create``): a ``Transcription``
+        (json, verbose_json), a ``str`` (text, srt, vtt) or, with ``request.stream``, an
+        iterator of transcript events. Providers without it raise ``UnsupportedFeatureError``
+        before anything is sent."""
+        from ..core.errors import UnsupportedFeatureError
+
+        raise UnsupportedFeatureError(
+            f"provider {self.key or type(self).__name__!r} does not transcribe audio; "
+            f"providers that do: {', '.join(TRANSCRIPTION_PROVIDERS)} (docs/audio.md)",
+            feature="audio.transcriptions", provider=self.key)
+
+    async def atranscribe(self, request: TranscriptionRequest) -> Any:
+        """Async ``transcribe`` (a stream is an async iterator). Default for providers that
+        only transcribe synchronously: run in a thread."""
+        import asyncio
+
+        if request.stream:
+            from ..core.errors import UnsupportedParameterError
+
+            raise UnsupportedParameterError(
+                f"provider {self.key or type(self).__name__!r} does not stream "
+                "transcriptions asynchronously", parameter="stream", provider=self.key)
+        return await asyncio.to_thread(self.transcribe, request)
 
     def list_models(self) -> list[Model]:
         """The models the provider reports (``client.models.list()``, docs/models.md), ids

@@ -38,6 +38,7 @@ BUILTIN: dict[str, _Entry] = {
                   "anthropic", {}),
     "google": ("aisuite_like.providers.google:GoogleProvider", "google.genai", "google", {}),
     "bedrock": ("aisuite_like.providers.bedrock:BedrockProvider", "botocore", "bedrock", {}),
+    "deepgram": ("aisuite_like.providers.deepgram:DeepgramProvider", "httpx2", "deepgram", {}),
     "test": ("aisuite_like.testing:TestProvider", None, None, {}),
 }
 
@@ -69,8 +70,9 @@ def provider_keys() -> list[str]:
 
 def unknown_provider(key: str) -> UnknownProviderError:
     return UnknownProviderError(
-        f"unknown provider {key!r}. Known providers: {', '.join(provider_keys())}. "
-        "Register your own with aisuite_like.register_provider(key, cls).")
+        f"Invalid provider key {key!r}. Supported providers: {', '.join(provider_keys())}. "
+        "Make sure the model string is formatted correctly as 'provider:model', or register "
+        "your own provider with aisuite_like.register_provider(key, cls).")
 
 
 def canonical_key(key: str) -> str:

@@ -58,7 +58,7 @@ from ..core.types import (
     Usage,
 )
 from ..providers._common import text_of
-from ..providers.base import ChatRequest, Provider
+from ..providers.base import ChatRequest, Provider, TranscriptionRequest
 
 __all__ = [
     "FakeClock",
@@ -482,6 +482,43 @@ class TestProvider(_OfflineProvider):
             return _thought_and_cached(response, request)
         return _thought_and_cached(self._builder.build(text, request, self.key), request)
 
+    # -- transcription (docs/audio.md): deterministic, from the file alone --
+
+    #: OpenAI's parameters and every audio format, up to 25 MB.
+    audio_params = "openai"
+
+    @property
+    def audio_input(self) -> Any:
+        from ..core.audio import CONTENT_TYPES, MB, AudioInput
+
+        return AudioInput(frozenset(CONTENT_TYPES), 25 * MB)
+
+    def transcribe(self, request: TranscriptionRequest) -> Any:
+        """``'Transcription of <name>: <seconds> seconds of <format> audio.'`` (the seconds
+        from a WAV header, else the bytes at 16 kHz 16-bit mono); ``language`` as given
+        (default ``english``); one segment over the whole audio; the words spread evenly
+        over it. Streams one delta per word."""
+        from ..core.audio import in_format
+
+        full = _test_transcription(request)
+        if request.stream:
+            if request.response_format not in ("json", "text"):
+                raise UnsupportedParameterError(
+                    "stream=True streams text: response_format must be 'json' or 'text'",
+                    parameter="response_format", provider="test")
+            return _transcript_events(full)
+        return in_format(full, request.response_format, "test")
+
+    async def atranscribe(self, request: TranscriptionRequest) -> Any:
+        result = self.transcribe(request)
+        if not request.stream:
+            return result
+
+        async def events() -> AsyncIterator[Any]:
+            for event in result:
+                yield event
+        return events()
+
 
 def _thought_and_cached(response: ChatCompletionResponse,
                         request: ChatRequest) -> ChatCompletionResponse:
@@ -505,6 +542,40 @@ def _thought_and_cached(response: ChatCompletionResponse,
         usage.prompt_tokens_details = PromptTokensDetails(
             cached_tokens=cached, cache_creation_tokens=usage.prompt_tokens - cached)
     return response
+
+
+def _test_transcription(request: TranscriptionRequest) -> Any:
+    from ..core.audio import (
+        Transcription,
+        TranscriptionSegment,
+        TranscriptionWord,
+        wav_duration,
+    )
+
+    file = request.file
+    duration = wav_duration(file.data) or round(len(file.data) / 32000, 3)
+    text = f"Transcription of {file.name}: {duration:.2f} seconds of {file.format} audio."
+    words = text.split()
+    step = duration / len(words)
+    language = request.params.get("language")
+    return Transcription(
+        text=text, language=language if isinstance(language, str) else "english",
+        duration=duration,
+        segments=[TranscriptionSegment(start=0.0, end=duration, text=text)],
+        words=[TranscriptionWord(word=w.strip(".:"), start=round(i * step, 3),
+                                 end=round((i + 1) * step, 3)) for i, w in enumerate(words)]
+        if "word" in (request.params.get("timestamp_granularities") or ()) else None,
+        usage={"type": "duration", "seconds": duration}, provider="test",
+        model=request.model)
+
+
+def _transcript_events(full: Any) -> Iterator[Any]:
+    from ..core.audio import TranscriptionTextDeltaEvent, TranscriptionTextDoneEvent
+
+    words = full.text.split(" ")
+    for i, word in enumerate(words):
+        yield TranscriptionTextDeltaEvent(delta=word if i == 0 else " " + word)
+    yield TranscriptionTextDoneEvent(text=full.text, usage=full.usage)
 
 
 def _since_last_user(request: ChatRequest) -> list[dict[str, Any]]:

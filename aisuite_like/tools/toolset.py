@@ -37,6 +37,9 @@ class Tools:
         self.sources: list[Any] = []
         self._items: list[Any] = []
         self._resolved: Optional[tuple[Any, "Tools"]] = None
+        #: aisuite's events of the last ``execute_tool`` / ``aexecute_tool`` (tools/aisuite.py)
+        self.last_policy_events: list[dict[str, Any]] = []
+        self.last_tool_events: list[dict[str, Any]] = []
         seen: set[str] = set()
         for i, item in enumerate(tools):
             if _is_tool_source(item):

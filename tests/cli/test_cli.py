@@ -110,8 +110,8 @@ def test_bad_tool_path_is_a_usage_error(tools_dir: pathlib.Path, spec: str,
 
 
 @pytest.mark.parametrize("model, fragment", [
-    ("gpt-4o", "InvalidModelError: model must be 'provider:model'"),
-    ("nosuch:model", "UnknownProviderError: unknown provider 'nosuch'"),
+    ("gpt-4o", "InvalidModelError: Invalid model format. Expected 'provider:model'"),
+    ("nosuch:model", "UnknownProviderError: Invalid provider key 'nosuch'"),
 ])
 def test_bad_model_is_a_usage_error_with_help(model: str, fragment: str) -> None:
     out = run_cli("chat", "-m", model, "hi")
@@ -152,6 +152,7 @@ def test_providers_lists_every_key_and_never_prints_keys() -> None:
     assert rows["anthropic"][-1] == "no"
     assert rows["huggingface"][-1] == "yes"
     assert rows["test"][1:3] == ["-", "built-in"]
+    assert rows["deepgram"][1:] == ["deepgram", "yes", "DEEPGRAM_API_KEY", "no"]
     assert out.stdout.splitlines()[0].split()[0] == "PROVIDER"
 
 

@@ -135,7 +135,9 @@ def test_usage_item(item: Item, monkeypatch: pytest.MonkeyPatch) -> None:
         assert item.needs in str(detail)
     else:  # refused: the documented error, not a crash; the test fails when it starts running
         assert outcome == "fails", f"{item.id} runs now: mark it 'runs' (and docs/migration.md)"
-        assert isinstance(detail, (TypeError, AttributeError, ImportError)), repr(detail)
+        refusals = (getattr(ai, item.refused_with),) if item.refused_with else (
+            TypeError, AttributeError, ImportError)
+        assert isinstance(detail, refusals), repr(detail)
         assert KEY not in str(detail)
 
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, Optional
 
+from ...core.audio import MB, AudioInput
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -37,8 +38,9 @@ from .._common import (
     redirect_middleware,
 )
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
-from ..base import ChatRequest, Provider, mapped_errors
+from ..base import ChatRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
+from .audio import atranscript_events, transcript_events, transcription_chat, transcription_from
 from .errors import _NAME, _request_id, map_sdk_error
 from .models import models_path, parse_models_page
 from .stream import StreamTranslator, _BodyEvents
@@ -672,6 +674,26 @@ class GoogleProvider(Provider):
             translator.next_request()
             body = {**p.call.body, "continuationToken": token}
         yield translator.finish()
+
+    # -- transcription: Gemini's audio understanding (docs/audio.md; google/audio.py) --
+
+    #: The row of the transcription parameter table, and what Gemini takes inline (WAV, MP3,
+    #: AIFF, AAC, OGG Vorbis, FLAC; the request is at most 20 MB, and base64 adds a third).
+    audio_params = "gemini"
+    audio_input = AudioInput(frozenset({"wav", "mp3", "mpeg", "mpga", "aiff", "aif", "aac",
+                                        "ogg", "oga", "flac"}), 14 * MB)
+
+    def transcribe(self, request: TranscriptionRequest) -> Any:
+        chat = transcription_chat(request)
+        if request.stream:
+            return transcript_events(self.stream(chat))
+        return transcription_from(self.complete(chat), request)
+
+    async def atranscribe(self, request: TranscriptionRequest) -> Any:
+        chat = transcription_chat(request)
+        if request.stream:
+            return atranscript_events(self.astream(chat))
+        return transcription_from(await self.acomplete(chat), request)
 
     def close(self) -> None:
         if self._native is not None:

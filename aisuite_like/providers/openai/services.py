@@ -25,6 +25,11 @@ class ServiceSpec:
     API accepts reasoning sent back (None: it is not sent). ``psf_fields`` are the
     ``provider_specific_fields`` keys sent back on assistant messages. ``openai_native``
     says whether OpenAI's own message extras (``developer`` role, ``refusal``) are understood.
+    ``transcription_formats`` are the ``response_format`` values the service's
+    ``/audio/transcriptions`` produces itself (empty: it has no transcription API; others are
+    rendered from ``verbose_json``); ``transcription_api`` is ``"openai"`` (that multipart
+    endpoint) or ``"hf-inference"`` (Hugging Face's Inference API); ``transcription_stream``
+    whether it streams transcripts; ``audio_max_mb`` its upload limit (docs/audio.md).
     ``responses_api`` says whether the service has OpenAI's Responses endpoint
     (``/responses``): ``client.responses.create`` then calls it natively, and the config
     ``api="responses"`` sends chat calls over it (docs/responses.md).
@@ -46,6 +51,10 @@ class ServiceSpec:
     reasoning_field: Optional[str] = None
     psf_fields: tuple[str, ...] = ()
     openai_native: bool = False
+    transcription_formats: tuple[str, ...] = ()
+    transcription_api: str = "openai"
+    transcription_stream: bool = False
+    audio_max_mb: int = 25
     responses_api: bool = False
     reasoning_effort_as: str = "reasoning_effort"
     non_reasoning: Optional[str] = None
@@ -56,6 +65,9 @@ def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
          ) -> tuple[str, ServiceSpec]:
     return key, ServiceSpec(key, base_url, key_env, **kw)
 
+
+_ALL_FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
+_VERBOSE = ("json", "text", "verbose_json")
 
 #: key -> service. ONE table: adding a compatible service is adding a row here and its key to
 #: ``providers/registry.py``. The token limit follows each service's API: OpenAI, Azure and
@@ -68,18 +80,21 @@ OPENAI_NON_REASONING = (r"(?:ft:)?(?:gpt-3\.5|gpt-4(?:$|[-:o]|\.1|\.5)|chatgpt-4
 
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True, responses_api=True, non_reasoning=OPENAI_NON_REASONING,
-         prompt_cache_key=True),
+         openai_native=True, transcription_formats=_ALL_FORMATS, transcription_stream=True,
+         responses_api=True, non_reasoning=OPENAI_NON_REASONING, prompt_cache_key=True),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True, responses_api=True),
+         openai_native=True, transcription_formats=_ALL_FORMATS, responses_api=True),
+    # Groq's transcriptions: json, text, verbose_json (srt / vtt rendered from segments).
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
-         max_tokens_field="max_completion_tokens"),
-    _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+         max_tokens_field="max_completion_tokens", transcription_formats=_VERBOSE),
+    _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
+         transcription_formats=("json",)),
     # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
     _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
          reasoning_field="reasoning_content"),
     _row("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
-    _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+    _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY",
+         transcription_formats=("json", "verbose_json")),
     _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
          max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",),
@@ -87,13 +102,14 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
          reasoning_field="reasoning"),
     _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
-    _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN"),
+    _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN",
+         transcription_formats=("json",), transcription_api="hf-inference"),
     _row("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", key_required=False,
          placeholder_key="ollama", reasoning_field="reasoning"),
     _row("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", key_required=False,
          placeholder_key="lm-studio"),
     _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
-         placeholder_key="EMPTY", reasoning_field="reasoning"),
+         placeholder_key="EMPTY", reasoning_field="reasoning", transcription_formats=_VERBOSE),
     _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY"),
     _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY"),
     _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY"),

@@ -15,6 +15,7 @@ import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any, Optional
 
+from ...core.audio import MB, AudioInput
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -28,9 +29,17 @@ from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, wi
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
-from ..base import ChatRequest, Provider, ResponsesRequest, mapped_errors
+from ..base import ChatRequest, Provider, ResponsesRequest, TranscriptionRequest, mapped_errors
 from . import responses as _responses
 from ._sdk_seam import bound_sync_client
+from .audio import (
+    TranscriptEvents,
+    check_transcription,
+    hf_request,
+    parse_hf,
+    parse_transcription,
+    transcription_kwargs,
+)
 from .errors import map_sdk_error
 from .models import parse_models
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
@@ -47,6 +56,12 @@ _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
     "azure_ad_token_provider",
 })
+
+#: What OpenAI's /audio/transcriptions takes (the compatible services take the same), and
+#: Hugging Face's Inference API.
+_OPENAI_FORMATS = frozenset({"flac", "mp3", "mp4", "mpeg", "mpga", "m4a", "ogg", "wav",
+                             "webm"})
+_HF_FORMATS = frozenset({"flac", "mp3", "mpeg", "wav", "ogg", "webm", "m4a"})
 
 _SDK_PARAMS: Optional[frozenset[str]] = None
 _RESPONSES_PARAMS: Optional[frozenset[str]] = None
@@ -525,6 +540,127 @@ class OpenAIProvider(Provider):
         finally:
             if response is not None:
                 await response.aclose()
+
+    # -- transcription (docs/audio.md) --
+
+    @property
+    def audio_params(self) -> Optional[str]:
+        """The row of the transcription parameter table (None: no transcription API)."""
+        if not self.spec.transcription_formats:
+            return None
+        return "huggingface" if self.spec.transcription_api == "hf-inference" else "openai"
+
+    @property
+    def audio_input(self) -> Optional[AudioInput]:
+        """The audio formats and upload size the service's transcription API accepts."""
+        if not self.spec.transcription_formats:
+            return None
+        formats = _HF_FORMATS if self.spec.transcription_api == "hf-inference" else \
+            _OPENAI_FORMATS
+        return AudioInput(formats, self.spec.audio_max_mb * MB)
+
+    def transcribe(self, request: TranscriptionRequest) -> Any:
+        bounds = self._calls.bounds(request.timeout)
+        if self.spec.transcription_api == "hf-inference":
+            url, headers, content = self._hf_prepare(request)
+            body = _retry.call(self._calls, self._hf_once, (url, headers, content), bounds)
+            return parse_hf(decode_json(body, self.key), request, self.key)
+        asked = check_transcription(request, self.spec)
+        kwargs = transcription_kwargs(request, asked)
+        if request.stream:
+            return _retry.stream(self._calls, self._transcript_stream, kwargs, bounds)
+        body = _retry.call(self._calls, self._transcribe_once, kwargs, bounds)
+        return parse_transcription(body, request, asked, self.key)
+
+    async def atranscribe(self, request: TranscriptionRequest) -> Any:
+        bounds = self._calls.bounds(request.timeout)
+        if self.spec.transcription_api == "hf-inference":
+            url, headers, content = self._hf_prepare(request)
+            body = await _retry.acall(self._calls, self._ahf_once, (url, headers, content),
+                                      bounds)
+            return parse_hf(decode_json(body, self.key), request, self.key)
+        asked = check_transcription(request, self.spec)
+        kwargs = transcription_kwargs(request, asked)
+        if request.stream:
+            return _retry.astream(self._calls, self._atranscript_stream, kwargs, bounds)
+        body = await _retry.acall(self._calls, self._atranscribe_once, kwargs, bounds)
+        return parse_transcription(body, request, asked, self.key)
+
+    def _transcribe_once(self, kwargs: dict[str, Any]) -> bytes:
+        with mapped_errors(self._error):
+            raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
+            return bytes(raw.http_response.content)
+
+    async def _atranscribe_once(self, kwargs: dict[str, Any]) -> bytes:
+        with mapped_errors(self._error):
+            raw = await self._async().audio.transcriptions.with_raw_response.create(**kwargs)
+            return bytes(raw.http_response.content)
+
+    def _transcript_stream(self, kwargs: dict[str, Any]) -> Iterator[Any]:
+        events = TranscriptEvents(self.key, self._secrets())
+        response = None
+        try:
+            with mapped_errors(self._error):
+                raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
+                response = raw.http_response
+                for data in response.iter_bytes():
+                    yield from events.feed(data)
+                yield from events.end()
+        finally:
+            if response is not None:
+                response.close()
+
+    async def _atranscript_stream(self, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+        events = TranscriptEvents(self.key, self._secrets())
+        response = None
+        try:
+            with mapped_errors(self._error):
+                raw = await self._async().audio.transcriptions.with_raw_response.create(
+                    **kwargs)
+                response = raw.http_response
+                async for data in response.aiter_bytes():
+                    for event in events.feed(data):
+                        yield event
+                for event in events.end():
+                    yield event
+        finally:
+            if response is not None:
+                await response.aclose()
+
+    def _hf_prepare(self, request: TranscriptionRequest) -> tuple[str, dict[str, str], bytes]:
+        """Hugging Face's Inference API: ``<origin of base_url>/hf-inference/models/<model>``
+        (the configured host only), the headers and body of ``hf_request``."""
+        if request.stream:
+            raise UnsupportedParameterError(
+                f"stream=True: {self.key}'s Inference API does not stream transcriptions",
+                parameter="stream", provider=self.key)
+        from urllib.parse import urlsplit
+
+        base = urlsplit(str(self._config.get("base_url") or self.spec.base_url))
+        headers, content = hf_request(request)
+        return (f"{base.scheme}://{base.netloc}/hf-inference/models/{request.model}",
+                headers, content)
+
+    def _hf_options(self, headers: dict[str, str]) -> dict[str, Any]:
+        return {"headers": headers}
+
+    def _hf_once(self, args: tuple[str, dict[str, str], bytes]) -> bytes:
+        import httpx2
+
+        url, headers, content = args
+        with mapped_errors(self._error):
+            response = self._sync().post(url, cast_to=httpx2.Response, content=content,
+                                         options=self._hf_options(headers))
+            return bytes(response.content)
+
+    async def _ahf_once(self, args: tuple[str, dict[str, str], bytes]) -> bytes:
+        import httpx2
+
+        url, headers, content = args
+        with mapped_errors(self._error):
+            response = await self._async().post(url, cast_to=httpx2.Response, content=content,
+                                                options=self._hf_options(headers))
+            return bytes(response.content)
 
     # -- the Responses API (docs/responses.md): native calls, and chat calls over it
     # (api="responses"). The same raw-response path as chat: our translator reads the JSON.

@@ -1,0 +1,1 @@
+"""aisuite's client tests, run against aisuite_like (README.md)."""
