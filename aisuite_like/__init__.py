@@ -145,6 +145,11 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         TranscriptionTextDoneEvent as TranscriptionTextDoneEvent,
         TranscriptionWord as TranscriptionWord,
     )
+    from .core.embeddings import (
+        CreateEmbeddingResponse as CreateEmbeddingResponse,
+        Embedding as Embedding,
+        EmbeddingUsage as EmbeddingUsage,
+    )
     from .core.message_params import (
         ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
         ChatCompletionDeveloperMessageParam as ChatCompletionDeveloperMessageParam,
@@ -190,7 +195,11 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ResponseStream as ResponseStream,
     )
     from .observability.switch import instrument as instrument, uninstrument as uninstrument
-    from .providers.base import ChatRequest as ChatRequest, Provider as Provider
+    from .providers.base import (
+        ChatRequest as ChatRequest,
+        EmbeddingRequest as EmbeddingRequest,
+        Provider as Provider,
+    )
     from .tools.base import Tool as Tool, tool as tool
     from .tools.policy import (
         AllowAll as AllowAll,
@@ -206,6 +215,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
 _LAZY = {
     # providers/base.py
     "ChatRequest": "providers.base", "Provider": "providers.base",
+    "EmbeddingRequest": "providers.base",
     # core/streaming.py
     "Stream": "core.streaming", "AsyncStream": "core.streaming",
     # tools/base.py
@@ -215,6 +225,9 @@ _LAZY = {
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
         "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage", "SkippedModel")},
+    # core/embeddings.py (client.embeddings.create)
+    **{name: "core.embeddings" for name in (
+        "CreateEmbeddingResponse", "Embedding", "EmbeddingUsage")},
     # core/audio.py (client.audio.transcriptions; docs/audio.md)
     **{name: "core.audio" for name in (
         "Transcription", "TranscriptionSegment", "TranscriptionWord",

@@ -10,6 +10,11 @@ from .core.audio import (
     TranscriptionTextDoneEvent as TranscriptionTextDoneEvent,
     TranscriptionWord as TranscriptionWord,
 )
+from .core.embeddings import (
+    CreateEmbeddingResponse as CreateEmbeddingResponse,
+    Embedding as Embedding,
+    EmbeddingUsage as EmbeddingUsage,
+)
 from .core.types import (
     ChatCompletionChunk as ChatCompletionChunk,
     ChatCompletionResponse as ChatCompletionResponse,
@@ -34,6 +39,7 @@ __all__ = [
     "Function", "ToolCall", "Message", "Choice", "PromptTokensDetails", "CompletionTokensDetails",
     "Usage", "ToolEvent", "SkippedModel", "ChatCompletionResponse", "ChoiceDeltaFunction",
     "ChoiceDeltaToolCall", "ChoiceDelta", "ChunkChoice", "ChatCompletionChunk", "FinishReason",
-    "StopReason", "Transcription", "TranscriptionSegment", "TranscriptionWord",
+    "StopReason", "CreateEmbeddingResponse", "Embedding", "EmbeddingUsage",
+    "Transcription", "TranscriptionSegment", "TranscriptionWord",
     "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent", "TranscriptionStreamEvent",
 ]

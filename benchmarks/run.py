@@ -36,7 +36,7 @@ from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
 SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
-             "otel", "mcp", "prompt_cache", "cache", "aloop", "native")
+             "otel", "mcp", "prompt_cache", "cache", "embeddings", "aloop", "native")
 #: The families that have a native transport (docs/transports.md).
 NATIVE_FAMILIES = ("openai", "anthropic", "google")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
@@ -59,6 +59,8 @@ FULL = {
     "mcp_ten_calls": {"repeats": 2, "runs": 2},
     "cache": {"repeats": 3, "warmup": 30, "calls": 200},
     "cache_memory": {"entries": 100_000},
+    "embeddings_one": {"repeats": 3, "warmup": 30, "calls": 200, "inputs": 1},
+    "embeddings_list": {"repeats": 3, "warmup": 2, "calls": 10, "inputs": 10_000},
     "aloop": {"repeats": 5, "warmup": 20, "runs": 100},
     "native_sequential": {"repeats": 3, "warmup": 30, "calls": 200},
     "native_streaming": {"repeats": 3, "warmup": 1, "streams": 6, "chunks": 1000},
@@ -80,6 +82,8 @@ QUICK = {
     "mcp_ten_calls": {"repeats": 1, "runs": 1},
     "cache": {"repeats": 1, "warmup": 1, "calls": 3},
     "cache_memory": {"entries": 100},
+    "embeddings_one": {"repeats": 1, "warmup": 1, "calls": 3, "inputs": 1},
+    "embeddings_list": {"repeats": 1, "warmup": 0, "calls": 1, "inputs": 3000},
     "aloop": {"repeats": 1, "warmup": 1, "runs": 2},
     "native_sequential": {"repeats": 1, "warmup": 1, "calls": 3},
     "native_streaming": {"repeats": 1, "warmup": 1, "streams": 1, "chunks": 20},
@@ -636,11 +640,30 @@ def plan_cache(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_embeddings(base: str, families: list[str],
+                    sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """``embeddings.create`` on the OpenAI wire (the loopback server's ``/v1/embeddings``):
+    one text per call, and one list of 10,000 texts (the raw SDK sends it whole; aisuite_like
+    splits it at OpenAI's 2,048 inputs per request and sends the parts concurrently)."""
+    if "openai" not in families:
+        return [], []
+    rows, jobs = [], []
+    for key, label in (("embeddings_one", "one text per call"),
+                       ("embeddings_list", "{inputs:,}-text list per call")):
+        s = sizes[key]
+        row = Row("embeddings", f"openai: {label.format(inputs=s['inputs'])}", "ms/call",
+                  budget=RATIO_LE[1.05])
+        rows.append(row)
+        jobs += _paired_jobs(row, s["repeats"], 1e3, "embeddings", "openai", base,
+                             warmup=s["warmup"], calls=s["calls"], inputs=s["inputs"])
+    return rows, jobs
+
+
 PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
             "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
             "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache,
-            "aloop": plan_aloop, "native": plan_native}
+            "embeddings": plan_embeddings, "aloop": plan_aloop, "native": plan_native}
 
 
 # ----------------------------------------------------------------------------- output ---

@@ -8,6 +8,9 @@ not, with a tool-call mode. Bench-only: it never runs in the library.
 Routes
     POST /v1/chat/completions                          OpenAI (``stream`` and
                                                        ``stream_options.include_usage`` honoured)
+    POST /v1/embeddings                                OpenAI embeddings (a vector of
+                                                       ``dim<N>`` floats per input, 256 by
+                                                       default; ``encoding_format`` honoured)
     POST /v1/messages                                  Anthropic (``stream`` honoured)
     POST /v1beta/models/{model}:generateContent        Gemini
     POST /v1beta/models/{model}:streamGenerateContent  Gemini SSE (``?alt=sse``)
@@ -78,7 +81,7 @@ class Options:
     rounds: int = 1
 
 
-_TOKEN = re.compile(r"^(lat|chunks|tools|rounds)(\d+)$")
+_TOKEN = re.compile(r"^(lat|chunks|tools|rounds|dim)(\d+)$")
 _OPTION_CACHE: dict[tuple[str, str], Options] = {}
 
 
@@ -204,6 +207,22 @@ def _plan_calls(tools: list[tuple[str, Any]], n: int, round_index: int, prefix: 
 
 
 # ------------------------------------------------------------------------------- OpenAI ---
+
+def _openai_embeddings_reply(model: str, count: int, dims: int, base64_: bool) -> Reply:
+    """An ``/v1/embeddings`` reply with ``count`` vectors of ``dims`` floats (base64 of
+    little-endian float32, or floats), in the shape OpenAI sends."""
+    import base64
+
+    vector = [((i * 37) % 100) / 100.0 - 0.5 for i in range(dims)]
+    value: Any = (base64.b64encode(struct.pack(f"<{dims}f", *vector)).decode() if base64_
+                  else vector)
+    body = {"object": "list",
+            "data": [{"object": "embedding", "index": i, "embedding": value}
+                     for i in range(count)],
+            "model": model, "usage": {"prompt_tokens": 7 * count, "total_tokens": 7 * count}}
+    return _reply(200, "application/json", _json_bytes(body),
+                  extra=(("x-request-id", "req_bench0002"),))
+
 
 def _openai_usage(prompt: int, completion: int) -> dict[str, Any]:
     return {"prompt_tokens": prompt, "completion_tokens": completion,
@@ -468,6 +487,9 @@ _GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?\d*/models/(.+):(generateContent|
 _BEDROCK_PATH = re.compile(r"^/model/([^/]+)/(converse|converse-stream)$")
 
 
+_DIM: dict[str, int] = {}  # model name -> its dim<N> option
+
+
 class MockLLM:
     """Routes a request to its provider's reply builder; caches finished replies by shape."""
 
@@ -499,6 +521,8 @@ class MockLLM:
                 return self._openai(req, header_opts)
             if path.endswith("/responses"):
                 return self._openai_responses(req, header_opts)
+            if path.endswith("/embeddings"):
+                return self._embeddings(req)
             if path.endswith("/messages"):
                 return self._anthropic(req, header_opts)
             m = _GEMINI_PATH.match(path)
@@ -518,6 +542,19 @@ class MockLLM:
         if reply is None:
             reply = self._cache[key] = build()
         return reply
+
+    def _embeddings(self, req: dict[str, Any]) -> tuple[float, Reply]:
+        model = req.get("model", "")
+        inputs = req["input"]
+        count = len(inputs) if isinstance(inputs, list) and inputs and not isinstance(
+            inputs[0], int) else 1
+        dims = req.get("dimensions") or _DIM.get(model)
+        if dims is None:
+            token = next((t for t in model.split("-") if t.startswith("dim")), "")
+            dims = _DIM[model] = int(token[3:]) if token[3:].isdigit() else 256
+        base64_ = req.get("encoding_format") == "base64"
+        return 0.0, self._cached(("embeddings", model, count, dims, base64_),
+                                 lambda: _openai_embeddings_reply(model, count, dims, base64_))
 
     def _openai(self, req: dict[str, Any], header: str) -> tuple[float, Reply]:
         model = req.get("model", "")

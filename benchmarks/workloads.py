@@ -95,6 +95,9 @@ class _RawOpenAI:
         return client.responses.create(model=model, input=USER,
                                        instructions=SYSTEM).output_text
 
+    def embed(self, client: Any, model: str, texts: Any) -> list[Any]:
+        return [d.embedding for d in client.embeddings.create(model=model, input=texts).data]
+
     def stream(self, client: Any, model: str) -> int:
         n = 0
         for chunk in client.chat.completions.create(
@@ -492,6 +495,10 @@ class _Ours:
         return client.responses.create(model=self._model(model), input=USER,
                                        instructions=SYSTEM, **kwargs).output_text
 
+    def embed(self, client: Any, model: str, texts: Any) -> list[Any]:
+        return [d.embedding for d in client.embeddings.create(model=self._model(model),
+                                                              input=texts).data]
+
     def stream(self, client: Any, model: str) -> int:
         n = 0
         with client.chat.completions.create(model=self._model(model), messages=MESSAGES,
@@ -600,6 +607,34 @@ def responses(task: dict[str, Any]) -> dict[str, Any]:
     for _ in range(p["calls"]):
         t0 = perf()
         call(client, model)
+        times.append(perf() - t0)
+    _close(client)
+    return {"value": statistics.median(times), "unit": "s/call", "calls": len(times)}
+
+
+EMBEDDING_MODEL = "text-embedding-bench"  # 256 floats per vector (the server's default)
+
+
+def embeddings(task: dict[str, Any]) -> dict[str, Any]:
+    """``embeddings.create`` (OpenAI wire): ``inputs`` texts per call (1: a single string),
+    median seconds per call; both sides get the vectors as lists of floats (the SDK asks for
+    base64 and decodes it; so does aisuite_like, splitting a list over 2,048 inputs into
+    requests sent concurrently)."""
+    p = task["params"]
+    driver = _driver(task)
+    client = driver.client()
+    texts: Any = [f"text number {i}" for i in range(p["inputs"])]
+    if p["inputs"] == 1:
+        texts = texts[0]
+    for _ in range(p["warmup"]):
+        vectors = driver.embed(client, EMBEDDING_MODEL, texts)
+        if len(vectors) != p["inputs"] or len(vectors[0]) != 256:
+            raise AssertionError("unexpected embeddings reply")
+    times = []
+    perf = time.perf_counter
+    for _ in range(p["calls"]):
+        t0 = perf()
+        driver.embed(client, EMBEDDING_MODEL, texts)
         times.append(perf() - t0)
     _close(client)
     return {"value": statistics.median(times), "unit": "s/call", "calls": len(times)}
@@ -1003,8 +1038,8 @@ def cache_memory(task: dict[str, Any]) -> dict[str, Any]:
 SCENARIOS = {"sequential": sequential, "responses": responses,
              "async": async_throughput, "streaming": streaming,
              "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "cache": cache,
-             "translate": translate, "acreate_loop": acreate_loop,
-             "inflight": inflight_memory}
+             "translate": translate, "embeddings": embeddings,
+             "acreate_loop": acreate_loop, "inflight": inflight_memory}
 
 
 def main(argv: list[str]) -> int:

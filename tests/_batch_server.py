@@ -4,7 +4,8 @@ connection handling, request log and fault actions).
 
 - OpenAI (``base_url = server.url + "/v1"``): ``POST /v1/files`` (multipart upload),
   ``POST /v1/batches``, ``GET /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``,
-  ``GET /v1/files/{id}/content``.
+  ``GET /v1/files/{id}/content``; a batch on ``/v1/embeddings`` answers each line with an
+  embeddings body (``embedding_for``: a vector per input).
 - Anthropic (``base_url = server.url``): ``POST /v1/messages/batches``, ``GET
   /v1/messages/batches/{id}``, ``POST .../{id}/cancel``, ``GET .../{id}/results`` (JSONL).
 - Gemini (``base_url = server.url``): ``POST /v1beta/models/{m}:batchGenerateContent``,
@@ -38,7 +39,7 @@ from typing import Any, Optional
 
 from _fault_server import FaultServer, Request, success_body
 
-__all__ = ["BatchServer", "AcceptThenStall", "DEEP"]
+__all__ = ["BatchServer", "AcceptThenStall", "DEEP", "embedding_for", "embeddings_body"]
 
 DEEP = "[" * 5000 + "]" * 5000  # JSON nested 5,000 levels deep
 DEEP_MARK = "<deep-json>"
@@ -58,12 +59,27 @@ class _Batch:
     input_file: str = ""
     files: dict[str, str] = field(default_factory=dict)
     display_name: str = "batch"
+    endpoint: str = "/v1/chat/completions"
 
 
 @dataclass
 class AcceptThenStall:
     """A fault action: perform the request (a create makes its batch), then never answer, as
     a server that accepted a request whose reply is lost or late."""
+
+
+def embedding_for(item: Any) -> list[float]:
+    """The vector the server gives one embeddings input: [its length, 0.5]."""
+    return [float(len(item)), 0.5]
+
+
+def embeddings_body(request: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI ``/v1/embeddings`` reply to ``request`` (floats, as the batch line asks)."""
+    inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
+    return {"object": "list", "model": request.get("model", "m"),
+            "data": [{"object": "embedding", "index": i, "embedding": embedding_for(x)}
+                     for i, x in enumerate(inputs)],
+            "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}}
 
 
 def _route(method: str, path: str) -> tuple[str, str, list[str]]:
@@ -183,6 +199,7 @@ class BatchServer(FaultServer):
             batch = self._new("openai", "batch_", [(x["custom_id"], x["body"]) for x in lines],
                               metadata=body.get("metadata"))
             batch.input_file = body["input_file_id"]
+            batch.endpoint = body.get("endpoint") or batch.endpoint
             return 200, self._openai(batch)
         if route == "anthropic.create":
             batch = self._new("anthropic", "msgbatch_",
@@ -281,7 +298,7 @@ class BatchServer(FaultServer):
             else 0
         if ended and not batch.files and status != "failed":
             self._openai_files(batch, outcomes)
-        return {"id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions",
+        return {"id": batch.id, "object": "batch", "endpoint": batch.endpoint,
                 "input_file_id": batch.input_file, "completion_window": "24h",
                 "status": status, "created_at": batch.created,
                 "output_file_id": batch.files.get("output"),
@@ -299,7 +316,9 @@ class BatchServer(FaultServer):
             line: dict[str, Any] = {"id": f"batch_req_{n}", "custom_id": custom_id,
                                     "response": None, "error": None}
             if kind == "ok":
-                reply = success_body("openai", f"echo {custom_id}", request.get("model", "m"))
+                reply = (embeddings_body(request) if batch.endpoint.endswith("/embeddings")
+                         else success_body("openai", f"echo {custom_id}",
+                                           request.get("model", "m")))
                 line["response"] = {"status_code": 200, "request_id": f"req_{n}",
                                     "body": reply}
                 output.append(json.dumps(line))

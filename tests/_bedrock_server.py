@@ -1,6 +1,8 @@
 """A loopback Amazon Bedrock Runtime of our own, for tests that go through real botocore.
 
 It answers ``POST /model/{modelId}/converse`` with Converse JSON,
+``POST /model/{modelId}/invoke`` (InvokeModel: the embedding models' JSON, see
+``titan_embedding`` / ``cohere_embeddings``) and
 ``POST /model/{modelId}/converse-stream`` with ConverseStream's binary
 ``application/vnd.amazon.eventstream`` body (and, as the control plane, ``GET
 /foundation-models``: ListFoundationModels, with a scripted ``Json`` reply), encoded here (prelude, headers, CRC32s: the
@@ -390,6 +392,27 @@ def stream_tools(*calls: tuple[str, str, list[str]], text: Optional[str] = None)
     frames += [event("messageStop", {"stopReason": "tool_use"}),
                event("metadata", {"usage": usage(), "metrics": {"latencyMs": 9}})]
     return Stream(frames)
+
+
+# ------------------------------------------------- InvokeModel embedding reply builders ---
+
+TOKEN_HEADER = "X-Amzn-Bedrock-Input-Token-Count"  # InvokeModel reports input tokens here
+
+
+def titan_embedding(vector: list[float], tokens: int = 3) -> Json:
+    """A Titan Text Embeddings v2 reply (the token count in the body and the header)."""
+    return Json({"embedding": vector, "embeddingsByType": {"float": vector},
+                 "inputTextTokenCount": tokens}, headers={TOKEN_HEADER: str(tokens)})
+
+
+def cohere_embeddings(vectors: list[list[float]], texts: list[str], tokens: int = 5,
+                      by_type: bool = True) -> Json:
+    """A Cohere Embed reply: ``embeddings_by_type`` (``embedding_types`` was sent) or the
+    plain float list."""
+    return Json({"id": "emb-1", "texts": texts,
+                 "embeddings": {"float": vectors} if by_type else vectors,
+                 "response_type": "embeddings_by_type" if by_type else "embeddings_floats"},
+                headers={TOKEN_HEADER: str(tokens)})
 
 
 #: The environment through which botocore would find real credentials, config or endpoints.

@@ -66,3 +66,23 @@ def stream(mode: str, config: dict[str, Any], **kwargs: Any) -> tuple[list, Any,
                 return seen, None, exc, s.chunks
 
     return asyncio.run(run())
+
+
+def embed(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
+    """``embeddings.create`` on a fresh sync Client (``mode="sync"``), the sync client's
+    ``acreate`` (``"acreate"``) or an AsyncClient (``"async"``)."""
+    if mode == "sync":
+        with ai.Client(config) as client:
+            return client.embeddings.create(**kwargs)
+
+    async def run() -> Any:
+        if mode == "acreate":
+            client = ai.Client(config)
+            try:
+                return await client.embeddings.acreate(**kwargs)
+            finally:
+                await asyncio.to_thread(client.close)
+        async with ai.AsyncClient(config) as aclient:
+            return await aclient.embeddings.create(**kwargs)
+
+    return asyncio.run(run())

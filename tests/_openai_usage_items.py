@@ -14,9 +14,7 @@ single usage, the cut said in ``source``), and ``context``: what the source assu
 ``expected`` says what happens here: ``"runs"`` (unchanged, same behaviour), ``"refused"``
 (a ``TypeError`` / ``AttributeError`` / ``ImportError`` by design or not yet built, or the
 typed error named in ``refused_with``; ``why`` says which, and docs/migration.md has the
-row), or ``"needs"`` (runs once the named feature
-of the client is merged: ``client.embeddings`` / ``client.audio`` are built by their own
-branches).
+row).
 """
 
 from __future__ import annotations
@@ -38,7 +36,7 @@ class Item:
     id: str
     source: str
     code: str
-    expected: str = "runs"  # "runs" | "refused" | "needs"
+    expected: str = "runs"  # "runs" | "refused"
     why: str = ""
     context: str = ""
     #: what the output must show (the call's result reached the user)
@@ -49,8 +47,6 @@ class Item:
     content: str = "This is a test."
     tool_call: Optional[tuple[str, str]] = None
     status: int = 200
-    #: ``"needs"``: the client attribute that must exist
-    needs: str = ""
     #: ``"refused"`` with a documented error of ours (its name in ``aisuite_like``) rather
     #: than a ``TypeError`` / ``AttributeError`` / ``ImportError``
     refused_with: Optional[str] = None
@@ -584,8 +580,8 @@ embedding = client.embeddings.create(
     user="user-1234",
 )
 print(embedding.data[0].embedding)
-''', context="from openai import OpenAI\nclient = OpenAI()\n", expected="needs",
-         needs="embeddings", prints="[0.25]"),
+''', context="from openai import OpenAI\nclient = OpenAI()\n",
+         prints="[0.25]"),
 
     Item("api-audio-transcriptions-create", "tests/api_resources/audio/test_transcriptions.py::"
          "test_method_create_overload_1 (examples/audio.py transcribes a file the same way)", '''

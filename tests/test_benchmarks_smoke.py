@@ -192,6 +192,22 @@ def test_options_from_model_name_and_header() -> None:
 
 # ----------------------------------------------------------------- the whole harness ---
 
+def test_embeddings_reply_has_one_vector_per_input() -> None:
+    import base64
+    import struct
+
+    app = bench_server.MockLLM()
+    body = json.loads(_post(app, "/v1/embeddings", {
+        "model": "text-embedding-bench-dim4", "input": ["a", "b", "c"],
+        "encoding_format": "base64"}).body)
+    assert body["object"] == "list" and [d["index"] for d in body["data"]] == [0, 1, 2]
+    assert len(struct.unpack("<4f", base64.b64decode(body["data"][0]["embedding"]))) == 4
+    assert body["usage"] == {"prompt_tokens": 21, "total_tokens": 21}
+    floats = json.loads(_post(app, "/v1/embeddings", {
+        "model": "text-embedding-bench", "input": "a", "encoding_format": "float"}).body)
+    assert len(floats["data"]) == 1 and len(floats["data"][0]["embedding"]) == 256
+
+
 def test_quick_benchmark_runs_every_scenario(tmp_path: pathlib.Path) -> None:
     out = tmp_path / "quick.json"
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
@@ -202,7 +218,7 @@ def test_quick_benchmark_runs_every_scenario(tmp_path: pathlib.Path) -> None:
     rows = results["rows"]
     assert {r["scenario"] for r in rows} == {"import", "sequential", "responses", "async",
                                              "streaming", "tool_loop", "rss", "otel", "mcp",
-                                             "cache", "prompt_cache", "aloop",
+                                             "cache", "prompt_cache", "embeddings", "aloop",
                                              "native"}
     for row in rows:
         assert row["status"] in ("PASS", "MISS", "info"), row

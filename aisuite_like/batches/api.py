@@ -1,5 +1,6 @@
 """``client.batches``: many chat requests through the providers' own batch APIs (OpenAI
-Batch, Anthropic Message Batches, Gemini batch mode), in the unified shape.
+Batch, Anthropic Message Batches, Gemini batch mode), in the unified shape; embeddings
+requests (``"input"`` instead of ``"messages"``) through OpenAI's ``/v1/embeddings`` batches.
 
     batch = client.batches.create([
         {"custom_id": "q1", "model": "openai:gpt-4o-mini", "messages": [...]},
@@ -24,9 +25,10 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
-from ..client.base import prepare_call, resolve_provider
+from ..client.base import parse_model, prepare_call, resolve_provider
 from ..core.checks import check_not_empty
 from ..core.errors import APIError
+from ..providers.base import embedding_request
 from . import core
 from .core import (
     BatchError,
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from ..client.base import ClientBase
+    from ..core.embeddings import CreateEmbeddingResponse
     from ..core.types import ChatCompletionResponse
     from ..providers.base import Provider
 
@@ -51,7 +54,7 @@ __all__ = [
     "BatchRequestCancelledError", "BatchRequestExpiredError", "BatchResult",
 ]
 
-BatchResult = tuple[str, Union["ChatCompletionResponse", APIError]]
+BatchResult = tuple[str, Union["ChatCompletionResponse", "CreateEmbeddingResponse", APIError]]
 
 
 class BatchRequestCounts(BaseModel):
@@ -193,7 +196,7 @@ def _plan_groups(client: "ClientBase", requests: Any) -> list[_Group]:
     if isinstance(requests, (str, bytes, Mapping)) or not isinstance(requests, Iterable):
         raise BatchRequestError("requests must be a list of dicts, each {'custom_id': ..., "
                                 "'model': 'provider:model', 'messages': [...], ...}")
-    groups: dict[tuple[str, Optional[str]], _Group] = {}
+    groups: dict[tuple[str, Optional[str], str], _Group] = {}
     seen: set[str] = set()
     count = 0
     for index, request in enumerate(requests):
@@ -220,18 +223,38 @@ def _plan_groups(client: "ClientBase", requests: Any) -> list[_Group]:
             raise BatchRequestError(f"requests[{index}] ({custom_id!r}): {', '.join(runner)} "
                                     "only apply to the tool runner, which a batch does not run; "
                                     "remove them", index=index, custom_id=custom_id)
-        if "messages" not in request or "model" not in request:
+        # A request with "input" is an embeddings request (embeddings.create's arguments),
+        # one with "messages" a chat request (docs/batches.md).
+        kind = "embeddings" if "input" in request else "chat"
+        if kind == "embeddings" and "messages" in request:
+            raise BatchRequestError(
+                f"requests[{index}] ({custom_id!r}) has both 'messages' and 'input': a request "
+                "is a chat request (messages) or an embeddings request (input)", index=index,
+                custom_id=custom_id)
+        if "model" not in request or (kind == "chat" and "messages" not in request):
             raise BatchRequestError(f"requests[{index}] ({custom_id!r}) needs 'model' and "
-                                    "'messages'", index=index, custom_id=custom_id)
+                                    "'messages' (a chat request) or 'input' (an embeddings "
+                                    "request)", index=index, custom_id=custom_id)
         kwargs = {k: v for k, v in request.items()
-                  if k not in ("custom_id", "model", "messages", *_REFUSED)}
+                  if k not in ("custom_id", "model", "messages", "input", *_REFUSED)}
         try:  # the model string and every argument, checked as create() checks them
-            chat_request = prepare_call(client, request["model"], request["messages"],
-                                        kwargs).request
-            check_not_empty(chat_request.messages)
-            key, name = request["model"].partition(":")[0], chat_request.model
-            provider, family = _provider_for(client, key)
-            entry = family.entry(custom_id, provider, chat_request)
+            if kind == "embeddings":
+                key, name = parse_model(request["model"])
+                provider, family = _provider_for(client, key)
+                if not hasattr(family, "embeddings_entry"):
+                    raise BatchRequestError(
+                        f"provider {key!r} has no embeddings batch API that client.batches "
+                        "supports (OpenAI's /v1/embeddings batches do); send these with "
+                        "client.embeddings.create instead")
+                entry = family.embeddings_entry(custom_id, provider, embedding_request(
+                    name, request["input"], **_embedding_arguments(kwargs)))
+            else:
+                chat_request = prepare_call(client, request["model"], request["messages"],
+                                            kwargs).request
+                check_not_empty(chat_request.messages)
+                key, name = request["model"].partition(":")[0], chat_request.model
+                provider, family = _provider_for(client, key)
+                entry = family.entry(custom_id, provider, chat_request)
         except BatchRequestError as exc:
             raise BatchRequestError(f"requests[{index}] ({custom_id!r}): {exc}", index=index,
                                     custom_id=custom_id) from None
@@ -241,7 +264,7 @@ def _plan_groups(client: "ClientBase", requests: Any) -> list[_Group]:
                 exc.message = exc.args[0]
             raise
         model = name if family.FAMILY == "google" else None
-        group_key = (canonical_key(key), model)
+        group_key = (canonical_key(key), model, kind)  # one provider batch per endpoint
         group = groups.get(group_key)
         if group is None:
             group = groups[group_key] = _Group(canonical_key(key), provider, family, model)
@@ -251,6 +274,18 @@ def _plan_groups(client: "ClientBase", requests: Any) -> list[_Group]:
     for group in groups.values():  # each provider's limits, still before anything is sent
         group.payload = group.family.prepare(group.entries, group.model)
     return list(groups.values())
+
+
+_EMBEDDING_ARGUMENTS = ("dimensions", "encoding_format", "input_type", "user")
+
+
+def _embedding_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A batch request's keywords as ``embedding_request``'s: the portable ones by name, the
+    rest provider-native."""
+    out: dict[str, Any] = {name: kwargs.pop(name) for name in _EMBEDDING_ARGUMENTS
+                           if name in kwargs}
+    out["extra"] = kwargs
+    return out
 
 
 # --- building Batch objects -----------------------------------------------------------------
@@ -374,8 +409,8 @@ class Batches:
 
     def results(self, batch_id: str) -> Iterator[BatchResult]:
         """``(custom_id, ChatCompletionResponse | APIError)`` for every request with a
-        result: per provider batch, in the provider's order (see docs/batches.md). A
-        malformed id raises at once."""
+        result (a ``CreateEmbeddingResponse`` for an embeddings request): per provider batch,
+        in the provider's order (see docs/batches.md). A malformed id raises at once."""
         return self._results(core.decode_id(batch_id)[0])
 
     def _results(self, parts: list[tuple[str, str]]) -> Iterator[BatchResult]:

@@ -1,7 +1,9 @@
 """``client.batches`` on the OpenAI family (OpenAI and the compatible services with a Batch
 API): the requests go up as a JSONL file (``files.create(purpose="batch")``), the batch is
-``batches.create`` on ``/v1/chat/completions``; results come from the output file AND the
-error file. Each line's ``body`` is exactly what ``chat.completions.create`` sends."""
+``batches.create`` on ``/v1/chat/completions`` (or ``/v1/embeddings`` for embeddings requests:
+one provider batch per endpoint); results come from the output file AND the error file. Each
+line's ``body`` is exactly what ``chat.completions.create`` (or ``embeddings.create``, in the
+caller's ``encoding_format``) sends."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Optional, Union
 
 from ..core.errors import APIError, APIResponseValidationError, error_for_status
-from ..providers.base import ChatRequest, Provider
+from ..providers.base import ChatRequest, EmbeddingRequest, Provider
 from .core import (
     BatchRequestCancelledError,
     BatchRequestError,
@@ -32,9 +34,10 @@ MAX_FILE_BYTES = 200 * 1024 * 1024
 _SDK_ONLY = ("extra_headers", "extra_query", "timeout")
 
 
-def endpoint(provider: Provider) -> str:
+def endpoint(provider: Provider, kind: str = "chat/completions") -> str:
+    """The batch endpoint of ``kind`` (``"chat/completions"`` or ``"embeddings"``)."""
     # Azure OpenAI's batch endpoint has no /v1 prefix.
-    return "/chat/completions" if provider.key == "azure" else "/v1/chat/completions"
+    return f"/{kind}" if provider.key == "azure" else f"/v1/{kind}"
 
 
 def body(provider: Provider, request: ChatRequest) -> dict[str, Any]:
@@ -47,7 +50,38 @@ def entry(custom_id: str, provider: Provider, request: ChatRequest) -> dict[str,
             "body": body(provider, request)}
 
 
-def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> bytes:
+def embeddings_entry(custom_id: str, provider: Provider,
+                     request: EmbeddingRequest) -> dict[str, Any]:
+    """A ``/v1/embeddings`` line: the body ``embeddings.create`` sends, in the caller's
+    ``encoding_format``; within the service's inputs per request (a line is never split)."""
+    from ..providers.openai.embeddings import build_embeddings_request
+
+    limit = provider.embedding_limit(request)  # what the service cannot honour raises
+    if limit is not None and len(request.input) > limit:
+        raise BatchRequestError(
+            f"{len(request.input)} inputs in one embeddings request; {provider.key} takes at "
+            f"most {limit} per request: spread them over several requests")
+    spec = provider.spec  # type: ignore[attr-defined]  # an OpenAIProvider
+    if request.encoding_format == "base64" and not spec.embeddings.base64:
+        raise BatchRequestError(
+            f"{provider.key} does not send base64 embeddings, and a batch's results are "
+            "what the provider sent: use encoding_format='float'")
+    body = request_body(build_embeddings_request(request, spec, wire_base64=False), _SDK_ONLY)
+    return {"custom_id": custom_id, "method": "POST", "url": endpoint(provider, "embeddings"),
+            "body": body}
+
+
+class Upload:
+    """The JSONL input file of one provider batch and the endpoint its lines go to."""
+
+    __slots__ = ("data", "url")
+
+    def __init__(self, data: bytes, url: str) -> None:
+        self.data = data
+        self.url = url
+
+
+def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> Upload:
     """The JSONL input file; too many requests or bytes for one batch is refused here."""
     if len(entries) > MAX_REQUESTS:
         raise BatchRequestError(f"{len(entries)} requests for one OpenAI batch; the limit is "
@@ -57,18 +91,18 @@ def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> bytes:
     if len(data) > MAX_FILE_BYTES:
         raise BatchRequestError(f"the batch file would be {len(data)} bytes; OpenAI accepts "
                                 f"{MAX_FILE_BYTES}: split the requests over several batches")
-    return data
+    return Upload(data, entries[0]["url"])  # a group's lines share their endpoint
 
 
 def sdk(provider: Provider, is_async: bool) -> Any:
     return provider._async() if is_async else provider._sync()  # type: ignore[attr-defined]
 
 
-def submit(provider: Provider, data: bytes, model: Optional[str],
+def submit(provider: Provider, upload: Upload, model: Optional[str],
            metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
     uploaded = yield SdkCall("files.with_raw_response.create", kwargs={
-        "file": ("batch.jsonl", data, "application/jsonl"), "purpose": "batch"})
-    kwargs: dict[str, Any] = {"input_file_id": uploaded["id"], "endpoint": endpoint(provider),
+        "file": ("batch.jsonl", upload.data, "application/jsonl"), "purpose": "batch"})
+    kwargs: dict[str, Any] = {"input_file_id": uploaded["id"], "endpoint": upload.url,
                               "completion_window": "24h"}
     if metadata:
         kwargs["metadata"] = metadata
@@ -139,16 +173,17 @@ def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
 
 
 def read_lines(data: bytes, provider: str) -> list[tuple[str, Any]]:
-    """A whole results file -> ``(custom_id, ChatCompletionResponse | APIError)`` per line
-    (what ``results`` reads as it arrives)."""
+    """A whole results file -> ``(custom_id, ChatCompletionResponse | CreateEmbeddingResponse
+    | APIError)`` per line (what ``results`` reads as it arrives)."""
     return read_jsonl(data, provider, line_result)
 
 
 def line_result(item: Mapping[str, Any], provider: str) -> Union[Any, APIError]:
-    """One results line -> the response (parsed by the same translator as ``create``) or
-    the typed error of that request."""
-    from ..providers._common import read_reply
+    """One results line -> the response (parsed by the same translator as ``create``: an
+    embeddings body, ``"object": "list"``, as ``embeddings.create`` reads it) or the typed
+    error of that request."""
     from ..providers.openai import parse_response
+    from ..providers.openai.embeddings import parse_embeddings
 
     error = item.get("error")
     response = item.get("response")
@@ -168,9 +203,20 @@ def line_result(item: Mapping[str, Any], provider: str) -> Union[Any, APIError]:
         return error_for_status(status, str(detail.get("message") or f"HTTP {status}"),
                                  provider=provider, request_id=request_id, body=data,
                                  code=code if isinstance(code, str) else None)
+    if isinstance(data, Mapping) and data.get("object") == "list":
+        model = data.get("model")
+        return _parsed(lambda: parse_embeddings(data, provider, str(model or "")), provider,
+                       status, request_id)
+    return _parsed(lambda: parse_response(data, provider),  # type: ignore[arg-type]
+                   provider, status, request_id)
+
+
+def _parsed(parse: Any, provider: str, status: Optional[int],
+            request_id: Optional[str]) -> Union[Any, APIError]:
+    from ..providers._common import read_reply
+
     try:
-        return read_reply(lambda: parse_response(data, provider),  # type: ignore[arg-type]
-                          provider, status, request_id)
+        return read_reply(parse, provider, status, request_id)
     except APIError as exc:
         return exc
 

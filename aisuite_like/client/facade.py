@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
     from ..endpoints.audio import AsyncAudio, Audio
     from ..endpoints.audio_params import ParamValidator
+    from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
     from ..endpoints.models import AsyncModels, Models
     from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ResponseCache
@@ -706,6 +707,17 @@ class Client(ClientBase):
             responses = self.__dict__["_responses"] = Responses(self)
         return responses
 
+    @property
+    def embeddings(self) -> Embeddings:
+        """``create`` / ``acreate``: vectors of texts in OpenAI's shape (docs/embeddings.md).
+        Loaded on first use."""
+        embeddings = self.__dict__.get("_embeddings")
+        if embeddings is None:
+            from ..endpoints.embeddings import Embeddings
+
+            embeddings = self.__dict__["_embeddings"] = Embeddings(self)
+        return embeddings
+
     def __enter__(self) -> "Client":
         return self
 
@@ -1053,6 +1065,16 @@ class AsyncClient(ClientBase):
 
             responses = self.__dict__["_responses"] = AsyncResponses(self)
         return responses
+
+    @property
+    def embeddings(self) -> AsyncEmbeddings:
+        """``await aclient.embeddings.create(...)`` (docs/embeddings.md). Loaded on first use."""
+        embeddings = self.__dict__.get("_embeddings")
+        if embeddings is None:
+            from ..endpoints.embeddings import AsyncEmbeddings
+
+            embeddings = self.__dict__["_embeddings"] = AsyncEmbeddings(self)
+        return embeddings
 
     async def aclose(self) -> None:
         for provider in {id(p): p for p in self._instances.values()}.values():

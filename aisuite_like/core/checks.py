@@ -23,6 +23,7 @@ from .errors import ConfigurationError, UnsupportedParameterError
 
 __all__ = ["check_arguments", "check_unknown_keywords", "check_timeout", "check_messages",
            "check_max_turns", "check_prompt_cache", "REASONING_EFFORTS",
+           "check_embedding_input", "check_embedding_arguments", "check_embedding_keywords",
            "check_config_keys", "did_you_mean"]
 
 # Keyword names ``create`` understands itself (portable, facade and runner ones).
@@ -299,6 +300,94 @@ def empty_message(index: int, role: Any, provider: Optional[str] = None,
     return UnsupportedParameterError(
         f"messages[{index}] ({role} message) has no {need}{where}. Give it content or remove "
         "it (messages are never dropped silently)", parameter="messages", provider=provider)
+
+
+# --- embeddings (client.embeddings.create, docs/embeddings.md) -----------------------------
+
+#: Keyword names ``embeddings.create`` understands itself.
+EMBEDDING_KEYWORDS = frozenset({"model", "input", "dimensions", "encoding_format",
+                                "input_type", "user", "timeout"})
+# Chat arguments that mean nothing to an embeddings call (they would be sent as
+# provider-native fields otherwise).
+_CHAT_ONLY = frozenset({"messages", "stream", "tools", "tool_choice", "max_turns",
+                        "fallbacks", "temperature", "max_tokens", "response_format", "cache",
+                        "reasoning_effort", "prompt_cache"})
+
+
+def check_embedding_input(value: Any) -> tuple[list[Any], bool]:
+    """``input`` of ``embeddings.create`` -> (a new list of the inputs, whether they are
+    token arrays). A str, a list of str, a list of ints (one token array) or a list of token
+    arrays; anything else, an empty list, an empty string or an empty token array raises
+    ``UnsupportedParameterError`` naming it."""
+    if isinstance(value, str):
+        if not value:
+            raise UnsupportedParameterError(
+                "input is an empty string; the embeddings APIs reject empty inputs",
+                parameter="input")
+        return [value], False
+    if isinstance(value, (bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        raise _bad("input", "a str, a list of str, or token arrays (a list of ints, or a "
+                            "list of lists of ints)", value)
+    items = list(value)
+    if not items:
+        raise UnsupportedParameterError("input is an empty list; pass at least one text",
+                                        parameter="input")
+    first = items[0]
+    if _is_int(first):  # one token array
+        if not all(_is_int(t) for t in items):
+            raise _bad("input", "a list of ints (one token array) when its first item is an "
+                                "int", value)
+        return [items], True
+    if isinstance(first, str):
+        for i, text in enumerate(items):
+            if not isinstance(text, str):
+                raise _bad(f"input[{i}]", "a str (input mixes texts and other values)", text)
+            if not text:
+                raise UnsupportedParameterError(
+                    f"input[{i}] is an empty string; the embeddings APIs reject empty inputs: "
+                    "remove it (the indexes of the results follow the inputs)",
+                    parameter="input")
+        return items, False
+    arrays = []
+    for i, tokens in enumerate(items):
+        if isinstance(tokens, (str, bytes, Mapping)) or not isinstance(tokens, Iterable):
+            raise _bad(f"input[{i}]", "a token array (a list of ints), as input[0] is", tokens)
+        array = list(tokens)
+        if not array or not all(_is_int(t) for t in array):
+            raise _bad(f"input[{i}]", "a non-empty list of ints (a token array)", tokens)
+        arrays.append(array)
+    return arrays, True
+
+
+def check_embedding_arguments(dimensions: Any, encoding_format: Any, input_type: Any,
+                              user: Any, timeout: Any) -> None:
+    """The portable arguments of ``embeddings.create`` (None: not given)."""
+    if dimensions is not None:
+        _positive_int("dimensions", dimensions)
+    if encoding_format not in ("float", "base64"):
+        raise _bad("encoding_format", "'float' or 'base64'", encoding_format)
+    if input_type is not None and input_type not in ("query", "document"):
+        raise _bad("input_type", "'query' (text to search with) or 'document' (text to be "
+                                 "found), or None", input_type)
+    if user is not None:
+        _str("user", user)
+    if timeout is not None:
+        check_timeout(timeout)
+
+
+def check_embedding_keywords(extra: Mapping[str, Any]) -> None:
+    """Provider-native keywords of ``embeddings.create``: a chat-only argument or a near miss
+    of a known keyword raises ``TypeError``; anything else passes through."""
+    for name in extra:
+        if name in _CHAT_ONLY:
+            raise TypeError(f"embeddings.create() got the chat argument {name!r}, which an "
+                            "embeddings call does not take; remove it")
+        suggestion = did_you_mean(name, EMBEDDING_KEYWORDS) if isinstance(name, str) else None
+        if suggestion is not None and suggestion != name:
+            raise TypeError(
+                f"embeddings.create() got an unexpected keyword argument {name!r}; did you "
+                f"mean {suggestion!r}? (Provider-native arguments pass through, but this one "
+                f"looks like a misspelling of {suggestion!r}.)")
 
 
 # --- provider configuration ----------------------------------------------------------------

@@ -94,9 +94,10 @@ def _price(usage: Any, ref: Any) -> Optional[float]:
         import genai_prices
     except ImportError:
         return None
-    details = usage.prompt_tokens_details
+    # An embeddings usage (core/embeddings.py) has input tokens only.
+    details = getattr(usage, "prompt_tokens_details", None)
     values: dict[str, int] = {"input_tokens": usage.prompt_tokens,
-                              "output_tokens": usage.completion_tokens}
+                              "output_tokens": getattr(usage, "completion_tokens", 0)}
     if details is not None and details.cached_tokens:
         values["cache_read_tokens"] = details.cached_tokens
     if details is not None and details.cache_creation_tokens:

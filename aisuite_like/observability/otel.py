@@ -7,6 +7,9 @@ their hooks (docs/architecture.md), so it is the same for every family and every
 - ``chat {model}`` (CLIENT) per model call: ``_TracedProvider`` wraps the provider a call uses
   (the client's preparation), so plain calls, streams, runner turns and agent turns all pass
   through it. A streamed call's span ends with its stream: exhausted, closed early, or failed.
+- ``embeddings {model}`` (CLIENT) per embeddings request (each part of a split input is
+  one): ``gen_ai.operation.name="embeddings"``, the request model, encoding format and
+  dimensions, the response model and input tokens.
 - ``invoke_agent`` (INTERNAL) around a ``max_turns`` run and ``invoke_agent {name}`` around an
   agent run: ``run_hooks`` gives the driver ``RunHooks`` that start the span with the run, keep
   it current while the driver works, and end it with the run. After a handoff the receiving
@@ -48,10 +51,17 @@ from ..loop.hooks import RunHooks
 from ..providers._common import loads_json
 
 if TYPE_CHECKING:
+    from ..core.embeddings import CreateEmbeddingResponse
     from ..core.responses import Response, ResponseEvent
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse
     from ..loop.engine import ToolBatch, ToolCallRun, ToolLoop
-    from ..providers.base import ChatRequest, Provider, ResponsesRequest, TranscriptionRequest
+    from ..providers.base import (
+        ChatRequest,
+        EmbeddingRequest,
+        Provider,
+        ResponsesRequest,
+        TranscriptionRequest,
+    )
 
 __all__ = ["Instrumentation", "CAPTURE_ENV"]
 
@@ -409,6 +419,66 @@ class Instrumentation:
                 _mark_error(span, _error_type(exc), exc)
                 raise
 
+    # -- embeddings ------------------------------------------------------------------------
+
+    def _start_embeddings(self, provider: "Provider", request: "EmbeddingRequest") -> "_ChatCall":
+        key = getattr(provider, "key", "") or type(provider).__name__
+        base: dict[str, Any] = {"gen_ai.operation.name": "embeddings",
+                                "gen_ai.provider.name": _provider_name(provider, key),
+                                "gen_ai.request.model": request.model}
+        host, port = self._endpoint(provider, key)
+        if host:
+            base["server.address"] = host
+            if port:
+                base["server.port"] = port
+        attributes: dict[str, Any] = {
+            **base, "gen_ai.request.encoding_formats": [request.encoding_format]}
+        if request.dimensions is not None:
+            attributes["gen_ai.embeddings.dimension.count"] = request.dimensions
+        span = self.tracer.start_span(f"embeddings {request.model}", kind=SpanKind.CLIENT,
+                                      attributes=attributes)
+        return _ChatCall(span, base, time.perf_counter())
+
+    def _finish_embeddings(self, call: "_ChatCall", response: "CreateEmbeddingResponse") -> None:
+        metric = call.metric_attributes
+        attributes: dict[str, Any] = {}
+        if response.model:
+            attributes["gen_ai.response.model"] = metric["gen_ai.response.model"] = \
+                response.model
+        tokens = response.usage.prompt_tokens
+        if tokens:  # 0: the provider reported no count
+            attributes["gen_ai.usage.input_tokens"] = tokens
+            self.token_usage.record(tokens, {**metric, "gen_ai.token.type": "input"})
+        call.span.set_attributes(attributes)
+        self.duration.record(time.perf_counter() - call.start, metric)
+        call.span.end()
+
+    def embed(self, provider: "Provider",
+              request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
+        call = self._start_embeddings(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                response = provider.embed(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_embeddings(call, response)
+        return response
+
+    async def aembed(self, provider: "Provider",
+                     request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
+        call = self._start_embeddings(provider, request)
+        try:
+            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
+                response = await provider.aembed(request)
+        except BaseException as exc:
+            self._fail_chat(call, exc)
+            raise
+        self._finish_embeddings(call, response)
+        return response
+
     def _endpoint(self, provider: Any, key: str) -> tuple[Optional[str], Optional[int]]:
         try:
             return self._endpoints[provider]
@@ -571,6 +641,12 @@ class _TracedProvider:
 
     def astream_response(self, request: "ResponsesRequest") -> AsyncIterator["ResponseEvent"]:
         return self._inst.astream_response(self._inner, request)
+
+    def embed(self, request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
+        return self._inst.embed(self._inner, request)
+
+    async def aembed(self, request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
+        return await self._inst.aembed(self._inner, request)
 
 
 class _StreamState:

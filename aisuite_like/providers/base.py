@@ -13,10 +13,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
+    from ..core.embeddings import CreateEmbeddingResponse
+    from ..core.errors import UnsupportedFeatureError
     from ..core.responses import Response, ResponseEvent
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
 
-__all__ = ["ChatRequest", "ResponsesRequest", "Provider", "TranscriptionRequest"]
+__all__ = ["ChatRequest", "ResponsesRequest", "EmbeddingRequest", "Provider",
+           "TranscriptionRequest", "embedding_request"]
 
 
 @contextmanager
@@ -142,6 +145,68 @@ def _no_native_responses(provider: "Provider") -> Exception:
         f"{', '.join(NATIVE_RESPONSES)}", feature="responses", provider=provider.key)
 
 
+@dataclass(slots=True)
+class EmbeddingRequest:
+    """One embeddings request, provider-neutral (docs/embeddings.md), its arguments checked.
+
+    ``input`` is a new list: texts, or token arrays (lists of ints) when ``tokens`` is True;
+    within the provider's per-request limit (``Provider.embedding_limit``). ``input_type`` is
+    ``"query"`` / ``"document"`` (each family maps it to its own), ``extra`` the
+    provider-native keyword arguments. ``encoding_format`` is what the caller asked for: a
+    provider may answer floats or base64 either way (the endpoint converts).
+    """
+
+    model: str
+    input: list[Any]
+    tokens: bool = False
+    dimensions: Optional[int] = None
+    encoding_format: str = "float"
+    input_type: Optional[str] = None
+    user: Optional[str] = None
+    timeout: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def replace(self, **changes: Any) -> "EmbeddingRequest":
+        """A copy with some fields changed (a part of a split request)."""
+        return replace(self, **changes)
+
+
+def embedding_request(model: str, input: Any, *, dimensions: Any = None,
+                      encoding_format: Any = "float", input_type: Any = None, user: Any = None,
+                      timeout: Any = None, extra: Optional[dict[str, Any]] = None
+                      ) -> EmbeddingRequest:
+    """The arguments of ``embeddings.create`` checked (``core/checks.py``: types, values, the
+    input copied into a new list) into an ``EmbeddingRequest`` for the model name ``model``
+    (the part after ``"provider:"``). Raises before anything is sent; ``client.embeddings``
+    and ``client.batches`` share it."""
+    from ..core import checks
+
+    checks.check_embedding_arguments(dimensions, encoding_format, input_type, user, timeout)
+    extra = dict(extra or {})
+    checks.check_embedding_keywords(extra)
+    items, tokens = checks.check_embedding_input(input)
+    return EmbeddingRequest(model=model, input=items, tokens=tokens, dimensions=dimensions,
+                            encoding_format=encoding_format, input_type=input_type, user=user,
+                            timeout=timeout, extra=extra)
+
+
+#: The built-in families with an embeddings API (the OpenAI-compatible services that have
+#: one are named by ``providers/openai/services.py``).
+_EMBEDDING_FAMILIES = ("google", "bedrock")
+
+
+def no_embeddings(provider: str) -> UnsupportedFeatureError:
+    """The error of a provider without an embeddings API, naming the providers that have one."""
+    from ..core.errors import UnsupportedFeatureError
+    from .openai.services import embedding_services
+
+    others = ", ".join([*embedding_services(), *_EMBEDDING_FAMILIES])
+    return UnsupportedFeatureError(
+        f"provider {provider!r} has no embeddings API; use a provider that has one: {others} "
+        "(e.g. model='openai:text-embedding-3-small'), or model='test:...' offline",
+        feature="embeddings", provider=provider)
+
+
 class Provider:
     """Base class of every provider, built-in or the user's own.
 
@@ -243,6 +308,33 @@ class Provider:
 
     def astream_response(self, request: ResponsesRequest) -> AsyncIterator[ResponseEvent]:
         raise _no_native_responses(self)
+
+    # -- embeddings (docs/embeddings.md): optional; the defaults say the provider has none --
+
+    #: Requests in flight at most (the ``max_concurrency`` config; None: unbounded). The
+    #: embeddings endpoint sends the parts of a split request at most this many at a time.
+    max_concurrency: Optional[int] = None
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        """Check ``request``'s arguments for this provider (raising before anything is sent)
+        and return the most inputs one request may carry (None: no limit). A provider without
+        ``embed`` raises ``UnsupportedFeatureError``."""
+        if type(self).embed is Provider.embed and type(self).aembed is Provider.aembed:
+            raise no_embeddings(self.key or type(self).__name__)
+        return None
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        """The embeddings of ``request.input`` (one request to the provider). Each vector may
+        be floats or base64, whichever the provider sent; ``usage`` carries a price reference
+        (``core.cost.attach_price_ref``) only when the provider reported token counts."""
+        raise no_embeddings(self.key or type(self).__name__)
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        if type(self).embed is Provider.embed:
+            raise no_embeddings(self.key or type(self).__name__)
+        import asyncio
+
+        return await asyncio.to_thread(self.embed, request)  # a sync-only provider
 
     def close(self) -> None:
         """Release HTTP resources. Optional."""

@@ -11,7 +11,8 @@
 
 - ``ScriptedProvider(replies)``: replies used in order; ``.requests`` records every request.
 - ``FunctionProvider(fn)``: ``fn(messages, tools, **kwargs)`` computes each reply.
-- ``TestProvider``: the deterministic model behind ``model="test:<anything>"``.
+- ``TestProvider``: the deterministic model behind ``model="test:<anything>"`` (chat, and
+  embeddings: a unit vector per input seeded by a hash of the model and the input).
 - ``block_real_requests()``: inside it, any call to a non-offline provider raises
   ``RealRequestBlockedError`` before anything is sent.
 
@@ -33,14 +34,17 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import hashlib
 import inspect
 import itertools
 import json
+import math
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Literal, Optional, Union
 
+from ..core.embeddings import CreateEmbeddingResponse, EmbeddingUsage, embedding
 from ..core.errors import AisuiteLikeError, ConfigurationError, UnsupportedParameterError
 from ..core.exchange import CAPTURE, Headers, note
 from ..core.guard import RealRequestBlockedError
@@ -58,7 +62,7 @@ from ..core.types import (
     Usage,
 )
 from ..providers._common import text_of
-from ..providers.base import ChatRequest, Provider, TranscriptionRequest
+from ..providers.base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest
 
 __all__ = [
     "FakeClock",
@@ -440,6 +444,9 @@ class TestProvider(_OfflineProvider):
       (what the previous call of the conversation sent) as cache reads
       (``prompt_tokens_details.cached_tokens``) and the rest as cache writes
       (``cache_creation_tokens``), as a provider with cache breakpoints would.
+    - Embeddings (``client.embeddings.create(model="test:...", ...)``): per input a unit
+      vector of ``dimensions`` floats (8 when not given) seeded by SHA-256 of the model name
+      and the input, so the same text always gets the same vector; any argument is accepted.
     """
 
     __test__ = False  # not a pytest test class, despite its name
@@ -481,6 +488,18 @@ class TestProvider(_OfflineProvider):
             response.choices[0].native_finish_reason = "length"
             return _thought_and_cached(response, request)
         return _thought_and_cached(self._builder.build(text, request, self.key), request)
+
+    # Embeddings: any arguments; a hash-seeded unit vector per input of ``dimensions`` floats
+    # (8 without); usage counted as for chat (token arrays: their length).
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        return None
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        return _test_embeddings(request, self.key or "test")
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        return _test_embeddings(request, self.key or "test")
 
     # -- transcription (docs/audio.md): deterministic, from the file alone --
 
@@ -542,6 +561,36 @@ def _thought_and_cached(response: ChatCompletionResponse,
         usage.prompt_tokens_details = PromptTokensDetails(
             cached_tokens=cached, cache_creation_tokens=usage.prompt_tokens - cached)
     return response
+
+
+#: The size of the test model's vectors when ``dimensions`` is not given.
+TEST_EMBEDDING_DIMENSIONS = 8
+
+
+def _test_vector(model: str, item: Any, dimensions: int) -> list[float]:
+    """A unit vector of ``dimensions`` floats, seeded by SHA-256 of the model and the input
+    (the same on every machine and Python)."""
+    seed = hashlib.sha256(f"{model}\x00{json.dumps(item)}".encode()).digest()
+    values: list[float] = []
+    for block in itertools.count():
+        digest = hashlib.sha256(seed + block.to_bytes(4, "big")).digest()
+        values.extend(int.from_bytes(digest[i:i + 4], "big") / 2**31 - 1.0
+                      for i in range(0, 32, 4))
+        if len(values) >= dimensions:
+            break
+    values = values[:dimensions]
+    norm = math.sqrt(math.fsum(v * v for v in values)) or 1.0
+    return [v / norm for v in values]
+
+
+def _test_embeddings(request: EmbeddingRequest, provider: str) -> CreateEmbeddingResponse:
+    dimensions = request.dimensions or TEST_EMBEDDING_DIMENSIONS
+    data = [embedding(i, _test_vector(request.model, item, dimensions))
+            for i, item in enumerate(request.input)]
+    tokens = sum(len(item) if request.tokens else _tokens(len(item)) for item in request.input)
+    return CreateEmbeddingResponse.model_construct(
+        data=data, model=request.model, provider=provider,
+        usage=EmbeddingUsage.model_construct(prompt_tokens=tokens, total_tokens=tokens))
 
 
 def _test_transcription(request: TranscriptionRequest) -> Any:

@@ -121,18 +121,11 @@ def run_item(item: Item, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Any]:
     return "runs", out.getvalue()
 
 
-def _available(item: Item) -> bool:
-    return hasattr(ai.Client(), item.needs)
-
-
 @pytest.mark.parametrize("item", ITEMS, ids=[item.id for item in ITEMS])
 def test_usage_item(item: Item, monkeypatch: pytest.MonkeyPatch) -> None:
     outcome, detail = run_item(item, monkeypatch)
-    if item.expected == "runs" or (item.expected == "needs" and _available(item)):
+    if item.expected == "runs":
         assert outcome == "runs", f"{item.id} ({item.source}) does not run: {detail!r}"
-    elif item.expected == "needs":
-        assert outcome == "fails" and isinstance(detail, AttributeError), detail
-        assert item.needs in str(detail)
     else:  # refused: the documented error, not a crash; the test fails when it starts running
         assert outcome == "fails", f"{item.id} runs now: mark it 'runs' (and docs/migration.md)"
         refusals = (getattr(ai, item.refused_with),) if item.refused_with else (
@@ -158,12 +151,8 @@ def test_the_port_changes_only_imports_and_model_strings() -> None:
 
 
 def test_count_of_items_that_run_unchanged() -> None:
-    """The number reported in docs/migration.md: items that run here unchanged, and the
-    items waiting for a client feature of another branch."""
-    runs = sum(item.expected == "runs" or (item.expected == "needs" and _available(item))
-               for item in ITEMS)
-    waiting = sum(item.expected == "needs" and not _available(item) for item in ITEMS)
-    print(f"OpenAI usage items that run unchanged: {runs}/{len(ITEMS)} "
-          f"({waiting} more once client.{'/'.join(i.needs for i in ITEMS if i.needs)} "
-          "are merged)" if waiting else "")
-    assert runs + waiting >= 20
+    """The number reported in docs/migration.md: items that run here unchanged (each one is
+    checked to run by ``test_usage_item``)."""
+    runs = sum(item.expected == "runs" for item in ITEMS)
+    print(f"OpenAI usage items that run unchanged: {runs}/{len(ITEMS)}")
+    assert runs == 20

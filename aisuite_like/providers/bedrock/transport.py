@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import json
 import os
 import threading
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator
 from typing import Any, Optional
 
+from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -25,9 +27,10 @@ from ...core.errors import (
 from ...core.exchange import CAPTURE, Headers, note
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import host_of_url, read_reply
-from ..base import ChatRequest, Provider
+from .._common import decode_json, host_of_url, read_reply
+from ..base import ChatRequest, EmbeddingRequest, Provider
 from . import _sdk_seam as seam
+from .embeddings import build_invoke_body, embeddings_limit, parse_invoke_reply
 from .errors import PROVIDER, map_sdk_error
 from .models import parse_foundation_models
 from .stream import EventStreamDecoder, StreamTranslator
@@ -143,6 +146,7 @@ class BedrockProvider(Provider):
         # A stream's body is read through urllib3 directly: its errors reach us unwrapped.
         self._urllib3 = urllib3.exceptions
         self._workers = max_concurrency or DEFAULT_ASYNC_WORKERS
+        self.max_concurrency = max_concurrency
         self._secrets: tuple[Optional[str], ...] = (aws_secret_access_key, aws_session_token)
         _protect_logs(self._secrets)
         self._endpoint_url = endpoint_url
@@ -541,6 +545,79 @@ class BedrockProvider(Provider):
                 stopped.set()
                 room.release()  # wake the pump if it waits for room; it then stops
                 # A pump inside a read ends it by its deadline: nothing here blocks the loop.
+
+    # -- embeddings (docs/embeddings.md): InvokeModel with Titan / Cohere Embed bodies ------
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        # what the model cannot honour raises before anything is sent
+        build_invoke_body(request.replace(input=request.input[:1]), self._key())
+        return embeddings_limit(request.model, self._key())
+
+    def _invoke_call(self, request: EmbeddingRequest) -> _Call:
+        body = build_invoke_body(request, self._key())
+        kwargs = {"modelId": request.model, "contentType": "application/json",
+                  "accept": "application/json",
+                  "body": json.dumps(body, ensure_ascii=False).encode()}
+        self._validate_invoke(kwargs)
+        return kwargs, request.model, request.timeout
+
+    def _validate_invoke(self, kwargs: dict[str, Any]) -> None:
+        shape = self._input_shapes.get("InvokeModel")
+        if shape is None:
+            model = self._session.get_service_model("bedrock-runtime")
+            shape = self._input_shapes["InvokeModel"] = \
+                model.operation_model("InvokeModel").input_shape
+        try:
+            self._validate_parameters(kwargs, shape)
+        except self._exc.ParamValidationError as exc:
+            raise self._error(exc) from exc
+
+    def _invoke(self, kwargs: dict[str, Any], timeout: Optional[float]
+                ) -> tuple[bytes, dict[str, Any]]:
+        response = self._client(timeout).invoke_model(**kwargs)
+        body = response["body"].read()  # inside the attempt: its deadline bounds the read
+        headers = (response.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
+        return body, headers
+
+    def _invoke_once(self, call: _Call) -> tuple[bytes, dict[str, Any]]:
+        try:
+            return self._invoke(call[0], call[2])
+        except self._sdk_errors() as exc:
+            raise self._error(exc) from exc
+
+    async def _ainvoke_once(self, call: _Call) -> tuple[bytes, dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()  # the attempt's deadline reaches the thread
+        try:
+            return await loop.run_in_executor(self._pool(), context.run, self._invoke,
+                                              call[0], call[2])
+        except self._sdk_errors() as exc:
+            raise self._error(exc) from exc
+
+    def _embeddings(self, reply: tuple[bytes, dict[str, Any]],
+                    request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        body, headers = reply
+        request_id = headers.get("x-amzn-requestid")
+        data = decode_json(body, self._key(), status_code=200, request_id=request_id)
+        return read_reply(lambda: parse_invoke_reply(data, headers, request, self._key()),
+                          self._key(), 200, request_id)
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        call = self._invoke_call(request)
+        if not self._ready(request.timeout):
+            self._make_client(request.timeout)
+        reply = _retry.call(self._calls, self._invoke_once, call,
+                            self._calls.bounds(request.timeout))
+        return self._embeddings(reply, request)
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        call = self._invoke_call(request)
+        if not self._ready(request.timeout):
+            await asyncio.get_running_loop().run_in_executor(
+                self._pool(), self._make_client, request.timeout)
+        reply = await _retry.acall(self._calls, self._ainvoke_once, call,
+                                   self._calls.bounds(request.timeout))
+        return self._embeddings(reply, request)
 
     def close(self) -> None:
         with self._lock:

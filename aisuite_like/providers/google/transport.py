@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, Optional
 
 from ...core.audio import MB, AudioInput
+from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -38,9 +39,10 @@ from .._common import (
     redirect_middleware,
 )
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
-from ..base import ChatRequest, Provider, TranscriptionRequest, mapped_errors
+from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
 from .audio import atranscript_events, transcript_events, transcription_chat, transcription_from
+from .embeddings import build_embed_call, embeddings_limit, parse_embeddings
 from .errors import _NAME, _request_id, map_sdk_error
 from .models import models_path, parse_models_page
 from .stream import StreamTranslator, _BodyEvents
@@ -207,6 +209,7 @@ class GoogleProvider(Provider):
                 raise MissingDependencyError("async_transport='aiohttp' needs aiohttp: "
                                              'pip install "aisuite-like[aiohttp]"')
         self._aiohttp = transport == "aiohttp"
+        self.max_concurrency = self._calls.limit.limit if self._calls.limit else None
         if config.get("timeout") is not None and not _valid_timeout(config["timeout"]):
             raise ConfigurationError(
                 "timeout must be a number of seconds > 0 (or an httpx2.Timeout) for provider "
@@ -675,6 +678,61 @@ class GoogleProvider(Provider):
             body = {**p.call.body, "continuationToken": token}
         yield translator.finish()
 
+    # -- embeddings (docs/embeddings.md): google-genai's public ``models.embed_content`` --
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        self._embed_call(request)  # what Gemini cannot honour raises before anything is sent
+        return embeddings_limit(request.model, self._vertex)
+
+    def _embed_call(self, request: EmbeddingRequest) -> tuple[str, list[Any], Any]:
+        """(model, contents, ``EmbedContentConfig``), checked: a config field google-genai
+        does not know raises here."""
+        from google.genai import types as gtypes
+
+        contents, config = build_embed_call(request, self.key)
+        timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
+        if timeout is not None and not _valid_timeout(timeout):
+            raise UnsupportedParameterError(
+                f"timeout must be a number of seconds > 0 (or an httpx2.Timeout) on "
+                f"{self.key}, got {timeout!r}", parameter="timeout", provider=self.key)
+        seconds = _retry.timeout_seconds(timeout)
+        if seconds is not None and config.get("http_options") is None:
+            config["http_options"] = {"timeout": max(1, math.ceil(seconds * 1000))}  # ms
+        try:
+            checked = gtypes.EmbedContentConfig(**config)
+        except Exception as exc:  # pydantic's ValidationError: a wrong native argument
+            raise UnsupportedParameterError(
+                f"google-genai rejected the embeddings arguments: {exc}", provider=self.key
+            ) from exc
+        return request.model, contents, checked
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        return _retry.call(self._calls, self._embed_once, self._embed_call(request),
+                           self._calls.bounds(request.timeout))
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        return await _retry.acall(self._calls, self._aembed_once, self._embed_call(request),
+                                  self._calls.bounds(request.timeout))
+
+    def _embed_once(self, call: tuple[str, list[Any], Any]) -> CreateEmbeddingResponse:
+        model, contents, config = call
+        with mapped_errors(self._error):
+            response = self._sdk().client.models.embed_content(
+                model=model, contents=contents, config=config)
+        return self._embeddings(response, model)
+
+    async def _aembed_once(self, call: tuple[str, list[Any], Any]) -> CreateEmbeddingResponse:
+        model, contents, config = call
+        with mapped_errors(self._error):
+            response = await self._sdk().client.aio.models.embed_content(
+                model=model, contents=contents, config=config)
+        return self._embeddings(response, model)
+
+    def _embeddings(self, response: Any, model: str) -> CreateEmbeddingResponse:
+        request_id = _request_id(getattr(getattr(response, "sdk_http_response", None),
+                                         "headers", None))
+        return read_reply(lambda: parse_embeddings(response, self.key, model), self.key, 200,
+                          request_id)
     # -- transcription: Gemini's audio understanding (docs/audio.md; google/audio.py) --
 
     #: The row of the transcription parameter table, and what Gemini takes inline (WAV, MP3,

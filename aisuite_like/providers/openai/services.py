@@ -1,14 +1,38 @@
 """The OpenAI-compatible services: one row per service (docs/providers/openai.md).
 
 The services differ only by their row (base URL, key variable, which max-tokens field and
-which reasoning field their API accepts); adding a compatible service is adding a row here
-and its key to ``providers/registry.py``. Pure data: no I/O, no SDK import.
+which reasoning field their API accepts, whether and how they serve embeddings); adding a
+compatible service is adding a row here and its key to ``providers/registry.py``. Pure data:
+no I/O, no SDK import.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any, Optional
+
+
+@dataclass(frozen=True)
+class EmbeddingsSpec:
+    """A service's ``/embeddings`` API (docs/embeddings.md).
+
+    ``max_inputs``: inputs one request may carry (a longer list is split), the service's
+    documented limit or a conservative one where it documents none (None: no limit, local
+    servers); ``provider_configs[key]["max_embedding_inputs"]`` overrides it.
+    ``dimensions_field``: the request field ``dimensions`` becomes (None: the service takes
+    no output size, and ``dimensions`` is refused before sending). ``base64``: the service
+    answers ``encoding_format="base64"`` (asked for on the wire, as the OpenAI SDK does: a
+    smaller reply; other services are asked for floats). ``tokens``: token arrays accepted
+    as ``input``.
+    """
+
+    max_inputs: Optional[int]
+    dimensions_field: Optional[str] = None
+    base64: bool = False
+    tokens: bool = False
+
+
+_OPENAI_EMBEDDINGS = EmbeddingsSpec(2048, "dimensions", base64=True, tokens=True)
 
 
 @dataclass(frozen=True)
@@ -33,6 +57,7 @@ class ServiceSpec:
     ``responses_api`` says whether the service has OpenAI's Responses endpoint
     (``/responses``): ``client.responses.create`` then calls it natively, and the config
     ``api="responses"`` sends chat calls over it (docs/responses.md).
+    ``embeddings`` describes the service's embeddings API (None: it has none).
     ``reasoning_effort_as`` is how the portable ``reasoning_effort`` is sent: ``"reasoning_effort"``
     (the top-level field, the value as given) or ``"reasoning"`` (OpenRouter's
     ``reasoning: {"effort": ...}`` object). ``non_reasoning`` is a regular expression of the
@@ -56,6 +81,7 @@ class ServiceSpec:
     transcription_stream: bool = False
     audio_max_mb: int = 25
     responses_api: bool = False
+    embeddings: Optional[EmbeddingsSpec] = None
     reasoning_effort_as: str = "reasoning_effort"
     non_reasoning: Optional[str] = None
     prompt_cache_key: bool = False
@@ -81,21 +107,25 @@ OPENAI_NON_REASONING = (r"(?:ft:)?(?:gpt-3\.5|gpt-4(?:$|[-:o]|\.1|\.5)|chatgpt-4
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
          openai_native=True, transcription_formats=_ALL_FORMATS, transcription_stream=True,
-         responses_api=True, non_reasoning=OPENAI_NON_REASONING, prompt_cache_key=True),
+         responses_api=True, non_reasoning=OPENAI_NON_REASONING, prompt_cache_key=True,
+         embeddings=_OPENAI_EMBEDDINGS),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
-         openai_native=True, transcription_formats=_ALL_FORMATS, responses_api=True),
+         openai_native=True, transcription_formats=_ALL_FORMATS, responses_api=True,
+         embeddings=_OPENAI_EMBEDDINGS),
     # Groq's transcriptions: json, text, verbose_json (srt / vtt rendered from segments).
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
          max_tokens_field="max_completion_tokens", transcription_formats=_VERBOSE),
     _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
-         transcription_formats=("json",)),
+         transcription_formats=("json",),
+         embeddings=EmbeddingsSpec(128, "output_dimension", base64=True)),
     # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
     _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
          reasoning_field="reasoning_content"),
     _row("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
     _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY",
-         transcription_formats=("json", "verbose_json")),
-    _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
+         transcription_formats=("json", "verbose_json"), embeddings=EmbeddingsSpec(256)),
+    _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY",
+         embeddings=EmbeddingsSpec(8, "dimensions")),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
          max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",),
          reasoning_effort_as="reasoning"),
@@ -105,17 +135,26 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN",
          transcription_formats=("json",), transcription_api="hf-inference"),
     _row("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", key_required=False,
-         placeholder_key="ollama", reasoning_field="reasoning"),
+         placeholder_key="ollama", reasoning_field="reasoning",
+         embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True)),
     _row("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", key_required=False,
-         placeholder_key="lm-studio"),
+         placeholder_key="lm-studio", embeddings=EmbeddingsSpec(None)),
     _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
-         placeholder_key="EMPTY", reasoning_field="reasoning", transcription_formats=_VERBOSE),
-    _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY"),
+         placeholder_key="EMPTY", reasoning_field="reasoning", transcription_formats=_VERBOSE,
+         embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True)),
+    _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY",
+         embeddings=EmbeddingsSpec(256)),
     _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY"),
     _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY"),
     # Cohere's OpenAI compatibility API (its native SDK reads CO_API_KEY, not used here).
-    _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY"),
+    _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY",
+         embeddings=EmbeddingsSpec(96, base64=True)),
 ])
+
+
+def embedding_services() -> list[str]:
+    """The keys of the services with an embeddings API, in table order."""
+    return [key for key, spec in SERVICES.items() if spec.embeddings is not None]
 
 
 def _netloc(url: str) -> str:
@@ -129,8 +168,8 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
     registered with ``OpenAIProvider``) sends the limit as the service of the table at that
     host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
     ``max_tokens``, the one name every compatible server knows, on any other host; its
-    reasoning effort and prompt cache follow that service too (another host: the effort as
-    given, no cache key, no model table)."""
+    reasoning effort, prompt cache and embeddings follow that service too (another host: the
+    effort as given, no cache key, no model table, OpenAI's embeddings)."""
     if spec.key != "openai" or not base_url:
         return spec
     netloc = _netloc(str(base_url))
@@ -144,7 +183,8 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
                        prompt_cache_key=False)
     return replace(spec, max_tokens_field=known.max_tokens_field,
                    reasoning_effort_as=known.reasoning_effort_as,
-                   non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key)
+                   non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key,
+                   embeddings=known.embeddings)
 
 
 def service_for_base_url(base_url: Any) -> Optional[str]:

@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any, Optional
 
 from ...core.audio import MB, AudioInput
+from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -29,7 +30,14 @@ from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, wi
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
-from ..base import ChatRequest, Provider, ResponsesRequest, TranscriptionRequest, mapped_errors
+from ..base import (
+    ChatRequest,
+    EmbeddingRequest,
+    Provider,
+    ResponsesRequest,
+    TranscriptionRequest,
+    mapped_errors,
+)
 from . import responses as _responses
 from ._sdk_seam import bound_sync_client
 from .audio import (
@@ -40,6 +48,7 @@ from .audio import (
     parse_transcription,
     transcription_kwargs,
 )
+from .embeddings import build_embeddings_request, embeddings_limit, parse_embeddings
 from .errors import map_sdk_error
 from .models import parse_models
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
@@ -50,7 +59,7 @@ from .translate import build_request, parse_response
 _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
-    "api",
+    "api", "max_embedding_inputs",
 }) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
@@ -111,8 +120,9 @@ class OpenAIProvider(Provider):
     ``DefaultAioHttpClient``, needs ``openai[aiohttp]``), ``reasoning_field`` (override the
     table), ``organization``/``project`` (openai, azure), ``api`` (``"chat"`` default, or
     ``"responses"``: chat calls go over the Responses API, on the services that have it;
-    docs/responses.md); azure also ``api_version``, ``azure_endpoint``, ``azure_deployment``,
-    ``azure_ad_token``, ``azure_ad_token_provider``.
+    docs/responses.md), ``max_embedding_inputs`` (inputs per embeddings request, over the
+    table's ``embeddings`` column); azure also ``api_version``, ``azure_endpoint``,
+    ``azure_deployment``, ``azure_ad_token``, ``azure_ad_token_provider``.
     """
 
     def __init__(self, service: str = "openai", **config: Any) -> None:
@@ -158,11 +168,19 @@ class OpenAIProvider(Provider):
                 f"it: {', '.join(k for k, v in SERVICES.items() if v.responses_api)}")
         self._over_responses = api == "responses"
         self._reasoning_field = config.pop("reasoning_field", None)
+        self._embedding_inputs = config.pop("max_embedding_inputs", None)
+        if self._embedding_inputs is not None and (
+                not isinstance(self._embedding_inputs, int)
+                or isinstance(self._embedding_inputs, bool) or self._embedding_inputs < 1):
+            raise ConfigurationError(
+                f"max_embedding_inputs must be an int >= 1 for provider {service!r}, got "
+                f"{self._embedding_inputs!r}")
         self._calls = _retry.CallPolicy.from_config(
             config, service, default_timeout=_DEFAULT_TIMEOUT,
             host=host_of_url(config.get("base_url") or config.get("azure_endpoint")
                              or self.spec.base_url or os.environ.get("OPENAI_BASE_URL")
                              or "https://api.openai.com/v1"))
+        self.max_concurrency = self._calls.limit.limit if self._calls.limit else None
         self._api_key = self._resolve_key(spec, config)
         self._azure = self._resolve_azure(config) if service == "azure" else None
         self._config = config
@@ -813,6 +831,41 @@ class OpenAIProvider(Provider):
         finally:
             if response is not None:
                 await response.aclose()
+
+    # -- embeddings (docs/embeddings.md) --
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        build_embeddings_request(request, self.spec)  # what the service cannot honour raises
+        return embeddings_limit(self.spec, self._embedding_inputs)
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        call = (build_embeddings_request(request, self.spec), request.model)
+        return _retry.call(self._calls, self._embed_once, call,
+                           self._calls.bounds(request.timeout))
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        call = (build_embeddings_request(request, self.spec), request.model)
+        return await _retry.acall(self._calls, self._aembed_once, call,
+                                  self._calls.bounds(request.timeout))
+
+    def _embed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        with mapped_errors(self._error):
+            raw = self._sync().embeddings.with_raw_response.create(**call[0])
+            body = raw.http_response.content
+        return self._parse_embeddings(raw.http_response, body, call[1])
+
+    async def _aembed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        with mapped_errors(self._error):
+            raw = await self._async().embeddings.with_raw_response.create(**call[0])
+            body = raw.http_response.content
+        return self._parse_embeddings(raw.http_response, body, call[1])
+
+    def _parse_embeddings(self, http_response: Any, body: bytes,
+                          model: str) -> CreateEmbeddingResponse:
+        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
+        data = decode_json(body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, status,
+                          request_id)
 
     def close(self) -> None:
         client, self._client = self._client, None
