@@ -36,7 +36,10 @@ from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
 SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
-             "otel", "mcp", "prompt_cache", "cache", "embeddings", "router")
+             "otel", "mcp", "prompt_cache", "cache", "embeddings", "aloop", "native",
+             "router")
+#: The families that have a native transport (docs/transports.md).
+NATIVE_FAMILIES = ("openai", "anthropic", "google")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
                   "botocore")
 VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
@@ -61,6 +64,11 @@ FULL = {
     "router_async": {"repeats": 2, "warmup": 100, "requests": 2000, "concurrency": 100},
     "embeddings_one": {"repeats": 3, "warmup": 30, "calls": 200, "inputs": 1},
     "embeddings_list": {"repeats": 3, "warmup": 2, "calls": 10, "inputs": 10_000},
+    "aloop": {"repeats": 5, "warmup": 20, "runs": 100},
+    "native_sequential": {"repeats": 3, "warmup": 30, "calls": 200},
+    "native_streaming": {"repeats": 3, "warmup": 1, "streams": 6, "chunks": 1000},
+    "native_async": {"repeats": 3, "warmup": 100, "requests": 2000, "concurrency": (100, 1000)},
+    "native_inflight": {"repeats": 2, "n": 1000, "lat": 300},
 }
 QUICK = {
     "import_samples": 1,
@@ -81,6 +89,11 @@ QUICK = {
     "router_async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
     "embeddings_one": {"repeats": 1, "warmup": 1, "calls": 3, "inputs": 1},
     "embeddings_list": {"repeats": 1, "warmup": 0, "calls": 1, "inputs": 3000},
+    "aloop": {"repeats": 1, "warmup": 1, "runs": 2},
+    "native_sequential": {"repeats": 1, "warmup": 1, "calls": 3},
+    "native_streaming": {"repeats": 1, "warmup": 1, "streams": 1, "chunks": 20},
+    "native_async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": (4, 8)},
+    "native_inflight": {"repeats": 1, "n": 8, "lat": 10},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -105,8 +118,9 @@ class Budget:
 
 
 RATIO_LE = {x: Budget(f"<= {x:.2f}x", lambda r, x=x: r <= x)
-            for x in (0.5, 1.03, 1.05, 1.10, 1.15, 1.3)}
+            for x in (0.5, 0.6, 1.03, 1.05, 1.10, 1.15, 1.3)}
 RATIO_GE_095 = Budget(">= 0.95x", lambda r: r >= 0.95)
+RATIO_GE_05 = Budget(">= 0.50x", lambda r: r >= 0.5)
 RSS_DIFF = Budget("<= +15 MiB", lambda d: d <= 15.0)
 CACHE_DIFF = Budget("<= +25 us", lambda d: d <= 25.0)
 
@@ -485,6 +499,93 @@ def plan_otel(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_aloop(base: str, families: list[str],
+               sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """(c) ``acreate(..., max_turns=2)`` with an instant sync tool, on the SDK transport and
+    on the native one, against the hand-written sync loop of the raw SDK (issue 27)."""
+    s = sizes["aloop"]
+    rows, jobs = [], []
+    for family in families:
+        if family not in NATIVE_FAMILIES:
+            continue
+        for side, label in (("ours", "SDK transport"), ("ours_native", "native transport")):
+            row = Row("aloop", f"{family}: (c) acreate, 2 rounds x 1 instant sync tool, {label}",
+                      "ms/run", ours_label=f"acreate, {label}",
+                      raw_label="sync hand-written loop", budget=RATIO_LE[1.05])
+            rows.append(row)
+            for _, task_side, row_side in _alternate(s["repeats"], [(side, "ours"),
+                                                                   ("raw", "raw")]):
+                jobs.append(_job(_task("acreate_loop", family, task_side, base,
+                                       warmup=s["warmup"], runs=s["runs"]), row, row_side,
+                                 scale=1e3))
+        # what the async SDK alone costs: the same hand-written loop on its async client
+        row = Row("aloop", f"{family}: (c) the hand-written loop on the async SDK", "ms/run",
+                  ours_label="async SDK, by hand", raw_label="sync hand-written loop")
+        rows.append(row)
+        for _, task_side, row_side in _alternate(s["repeats"], [("raw_async", "ours"),
+                                                               ("raw", "raw")]):
+            jobs.append(_job(_task("acreate_loop", family, task_side, base,
+                                   warmup=s["warmup"], runs=s["runs"]), row, row_side,
+                             scale=1e3))
+    return rows, jobs
+
+
+def plan_native(base: str, families: list[str],
+                sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """The native transport (``transport="native"``) beside the raw SDK and raw aiohttp: per
+    call, per chunk, async fan-out at two concurrencies, memory per in-flight request."""
+    rows: list[Row] = []
+    jobs: list[Job] = []
+    seq, stream = sizes["native_sequential"], sizes["native_streaming"]
+    fan, mem = sizes["native_async"], sizes["native_inflight"]
+    for family in families:
+        if family not in NATIVE_FAMILIES:
+            continue
+        row = Row("native", f"{family}: native, non-streaming call", "ms/call",
+                  ours_label="native", budget=RATIO_LE[0.6])
+        rows.append(row)
+        for _, side, row_side in _alternate(seq["repeats"], [("ours_native", "ours"),
+                                                              ("raw", "raw")]):
+            jobs.append(_job(_task("sequential", family, side, base, warmup=seq["warmup"],
+                                   calls=seq["calls"]), row, row_side, scale=1e3))
+        row = Row("native", f"{family}: native, {stream['chunks']}-chunk reply", "us/chunk",
+                  ours_label="native", budget=RATIO_LE[1.10])
+        rows.append(row)
+        for _, side, row_side in _alternate(stream["repeats"], [("ours_native", "ours"),
+                                                                 ("raw", "raw")]):
+            jobs.append(_job(_task("streaming", family, side, base, warmup=stream["warmup"],
+                                   streams=stream["streams"], chunks=stream["chunks"]), row,
+                             row_side, scale=1e6))
+        # google-genai's own async default is aiohttp; openai / anthropic on their aiohttp
+        # transport: the fastest raw SDK in each case
+        sdk_side = "raw" if family == "google" else "raw_aiohttp"
+        for concurrency in fan["concurrency"]:
+            vs_aio = Row("native", f"{family}: native, {fan['requests']} req @ {concurrency}",
+                         "req/s", ours_label="native", raw_label="raw aiohttp",
+                         budget=RATIO_GE_05 if concurrency == fan["concurrency"][0] else None)
+            vs_sdk = Row("native", f"{family}: native vs SDK, {fan['requests']} req @ "
+                         f"{concurrency}", "req/s", ours_label="native",
+                         raw_label="raw SDK on aiohttp")
+            rows += [vs_aio, vs_sdk]
+            targets = {"ours_native": [Target(vs_aio, "ours"), Target(vs_sdk, "ours")],
+                       "raw_aio": [Target(vs_aio, "raw")], sdk_side: [Target(vs_sdk, "raw")]}
+            sides = list(targets)
+            for r in range(fan["repeats"]):
+                for side in (sides if r % 2 == 0 else list(reversed(sides))):
+                    jobs.append(Job(_task("async", family, side, base, warmup=fan["warmup"],
+                                          requests=fan["requests"], concurrency=concurrency),
+                                    targets[side]))
+        row = Row("native", f"{family}: memory per in-flight request ({mem['n']} at once)",
+                  "KiB/req", ours_label="native", raw_label="raw aiohttp", compare="diff")
+        rows.append(row)
+        targets = {"ours_native": [Target(row, "ours")], "raw_aio": [Target(row, "raw")]}
+        for r in range(mem["repeats"]):
+            for side in (list(targets) if r % 2 == 0 else list(reversed(list(targets)))):
+                jobs.append(Job(_task("inflight", family, side, base, n=mem["n"],
+                                      lat=mem["lat"]), targets[side]))
+    return rows, jobs
+
+
 def plan_prompt_cache(base: str, families: list[str],
                       sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
     """What ``prompt_cache="auto"`` adds to a call: the family's request translation of the
@@ -598,7 +699,8 @@ PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
             "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
             "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache,
-            "embeddings": plan_embeddings, "router": plan_router}
+            "embeddings": plan_embeddings, "aloop": plan_aloop, "native": plan_native,
+            "router": plan_router}
 
 
 # ----------------------------------------------------------------------------- output ---

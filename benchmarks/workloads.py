@@ -54,6 +54,11 @@ def slow_lookup(city: str) -> str:
 TOOLS = {"get_weather": get_weather, "slow_lookup": slow_lookup}
 
 
+def _current_rss_mib() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
@@ -126,6 +131,29 @@ class _RawOpenAI:
         return executed
 
 
+    async def atool_loop(self, client: Any, model: str, tool: Callable[..., str],
+                         max_turns: int) -> int:
+        """The same hand-written loop on the async SDK client."""
+        tools = [{"type": "function", "function": {
+            "name": tool.__name__, "description": tool.__doc__, "parameters": CITY_SCHEMA}}]
+        messages: list[dict[str, Any]] = list(MESSAGES)
+        executed = 0
+        for _ in range(max_turns):
+            msg = (await client.chat.completions.create(model=model, messages=messages,
+                                                        tools=tools)).choices[0].message
+            if not msg.tool_calls:
+                break
+            calls = [{"id": tc.id, "type": "function", "function": {
+                "name": tc.function.name, "arguments": tc.function.arguments}}
+                for tc in msg.tool_calls]
+            messages.append({"role": "assistant", "content": msg.content, "tool_calls": calls})
+            messages += [{"role": "tool", "tool_call_id": c["id"],
+                          "content": tool(**json.loads(c["function"]["arguments"]))}
+                         for c in calls]
+            executed += len(calls)
+        return executed
+
+
 class _RawAnthropic:
     def __init__(self, base: str) -> None:
         import anthropic
@@ -176,6 +204,26 @@ class _RawAnthropic:
             messages.append({"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": u.id, "content": result}
                 for u, result in zip(uses, results)]})
+            executed += len(uses)
+        return executed
+
+
+    async def atool_loop(self, client: Any, model: str, tool: Callable[..., str],
+                         max_turns: int) -> int:
+        tools = [{"name": tool.__name__, "description": tool.__doc__,
+                  "input_schema": CITY_SCHEMA}]
+        messages: list[Any] = list(MESSAGES[1:])
+        executed = 0
+        for _ in range(max_turns):
+            r = await client.messages.create(model=model, max_tokens=MAX_TOKENS, system=SYSTEM,
+                                             messages=messages, tools=tools)
+            uses = [block for block in r.content if block.type == "tool_use"]
+            if not uses:
+                break
+            messages.append({"role": "assistant", "content": r.content})
+            messages.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": u.id, "content": tool(**u.input)}
+                for u in uses]})
             executed += len(uses)
         return executed
 
@@ -249,6 +297,30 @@ class _RawGoogle:
         return executed
 
 
+    async def atool_loop(self, client: Any, model: str, tool: Callable[..., str],
+                         max_turns: int) -> int:
+        t = self._types
+        config = self._config(
+            tools=[t.Tool(function_declarations=[t.FunctionDeclaration(
+                name=tool.__name__, description=tool.__doc__, parameters_json_schema=CITY_SCHEMA)])],
+            automatic_function_calling=t.AutomaticFunctionCallingConfig(disable=True))
+        contents: list[Any] = [t.Content(role="user", parts=[t.Part(text=USER)])]
+        executed = 0
+        for _ in range(max_turns):
+            r = await client.models.generate_content(model=model, contents=contents,
+                                                     config=config)
+            calls = r.function_calls
+            if not calls:
+                break
+            contents.append(r.candidates[0].content)
+            contents.append(t.Content(role="user", parts=[
+                t.Part(function_response=t.FunctionResponse(
+                    id=c.id, name=c.name, response={"result": tool(**dict(c.args or {}))}))
+                for c in calls]))
+            executed += len(calls)
+        return executed
+
+
 class _RawBedrock:
     """botocore's bedrock-runtime client by hand. botocore is sync-only, so the raw async side
     is what a user would write: the sync call on a thread pool of the same size as ours."""
@@ -316,6 +388,54 @@ class _RawBedrock:
         return executed
 
 
+class _RawAiohttp:
+    """What a competent user writes with aiohttp alone, no SDK: one ``ClientSession`` (its
+    default connection pool), the same JSON body the SDK would send, the reply read with
+    ``json.loads`` and the text taken out by hand. The floor of an async client in Python."""
+
+    def __init__(self, family: str, base: str) -> None:
+        self.family = family
+        self.base = base
+        key = "bench-key"
+        if family == "openai":
+            self.url = base + "/v1/chat/completions"
+            self.headers = {"Authorization": f"Bearer {key}"}
+        elif family == "anthropic":
+            self.url = base + "/v1/messages"
+            self.headers = {"Authorization": f"Bearer {key}",
+                            "anthropic-version": "2026-10-21"}
+        else:
+            self.url = base + "/v1beta/models/{model}:generateContent"
+            self.headers = {"x-goog-api-key": key}
+        self.headers["Content-Type"] = "application/json"
+
+    def async_client(self, transport: str) -> Any:
+        import aiohttp
+
+        return aiohttp.ClientSession()
+
+    def _body(self, model: str) -> bytes:
+        if self.family == "openai":
+            body: dict[str, Any] = {"model": model, "messages": MESSAGES}
+        elif self.family == "anthropic":
+            body = {"model": model, "max_tokens": MAX_TOKENS, "system": SYSTEM,
+                    "messages": MESSAGES[1:]}
+        else:
+            body = {"contents": [{"role": "user", "parts": [{"text": USER}]}],
+                    "systemInstruction": {"parts": [{"text": SYSTEM}]}}
+        return json.dumps(body).encode()
+
+    async def acall(self, client: Any, model: str) -> Any:
+        async with client.post(self.url.format(model=model), data=self._body(model),
+                               headers=self.headers) as r:
+            data = json.loads(await r.read())
+        if self.family == "openai":
+            return data["choices"][0]["message"]["content"]
+        if self.family == "anthropic":
+            return data["content"][0]["text"]
+        return data["candidates"][0]["content"]["parts"][0]["text"]
+
+
 _RAW = {"openai": _RawOpenAI, "anthropic": _RawAnthropic, "google": _RawGoogle,
         "bedrock": _RawBedrock}
 
@@ -338,7 +458,8 @@ class _Ours:
     of the model (one: the client's own provider; more: each with settings of its own, so
     each has its own provider and connections, as deployments on several endpoints do)."""
 
-    def __init__(self, family: str, base: str, routes: int = 0) -> None:
+    def __init__(self, family: str, base: str, routes: int = 0, native: bool = False
+                 ) -> None:
         import aisuite_like
 
         self._ai = aisuite_like
@@ -346,6 +467,8 @@ class _Ours:
         self.routes = routes
         config: dict[str, Any] = {"api_key": "bench-key", "max_retries": 0,
                                   "base_url": base + "/v1" if family == "openai" else base}
+        if native:  # transport="native": our own HTTP, no SDK (docs/transports.md)
+            config["transport"] = "native"
         if family == "bedrock":
             config = {**AWS, "endpoint_url": base, "max_retries": 0,
                       "max_concurrency": ASYNC_WORKERS}
@@ -433,7 +556,10 @@ def _driver(task: dict[str, Any]) -> Any:
     if task["side"] == "ours_otel":
         _instrument()
     if side == "ours":
-        return _Ours(task["family"], task["base"], task["params"].get("routes", 0))
+        return _Ours(task["family"], task["base"], task["params"].get("routes", 0),
+                     native=task["side"] == "ours_native")
+    if task["side"] == "raw_aio":  # raw aiohttp, no SDK
+        return _RawAiohttp(task["family"], task["base"])
     return _RAW[task["family"]](task["base"])
 
 
@@ -599,6 +725,91 @@ def tool_loop(task: dict[str, Any]) -> dict[str, Any]:
         times.append(time.perf_counter() - t0)
     _close(client)
     return {"value": statistics.median(times), "unit": "s/run"}
+
+
+def acreate_loop(task: dict[str, Any]) -> dict[str, Any]:
+    """(c) ``acreate(..., max_turns=2)`` of the sync ``Client`` with an instant sync tool,
+    each run awaited on one event loop (ours), against the hand-written sync loop of the raw
+    SDK (raw): both make 2 model calls and run 2 tool calls."""
+    p = task["params"]
+    driver = _driver(task)
+    client = driver.client()
+    model = f"{MODELS[task['family']]}-tools1-rounds2"
+    if task["side"] == "raw_async":  # the hand-written loop on the async SDK client
+
+        async def raw_main() -> list[float]:
+            aclient = driver.async_client("default")
+            try:
+                for _ in range(p["warmup"]):
+                    if await driver.atool_loop(aclient, model, get_weather, 2) != 2:
+                        raise AssertionError("expected 2 tool calls")
+                times = []
+                for _ in range(p["runs"]):
+                    t0 = time.perf_counter()
+                    await driver.atool_loop(aclient, model, get_weather, 2)
+                    times.append(time.perf_counter() - t0)
+                return times
+            finally:
+                await _aclose(aclient)
+
+        times = asyncio.run(raw_main())
+        _close(client)
+        return {"value": statistics.median(times), "unit": "s/run"}
+    if task["side"].startswith("raw"):
+        for _ in range(p["warmup"]):
+            driver.tool_loop(client, model, get_weather, 2, _run_each)
+        times = []
+        for _ in range(p["runs"]):
+            t0 = time.perf_counter()
+            driver.tool_loop(client, model, get_weather, 2, _run_each)
+            times.append(time.perf_counter() - t0)
+        _close(client)
+        return {"value": statistics.median(times), "unit": "s/run"}
+
+    async def main() -> list[float]:
+        kwargs = {"model": f"{task['family']}:{model}", "messages": MESSAGES,
+                  "tools": [get_weather], "max_turns": 2, **driver.kwargs}
+        for _ in range(p["warmup"]):
+            r = await client.chat.completions.acreate(**kwargs)
+            if sum(1 for e in r.tool_events if not e.is_error) != 2:
+                raise AssertionError(f"expected 2 tool calls: {r.tool_events}")
+        times = []
+        for _ in range(p["runs"]):
+            t0 = time.perf_counter()
+            await client.chat.completions.acreate(**kwargs)
+            times.append(time.perf_counter() - t0)
+        return times
+
+    times = asyncio.run(main())
+    _close(client)
+    return {"value": statistics.median(times), "unit": "s/run"}
+
+
+def inflight_memory(task: dict[str, Any]) -> dict[str, Any]:
+    """Memory per in-flight request: ``n`` requests started at once against a reply delayed
+    by ``lat`` ms (all in flight together), after 20 warm-up calls one at a time (imports,
+    caches and the client exist); the peak RSS over the current RSS before the round, per
+    request (connections, buffers, tasks and replies of the round included)."""
+    p = task["params"]
+    driver = _driver(task)
+    model = f"{MODELS[task['family']]}-lat{p['lat']}"
+
+    async def main() -> float:
+        client = driver.async_client(_transport(task))
+        try:
+            for _ in range(20):
+                await driver.acall(client, MODELS[task["family"]])
+            before = _current_rss_mib()
+            await asyncio.gather(*(driver.acall(client, model) for _ in range(p["n"])))
+            return _rss_mib() - before
+        finally:
+            await _aclose(client)
+
+    import gc
+
+    gc.collect()
+    grown = asyncio.run(main())
+    return {"value": grown * 1024.0 / p["n"], "unit": "KiB/request"}
 
 
 def rss(task: dict[str, Any]) -> dict[str, Any]:
@@ -879,7 +1090,9 @@ def router_overhead(task: dict[str, Any]) -> dict[str, Any]:
 SCENARIOS = {"sequential": sequential, "responses": responses,
              "async": async_throughput, "streaming": streaming,
              "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "cache": cache,
-             "translate": translate, "embeddings": embeddings, "router": router_overhead}
+             "translate": translate, "embeddings": embeddings,
+             "acreate_loop": acreate_loop, "inflight": inflight_memory,
+             "router": router_overhead}
 
 
 def main(argv: list[str]) -> int:

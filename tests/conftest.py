@@ -30,6 +30,11 @@ _KEY_VARS = (
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "sdk_only: runs on the SDK transport only (tests/_transports.py)")
+
+
 @pytest.fixture(autouse=True)
 def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never see the developer's real keys or endpoints."""

@@ -1,7 +1,9 @@
 """How one tool call executes, sync or async, within its timeout (docs/tool-runner.md).
 
-Sync tools run on daemon threads (a program interrupted while a tool runs is not held up by
-it); a timed sync tool gets a thread of its own; a timed async tool runs on an event loop of
+Sync tools of the async runner run on daemon threads (a program interrupted while a tool runs
+is not held up by it) until they have shown themselves instant, then on the event loop
+(:func:`runs_inline`, docs/tool-runner.md#where-sync-tools-run); a timed sync tool gets a
+thread of its own; a timed async tool runs on an event loop of
 its own in a daemon thread, so one that ignores cancellation or blocks its loop is still
 bounded (``Tool(timeout=math.inf)`` keeps a tool on the caller's loop). Each function records
 the outcome on the ``ToolCallRun``; none raises for a tool's own failure.
@@ -23,7 +25,42 @@ from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from .engine import ToolCallRun
 
 __all__ = ["execute_sync_call", "execute_async_call", "execute_scoped_sync", "execute_scoped_async",
-           "ToolThreads", "DaemonThreads"]
+           "ToolThreads", "DaemonThreads", "runs_inline", "INSTANT_CALL_S", "INSTANT_CALLS"]
+
+#: A sync tool call that returns within this many seconds is "instant".
+INSTANT_CALL_S = 0.001
+#: After this many instant calls in a row (in threads), a sync tool with ``inline=None`` runs
+#: on the event loop; its first call that is not instant sends it back to threads for good.
+INSTANT_CALLS = 3
+
+
+def runs_inline(tool: Any) -> bool:
+    """Whether a sync tool without a timeout runs on the async runner's event loop: always
+    with ``Tool(inline=True)``, never with ``inline=False``; by default once its last
+    ``INSTANT_CALLS`` calls each returned within ``INSTANT_CALL_S`` and none ever took
+    longer (docs/tool-runner.md#where-sync-tools-run)."""
+    inline: Optional[bool] = tool.inline
+    if inline is not None:
+        return inline
+    return bool(tool.instant_calls >= INSTANT_CALLS)
+
+
+def _record_pace(tool: Any, seconds: float) -> None:
+    """Count an instant call of a tool that decides by measurement; one that was not
+    instant keeps it in threads from now on (-1). Races between threads only move a count
+    by one: the rule stays conservative."""
+    if tool.inline is not None or tool.instant_calls < 0:
+        return
+    tool.instant_calls = tool.instant_calls + 1 if seconds < INSTANT_CALL_S else -1
+
+
+def _timed_call(tool: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call a sync tool (in whatever thread runs this) and record how long it took."""
+    start = time.perf_counter()
+    try:
+        return tool.fn(*args, **kwargs)
+    finally:
+        _record_pace(tool, time.perf_counter() - start)
 
 class _ToolTimeout(Exception):
     """Raised by the drivers' timeout helpers (a tool cannot raise it by accident)."""
@@ -268,11 +305,17 @@ async def execute_async_call(call: ToolCallRun) -> None:
                 value = await _await_own_loop(tool.fn, args, kwargs, timeout)  # type: ignore[arg-type]  # set when _own_loop
             else:
                 value = await _await_with_timeout(tool.fn(*args, **kwargs), timeout)
-        elif timeout is None:  # a sync tool must not block the event loop
-            if call.threads is not None:
-                value = await call.threads.run(tool.fn, args, kwargs)
+        elif timeout is None:  # a sync tool must not block the event loop...
+            if runs_inline(tool):  # ...unless it returns at once: no thread hop
+                # in a copy of the context, as in a thread: what the tool sets stays its own
+                value = contextvars.copy_context().run(_timed_call, tool, args, kwargs)
+                # ...and still yields to the loop once, as the hop would: other tasks run, and
+                # a run cancelled meanwhile stops here, not at its next network wait
+                await asyncio.sleep(0)
+            elif call.threads is not None:
+                value = await call.threads.run(_timed_call, (tool, args, kwargs), {})
             else:  # a daemon thread, not the loop's executor: asyncio.run never waits for it
-                value = await _daemon_thread_future(tool.fn, args, kwargs)
+                value = await _daemon_thread_future(_timed_call, (tool, args, kwargs), {})
         else:
             value = await _await_with_timeout(
                 _daemon_thread_future(tool.fn, args, kwargs), timeout)

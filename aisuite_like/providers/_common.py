@@ -605,15 +605,17 @@ def sse_json(data: str, provider: str, *, at_end: bool = False) -> Any:
 
 
 def transport_error(exc: BaseException, provider: str,
-                    secrets: tuple[Optional[str], ...] = ()) -> Optional[APIError]:
+                    secrets: tuple[Optional[str], ...] = (), *,
+                    host: str = "") -> Optional[APIError]:
     """An httpx2 / httpx / aiohttp exception raised while sending or reading a reply -> our
     typed error naming the host (``APITimeoutError`` for a timeout, else
-    ``APIConnectionError``); None for any other exception."""
+    ``APIConnectionError``); None for any other exception. ``host``: the one to name when
+    the exception does not say (most aiohttp errors)."""
     import sys
 
     from ..core.errors import APITimeoutError, redacted
 
-    host = host_of(exc)
+    host = host_of(exc) or host
     where = f" at {host}" if host else ""
     for module_name in ("httpx2", "httpx"):
         httpx = sys.modules.get(module_name)

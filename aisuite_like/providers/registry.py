@@ -93,6 +93,8 @@ def create_provider(key: str, config: dict[str, Any]) -> Provider:
         provider = cls(**config)
     elif key in BUILTIN:
         target, sdk, extra, fixed = BUILTIN[key]
+        if config.get("transport") == "native":  # no vendor SDK on that path
+            sdk = None
         if (sdk is not None and importlib.util.find_spec(sdk.split(".")[0]) is None) or (
             sdk is not None and "." in sdk and find_spec_safe(sdk) is None
         ):

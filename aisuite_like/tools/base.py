@@ -32,6 +32,10 @@ class Tool:
     - ``sequential=True``: when the model asks for several calls at once, this tool runs
       alone (not concurrently with any other call of that response).
     - ``timeout``: seconds; a call running longer gives an ``Error: ...`` result.
+    - ``inline`` (sync functions, async runner): ``True`` runs every call on the event loop
+      (the function is known to return at once), ``False`` always in a worker thread;
+      ``None`` (default) decides by measurement: in a thread until the function has shown
+      itself instant (docs/tool-runner.md#where-sync-tools-run).
     """
 
     def __init__(
@@ -43,6 +47,7 @@ class Tool:
         strict: bool = False,
         sequential: bool = False,
         timeout: Optional[float] = None,
+        inline: Optional[bool] = None,
     ) -> None:
         if isinstance(fn, Tool):
             raise TypeError("Tool() got a Tool; pass the function itself")
@@ -51,6 +56,8 @@ class Tool:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(
                 timeout, (int, float)) or timeout <= 0):
             raise ValueError(f"tool timeout must be a positive number of seconds, got {timeout!r}")
+        if inline is not None and not isinstance(inline, bool):
+            raise TypeError(f"tool inline must be True, False or None, got {inline!r}")
         name = name or getattr(fn, "__name__", None) or type(fn).__name__
         if not isinstance(name, str) or not name:
             raise ValueError(f"tool name must be a non-empty string, got {name!r}")
@@ -69,7 +76,7 @@ class Tool:
             schema = strict_schema(schema, nullable=defaulted, tool_name=name)
         self._configure(fn, name, description, schema, strict=strict, sequential=sequential,
                         timeout=timeout, model=model, field_names=field_names,
-                        positional_only=positional_only, defaulted=defaulted)
+                        positional_only=positional_only, defaulted=defaulted, inline=inline)
         self._takes_context = context_param
 
     #: Agents: True, or a callable ``(ctx, arguments[, call_id])`` (sync or async) saying
@@ -83,7 +90,8 @@ class Tool:
                    sequential: bool = False, timeout: Optional[float] = None,
                    model: Any = None, field_names: Optional[dict[str, str]] = None,
                    positional_only: tuple[str, ...] = (),
-                   defaulted: frozenset[str] = frozenset()) -> None:
+                   defaulted: frozenset[str] = frozenset(),
+                   inline: Optional[bool] = None) -> None:
         """Every attribute a Tool has, in one place: ``__init__`` (schema read from a function)
         and tools with a fixed schema (agents' handoff / final_result tools) both end here."""
         self.fn = fn
@@ -93,6 +101,10 @@ class Tool:
         self.sequential = bool(sequential)
         self.timeout = float(timeout) if timeout is not None else None
         self.is_async = _is_async_callable(fn)
+        self.inline = inline
+        #: How many calls in a row of a sync function ran instantly (``inline=None``); -1
+        #: once one did not (loop/execute.py reads and writes it).
+        self.instant_calls = 0
         self.model = model
         self._field_names = field_names or {}
         self._positional_only = positional_only
@@ -151,6 +163,7 @@ def tool(
     strict: bool = False,
     sequential: bool = False,
     timeout: Optional[float] = None,
+    inline: Optional[bool] = None,
 ) -> Tool: ...
 
 
@@ -163,6 +176,7 @@ def tool(
     strict: bool = False,
     sequential: bool = False,
     timeout: Optional[float] = None,
+    inline: Optional[bool] = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -174,14 +188,16 @@ def tool(
     strict: bool = False,
     sequential: bool = False,
     timeout: Optional[float] = None,
+    inline: Optional[bool] = None,
 ) -> Union[Tool, Callable[[Callable[..., Any]], Tool]]:
     """Decorator: ``@tool`` or ``@tool(name=..., description=..., strict=..., sequential=...,
-    timeout=...)`` turns a function into a ``Tool`` (still callable as the function)."""
+    timeout=..., inline=...)`` turns a function into a ``Tool`` (still callable as the
+    function)."""
     if fn is None:
         return lambda f: Tool(f, name=name, description=description, strict=strict,
-                              sequential=sequential, timeout=timeout)
+                              sequential=sequential, timeout=timeout, inline=inline)
     return Tool(fn, name=name, description=description, strict=strict, sequential=sequential,
-                timeout=timeout)
+                timeout=timeout, inline=inline)
 
 
 def format_result(value: Any) -> str:

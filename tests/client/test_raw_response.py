@@ -271,3 +271,66 @@ def test_a_provider_without_http_leaves_the_exchange_empty() -> None:
     assert raw.status_code is None and raw.request_id is None and raw.http_response is None
     assert dict(raw.headers) == {}
     assert raw.parse().choices[0].message.content == "mine"
+
+
+# --- the native transport (docs/transports.md): the same exchange, from our own HTTP --------
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
+def test_native_transport_reports_the_exchange(mode: str, family: str, stream: bool,
+                                               httpx2_mock: respx.Router) -> None:
+    from _transports import aiohttp_via_httpcore2
+
+    if family == "openai":
+        url, model, config = OPENAI_URL, "openai:gpt-4o", {"api_key": KEY}
+        headers = {"x-request-id": "req_n"}
+        reply: Any = (sse([chunk({"role": "assistant", "content": "Hi"}),
+                           chunk({}, finish="stop")]) if stream else completion("Hi"))
+    elif family == "anthropic":
+        url, model, config = ANTHROPIC_URL, "anthropic:claude-x", {"api_key": ANTHROPIC_KEY}
+        headers = {"request-id": "req_n"}
+        message = {"id": "msg_01", "type": "message", "role": "assistant", "model": "c",
+                   "content": [{"type": "text", "text": "Hi"}], "stop_reason": "end_turn",
+                   "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2}}
+        events = [("message_start", {"type": "message_start",
+                                     "message": {**message, "content": []}}),
+                  ("content_block_start", {"type": "content_block_start", "index": 0,
+                                           "content_block": {"type": "text", "text": ""}}),
+                  ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                           "delta": {"type": "text_delta", "text": "Hi"}}),
+                  ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                  ("message_delta", {"type": "message_delta", "usage": {"output_tokens": 2},
+                                     "delta": {"stop_reason": "end_turn"}}),
+                  ("message_stop", {"type": "message_stop"})]
+        reply = ("".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
+                         for name, data in events).encode() if stream else message)
+    else:
+        model, config = "google:gemini-2.5-flash", {"api_key": GEMINI_KEY}
+        url = GEMINI_URL.replace(":generateContent", ":streamGenerateContent?alt=sse"
+                                 if stream else ":generateContent")
+        headers = {"x-request-id": "req_n"}
+        candidate = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hi"}]},
+                                     "finishReason": "STOP"}]}
+        reply = f"data: {json.dumps(candidate)}\n\n".encode() if stream else candidate
+    headers["X-Extra"] = "yes"
+    if isinstance(reply, bytes):
+        response = httpx.Response(200, content=reply,
+                                  headers={**headers, "content-type": "text/event-stream"})
+    else:
+        response = httpx.Response(200, json=reply, headers=headers)
+    route = httpx2_mock.post(url__startswith=url).mock(return_value=response)
+    with aiohttp_via_httpcore2():
+        raw, chunks = raw_and_chunks(mode, {family: {**config, "transport": "native"}},
+                                     model=model, stream=stream)
+    sent = route.calls[0].request
+    assert "(native)" in sent.headers["user-agent"]  # our transport sent it
+    assert (raw.status_code, raw.request_id) == (200, "req_n")
+    assert raw.headers["x-extra"] == "yes" and raw.url == str(sent.url)
+    assert raw.http_response.status_code == 200
+    if stream:
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        assert text == "Hi"
+    else:
+        assert raw.parse()._request_id == "req_n"
+        assert raw.parse().choices[0].message.content == "Hi"

@@ -1,7 +1,8 @@
 """``client.models``: every family's models list through its real SDK (respx on httpcore2;
 botocore's ``bedrock`` control-plane client against the loopback Bedrock server), the wire
 asserted (method, path, query, auth), ids written ``"provider:model"``, failures per
-provider."""
+provider. Every test runs on both transports, the SDK's and the native one
+(tests/_transports.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 import respx
 from _bedrock_server import ACCESS_KEY, BedrockServer, Json, error, isolate_aws
 from _openai_helpers import KEY, httpx2_mock  # noqa: F401
+from _transports import each_transport, native, with_transport  # noqa: F401
 
 import aisuite_like as ai
 from aisuite_like.providers.base import ChatRequest, Provider
@@ -42,7 +44,9 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 
 def listed(mode: str, config: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-    """``models.list(...)`` on a fresh Client (sync) or AsyncClient (awaited)."""
+    """``models.list(...)`` on a fresh Client (sync) or AsyncClient (awaited), on the
+    transport the test runs on."""
+    config = with_transport(config)
     if mode == "sync":
         with ai.Client(config) as client:
             return client.models.list(*args, **kwargs)
@@ -64,6 +68,7 @@ def test_openai_models_in_openais_shape(mode: str, httpx2_mock: respx.Router) ->
     assert route.call_count == 1
     request = route.calls[0].request
     assert request.method == "GET" and request.headers["authorization"] == f"Bearer {KEY}"
+    sent_on_the_transport(route)
     assert page.object == "list" and len(page) == 2 and not page.errors
     assert [m.id for m in page] == ["openai:gpt-4o", "openai:text-embedding-3-small"]
     first = page.data[0]
@@ -87,10 +92,18 @@ def test_compatible_services_and_a_bare_array(mode: str, httpx2_mock: respx.Rout
     page = listed(mode, {"groq": {"api_key": "gsk-test-0123456789"},
                          "together": {"api_key": "tg-test-0123456789"}})
     assert groq.call_count == together.call_count == 1
+    sent_on_the_transport(groq)
     assert groq.calls[0].request.headers["authorization"] == "Bearer gsk-test-0123456789"
     assert [m.id for m in page] == ["groq:llama-3.3-70b-versatile",
                                     "together:meta-llama/Llama-3-8b-chat-hf"]
     assert page.data[1].owned_by == "Meta"
+
+
+def sent_on_the_transport(route: Any) -> None:
+    """Each request ``route`` answered came on the transport the test runs on (the native
+    one names itself in its User-Agent)."""
+    for call in route.calls:
+        assert ("(native)" in call.request.headers["user-agent"]) == native()
 
 
 def test_anthropic_reads_every_page(mode: str, httpx2_mock: respx.Router) -> None:
@@ -106,6 +119,7 @@ def test_anthropic_reads_every_page(mode: str, httpx2_mock: respx.Router) -> Non
             "first_id": "claude-3-haiku-20240307", "last_id": "claude-3-haiku-20240307"})])
     page = listed(mode, {"anthropic": {"api_key": ANTHROPIC_KEY}})
     assert route.call_count == 2
+    sent_on_the_transport(route)
     first, second = (call.request for call in route.calls)
     assert ANTHROPIC_KEY in (first.headers.get("x-api-key") or first.headers["authorization"])
     assert dict(first.url.params) == {"limit": "1000"}
@@ -126,6 +140,7 @@ def test_google_reads_every_page_and_the_alias_keeps_its_key(mode: str,
         httpx.Response(200, json={"models": [{"name": "models/text-embedding-004"}]})])
     page = listed(mode, {"gemini": {"api_key": GEMINI_KEY}})
     assert route.call_count == 2
+    sent_on_the_transport(route)
     first, second = (call.request for call in route.calls)
     assert first.method == "GET" and first.headers["x-goog-api-key"] == GEMINI_KEY
     assert dict(first.url.params) == {"pageSize": "1000"}

@@ -3,7 +3,8 @@
 as given; the reply and the stream events come back with every field, and validate as the
 SDK's types. Tool runs (``max_turns``) call ``/v1/responses`` each turn and send the output
 items back as they came (reasoning with ``encrypted_content``); the chat tool runner does the
-same with the provider config ``api="responses"``."""
+same with the provider config ``api="responses"``. Every test runs on both transports, the SDK's
+and the native one (tests/_transports.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 import respx
 from _openai_helpers import KEY, httpx2_mock  # noqa: F401  (the fixture)
 from _responses_helpers import respond, respond_stream, sdk_events, sdk_response, stream_text
+from _transports import each_transport, native, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 
@@ -111,7 +113,11 @@ def stream_of(reply: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def sent(route: Any, i: int = -1) -> dict[str, Any]:
-    return json.loads(route.calls[i].request.content)
+    """The JSON body of a call ``route`` answered, checked to have come on the transport the
+    test runs on (the native one names itself in its User-Agent)."""
+    request = route.calls[i].request
+    assert ("(native)" in request.headers["user-agent"]) == native(), request.headers
+    return json.loads(request.content)
 
 
 def get_weather(city: str) -> str:
@@ -140,7 +146,7 @@ def test_native_call_sends_the_arguments_as_given(mode: str,
     items = [{"role": "user", "content": [{"type": "input_text", "text": "Capital?"},
                                           {"type": "input_file", "file_id": "file-1"}]},
              {"type": "item_reference", "id": "msg_0"}]
-    response = respond(mode, CONFIG, model="openai:gpt-5", input=items,
+    response = respond(mode, with_transport(CONFIG), model="openai:gpt-5", input=items,
                        instructions="Be brief.", tools=[{"type": "web_search"}],
                        tool_choice="auto", max_output_tokens=300, temperature=1.0,
                        reasoning={"effort": "low", "summary": "auto"},
@@ -168,7 +174,8 @@ def test_native_call_sends_the_arguments_as_given(mode: str,
 def test_functions_are_sent_as_responses_function_tools(httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.post(URL).respond(
         200, json=body([function_call("call_1", "get_weather", '{"city":"Oslo"}')]))
-    response = respond("sync", CONFIG, model="openai:gpt-5", input="Weather in Oslo?",
+    response = respond("sync", with_transport(CONFIG), model="openai:gpt-5",
+                       input="Weather in Oslo?",
                        tools=[get_weather, {"type": "web_search"}])
     assert sent(route)["tools"] == [WEATHER, {"type": "web_search"}]
     [call] = sdk_response(response).output
@@ -181,7 +188,8 @@ def test_native_stream_yields_the_sdk_events(mode: str, httpx2_mock: respx.Route
     reply = body([reasoning(), message("Hello!"),
                   function_call("call_1", "get_weather", '{"city":"Oslo"}')])
     route = httpx2_mock.post(URL).mock(return_value=sse(stream_of(reply)))
-    events, final = respond_stream(mode, CONFIG, model="openai:gpt-5", input="hi")
+    events, final = respond_stream(mode, with_transport(CONFIG), model="openai:gpt-5",
+                                   input="hi")
     assert sent(route)["stream"] is True
     checked = sdk_events(events)
     assert [e.type for e in checked] == [e["type"] for e in stream_of(reply)]
@@ -196,7 +204,7 @@ def test_native_stream_error_event_raises_the_typed_error(httpx2_mock: respx.Rou
         {"type": "error", "code": "rate_limit_exceeded", "message": "slow down",
          "param": None, "sequence_number": 3}]
     httpx2_mock.post(URL).mock(return_value=sse(events))
-    with ai.Client(CONFIG) as client:
+    with ai.Client(with_transport(CONFIG)) as client:
         stream = client.responses.create(model="openai:gpt-5", input="hi", stream=True)
         with pytest.raises(ai.APIError, match="slow down"):
             list(stream)
@@ -208,7 +216,7 @@ def test_a_stream_cut_before_response_completed_is_a_lost_connection(
         httpx2_mock: respx.Router) -> None:
     httpx2_mock.post(URL).mock(return_value=sse(stream_of(body([message("Hi")]))[:-1]))
     with pytest.raises(ai.APIConnectionError, match="before the response was complete"):
-        respond_stream("sync", CONFIG, model="openai:gpt-5", input="hi")
+        respond_stream("sync", with_transport(CONFIG), model="openai:gpt-5", input="hi")
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -218,7 +226,7 @@ def test_native_http_errors_are_typed_and_never_show_the_key(
         "message": f"Rate limit for key {KEY}", "type": "requests", "code": "rate_limit"}},
         headers={"retry-after": "3"})
     with pytest.raises(ai.RateLimitError) as info:
-        respond(mode, CONFIG, model="openai:gpt-5", input="hi")
+        respond(mode, with_transport(CONFIG), model="openai:gpt-5", input="hi")
     assert KEY not in str(info.value) and info.value.retry_after == 3
 
 
@@ -228,7 +236,8 @@ def test_native_calls_are_retried_by_the_shared_retry_policy(httpx2_mock: respx.
         httpx.Response(200, json=body([message("ok")]))])
     config = {"openai": {"api_key": KEY, "max_retries": 1,
                          "retry_clock": ai.testing.FakeClock()}}
-    assert respond("sync", config, model="openai:gpt-5", input="hi").output_text == "ok"
+    response = respond("sync", with_transport(config), model="openai:gpt-5", input="hi")
+    assert response.output_text == "ok"
     assert route.call_count == 2
 
 
@@ -238,7 +247,7 @@ def test_azure_is_native_too(httpx2_mock: respx.Router) -> None:
         200, json=body([message("from azure")]))
     config = {"azure": {"api_key": "az-key", "azure_endpoint": endpoint,
                         "api_version": "2025-04-01-preview", "max_retries": 0}}
-    response = respond("sync", config, model="azure:my-deployment", input="hi")
+    response = respond("sync", with_transport(config), model="azure:my-deployment", input="hi")
     assert response.output_text == "from azure" and response.provider == "azure"
     request = route.calls[-1].request
     assert request.url.path.endswith("/responses")
@@ -252,7 +261,7 @@ def test_services_without_a_responses_api_are_translated(httpx2_mock: respx.Rout
                    "choices": [{"index": 0, "finish_reason": "stop", "message": {
                        "role": "assistant", "content": "hola"}}],
                    "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}})
-    response = respond("sync", {"groq": {"api_key": "gsk-x", "max_retries": 0}},
+    response = respond("sync", with_transport({"groq": {"api_key": "gsk-x", "max_retries": 0}}),
                        model="groq:llama", input="hi", instructions="Spanish.",
                        max_output_tokens=20)
     assert sent(route)["messages"] == [{"role": "system", "content": "Spanish."},
@@ -260,8 +269,8 @@ def test_services_without_a_responses_api_are_translated(httpx2_mock: respx.Rout
     assert sent(route)["max_completion_tokens"] == 20
     assert sdk_response(response).output_text == "hola"
     with pytest.raises(ai.UnsupportedParameterError, match="previous_response_id"):
-        respond("sync", {"groq": {"api_key": "gsk-x"}}, model="groq:llama", input="hi",
-                previous_response_id="resp_1")
+        respond("sync", with_transport({"groq": {"api_key": "gsk-x"}}), model="groq:llama",
+                input="hi", previous_response_id="resp_1")
 
 
 # --- tool runs over the Responses API --------------------------------------------------------
@@ -277,7 +286,8 @@ def test_tool_run_carries_reasoning_items_between_turns(mode: str,
                  rid="resp_2", store=False)
     route = httpx2_mock.post(URL).mock(side_effect=[httpx.Response(200, json=turn1),
                                                     httpx.Response(200, json=turn2)])
-    response = respond(mode, CONFIG, model="openai:o4-mini", input="Weather in Oslo?",
+    response = respond(mode, with_transport(CONFIG), model="openai:o4-mini",
+                       input="Weather in Oslo?",
                        instructions="Use tools.", tools=[get_weather], max_turns=3,
                        reasoning={"effort": "medium"}, store=False)
     first, second = sent(route, 0), sent(route, 1)
@@ -307,7 +317,8 @@ def test_streamed_tool_run_over_the_responses_api(mode: str,
     turn2 = body([message("Sunny.")], rid="resp_2")
     route = httpx2_mock.post(URL).mock(side_effect=[sse(stream_of(turn1)),
                                                     sse(stream_of(turn2))])
-    events, final = respond_stream(mode, CONFIG, model="openai:o4-mini", input="Weather?",
+    events, final = respond_stream(mode, with_transport(CONFIG), model="openai:o4-mini",
+                                   input="Weather?",
                                    tools=[get_weather], max_turns=2)
     assert sent(route, 1)["input"][1:3] == turn1["output"]  # reasoning back, exactly
     checked = sdk_events(events)
@@ -326,7 +337,7 @@ def test_chat_tool_runner_over_responses_with_api_config(httpx2_mock: respx.Rout
     route = httpx2_mock.post(URL).mock(side_effect=[httpx.Response(200, json=turn1),
                                                     httpx.Response(200, json=turn2)])
     config = {"openai": {"api_key": KEY, "max_retries": 0, "api": "responses"}}
-    with ai.Client(config) as client:
+    with ai.Client(with_transport(config)) as client:
         response = client.chat.completions.create(
             model="openai:o4-mini", messages=[{"role": "system", "content": "Use tools."},
                                               {"role": "user", "content": "Weather?"}],
@@ -350,7 +361,7 @@ def test_chat_over_responses_takes_the_portable_knobs(httpx2_mock: respx.Router)
     route = httpx2_mock.post(URL).mock(return_value=httpx.Response(
         200, json=body([message("ok")])))
     config = {"openai": {"api_key": KEY, "max_retries": 0, "api": "responses"}}
-    with ai.Client(config) as client:
+    with ai.Client(with_transport(config)) as client:
         client.chat.completions.create(model="openai:gpt-5", reasoning_effort="minimal",
                                        prompt_cache="auto",
                                        messages=[{"role": "system", "content": "Be brief."},
@@ -365,7 +376,7 @@ def test_chat_stream_over_responses(httpx2_mock: respx.Router) -> None:
     reply = body([reasoning(), message("Hello!")])
     httpx2_mock.post(URL).mock(return_value=sse(stream_of(reply)))
     config = {"openai": {"api_key": KEY, "max_retries": 0, "api": "responses"}}
-    with ai.Client(config) as client:
+    with ai.Client(with_transport(config)) as client:
         stream = client.chat.completions.create(model="openai:gpt-5", stream=True,
                                                 messages=[{"role": "user", "content": "hi"}])
         chunks = list(stream)
@@ -381,7 +392,7 @@ def test_chat_stream_over_responses(httpx2_mock: respx.Router) -> None:
 def test_api_config_is_checked(config: dict[str, Any], match: str) -> None:
     key = next(iter(config))
     with pytest.raises(ai.ConfigurationError, match=match):
-        ai.Client(config).chat.completions.create(
+        ai.Client(with_transport(config)).chat.completions.create(
             model=f"{key}:m", messages=[{"role": "user", "content": "hi"}])
 
 
@@ -389,6 +400,6 @@ def test_chat_arguments_the_responses_api_lacks_are_refused(httpx2_mock: respx.R
     route = httpx2_mock.post(URL).respond(200, json=body([message("x")]))
     config = {"openai": {"api_key": KEY, "api": "responses"}}
     with pytest.raises(ai.UnsupportedParameterError, match="stop"):
-        ai.Client(config).chat.completions.create(
+        ai.Client(with_transport(config)).chat.completions.create(
             model="openai:gpt-5", messages=[{"role": "user", "content": "hi"}], stop=["x"])
     assert not route.called

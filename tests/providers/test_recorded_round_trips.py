@@ -14,7 +14,8 @@ service really received in the recording.
   signature of each reply comes back on the next turn exactly as the service received it
   (base64url, as google-genai encodes it), on the part it came with.
 
-Through the REAL vendor SDKs with HTTP mocked at httpcore2, sync and async."""
+Through the REAL vendor SDKs with HTTP mocked at httpcore2, sync and async, and through the
+native transport (tests/_transports.py: every test runs on both)."""
 
 from __future__ import annotations
 
@@ -25,10 +26,11 @@ from typing import Any
 
 import pytest
 import respx
-from conftest import load_recorded
+from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.providers import registry as providers
+from conftest import load_recorded
 
 HF = load_recorded("huggingface/test_huggingface__test_max_completion_tokens.json")
 HF_BODY = HF["interactions"][0]["request"]["body"]
@@ -44,12 +46,12 @@ GOOGLE = {"google": {"api_key": "AIzaSyREPLAYKEY-0123456789abcdefghij", "max_ret
 
 def create(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
     if mode == "sync":
-        with ai.Client(config) as client:
+        with ai.Client(with_transport(config)) as client:
             result = client.chat.completions.create(**kwargs)
             return result.get_final_response() if kwargs.get("stream") else result
 
     async def main() -> Any:
-        async with ai.AsyncClient(config) as client:
+        async with ai.AsyncClient(with_transport(config)) as client:
             result = await client.chat.completions.create(**kwargs)
             return await result.get_final_response() if kwargs.get("stream") else result
 
@@ -125,7 +127,7 @@ def test_openrouter_limit_goes_out_as_the_caller_named_it(mode: str, limit: str,
     finishes: list[Any] = []
 
     async def run_async() -> None:
-        async with ai.AsyncClient(config) as client:
+        async with ai.AsyncClient(with_transport(config)) as client:
             stream = await client.chat.completions.create(
                 model=f"{key}:{body['model']}", messages=body["messages"], stream=True,
                 stream_options=body["stream_options"], **{limit: body["max_completion_tokens"]})
@@ -136,7 +138,7 @@ def test_openrouter_limit_goes_out_as_the_caller_named_it(mode: str, limit: str,
         if mode == "async":
             asyncio.run(run_async())
         else:
-            with ai.Client(config) as client:
+            with ai.Client(with_transport(config)) as client:
                 for chunk in client.chat.completions.create(
                         model=f"{key}:{body['model']}", messages=body["messages"], stream=True,
                         stream_options=body["stream_options"],

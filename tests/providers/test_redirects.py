@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from _bedrock_server import BedrockServer, Json, isolate_aws
 from _fault_server import FaultServer, Reply, Witness
+from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 
@@ -54,7 +55,7 @@ def config(family: str, server: FaultServer, **extra: Any) -> dict[str, Any]:
         cfg: dict[str, Any] = {"azure_endpoint": server.url, "api_version": "2024-10-21"}
     else:
         cfg = {"base_url": server.url + ("/v1" if PATHS[family].startswith("/v1/c") else "")}
-    return {family: {"api_key": KEYS[family], **cfg, **extra}}
+    return with_transport({family: {"api_key": KEYS[family], **cfg, **extra}})
 
 
 def call(family: str, server: FaultServer, mode: str, *, stream: bool = False,
@@ -119,6 +120,7 @@ def test_streamed_call_redirected_to_another_host_is_refused(
     assert_refused(caught.value, 307, server.url, other, KEYS[family])
 
 
+@pytest.mark.sdk_only
 @pytest.mark.parametrize("family", ASYNC_TRANSPORTS)
 def test_aiohttp_transport_refuses_the_redirect_too(family: str, server: FaultServer,
                                                     other: Witness) -> None:

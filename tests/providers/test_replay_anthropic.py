@@ -20,12 +20,13 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import RECORDED, recorded_files
+from _transports import transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.core.streaming import ChunkAccumulator
 from aisuite_like.providers.anthropic import StreamBody, build_request, parse_response
 from aisuite_like.providers.base import ChatRequest
+from conftest import RECORDED, recorded_files
 
 FILES = recorded_files("anthropic")
 
@@ -331,13 +332,15 @@ def test_recorded_request_rebuilt_by_our_translator(interaction: dict[str, Any])
 # --- recorded error responses through the SDK -------------------------------------------
 
 
+@pytest.mark.usefixtures("transport")
 @pytest.mark.parametrize("interaction", _of_kind("error"))
 def test_recorded_error_mapped(interaction: dict[str, Any], httpx2_mock: Any) -> None:
     response = interaction["response"]
     body = interaction["request"]["body"]
     httpx2_mock.post("https://api.anthropic.com/v1/messages").mock(return_value=httpx.Response(
         response["status"], json=response["body"], headers=response["headers"]))
-    client = ai.Client({"anthropic": {"api_key": "sk-ant-replay-0000000000", "max_retries": 0}})
+    client = ai.Client(with_transport(
+        {"anthropic": {"api_key": "sk-ant-replay-0000000000", "max_retries": 0}}))
     with pytest.raises(ai.APIError) as info:
         client.chat.completions.create(model=f"anthropic:{body['model']}",
                                        messages=_to_openai_messages(body))

@@ -23,9 +23,10 @@ from typing import Any
 
 import pytest
 import respx
-from conftest import recorded_files
+from _transports import transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
+from conftest import recorded_files
 
 KEY = "AIzaSyREPLAYKEY-0123456789abcdefghij"
 CONFIG = {"google": {"api_key": KEY, "max_retries": 0}}
@@ -293,18 +294,19 @@ def _assert_reply(resp: ai.ChatCompletionResponse, body: dict, model: str) -> No
 
 def _run(mode: str, kwargs: dict[str, Any]) -> Any:
     if mode == "sync":
-        with ai.Client(CONFIG) as client:
+        with ai.Client(with_transport(CONFIG)) as client:
             result = client.chat.completions.create(**kwargs)
             return result.get_final_response() if kwargs.get("stream") else result
 
     async def run() -> Any:
-        async with ai.AsyncClient(CONFIG) as client:
+        async with ai.AsyncClient(with_transport(CONFIG)) as client:
             result = await client.chat.completions.create(**kwargs)
             return await result.get_final_response() if kwargs.get("stream") else result
 
     return asyncio.run(run())
 
 
+@pytest.mark.usefixtures("transport")
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("fixture, index", _cases())
 def test_recorded_exchange(fixture: dict, index: int, mode: str,

@@ -17,11 +17,12 @@ from typing import Any, Optional
 import pytest
 import respx
 from _openai_helpers import httpx2_mock  # noqa: F401  (the fixture)
-from conftest import recorded_files
+from _transports import provider_config, transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.providers import ChatRequest
 from aisuite_like.providers.openai import OpenAIProvider, parse_response
+from conftest import recorded_files
 
 SERVICES = ("openai", "groq", "openrouter", "mistral", "deepseek", "cerebras", "huggingface",
             "ollama")
@@ -166,8 +167,8 @@ def _request(body: dict) -> ChatRequest:
 
 def _provider(service: str, url: str) -> OpenAIProvider:
     base_url = url[: -len("/chat/completions")]
-    return OpenAIProvider(service=service, api_key="recorded-key", base_url=base_url,
-                          max_retries=0)
+    return OpenAIProvider(service=service, **provider_config(service, {
+        "api_key": "recorded-key", "base_url": base_url, "max_retries": 0}))
 
 
 def _mock(router: respx.Router, url: str, response: dict) -> respx.Route:
@@ -217,6 +218,7 @@ _STATUS_ERRORS = {400: ai.BadRequestError, 401: ai.AuthenticationError,
                   404: ai.NotFoundError, 429: ai.RateLimitError}
 
 
+@pytest.mark.usefixtures("transport")
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("service, url, interaction", CASES)
 def test_replay(service: str, url: str, interaction: dict, mode: str,

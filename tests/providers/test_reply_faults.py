@@ -28,6 +28,7 @@ from _fault_server import (
     success_body,
 )
 from _malformed_arguments import MALFORMED_ARGUMENTS
+from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
@@ -68,8 +69,8 @@ def family(request: pytest.FixtureRequest) -> str:
 
 def _config(family: str, server: FaultServer) -> dict[str, Any]:
     base_url = server.url + "/v1" if family == "openai" else server.url
-    return {family: {"api_key": KEYS[family], "base_url": base_url, "max_retries": 2,
-                     "retry_clock": FakeClock()}}
+    return with_transport({family: {"api_key": KEYS[family], "base_url": base_url,
+                                    "max_retries": 2, "retry_clock": FakeClock()}})
 
 
 def _fail(family: str, server: FaultServer, mode: str = "sync", stream: bool = False,

@@ -8,6 +8,7 @@ aiohttp one).
    its wait has a generous guard so a regression fails instead of hanging.)
 2. The server drops the connection mid-stream: the consumer gets APIConnectionError at the
    break and ``stream.chunks`` holds what arrived.
+Every test runs on both transports, the SDK's and the native one (tests/_transports.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import threading
 from typing import Any, Optional
 
 import pytest
+from _transports import each_transport, native, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 
@@ -107,6 +109,10 @@ class SSEServer:
 
 
 def _config(server: SSEServer, transport: str = "httpx") -> dict[str, Any]:
+    if native():  # aiohttp for async calls, always
+        if transport == "aiohttp":
+            pytest.skip("the native transport's async requests are aiohttp's already")
+        return with_transport({"vllm": {"base_url": server.base_url, "max_retries": 0}})
     return {"vllm": {"base_url": server.base_url, "max_retries": 0,
                      "async_transport": transport}}
 

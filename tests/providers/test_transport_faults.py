@@ -3,7 +3,8 @@ loopback fault server (tests/_fault_server.py): retries and their waits, timeout
 truncated and stalled streams, cancellation, concurrency bounds, fallbacks. Every failing
 case also checks that the API key shows in no exception text, traceback, repr or log record.
 
-Each case records its outcome per family; with ``AISUITE_FAULT_MATRIX=<path>`` set, the
+Every case runs on both transports, the SDK's and the native one (tests/_transports.py). Each
+case records its outcome per family; with ``AISUITE_FAULT_MATRIX=<path>`` set, the
 outcomes are written there as JSON (``scripts/fault_matrix.py`` renders them into
 docs/reliability.md).
 """
@@ -33,6 +34,7 @@ from _fault_server import (
     Trickle,
     error_body,
 )
+from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
@@ -77,7 +79,7 @@ def config(family: str, server: FaultServer, clock: Optional[FakeClock] = None,
     cfg: dict[str, Any] = {"api_key": KEYS[family], "base_url": base_url, **extra}
     if clock is not None:
         cfg["retry_clock"] = clock
-    return {family: cfg}
+    return with_transport({family: cfg})
 
 
 def create(family: str, server: FaultServer, clock: Optional[FakeClock] = None,
@@ -319,8 +321,8 @@ def test_refused_connection_names_the_host(family: str, caplog: pytest.LogCaptur
         port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}" + ("/v1" if family == "openai" else "")
     clock = FakeClock()
-    client = ai.Client({family: {"api_key": KEYS[family], "base_url": base,
-                                 "retry_clock": clock}})
+    client = ai.Client(with_transport({family: {"api_key": KEYS[family], "base_url": base,
+                                                "retry_clock": clock}}))
     with pytest.raises(ai.APIConnectionError) as info:
         client.chat.completions.create(model=MODELS[family], messages=USER)
     assert f"127.0.0.1:{port}" in str(info.value)
@@ -414,6 +416,7 @@ def test_a_stream_longer_than_the_timeout_with_steady_chunks_completes(
            "completes: the whole stream is not bounded, only its waits")
 
 
+@pytest.mark.sdk_only
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_long_stream_over_aiohttp_completes(family: str, server: FaultServer) -> None:
     """The same over ``async_transport="aiohttp"`` (its own total timeout is not applied to

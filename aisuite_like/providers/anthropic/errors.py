@@ -75,6 +75,44 @@ def _refine(error: APIError) -> APIError:
     return error
 
 
+def status_error(status: int, sdk_message: str, raw_body: Any, headers: Any, provider: str,
+                 secrets: tuple[Optional[str], ...] = (), *,
+                 request_id: Optional[str] = None, response: Any = None) -> APIError:
+    """A non-2xx reply -> our typed error, from the body (the parsed JSON, or the text) and
+    the message the anthropic SDK made of it. Both transports end here."""
+    body = raw_body if isinstance(raw_body, dict) else {}
+    error = body.get("error")
+    if not isinstance(error, dict):
+        error = {}
+    kind = error.get("type")
+    detail = error.get("message") or sdk_message
+    message = f"{provider} error {status}{f' ({kind})' if kind else ''}: {detail}"
+    if kind == "overloaded_error" and status < 500:
+        status = 529
+    return _refine(error_for_status(
+        status, message, provider=provider,
+        request_id=request_id or headers.get("request-id") or body.get("request_id"),
+        retry_after=parse_retry_after(headers), secrets=secrets, body=raw_body,
+        response=response))
+
+
+def reply_error(status: int, headers: Any, content: bytes, provider: str,
+                secrets: tuple[Optional[str], ...] = (), response: Any = None) -> APIError:
+    """A non-2xx reply read by the native transport: its body read as the anthropic SDK reads
+    it (``_make_status_error_from_response``), then :func:`status_error`, as on the SDK
+    path."""
+    import json
+
+    text = content.decode("utf-8", "replace").strip()
+    body: Any = text
+    try:
+        body = json.loads(text)
+        message = f"Error code: {status} - {body}"
+    except Exception:  # not JSON (or nested too deep): the text, as the SDK keeps it
+        message = text or f"Error code: {status}"
+    return status_error(status, message, body, headers, provider, secrets, response=response)
+
+
 def map_sdk_error(exc: BaseException, provider: str,
                   secrets: Iterable[Optional[str]] = ()) -> AisuiteLikeError:
     """An ``anthropic`` SDK / httpx2 transport / SDK argument exception -> our typed error (the
@@ -87,21 +125,9 @@ def map_sdk_error(exc: BaseException, provider: str,
     if too_deep is not None:
         return too_deep
     if isinstance(exc, sdk.APIStatusError):
-        body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error")
-        if not isinstance(error, dict):
-            error = {}
-        kind = error.get("type")
-        detail = error.get("message") or exc.message
-        message = f"{provider} error {exc.status_code}{f' ({kind})' if kind else ''}: {detail}"
-        status = exc.status_code
-        if kind == "overloaded_error" and status < 500:
-            status = 529
-        return _refine(error_for_status(
-            status, message, provider=provider,
-            request_id=exc.request_id or body.get("request_id"),
-            retry_after=parse_retry_after(exc.response.headers), secrets=secrets,
-            body=exc.body, response=exc.response))
+        return status_error(exc.status_code, exc.message, exc.body, exc.response.headers,
+                            provider, secrets, request_id=exc.request_id,
+                            response=exc.response)
     if isinstance(exc, (sdk.APITimeoutError, httpx2.TimeoutException)):
         host = host_of(exc)
         return APITimeoutError(

@@ -17,8 +17,13 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Optional
 
-from ...core.errors import AisuiteLikeError, ConfigurationError, scrub_exception
-from ...core.exchange import note_response
+from ...core.errors import (
+    AisuiteLikeError,
+    AuthenticationError,
+    ConfigurationError,
+    scrub_exception,
+)
+from ...core.exchange import note, note_response
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
@@ -30,6 +35,7 @@ from .._common import (
     read_reply,
     redirect_hooks,
 )
+from .._native import native_transport
 from ..base import ChatRequest, Provider
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
@@ -91,11 +97,22 @@ class AnthropicProvider(Provider):
         max_concurrency: Optional[int] = None,
         retry_clock: Any = None,
         stream_gap_timeout: Optional[float] = None,
+        transport: Optional[str] = None,
         **client_options: Any,
     ) -> None:
+        if native_transport({"transport": transport}, "anthropic"):
+            self._init_native(api_key=api_key, base_url=base_url, timeout=timeout,
+                              max_retries=max_retries, default_headers=default_headers,
+                              http_client=http_client, async_transport=async_transport,
+                              default_max_tokens=default_max_tokens,
+                              max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
+                              retry_clock=retry_clock, stream_gap_timeout=stream_gap_timeout,
+                              client_options=client_options)
+            return
         import anthropic
         import httpx2
 
+        self._native: Any = None
         self._calls = _retry.CallPolicy.from_config(
             {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
              "max_concurrency": max_concurrency, "retry_clock": retry_clock,
@@ -143,7 +160,7 @@ class AnthropicProvider(Provider):
         elif http_client is not None:
             self._sync_options["http_client"] = http_client
         self._aiohttp = async_transport == "aiohttp"
-        self._secrets = (self._api_key,)
+        self._secrets: tuple[Optional[str], ...] = (self._api_key,)
         self._anthropic = anthropic
         # SDK failures we translate: the SDK's own errors (API, credentials), and transport
         # errors raised while a stream's body is read (the SDK wraps only those of sending).
@@ -156,6 +173,48 @@ class AnthropicProvider(Provider):
         self._async: Any = None
         self._async_loop: Any = None  # the event loop _async was made on
         self._lock = threading.Lock()
+
+    def _init_native(self, *, api_key: Optional[str], base_url: Optional[str], timeout: Any,
+                     max_retries: int, default_headers: Optional[dict[str, str]],
+                     http_client: Any, async_transport: Optional[str],
+                     default_max_tokens: int, max_retry_wait: float,
+                     max_concurrency: Optional[int], retry_clock: Any,
+                     stream_gap_timeout: Optional[float], client_options: dict[str, Any]
+                     ) -> None:
+        """``transport="native"``: the same settings, our own HTTP (docs/transports.md)."""
+        from .native import NATIVE_OPTIONS, AnthropicNative
+
+        refused = sorted((set(client_options) - NATIVE_OPTIONS)
+                         | ({"http_client"} if http_client is not None else set())
+                         | ({"async_transport"} if async_transport is not None else set()))
+        if refused:
+            raise ConfigurationError(
+                f"transport='native' sends on connections of its own and takes api_key, "
+                f"auth_token, base_url, timeout, default_headers and the retry settings: "
+                f"remove {refused} from provider_configs['anthropic'] (or use the SDK "
+                "transport)")
+        self._calls = _retry.CallPolicy.from_config(
+            {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
+             "max_concurrency": max_concurrency, "retry_clock": retry_clock,
+             "stream_gap_timeout": stream_gap_timeout, "timeout": timeout}, "anthropic",
+            default_timeout=_DEFAULT_TIMEOUT,
+            host=host_of_url(base_url or os.environ.get("ANTHROPIC_BASE_URL")
+                             or "https://api.anthropic.com"))
+        if not isinstance(default_max_tokens, int) or default_max_tokens < 1:
+            raise ValueError(f"default_max_tokens must be an int >= 1, got {default_max_tokens!r}")
+        self._api_key = clean_api_key(api_key or os.environ.get("ANTHROPIC_API_KEY") or None,
+                                      "anthropic")
+        auth_token = client_options.get("auth_token")
+        if self._api_key is None and auth_token is None:
+            raise AuthenticationError(
+                "no anthropic API key: pass provider_configs={'anthropic': {'api_key': ...}}, "
+                "or set ANTHROPIC_API_KEY", provider=PROVIDER)
+        self._default_max_tokens = default_max_tokens
+        self._secrets = (self._api_key,) if auth_token is None else (self._api_key, auth_token)
+        self._sync_options = {"base_url": base_url}
+        self._sync = self._async = None
+        self._native = AnthropicNative(PROVIDER, self._api_key, base_url, default_headers,
+                                       auth_token, self._secrets, self._calls.host)
 
     def __repr__(self) -> str:  # never the key
         return f"AnthropicProvider(base_url={self._sync_options.get('base_url')!r})"
@@ -202,6 +261,12 @@ class AnthropicProvider(Provider):
         return str(client.base_url)
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        if self._native is not None:
+            from .native import NATIVE_PARAMS
+
+            return build_request(request, sdk_params=NATIVE_PARAMS,
+                                 default_max_tokens=self._default_max_tokens,
+                                 provider=self._key())
         return build_request(request, sdk_params=_sdk_params(),
                              default_max_tokens=self._default_max_tokens, provider=self._key())
 
@@ -224,12 +289,32 @@ class AnthropicProvider(Provider):
     # -- calls -----------------------------------------------------------------------------
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        if self._native is not None:
+            return _retry.call(self._calls, self._native_complete_once,
+                               self._native.request(self._kwargs(request)),
+                               self._calls.bounds(request.timeout))
         return _retry.call(self._calls, self._complete_once, self._kwargs(request),
                            self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        if self._native is not None:
+            return await _retry.acall(self._calls, self._native_acomplete_once,
+                                      self._native.request(self._kwargs(request)),
+                                      self._calls.bounds(request.timeout))
         return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request),
                                   self._calls.bounds(request.timeout))
+
+    def _native_complete_once(self, http_request: Any) -> ChatCompletionResponse:
+        reply = self._native.http.post(http_request)
+        return self._native_read(reply)
+
+    async def _native_acomplete_once(self, http_request: Any) -> ChatCompletionResponse:
+        return self._native_read(await self._native.http.apost(http_request))
+
+    def _native_read(self, reply: Any) -> ChatCompletionResponse:
+        request_id = reply.headers.get("request-id")
+        note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+        return self._read(reply.status, request_id, reply.content)
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         try:
@@ -248,8 +333,12 @@ class AnthropicProvider(Provider):
         return self._parse(raw, body)
 
     def _parse(self, raw: Any, body: bytes) -> ChatCompletionResponse:
-        provider, status, request_id = self._key(), raw.http_response.status_code, raw.request_id
-        note_response(raw.http_response, request_id)  # for with_raw_response (docs/client.md)
+        note_response(raw.http_response, raw.request_id)  # for with_raw_response (docs/client.md)
+        return self._read(raw.http_response.status_code, raw.request_id, body)
+
+    def _read(self, status: int, request_id: Optional[str], body: bytes
+              ) -> ChatCompletionResponse:
+        provider = self._key()
         data = decode_json(body, provider, status_code=status, request_id=request_id)
         return with_request_id(read_reply(lambda: parse_response(data, provider=provider),
                                           provider, status, request_id), request_id)
@@ -280,6 +369,9 @@ class AnthropicProvider(Provider):
         return models
 
     def _models_page(self, after: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        if self._native is not None:
+            return self._native_page(self._native.http.post(
+                self._native.models(_page_args(after))))
         try:
             raw = self._sync_client().models.with_raw_response.list(
                 **_page_args(after))
@@ -289,6 +381,9 @@ class AnthropicProvider(Provider):
         return self._parse_page(raw, body)
 
     async def _amodels_page(self, after: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        if self._native is not None:
+            return self._native_page(await self._native.http.apost(
+                self._native.models(_page_args(after))))
         try:
             raw = await self._async_client().models.with_raw_response.list(
                 **_page_args(after))
@@ -298,7 +393,14 @@ class AnthropicProvider(Provider):
         return self._parse_page(raw, body)
 
     def _parse_page(self, raw: Any, body: bytes) -> tuple[list[Model], Optional[str]]:
-        provider, status, request_id = self._key(), raw.http_response.status_code, raw.request_id
+        return self._read_page(raw.http_response.status_code, raw.request_id, body)
+
+    def _native_page(self, reply: Any) -> tuple[list[Model], Optional[str]]:
+        return self._read_page(reply.status, reply.headers.get("request-id"), reply.content)
+
+    def _read_page(self, status: int, request_id: Optional[str], body: bytes
+                   ) -> tuple[list[Model], Optional[str]]:
+        provider = self._key()
         data = decode_json(body, provider, status_code=status, request_id=request_id)
         return read_reply(lambda: parse_models_page(data, provider), provider, status,
                           request_id)
@@ -306,14 +408,66 @@ class AnthropicProvider(Provider):
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         """Translate now (bad arguments raise at ``create``), send on first iteration."""
         request = request if request.stream else request.replace(stream=True)
+        if self._native is not None:
+            return _retry.stream(self._calls, self._native_stream,
+                                 self._native.request(self._kwargs(request)),
+                                 self._calls.bounds(request.timeout))
         return _retry.stream(self._calls, self._stream, self._kwargs(request),
                              self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         """Async twin of ``stream``: returns the async generator (no await needed)."""
         request = request if request.stream else request.replace(stream=True)
+        if self._native is not None:
+            return _retry.astream(self._calls, self._native_astream,
+                                  self._native.request(self._kwargs(request)),
+                                  self._calls.bounds(request.timeout))
         return _retry.astream(self._calls, self._astream, self._kwargs(request),
                               self._calls.bounds(request.timeout))
+
+    def _native_stream(self, http_request: Any) -> Iterator[ChatCompletionChunk]:
+        body: Optional[StreamBody] = None
+
+        def opened(reply: Any) -> None:
+            nonlocal body
+            request_id = reply.headers.get("request-id")
+            note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+            body = StreamBody(self._key(), request_id, self._secrets)
+
+        data_in = self._native.http.stream(http_request, opened)
+        try:
+            for data in data_in:
+                assert body is not None
+                yield from body.feed(data)
+            if body is None:  # the reply opened and ended at once
+                body = StreamBody(self._key(), None, self._secrets)
+            yield from body.end()
+            body.finish()
+        finally:
+            data_in.close()  # releases the connection, also on early exit
+
+    async def _native_astream(self, http_request: Any) -> AsyncIterator[ChatCompletionChunk]:
+        body: Optional[StreamBody] = None
+
+        def opened(reply: Any) -> None:
+            nonlocal body
+            request_id = reply.headers.get("request-id")
+            note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+            body = StreamBody(self._key(), request_id, self._secrets)
+
+        data_in = self._native.http.astream(http_request, opened)
+        try:
+            async for data in data_in:
+                assert body is not None
+                for chunk in body.feed(data):
+                    yield chunk
+            if body is None:
+                body = StreamBody(self._key(), None, self._secrets)
+            for chunk in body.end():
+                yield chunk
+            body.finish()
+        finally:
+            await data_in.aclose()
 
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
         try:  # the request is sent here, on first iteration; status errors surface now
@@ -357,9 +511,13 @@ class AnthropicProvider(Provider):
         if self._sync is not None:
             self._sync.close()
             self._sync = None
+        if self._native is not None:
+            self._native.http.close()
 
     async def aclose(self) -> None:
         if self._async is not None:
             await self._async.close()
             self._async = None
+        if self._native is not None:
+            await self._native.http.aclose()
 

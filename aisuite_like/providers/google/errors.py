@@ -60,6 +60,51 @@ def error_event(error: Any, provider: str, secrets: Iterable[Optional[str]] = ()
                              retry_after=_retry_delay(body), secrets=secrets, body=dict(body))
 
 
+def status_error(code: Any, status: Any, text: Any, details: Any, headers: Any,
+                 provider: str, secrets: Iterable[Optional[str]] = (), *,
+                 response: Any = None) -> APIError:
+    """A non-200 reply -> our typed error, from what google-genai's ``APIError`` holds (the
+    status code, the body's ``status`` and ``message``, the body as ``details``). Both
+    transports end here."""
+    retry_after = parse_retry_after(headers) if headers is not None else None
+    if retry_after is None:
+        retry_after = _retry_delay(details)
+    return error_for_status(
+        code, f"{status}: {text}" if status else str(text), provider=provider,
+        request_id=_request_id(headers), retry_after=retry_after, secrets=tuple(secrets),
+        body=details, response=response)
+
+
+def reply_error(code: int, headers: Any, content: bytes, provider: str = _NAME,
+                secrets: Iterable[Optional[str]] = (), response: Any = None,
+                reason: str = "") -> APIError:
+    """A non-200 reply read by the native transport: its body read as google-genai reads it
+    (``APIError.raise_for_response``: the JSON, else ``{"message": text, "status":
+    reason}``; ``message`` / ``status`` from it or its ``error`` object), then
+    :func:`status_error`, as on the SDK path. JSON nested too deeply to read is an
+    ``APIResponseValidationError``, as there."""
+    text = content.decode("utf-8", "replace")
+    try:
+        details: Any = json.loads(text)
+    except RecursionError:
+        raise APIResponseValidationError("the reply is JSON nested too deeply to read",
+                                         provider=provider) from None
+    except ValueError:
+        details = {"message": text, "status": reason}
+    if isinstance(details, list) and len(details) == 1:
+        details = details[0]
+
+    def field(name: str) -> Any:
+        try:
+            return details.get(name, details.get("error", {}).get(name, None))
+        except AttributeError:
+            return None
+
+    message, status = field("message"), field("status")
+    return status_error(code, status, message or f"{code} {status}. {details}", details,
+                        headers, provider, secrets, response=response)
+
+
 def map_sdk_error(exc: BaseException, provider: str = _NAME,
                   secrets: Iterable[Optional[str]] = ()) -> BaseException:
     """A google-genai / httpx2 exception -> our typed error (the caller raises it ``from
@@ -74,16 +119,10 @@ def map_sdk_error(exc: BaseException, provider: str = _NAME,
     genai_errors = sys.modules.get("google.genai.errors")
     if genai_errors is not None and isinstance(exc, genai_errors.APIError):
         response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None)
-        status = getattr(exc, "status", None)
-        text = getattr(exc, "message", None) or str(exc)
-        retry_after = parse_retry_after(headers) if headers is not None else None
-        if retry_after is None:
-            retry_after = _retry_delay(getattr(exc, "details", None))
-        return error_for_status(
-            getattr(exc, "code", None), f"{status}: {text}" if status else str(text),
-            provider=provider, request_id=_request_id(headers), retry_after=retry_after,
-            secrets=secrets, body=getattr(exc, "details", None), response=response)
+        return status_error(getattr(exc, "code", None), getattr(exc, "status", None),
+                            getattr(exc, "message", None) or str(exc),
+                            getattr(exc, "details", None), getattr(response, "headers", None),
+                            provider, secrets, response=response)
     if genai_errors is not None and isinstance(exc, genai_errors.UnknownApiResponseError):
         # A stream event that is not JSON (its message quotes the event: never shown).
         return bad_stream_json(exc.__cause__, provider)

@@ -38,6 +38,7 @@ from .._common import (
     redirect_hooks,
     redirect_middleware,
 )
+from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
 from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
 from .audio import atranscript_events, transcript_events, transcription_chat, transcription_from
@@ -57,7 +58,7 @@ __all__ = ["GoogleProvider"]
 
 _CONFIG_KEYS = frozenset({"api_key", "base_url", "timeout", "default_headers", "http_client",
                           "vertexai", "project", "location", "credentials", "api_version",
-                          "async_transport"}) | _retry.CONFIG_KEYS
+                          "async_transport"}) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 # Each attempt's bound when none is configured: 600 s as the OpenAI and Anthropic SDKs
 # (google-genai has none), with their 5 s to connect. Sent as no header.
 DEFAULT_TIMEOUT = 600.0
@@ -148,6 +149,12 @@ def _note_stream(raw: Any) -> None:
         note(raw.status, headers, request_id=_request_id(headers), url=str(raw.url))
 
 
+def _note_native(reply: Any) -> None:
+    """Record a native transport's reply (``_native.Reply``) for ``with_raw_response``."""
+    if CAPTURE.get() is not None:
+        note(reply.status, reply.headers, request_id=_request_id(reply.headers), url=reply.url)
+
+
 class GoogleProvider(Provider):
     """Gemini API (an API key) or Vertex AI (``vertexai=True`` with ``project`` and
     ``location``, credentials as google-genai takes them) through google-genai.
@@ -172,6 +179,15 @@ class GoogleProvider(Provider):
 
             raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
         config = dict(config)
+        native = native_transport(config, _NAME)
+        if native:
+            refused = sorted({"http_client", "async_transport", "vertexai", "project",
+                              "location", "credentials"} & set(config))
+            if refused:
+                raise ConfigurationError(
+                    f"transport='native' serves the Gemini API (an API key) on connections of "
+                    f"its own: remove {refused} from provider_configs['google'] (Vertex AI and "
+                    "your own HTTP clients go through the SDK transport)")
         self._calls = _retry.CallPolicy.from_config(
             config, _NAME, default_timeout=DEFAULT_TIMEOUT,
             host=host_of_url(config.get("base_url") or (
@@ -216,6 +232,12 @@ class GoogleProvider(Provider):
         self._own_async_http: Any = None
         self._paths: dict[tuple[str, bool], str] = {}
         self._lock = threading.Lock()
+        self._native: Any = None
+        if native:  # our own HTTP instead of google-genai's (docs/transports.md)
+            from .native import GoogleNative
+
+            self._native = GoogleNative(self._api_key, config, (self._api_key,),
+                                        self._calls.host)
 
     def __repr__(self) -> str:  # never shows the key
         return f"GoogleProvider(vertexai={self._vertex})"
@@ -355,6 +377,8 @@ class GoogleProvider(Provider):
 
     def _prepare(self, request: ChatRequest, stream: bool) -> "_Prepared":
         call = build_request(request, self.key)
+        if self._native is not None:
+            return self._prepare_native(request, call, stream)
         client = self._sdk()
         timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
         return _Prepared(client, self._path(client, request.model, stream), call,
@@ -373,11 +397,27 @@ class GoogleProvider(Provider):
                 http_request.headers["X-Server-Timeout"] = str(math.ceil(p.timeout))
         return http_request
 
+    def _prepare_native(self, request: ChatRequest, call: GeminiCall, stream: bool
+                        ) -> "_Prepared":
+        """``_Prepared`` of the native transport: the URL as its path, the request headers
+        as its options; the body is encoded per request (a continuation adds a token)."""
+        timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
+        if request.timeout is not None and not _valid_timeout(request.timeout):
+            raise UnsupportedParameterError(
+                f"timeout must be a number of seconds > 0 (or an httpx2.Timeout) on "
+                f"{self.key}, got {request.timeout!r}", parameter="timeout", provider=self.key)
+        native = self._native
+        return _Prepared(None, native.url(request.model, stream), call,  # type: ignore[arg-type]  # no SDK client
+                         native.headers(call.http_options, timeout), request.model, timeout)
+
     def _body(self, response: Any) -> dict[str, Any]:
         """The JSON object of a 2xx reply (errors were raised by the SDK); a body that is not
         one is an ``APIResponseValidationError``."""
         text = response.response_stream[0] if response.response_stream else ""
-        request_id = _request_id(getattr(response, "headers", None))
+        return self._decode(text, getattr(response, "headers", None))
+
+    def _decode(self, text: Any, headers: Any) -> dict[str, Any]:
+        request_id = _request_id(headers)
         data = decode_json(text, self.key, status_code=200, request_id=request_id)
         if not isinstance(data, dict):
             error = bad_shape(self.key, "the reply", "an object", data)
@@ -393,13 +433,38 @@ class GoogleProvider(Provider):
     # -- calls --
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return _retry.call(self._calls, self._complete_once, self._prepare(request, False),
+        once = self._complete_once if self._native is None else self._native_complete_once
+        return _retry.call(self._calls, once, self._prepare(request, False),
                            self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        return await _retry.acall(self._calls, self._acomplete_once,
-                                  self._prepare(request, False),
+        once = self._acomplete_once if self._native is None else self._native_acomplete_once
+        return await _retry.acall(self._calls, once, self._prepare(request, False),
                                   self._calls.bounds(request.timeout))
+
+    def _native_complete_once(self, p: "_Prepared") -> ChatCompletionResponse:
+        native = self._native
+        body = p.call.body
+        reply = native.http.post(native.request(p.path, p.http_options, body))
+        data = self._decode(reply.content, reply.headers)
+        while (token := continuation_token(data)) is not None:
+            more = {**body, "continuationToken": token}
+            reply = native.http.post(native.request(p.path, p.http_options, more))
+            data = merge_continued(data, self._decode(reply.content, reply.headers))
+        _note_native(reply)
+        return self._parse(data, p.model, reply)
+
+    async def _native_acomplete_once(self, p: "_Prepared") -> ChatCompletionResponse:
+        native = self._native
+        body = p.call.body
+        reply = await native.http.apost(native.request(p.path, p.http_options, body))
+        data = self._decode(reply.content, reply.headers)
+        while (token := continuation_token(data)) is not None:
+            more = {**body, "continuationToken": token}
+            reply = await native.http.apost(native.request(p.path, p.http_options, more))
+            data = merge_continued(data, self._decode(reply.content, reply.headers))
+        _note_native(reply)
+        return self._parse(data, p.model, reply)
 
     # A reply that stops with finish reason CONTINUATION and a continuationToken goes on in a
     # new request carrying the token, as google-genai's generate_content does; the parts are
@@ -466,6 +531,9 @@ class GoogleProvider(Provider):
         return http_request
 
     def _models_page(self, token: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        if self._native is not None:
+            reply = self._native.http.post(self._native.models(models_path(False, token)))
+            return self._parse_page(self._decode(reply.content, reply.headers), reply)
         client = self._sdk()
         with mapped_errors(self._error):
             response = client.send(self._models_request(client, token, False), None)
@@ -473,6 +541,9 @@ class GoogleProvider(Provider):
         return self._parse_page(data, response)
 
     async def _amodels_page(self, token: Optional[str]) -> tuple[list[Model], Optional[str]]:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.models(models_path(False, token)))
+            return self._parse_page(self._decode(reply.content, reply.headers), reply)
         client = self._sdk()
         with mapped_errors(self._error):
             response = await client.asend(self._models_request(client, token, self._aiohttp),
@@ -494,12 +565,58 @@ class GoogleProvider(Provider):
     # it does without stream; the request is sent on the first iteration.
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        return _retry.stream(self._calls, self._stream, self._prepare(request, True),
+        opened = self._stream if self._native is None else self._native_stream
+        return _retry.stream(self._calls, opened, self._prepare(request, True),
                              self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        return _retry.astream(self._calls, self._astream, self._prepare(request, True),
+        opened = self._astream if self._native is None else self._native_astream
+        return _retry.astream(self._calls, opened, self._prepare(request, True),
                               self._calls.bounds(request.timeout))
+
+    def _native_stream(self, p: "_Prepared") -> Iterator[ChatCompletionChunk]:
+        translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))
+        native = self._native
+        body = p.call.body
+        while True:
+            data_in = native.http.stream(native.request(p.path, p.http_options, body),
+                                         _note_native)
+            try:
+                body_events = _BodyEvents(translator)
+                for data in data_in:
+                    yield from body_events.feed(data)
+                yield from body_events.end()
+            finally:
+                data_in.close()  # releases the connection, also on early exit
+            token = translator.continuation
+            if token is None:
+                break
+            translator.next_request()
+            body = {**p.call.body, "continuationToken": token}
+        yield translator.finish()
+
+    async def _native_astream(self, p: "_Prepared") -> AsyncIterator[ChatCompletionChunk]:
+        translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))
+        native = self._native
+        body = p.call.body
+        while True:
+            data_in = native.http.astream(native.request(p.path, p.http_options, body),
+                                          _note_native)
+            try:
+                body_events = _BodyEvents(translator)
+                async for data in data_in:
+                    for chunk in body_events.feed(data):
+                        yield chunk
+                for chunk in body_events.end():
+                    yield chunk
+            finally:
+                await data_in.aclose()
+            token = translator.continuation
+            if token is None:
+                break
+            translator.next_request()
+            body = {**p.call.body, "continuationToken": token}
+        yield translator.finish()
 
     def _stream(self, p: "_Prepared") -> Iterator[ChatCompletionChunk]:
         translator = StreamTranslator(self.key, p.model, secrets=(self._api_key,))
@@ -637,11 +754,15 @@ class GoogleProvider(Provider):
         return transcription_from(await self.acomplete(chat), request)
 
     def close(self) -> None:
+        if self._native is not None:
+            self._native.http.close()
         api, self._client = self._client, None
         if api is not None:
             api.client.close()  # the SDK-owned sync HTTP client (a user's client stays open)
 
     async def aclose(self) -> None:
+        if self._native is not None:
+            await self._native.http.aclose()
         api, self._client = self._client, None
         own, self._own_async_http = self._own_async_http, None
         if own is not None:

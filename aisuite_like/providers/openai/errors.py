@@ -47,6 +47,42 @@ def error_from_body(error: Any, provider: str, secrets: Iterable[Optional[str]] 
 
 
 
+def status_error(status: int, message: str, body: Any, headers: Any, provider: str,
+                 secrets: tuple[Optional[str], ...] = (), *, request_id: Optional[str] = None,
+                 code: Optional[str] = None, response: Any = None) -> APIError:
+    """A non-2xx reply -> our typed error: ``message`` and ``body`` (the error object, or
+    the body's text) as the openai SDK reads them. Both transports end here."""
+    return error_for_status(
+        status, message, provider=provider,
+        request_id=request_id or headers.get("x-request-id"),
+        retry_after=parse_retry_after(headers), secrets=secrets, code=code, body=body,
+        response=response)
+
+
+def reply_error(status: int, headers: Any, content: bytes, provider: str,
+                secrets: tuple[Optional[str], ...] = (), response: Any = None) -> APIError:
+    """A non-2xx reply read by the native transport: its body read as the openai SDK reads
+    it (``_make_status_error_from_response``: the message is ``Error code: <status>`` and
+    the error object's ``message``; the error object, or the text, is the body), then
+    :func:`status_error`, as on the SDK path."""
+    text = content.decode("utf-8", "replace").strip()
+    message = f"Error code: {status}"
+    body: Any = text
+    try:
+        body = json.loads(text)
+    except Exception:  # not JSON (or nested too deep): the text, as the SDK keeps it
+        pass
+    else:
+        error = body.get("error", body) if isinstance(body, Mapping) else None
+        detail = error.get("message") if isinstance(error, Mapping) else None
+        if isinstance(detail, str) and detail:
+            message += f" - {detail}"
+    data = body.get("error", body) if isinstance(body, Mapping) else body
+    code = data.get("code") if isinstance(data, dict) else None
+    return status_error(status, message, data, headers, provider, secrets,
+                        code=str(code) if code is not None else None, response=response)
+
+
 def map_sdk_error(exc: BaseException, provider: str,
                   secrets: Iterable[Optional[str]] = ()) -> BaseException:
     """An ``openai`` SDK exception -> our typed error (the caller raises it ``from exc``).
@@ -56,12 +92,10 @@ def map_sdk_error(exc: BaseException, provider: str,
     secrets = tuple(secrets)
     if isinstance(exc, openai.APIStatusError):
         response = exc.response
-        return error_for_status(
-            exc.status_code, str(exc.message), provider=provider,
-            request_id=exc.request_id or response.headers.get("x-request-id"),
-            retry_after=parse_retry_after(response.headers), secrets=secrets,
-            code=exc.code if isinstance(exc.code, str) else None, body=exc.body,
-            response=response)
+        return status_error(exc.status_code, str(exc.message), exc.body, response.headers,
+                            provider, secrets, request_id=exc.request_id,
+                            code=exc.code if isinstance(exc.code, str) else None,
+                            response=response)
     if isinstance(exc, openai.APITimeoutError):
         host = host_of(exc)
         return APITimeoutError(

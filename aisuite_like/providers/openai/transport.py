@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any, Optional
 
 from ...core.audio import MB, AudioInput
@@ -23,12 +23,13 @@ from ...core.errors import (
     UnsupportedParameterError,
     scrub_exception,
 )
-from ...core.exchange import note_response
+from ...core.exchange import note, note_response
 from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import decode_json, host_of_url, read_reply, redirect_hooks
+from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
 from ..base import (
     ChatRequest,
     EmbeddingRequest,
@@ -59,7 +60,7 @@ _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
     "api", "max_embedding_inputs",
-}) | _retry.CONFIG_KEYS
+}) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
     "azure_ad_token_provider",
@@ -102,6 +103,12 @@ def _responses_params() -> frozenset[str]:
     return _RESPONSES_PARAMS
 
 
+def _note_reply(reply: Any) -> None:
+    """A native 2xx reply, for ``with_raw_response`` (docs/client.md) when a call asks."""
+    note(reply.status, reply.headers, request_id=reply.headers.get("x-request-id"),
+         url=reply.url)
+
+
 class OpenAIProvider(Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
@@ -134,6 +141,13 @@ class OpenAIProvider(Provider):
                 if name in config:
                     raise ConfigurationError(
                         f"{name!r} is an OpenAI/Azure setting; {service!r} does not use it")
+        native = native_transport(config, service)
+        if native:
+            given = sorted({"http_client", "async_http_client", "async_transport"} & set(config))
+            if given:
+                raise ConfigurationError(
+                    f"transport='native' sends on connections of its own: remove {given} "
+                    f"from provider_configs[{service!r}] (or use the SDK transport)")
         transport = config.pop("async_transport", "httpx")
         if transport not in ("httpx", "aiohttp"):
             raise ConfigurationError(
@@ -174,6 +188,12 @@ class OpenAIProvider(Provider):
         self._async_client: Any = None
         self._async_loop: Any = None  # the event loop _async_client was made on
         self._lock = threading.Lock()
+        self._native: Any = None
+        if native:  # our own HTTP instead of the SDK's (docs/transports.md)
+            from .native import OpenAINative
+
+            self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
+                                        self._secrets(), self._calls.host)
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(service={self.key!r})"
@@ -323,6 +343,10 @@ class OpenAIProvider(Provider):
     # -- calls --
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        if self._native is not None:
+            from .native import NATIVE_PARAMS
+
+            return build_request(request, self.spec, NATIVE_PARAMS, self._reasoning_field)
         return build_request(request, self.spec, _sdk_params(), self._reasoning_field)
 
     def _secrets(self) -> tuple[Optional[str]]:
@@ -347,6 +371,9 @@ class OpenAIProvider(Provider):
             return self._complete_over_responses(request)
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
+        if self._native is not None:
+            return _retry.call(self._calls, self._native_complete_once,
+                               self._native.request(kwargs), self._calls.bounds(request.timeout))
         return _retry.call(self._calls, self._complete_once, kwargs,
                            self._calls.bounds(request.timeout))
 
@@ -355,8 +382,22 @@ class OpenAIProvider(Provider):
             return await self._acomplete_over_responses(request)
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
+        if self._native is not None:
+            return await _retry.acall(self._calls, self._native_acomplete_once,
+                                      self._native.request(kwargs),
+                                      self._calls.bounds(request.timeout))
         return await _retry.acall(self._calls, self._acomplete_once, kwargs,
                                   self._calls.bounds(request.timeout))
+
+    def _native_complete_once(self, http_request: Any) -> ChatCompletionResponse:
+        reply = self._native.http.post(http_request)
+        _note_reply(reply)
+        return self._read_chat(reply.status, reply.headers, reply.content)
+
+    async def _native_acomplete_once(self, http_request: Any) -> ChatCompletionResponse:
+        reply = await self._native.http.apost(http_request)
+        _note_reply(reply)
+        return self._read_chat(reply.status, reply.headers, reply.content)
 
     def _complete_once(self, kwargs: dict[str, Any]) -> ChatCompletionResponse:
         with mapped_errors(self._error):
@@ -371,11 +412,13 @@ class OpenAIProvider(Provider):
         return self._parse(raw.http_response, body)
 
     def _parse(self, http_response: Any, body: bytes) -> ChatCompletionResponse:
-        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
-        note_response(http_response, request_id)  # for with_raw_response (docs/client.md)
-        data = decode_json(body, self.key, status_code=status, request_id=request_id)
-        return with_request_id(read_reply(lambda: parse_response(data, self.key), self.key,
-                                          status, request_id), request_id)
+        note_response(http_response, http_response.headers.get("x-request-id"))
+        return self._read_chat(http_response.status_code, http_response.headers, body)
+
+    def _read_chat(self, status: int, headers: Any, body: bytes) -> ChatCompletionResponse:
+        """A chat reply (either transport), carrying its request id (``_request_id``)."""
+        response: ChatCompletionResponse = self._read(status, headers, body, parse_response)
+        return with_request_id(response, headers.get("x-request-id"))
 
     # -- the models list (docs/models.md): GET /models, through the same retries --
 
@@ -387,12 +430,22 @@ class OpenAIProvider(Provider):
                                   self._calls.bounds())
 
     def _list_models_once(self, _: None) -> list[Model]:
+        if self._native is not None:
+            reply = self._native.http.post(self._native.models())
+            models: list[Model] = self._read(reply.status, reply.headers, reply.content,
+                                             parse_models)
+            return models
         with mapped_errors(self._error):
             raw = self._sync().models.with_raw_response.list()
             body = raw.http_response.content
         return self._parse_models(raw.http_response, body)
 
     async def _alist_models_once(self, _: None) -> list[Model]:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.models())
+            models: list[Model] = self._read(reply.status, reply.headers, reply.content,
+                                             parse_models)
+            return models
         with mapped_errors(self._error):
             raw = await self._async().models.with_raw_response.list()
             body = raw.http_response.content
@@ -408,25 +461,63 @@ class OpenAIProvider(Provider):
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         if self._over_responses or request.api == "responses":
-            kwargs = _responses.build_chat(request, _responses_params(), self.key)
+            kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.stream(self._calls, self._sse, (kwargs, self._chat_chunks),
                                  self._calls.bounds(request.timeout))
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
+        if self._native is not None:
+            return _retry.stream(self._calls, self._native_stream, self._native.request(kwargs),
+                                 self._calls.bounds(request.timeout))
         return _retry.stream(self._calls, self._stream, kwargs,
                              self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         if self._over_responses or request.api == "responses":
-            kwargs = _responses.build_chat(request, _responses_params(), self.key)
+            kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.astream(self._calls, self._asse, (kwargs, self._chat_chunks),
                                   self._calls.bounds(request.timeout))
         kwargs = self._kwargs(request)
         kwargs["stream"] = True
+        if self._native is not None:
+            return _retry.astream(self._calls, self._native_astream,
+                                  self._native.request(kwargs),
+                                  self._calls.bounds(request.timeout))
         return _retry.astream(self._calls, self._astream, kwargs,
                               self._calls.bounds(request.timeout))
+
+    def _native_stream(self, http_request: Any) -> Iterator[ChatCompletionChunk]:
+        return self._native_feed(http_request, StreamBody(self.key, self._secrets()))
+
+    def _native_astream(self, http_request: Any) -> AsyncIterator[ChatCompletionChunk]:
+        return self._native_afeed(http_request, StreamBody(self.key, self._secrets()))
+
+    def _native_feed(self, http_request: Any, body: Any) -> Iterator[Any]:
+        """A native stream's bytes through ``body`` (a chat or Responses stream decoder)."""
+        data_in = self._native.http.stream(http_request, _note_reply)
+        try:
+            for data in data_in:
+                yield from body.feed(data)
+                if body.done:
+                    break
+            yield from body.end()
+        finally:
+            data_in.close()  # releases the connection, also on early exit
+
+    async def _native_afeed(self, http_request: Any, body: Any) -> AsyncGenerator[Any, None]:
+        data_in = self._native.http.astream(http_request, _note_reply)
+        try:
+            async for data in data_in:
+                for item in body.feed(data):
+                    yield item
+                if body.done:
+                    break
+            for item in body.end():
+                yield item
+        finally:
+            await data_in.aclose()
 
     # Streams read the raw HTTP body through our SSE decoder (``StreamBody``), not the SDK's
     # Stream: an event carrying only ``retry:`` / ``id:`` is valid SSE (the SDK's parser fails
@@ -596,6 +687,13 @@ class OpenAIProvider(Provider):
     def native_responses(self) -> bool:  # type: ignore[override]  # per service
         return self.spec.responses_api
 
+    def _responses_params(self) -> frozenset[str]:
+        if self._native is not None:
+            from .native import NATIVE_PARAMS
+
+            return NATIVE_PARAMS
+        return _responses_params()
+
     def _native_check(self) -> None:
         if not self.spec.responses_api:
             from ..base import _no_native_responses
@@ -604,7 +702,7 @@ class OpenAIProvider(Provider):
 
     def create_response(self, request: ResponsesRequest) -> Response:
         self._native_check()
-        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
         response: Response = _retry.call(self._calls, self._respond_once,
                                          (kwargs, _responses.parse_native),
@@ -613,7 +711,7 @@ class OpenAIProvider(Provider):
 
     async def acreate_response(self, request: ResponsesRequest) -> Response:
         self._native_check()
-        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
         response: Response = await _retry.acall(self._calls, self._arespond_once,
                                                 (kwargs, _responses.parse_native),
@@ -622,21 +720,21 @@ class OpenAIProvider(Provider):
 
     def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:
         self._native_check()
-        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs["stream"] = True
         return _retry.stream(self._calls, self._sse, (kwargs, self._native_events),
                              self._calls.bounds(request.timeout))
 
     def astream_response(self, request: ResponsesRequest) -> AsyncIterator[ResponseEvent]:
         self._native_check()
-        kwargs = _responses.build_native(request, _responses_params(), self.key)
+        kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs["stream"] = True
         return _retry.astream(self._calls, self._asse, (kwargs, self._native_events),
                               self._calls.bounds(request.timeout))
 
     def _complete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
         self._native_check()
-        kwargs = _responses.build_chat(request, _responses_params(), self.key)
+        kwargs = _responses.build_chat(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
         response: ChatCompletionResponse = _retry.call(
             self._calls, self._respond_once, (kwargs, _responses.parse_chat),
@@ -645,7 +743,7 @@ class OpenAIProvider(Provider):
 
     async def _acomplete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
         self._native_check()
-        kwargs = _responses.build_chat(request, _responses_params(), self.key)
+        kwargs = _responses.build_chat(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
         response: ChatCompletionResponse = await _retry.acall(
             self._calls, self._arespond_once, (kwargs, _responses.parse_chat),
@@ -654,20 +752,30 @@ class OpenAIProvider(Provider):
 
     def _respond_once(self, job: tuple[dict[str, Any], Any]) -> Any:
         kwargs, parse = job
+        if self._native is not None:
+            reply = self._native.http.post(self._native.request(kwargs, "/responses"))
+            return self._read(reply.status, reply.headers, reply.content, parse)
         with mapped_errors(self._error):
             raw = self._sync().responses.with_raw_response.create(**kwargs)
             body = raw.http_response.content
-        return self._read(raw.http_response, body, parse)
+        http = raw.http_response
+        return self._read(http.status_code, http.headers, body, parse)
 
     async def _arespond_once(self, job: tuple[dict[str, Any], Any]) -> Any:
         kwargs, parse = job
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.request(kwargs, "/responses"))
+            return self._read(reply.status, reply.headers, reply.content, parse)
         with mapped_errors(self._error):
             raw = await self._async().responses.with_raw_response.create(**kwargs)
             body = raw.http_response.content
-        return self._read(raw.http_response, body, parse)
+        http = raw.http_response
+        return self._read(http.status_code, http.headers, body, parse)
 
-    def _read(self, http_response: Any, body: bytes, parse: Any) -> Any:
-        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
+    def _read(self, status: int, headers: Any, body: bytes, parse: Any) -> Any:
+        """A 2xx reply's body -> ``parse(data, provider)`` (both transports, chat and
+        Responses)."""
+        request_id = headers.get("x-request-id")
         data = decode_json(body, self.key, status_code=status, request_id=request_id)
         return read_reply(lambda: parse(data, self.key), self.key, status, request_id)
 
@@ -680,6 +788,9 @@ class OpenAIProvider(Provider):
     def _sse(self, job: tuple[dict[str, Any], Any]) -> Iterator[Any]:
         kwargs, new_body = job
         body = new_body()
+        if self._native is not None:
+            yield from self._native_feed(self._native.request(kwargs, "/responses"), body)
+            return
         response = None
         try:
             with mapped_errors(self._error):
@@ -697,6 +808,14 @@ class OpenAIProvider(Provider):
     async def _asse(self, job: tuple[dict[str, Any], Any]) -> AsyncIterator[Any]:
         kwargs, new_body = job
         body = new_body()
+        if self._native is not None:
+            items = self._native_afeed(self._native.request(kwargs, "/responses"), body)
+            try:
+                async for item in items:
+                    yield item
+            finally:
+                await items.aclose()
+            return
         response = None
         try:
             with mapped_errors(self._error):
@@ -752,9 +871,13 @@ class OpenAIProvider(Provider):
         client, self._client = self._client, None
         if client is not None:
             client.close()
+        if self._native is not None:
+            self._native.http.close()
 
     async def aclose(self) -> None:
         client, self._async_client = self._async_client, None
         if client is not None:
             await client.close()
+        if self._native is not None:
+            await self._native.http.aclose()
         self.close()

@@ -1,0 +1,444 @@
+"""The HTTP plumbing of the native transport (docs/transports.md): requests our translators
+built go out on pooled connections of our own (``httpx2.Client`` for sync calls, one
+``aiohttp.ClientSession`` per event loop for async ones); no vendor SDK is imported.
+
+A family's ``native.py`` builds a :class:`NativeRequest` (URL, headers, JSON body) and
+reads the reply with its own translator; this module sends it and turns what can go wrong
+into our error tree the way the SDK path does: a non-2xx reply through the family's
+``reply_error`` (the same mapping its ``map_sdk_error`` applies), a failure of the network
+through ``_common.transport_error`` (naming the host), a redirect to another origin through
+``_common.redirect_error`` (never followed; one within the origin is, as the SDKs do). The
+retry policy, attempt deadlines and concurrency bound stay the shared ones
+(``providers/retry.py``): the sync client's network backend honours the attempt deadline
+(``_common.bound_sync_io``), and an async attempt is cancelled at its deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import Any, Optional
+
+from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
+from ._common import bound_sync_io, redirect_error, same_origin, transport_error
+
+__all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
+           "native_transport"]
+
+#: The config key that chooses the transport: ``"sdk"`` (default) or ``"native"``.
+CONFIG_KEYS = frozenset({"transport"})
+
+#: A family's mapping of a non-2xx reply (status, headers, body bytes, the response for the
+#: error's ``response``) to its typed error: the code its ``map_sdk_error`` shares.
+ReplyError = Callable[[int, Mapping[str, str], bytes, Any], APIError]
+
+_MAX_REDIRECTS = 10
+#: Connections kept open per host for reuse (sync pool; aiohttp keeps every idle one).
+_KEEPALIVE = 100
+_KEEPALIVE_S = 30.0
+_CONNECT_S = 5.0
+
+
+def native_transport(config: dict[str, Any], provider: str) -> bool:
+    """Pops ``transport`` from a provider's config: True for ``"native"``, False for
+    ``"sdk"`` / absent; anything else is a ``ConfigurationError``."""
+    value = config.pop("transport", None)
+    if value in (None, "sdk"):
+        return False
+    if value == "native":
+        return True
+    from ..core.errors import ConfigurationError
+
+    raise ConfigurationError(f"transport must be 'sdk' (the vendor SDK, default) or 'native' "
+                             f"for provider {provider!r}, got {value!r}")
+
+
+class NativeRequest:
+    """One request as the family built it: where it goes and what it carries (a ``POST``
+    of a JSON body, or a ``GET`` without one)."""
+
+    __slots__ = ("url", "headers", "body", "method")
+
+    def __init__(self, url: str, headers: dict[str, str], body: Optional[bytes],
+                 method: str = "POST") -> None:
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.method = method
+
+
+class Reply:
+    """A complete 2xx reply: its status, headers (case-insensitive), body and the URL that
+    answered (after redirects within the origin)."""
+
+    __slots__ = ("status", "headers", "content", "url")
+
+    def __init__(self, status: int, headers: Mapping[str, str], content: bytes,
+                 url: Optional[str] = None) -> None:
+        self.status = status
+        self.headers = headers
+        self.content = content
+        self.url = url
+
+
+def _redirected(method: str, status: int) -> str:
+    """The method a redirect's next request uses (as httpx and browsers do)."""
+    if status == 303 and method != "HEAD":
+        return "GET"
+    if status in (301, 302) and method == "POST":
+        return "GET"
+    return method
+
+
+def _httpx_response(status: int, headers: Any, content: bytes, method: str, url: str,
+                    request_headers: Mapping[str, str]) -> Any:
+    """An ``httpx2.Response`` for an error's ``response`` (error path only), as the SDK path
+    gives: our error tree scrubs its credential headers."""
+    import httpx2
+
+    return httpx2.Response(status, headers=list(headers.items()), content=content,
+                           request=httpx2.Request(method, url, headers=dict(request_headers)))
+
+
+class NativeHTTP:
+    """The pooled HTTP clients of one provider's native transport. ``reply_error`` maps a
+    non-2xx reply; ``secrets`` are redacted from every error; ``connect_timeout`` bounds
+    each connection attempt (the attempt deadline bounds the rest)."""
+
+    def __init__(self, provider: str, reply_error: ReplyError,
+                 secrets: tuple[Optional[str], ...], *, host: str = "",
+                 connect_timeout: float = _CONNECT_S, ok_statuses: Optional[frozenset[int]]
+                 = None) -> None:
+        self.provider = provider
+        self.reply_error = reply_error
+        self.secrets = secrets
+        self.host = host
+        self.connect_timeout = connect_timeout
+        #: statuses read as a reply (None: every 2xx); google-genai raises for any but 200
+        self.ok_statuses = ok_statuses
+        self._client: Any = None
+        self._session: Any = None
+        self._session_loop: Optional[asyncio.AbstractEventLoop] = None
+        self._lock = threading.Lock()
+
+    # -- clients -------------------------------------------------------------------------
+
+    def client(self) -> Any:
+        """The sync ``httpx2.Client`` (made on first use): keep-alive pool, HTTP/2 where the
+        server offers it and ``h2`` is installed, no redirect followed by itself."""
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    import importlib.util
+
+                    import httpx2
+
+                    client = httpx2.Client(
+                        http2=importlib.util.find_spec("h2") is not None,
+                        follow_redirects=False,
+                        timeout=httpx2.Timeout(None, connect=self.connect_timeout),
+                        limits=httpx2.Limits(max_connections=None,
+                                             max_keepalive_connections=_KEEPALIVE,
+                                             keepalive_expiry=_KEEPALIVE_S))
+                    bound_sync_io(client)  # the attempt deadline on every connect and read
+                    self._client = client
+                client = self._client
+        return client
+
+    def session(self) -> Any:
+        """The ``aiohttp.ClientSession`` of the running event loop (made on first use; a
+        new one once the loop it was made on has closed)."""
+        session = self._session
+        loop = asyncio.get_running_loop()
+        if session is not None and self._session_loop is loop and not session.closed:
+            return session
+        try:
+            import aiohttp
+        except ImportError as exc:
+            raise MissingDependencyError(
+                "transport='native' sends async requests with aiohttp: "
+                'pip install "aisuite-like[native]"') from exc
+        if session is not None:
+            self._drop_session()  # made on a loop that has closed: its connections died too
+        connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
+                                         keepalive_timeout=_KEEPALIVE_S)
+        self._session = aiohttp.ClientSession(
+            connector=connector, auto_decompress=True,
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
+        self._session_loop = loop
+        return self._session
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+        self._drop_session()
+
+    async def aclose(self) -> None:
+        session = self._session
+        if session is not None and self._session_loop is asyncio.get_running_loop():
+            self._session = self._session_loop = None
+            await session.close()
+        self.close()
+
+    def _drop_session(self) -> None:
+        """Let the async session go without awaiting (from sync code, or a loop that is not
+        its own): closed on its loop if that still runs, else its connector is closed in
+        place (the loop took the connections with it)."""
+        session, self._session = self._session, None
+        loop, self._session_loop = self._session_loop, None
+        if session is None or session.closed:
+            return
+        if loop is not None and loop.is_running():
+            try:
+                loop.call_soon_threadsafe(lambda: loop.create_task(session.close()))
+                return
+            except RuntimeError:  # closed meanwhile
+                pass
+        connector = session.connector
+        session.detach()
+        if connector is not None:
+            try:
+                connector._close()  # aiohttp's close() is a coroutine: its sync part
+            except Exception:
+                pass
+
+    # -- errors --------------------------------------------------------------------------
+
+    def _failure(self, exc: BaseException) -> BaseException:
+        """A network exception -> the typed error (``exc`` scrubbed: it becomes the cause)."""
+        if isinstance(exc, AisuiteLikeError):
+            return exc
+        scrub_exception(exc, self.secrets)
+        mapped = transport_error(exc, self.provider, self.secrets, host=self.host)
+        return mapped if mapped is not None else exc
+
+    def _not_ok(self, status: int) -> bool:
+        if self.ok_statuses is not None:
+            return status not in self.ok_statuses
+        return not 200 <= status < 300
+
+    def _redirect(self, request: NativeRequest, method: str, status: int,
+                  location: Optional[str], url: str) -> Optional[str]:
+        """The URL to follow for a 3xx reply (same origin), None when it is no redirect to
+        follow; a redirect to another origin raises ``RedirectError``."""
+        if status not in (301, 302, 303, 307, 308) or not location:
+            return None
+        error = redirect_error(self.provider, url, status, location)
+        if error is not None:
+            raise error
+        from urllib.parse import urljoin
+
+        target = urljoin(url, location.strip())
+        return target if same_origin(target, request.url) else None
+
+    # -- sync ----------------------------------------------------------------------------
+
+    def _send(self, request: NativeRequest, stream: bool) -> Any:
+        """The final response (redirects within the origin followed); a non-2xx one is
+        read and raised as the family's typed error."""
+        client = self.client()
+        method, url, body = request.method, request.url, request.body
+        for _ in range(_MAX_REDIRECTS + 1):
+            try:
+                response = client.send(client.build_request(
+                    method, url, headers=request.headers,
+                    content=body if method != "GET" else None), stream=True)
+            except Exception as exc:
+                raise self._failure(exc) from exc
+            status = response.status_code
+            if not self._not_ok(status):
+                if not stream:
+                    try:
+                        response.read()
+                    except Exception as exc:
+                        response.close()
+                        raise self._failure(exc) from exc
+                return response
+            try:
+                target = self._redirect(request, method, status,
+                                        response.headers.get("location"), url)
+                if target is not None:
+                    response.close()
+                    method, url = _redirected(method, status), target
+                    continue
+                try:
+                    content = response.read()
+                except Exception as exc:
+                    raise self._failure(exc) from exc
+            finally:
+                response.close()
+            raise self.reply_error(status, response.headers, content, response)
+        raise APIError(f"{self.provider}: more than {_MAX_REDIRECTS} redirects",
+                       provider=self.provider)
+
+    def post(self, request: NativeRequest) -> Reply:
+        """Send ``request`` (a POST, or the GET it says); the complete 2xx reply."""
+        response = self._send(request, stream=False)
+        return Reply(response.status_code, response.headers, response.content,
+                     str(response.url))
+
+    def stream(self, request: NativeRequest, opened: Optional[Callable[[Reply], None]] = None
+               ) -> Iterator[bytes]:
+        """Send ``request``; the reply's body as it arrives (closing the iterator releases
+        the connection). ``opened`` sees the reply's status and headers first."""
+        response = self._send(request, stream=True)
+        try:
+            if opened is not None:
+                opened(Reply(response.status_code, response.headers, b"", str(response.url)))
+            try:
+                yield from response.iter_bytes()
+            except Exception as exc:
+                raise self._failure(exc) from exc
+        finally:
+            response.close()
+
+    # -- async ---------------------------------------------------------------------------
+
+    async def _asend(self, request: NativeRequest) -> Any:
+        session = self.session()
+        method, url, body = request.method, request.url, request.body
+        for _ in range(_MAX_REDIRECTS + 1):
+            try:
+                response = await session.request(
+                    method, url, headers=request.headers,
+                    data=body if method != "GET" else None, allow_redirects=False)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                raise self._failure(exc) from exc
+            status = response.status
+            if not self._not_ok(status):
+                return response
+            try:
+                target = self._redirect(request, method, status,
+                                        response.headers.get("Location"), url)
+                if target is not None:
+                    response.release()
+                    method, url = _redirected(method, status), target
+                    continue
+                try:
+                    content = await response.read()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    raise self._failure(exc) from exc
+            finally:
+                response.close()
+            raise self.reply_error(status, response.headers, content, _httpx_response(
+                status, response.headers, content, method, url, request.headers))
+        raise APIError(f"{self.provider}: more than {_MAX_REDIRECTS} redirects",
+                       provider=self.provider)
+
+    async def apost(self, request: NativeRequest) -> Reply:
+        response = await self._asend(request)
+        try:
+            content = await response.read()
+        except asyncio.CancelledError:
+            response.close()
+            raise
+        except Exception as exc:
+            response.close()
+            raise self._failure(exc) from exc
+        response.release()
+        return Reply(response.status, response.headers, content, str(response.url))
+
+    async def astream(self, request: NativeRequest,
+                      opened: Optional[Callable[[Reply], None]] = None) -> AsyncIterator[bytes]:
+        response = await self._asend(request)
+        done = False
+        try:
+            if opened is not None:
+                opened(Reply(response.status, response.headers, b"", str(response.url)))
+            try:
+                async for data in response.content.iter_any():
+                    yield data
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                raise self._failure(exc) from exc
+            done = True
+        finally:
+            if done:
+                response.release()
+            else:  # an early exit, a failure or a cancellation: the connection is not reused
+                response.close()
+
+
+# --- what every family's native request shares ----------------------------------------------
+
+#: Keyword arguments the SDKs take that are not part of the JSON body (a translator may put
+#: them in its keyword arguments): headers, query parameters and extra body fields.
+REQUEST_OPTIONS = frozenset({"extra_headers", "extra_query", "extra_body"})
+
+
+def user_agent() -> str:
+    from ..core.version import VERSION
+
+    return f"aisuite-like/{VERSION} (native)"
+
+
+def json_body(kwargs: Mapping[str, Any], provider: str,
+              skip: frozenset[str] = frozenset({"timeout"})) -> tuple[bytes, dict[str, str],
+                                                                      dict[str, Any]]:
+    """SDK-style keyword arguments -> (the JSON body, extra headers, query parameters), as
+    the SDKs send them: every argument a body field, ``extra_body`` merged in at the top
+    level, ``extra_headers`` / ``extra_query`` apart; ``skip`` are not sent (the timeout,
+    which our retry layer applies). A value JSON cannot carry is the caller's argument to
+    fix (``UnsupportedParameterError``), before anything is sent."""
+    body = {k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS and k not in skip}
+    body.update(_option(kwargs, "extra_body", provider))
+    headers = {str(k): str(v) for k, v in _option(kwargs, "extra_headers", provider).items()
+               if v is not None}
+    query = dict(_option(kwargs, "extra_query", provider))
+    return encode_json(body, provider), headers, query
+
+
+def _option(kwargs: Mapping[str, Any], name: str, provider: str) -> Mapping[str, Any]:
+    """The dict of ``extra_body`` / ``extra_headers`` / ``extra_query`` (empty if absent);
+    anything else is the caller's argument to fix, as the SDKs' ``TypeError`` is."""
+    value = kwargs.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        from ..core.errors import UnsupportedParameterError
+
+        raise UnsupportedParameterError(
+            f"{provider} rejected an argument: {name} must be a dict, got "
+            f"{type(value).__name__}. Check the provider-native keyword arguments you passed.",
+            parameter=name, provider=provider)
+    return value
+
+
+def get_request(url: str, headers: Mapping[str, str], query: Mapping[str, Any]
+                ) -> NativeRequest:
+    """A ``GET`` of ``url`` with ``query`` (e.g. a models list), the JSON body's header
+    left out."""
+    return NativeRequest(with_query(url, query),
+                         {k: v for k, v in headers.items() if k.lower() != "content-type"},
+                         None, "GET")
+
+
+def encode_json(body: Any, provider: str) -> bytes:
+    from pydantic_core import PydanticSerializationError, to_json
+
+    try:
+        return to_json(body)
+    except (PydanticSerializationError, TypeError, ValueError) as exc:
+        from ..core.errors import UnsupportedParameterError
+
+        raise UnsupportedParameterError(
+            f"{provider} rejected an argument: a value cannot be sent as JSON ({exc}). Check "
+            "the provider-native keyword arguments you passed.", provider=provider) from None
+
+
+def with_query(url: str, query: Mapping[str, Any]) -> str:
+    """``url`` with ``query`` added to its query string."""
+    if not query:
+        return url
+    from urllib.parse import urlencode
+
+    return url + ("&" if "?" in url else "?") + urlencode(
+        {k: v for k, v in query.items() if v is not None}, doseq=True)

@@ -1,0 +1,78 @@
+"""The native transport of the Anthropic family (docs/transports.md): the request
+``translate.build_request`` made goes out as the anthropic SDK sends it (``POST
+{base_url}/v1/messages``, the same JSON body, ``Authorization: Bearer`` and the
+``anthropic-version`` header) on our own pooled connections (``providers/_native.py``);
+replies go to the same translator and stream decoder as on the SDK path. The anthropic SDK
+is not imported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Optional
+
+from .._native import NativeHTTP, NativeRequest, get_request, json_body, user_agent, with_query
+from .errors import reply_error
+
+#: The API version the anthropic SDK this project pins sends (``ANTHROPIC_API_VERSION``;
+#: tests/providers/test_native_transport.py checks they agree).
+ANTHROPIC_VERSION = "2026-10-21"
+
+#: ``messages.create``'s named parameters (the installed SDK's; the same test checks them):
+#: ``build_request`` merges and checks a provider-native argument of these names as on the
+#: SDK path. ``workspace_id`` / ``user_profile_id`` are headers, the rest body fields.
+NATIVE_PARAMS = frozenset({
+    "cache_control", "container", "diagnostics", "extra_body", "extra_headers", "extra_query",
+    "inference_geo", "max_tokens", "messages", "metadata", "model", "output_config",
+    "service_tier", "speed", "stop_sequences", "stream", "system", "thinking", "timeout",
+    "tool_choice", "tools", "user_profile_id", "workspace_id"})
+_HEADER_PARAMS = {"workspace_id": "anthropic-workspace-id",
+                  "user_profile_id": "anthropic-user-profile-id"}
+
+#: Config keys of the SDK client the native transport honours besides the common ones.
+NATIVE_OPTIONS = frozenset({"auth_token"})
+
+_BASE_URL = "https://api.anthropic.com"
+
+
+class AnthropicNative:
+    """URL and headers of the Messages API, and its :class:`NativeHTTP`."""
+
+    def __init__(self, provider: str, api_key: Optional[str], base_url: Optional[str],
+                 default_headers: Optional[Mapping[str, Any]], auth_token: Optional[str],
+                 secrets: tuple[Optional[str], ...], host: str) -> None:
+        self.key = provider
+        base = base_url or os.environ.get("ANTHROPIC_BASE_URL") or _BASE_URL
+        self.url = str(base).rstrip("/") + "/v1/messages"
+        self.models_url = str(base).rstrip("/") + "/v1/models"
+        headers = {"Accept": "application/json", "Content-Type": "application/json",
+                   "User-Agent": user_agent(), "anthropic-version": ANTHROPIC_VERSION}
+        credential = api_key if api_key is not None else auth_token
+        if credential is not None:
+            headers["Authorization"] = f"Bearer {credential}"
+        for name, value in (default_headers or {}).items():
+            if value is None:
+                headers.pop(name, None)
+            elif isinstance(value, str):
+                headers[name] = value
+        self._headers = headers
+        self._secrets = secrets
+        self.http = NativeHTTP(provider, self._reply_error, secrets, host=host)
+
+    def _reply_error(self, status: int, headers: Any, content: bytes, response: Any) -> Any:
+        return reply_error(status, headers, content, self.key, self._secrets, response)
+
+    def models(self, query: Mapping[str, Any]) -> NativeRequest:
+        """The HTTP request for ``models.list(**query)`` (one page)."""
+        return get_request(self.models_url, self._headers, query)
+
+    def request(self, kwargs: Mapping[str, Any]) -> NativeRequest:
+        """The HTTP request for ``messages.create(**kwargs)``."""
+        extra_headers = {header: str(kwargs[name]) for name, header in _HEADER_PARAMS.items()
+                         if kwargs.get(name) is not None}
+        body, more_headers, query = json_body(kwargs, self.key,
+                                              skip=frozenset({"timeout", *_HEADER_PARAMS}))
+        extra_headers.update(more_headers)
+        headers = {**self._headers, **extra_headers} if extra_headers else self._headers
+        return NativeRequest(with_query(self.url, query), headers, body)
