@@ -34,9 +34,10 @@ def servers() -> Iterator[list[Deployment]]:
             server.__exit__(None, None, None)
 
 
-def router(family: str, servers: list[Deployment], weights: list[float], **options: Any
-           ) -> ai.Router:
-    specs = [deployment(family, s, f"m-{i}", weight=w)
+def router(family: str, servers: list[Deployment], weights: list[float], *,
+           transport: str = "sdk", **options: Any) -> ai.Router:
+    extra = {"transport": "native"} if transport == "native" else {}
+    specs = [deployment(family, s, f"m-{i}", weight=w, **extra)
              for i, (s, w) in enumerate(zip(servers, weights, strict=True))]
     return ai.Router({"smart": specs}, **options)
 
@@ -106,15 +107,16 @@ def test_latency_prefers_the_faster_deployment_once_both_are_measured(
 # --- 429 / 5xx: move at once, cool down ------------------------------------------------------
 
 
+@pytest.mark.parametrize("transport", ["sdk", "native"])
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("mode", ["sync", "async", "stream", "astream"])
 def test_a_429_moves_the_call_at_once_and_the_cooled_deployment_gets_nothing(
-        family: str, mode: str, servers: list[Deployment]) -> None:
+        family: str, mode: str, transport: str, servers: list[Deployment]) -> None:
     a, b = servers[0], servers[1]
     a.queue(Reply(429, {"retry-after": "20"}))
     clock = FakeClock()
     # deployment 0 is (almost) always the first choice: it is asked first, answers 429
-    r = router(family, [a, b], [1e9, 1], clock=clock)
+    r = router(family, [a, b], [1e9, 1], clock=clock, transport=transport)
 
     def call(client: Any) -> Any:
         resp = client.chat.completions.create(model="smart", messages=USER,
@@ -329,9 +331,10 @@ def test_tpm_paces_by_the_tokens_the_replies_used(servers: list[Deployment]) -> 
     assert clock.waits == [pytest.approx(20.0, abs=1e-3)]
 
 
+@pytest.mark.parametrize("transport", ["sdk", "native"])
 @pytest.mark.parametrize("family", ["openai", "anthropic"])
 def test_rate_limit_headers_hold_a_deployment_until_their_reset(
-        family: str, servers: list[Deployment]) -> None:
+        family: str, transport: str, servers: list[Deployment]) -> None:
     a, b = servers[0], servers[1]
     if family == "openai":
         limited = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "20s",
@@ -342,7 +345,10 @@ def test_rate_limit_headers_hold_a_deployment_until_their_reset(
                    "anthropic-ratelimit-requests-reset": reset.replace("+00:00", "Z")}
     a.queue(Reply(200, limited))  # served, saying it has no request left for 20 s
     clock = FakeClock()
-    with ai.Client(router=router(family, [a, b], [1e9, 1], clock=clock)) as client:
+    options = {"transport": "native"} if transport == "native" else {}
+    specs = [deployment(family, s, f"m-{i}", weight=w, **options)
+             for i, (s, w) in enumerate([(a, 1e9), (b, 1)])]
+    with ai.Client(router=ai.Router({"smart": specs}, clock=clock)) as client:
         assert client.chat.completions.create(model="smart", messages=USER).model == "m-0"
         for _ in range(10):
             assert client.chat.completions.create(model="smart", messages=USER).model == "m-1"
