@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         durable as durable,
         handoff_filters as handoff_filters,
         responses as responses,
+        router as router,
         testing as testing,
     )
     from .agents.agent import (
@@ -200,6 +201,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         EmbeddingRequest as EmbeddingRequest,
         Provider as Provider,
     )
+    from .router.api import Router as Router
     from .tools.base import Tool as Tool, tool as tool
     from .tools.policy import (
         AllowAll as AllowAll,
@@ -286,10 +288,13 @@ _LAZY = {
     **{name: "batches.api" for name in (
         "Batch", "BatchPart", "BatchError", "InvalidBatchIdError", "BatchRequestError",
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
+    # router/api.py (routing across deployments: ai.Client(router=ai.Router(...)))
+    "Router": "router.api",
     # modules
     "testing": None, "handoff_filters": None, "durable": None,
     "cache": None,  # the response cache's backends (docs/cache.md)
     "responses": None,  # the Responses API's types (docs/responses.md)
+    "router": None,  # Router, MemoryState, RedisState (docs/router.md)
 }
 
 

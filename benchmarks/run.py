@@ -36,7 +36,8 @@ from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
 SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
-             "otel", "mcp", "prompt_cache", "cache", "embeddings", "aloop", "native")
+             "otel", "mcp", "prompt_cache", "cache", "embeddings", "aloop", "native",
+             "router")
 #: The families that have a native transport (docs/transports.md).
 NATIVE_FAMILIES = ("openai", "anthropic", "google")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
@@ -59,6 +60,8 @@ FULL = {
     "mcp_ten_calls": {"repeats": 2, "runs": 2},
     "cache": {"repeats": 3, "warmup": 30, "calls": 200},
     "cache_memory": {"entries": 100_000},
+    "router": {"repeats": 3, "warmup": 30, "calls": 300},
+    "router_async": {"repeats": 2, "warmup": 100, "requests": 2000, "concurrency": 100},
     "embeddings_one": {"repeats": 3, "warmup": 30, "calls": 200, "inputs": 1},
     "embeddings_list": {"repeats": 3, "warmup": 2, "calls": 10, "inputs": 10_000},
     "aloop": {"repeats": 5, "warmup": 20, "runs": 100},
@@ -82,6 +85,8 @@ QUICK = {
     "mcp_ten_calls": {"repeats": 1, "runs": 1},
     "cache": {"repeats": 1, "warmup": 1, "calls": 3},
     "cache_memory": {"entries": 100},
+    "router": {"repeats": 1, "warmup": 1, "calls": 4},
+    "router_async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
     "embeddings_one": {"repeats": 1, "warmup": 1, "calls": 3, "inputs": 1},
     "embeddings_list": {"repeats": 1, "warmup": 0, "calls": 1, "inputs": 3000},
     "aloop": {"repeats": 1, "warmup": 1, "runs": 2},
@@ -113,7 +118,7 @@ class Budget:
 
 
 RATIO_LE = {x: Budget(f"<= {x:.2f}x", lambda r, x=x: r <= x)
-            for x in (0.5, 0.6, 1.05, 1.10, 1.15, 1.3)}
+            for x in (0.5, 0.6, 1.03, 1.05, 1.10, 1.15, 1.3)}
 RATIO_GE_095 = Budget(">= 0.95x", lambda r: r >= 0.95)
 RATIO_GE_05 = Budget(">= 0.50x", lambda r: r >= 0.5)
 RSS_DIFF = Budget("<= +15 MiB", lambda d: d <= 15.0)
@@ -640,6 +645,37 @@ def plan_cache(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_router(base: str, families: list[str],
+                sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """The router (docs/router.md): (1) a call to an alias over one deployment against the
+    plain model, interleaved on one client in each process (the router's own work per
+    call); (2) async throughput at concurrency 100, an alias over 3 deployments against a
+    plain client."""
+    s, a = sizes["router"], sizes["router_async"]
+    rows: list[Row] = []
+    jobs: list[Job] = []
+    for family in families:
+        call = Row("router", f"{family}: call through a router alias vs the plain model",
+                   "ms/call", ours_label="alias (1 deployment)", raw_label="plain model",
+                   budget=RATIO_LE[1.03])
+        spread = Row("router", f"{family}: {a['requests']} req @ {a['concurrency']}, alias "
+                     "over 3 deployments vs plain client", "req/s",
+                     ours_label="alias (3 deployments)", raw_label="plain client",
+                     budget=RATIO_GE_095)
+        rows += [call, spread]
+        for _ in range(s["repeats"]):
+            jobs.append(Job(_task("router", family, "ours", base, warmup=s["warmup"],
+                                  calls=s["calls"]),
+                            [Target(call, "ours", "routed", 1e3),
+                             Target(call, "raw", "plain", 1e3)]))
+        params = {k: a[k] for k in ("warmup", "requests", "concurrency")}
+        for _, side, row_side in _alternate(a["repeats"], _OURS_AND_RAW):
+            routes = 3 if side == "ours" else 0
+            jobs.append(_job(_task("async", family, "ours", base, routes=routes, **params),
+                             spread, row_side))
+    return rows, jobs
+
+
 def plan_embeddings(base: str, families: list[str],
                     sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
     """``embeddings.create`` on the OpenAI wire (the loopback server's ``/v1/embeddings``):
@@ -663,7 +699,8 @@ PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
             "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
             "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache,
-            "embeddings": plan_embeddings, "aloop": plan_aloop, "native": plan_native}
+            "embeddings": plan_embeddings, "aloop": plan_aloop, "native": plan_native,
+            "router": plan_router}
 
 
 # ----------------------------------------------------------------------------- output ---

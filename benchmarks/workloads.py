@@ -454,11 +454,17 @@ def _run_ideal(tool: Callable[..., str], arguments: list[dict[str, Any]]) -> lis
 # -------------------------------------------------------------------- aisuite_like driver ---
 
 class _Ours:
-    def __init__(self, family: str, base: str, native: bool = False) -> None:
+    """``routes``: 0 = the plain model; n >= 1 = a router alias ("bench") over n deployments
+    of the model (one: the client's own provider; more: each with settings of its own, so
+    each has its own provider and connections, as deployments on several endpoints do)."""
+
+    def __init__(self, family: str, base: str, routes: int = 0, native: bool = False
+                 ) -> None:
         import aisuite_like
 
         self._ai = aisuite_like
         self.family = family
+        self.routes = routes
         config: dict[str, Any] = {"api_key": "bench-key", "max_retries": 0,
                                   "base_url": base + "/v1" if family == "openai" else base}
         if native:  # transport="native": our own HTTP, no SDK (docs/transports.md)
@@ -469,17 +475,26 @@ class _Ours:
         self.config = config
         self.kwargs = {"max_tokens": MAX_TOKENS} if family == "anthropic" else {}
 
+    def router(self, config: dict[str, Any]) -> Any:
+        if not self.routes:
+            return None
+        model = f"{self.family}:{MODELS[self.family]}"
+        deployments = [{"model": model}] if self.routes == 1 else [
+            {"model": model, "name": f"d{i}", **config} for i in range(self.routes)]
+        return self._ai.Router({"bench": deployments})
+
     def client(self, **options: Any) -> Any:
-        return self._ai.Client({self.family: self.config}, **options)
+        return self._ai.Client({self.family: self.config}, router=self.router(self.config),
+                               **options)
 
     def async_client(self, transport: str) -> Any:
         config = dict(self.config)
         if transport == "aiohttp":
             config["async_transport"] = "aiohttp"
-        return self._ai.AsyncClient({self.family: config})
+        return self._ai.AsyncClient({self.family: config}, router=self.router(config))
 
     def _model(self, model: str) -> str:
-        return f"{self.family}:{model}"
+        return "bench" if self.routes else f"{self.family}:{model}"
 
     def call(self, client: Any, model: str) -> Any:
         return client.chat.completions.create(model=self._model(model), messages=MESSAGES,
@@ -541,7 +556,8 @@ def _driver(task: dict[str, Any]) -> Any:
     if task["side"] == "ours_otel":
         _instrument()
     if side == "ours":
-        return _Ours(task["family"], task["base"], native=task["side"] == "ours_native")
+        return _Ours(task["family"], task["base"], task["params"].get("routes", 0),
+                     native=task["side"] == "ours_native")
     if task["side"] == "raw_aio":  # raw aiohttp, no SDK
         return _RawAiohttp(task["family"], task["base"])
     return _RAW[task["family"]](task["base"])
@@ -1035,11 +1051,48 @@ def cache_memory(task: dict[str, Any]) -> dict[str, Any]:
             "bytes_per_entry": held / p["entries"]}
 
 
+def router_overhead(task: dict[str, Any]) -> dict[str, Any]:
+    """A router alias over one deployment against the plain model, on one client (the same
+    provider and connections), calls interleaved so drift hits both alike: the median time
+    per call of each (``routed``, ``plain``)."""
+    p = task["params"]
+    driver = _Ours(task["family"], task["base"], routes=1)
+    client = driver.client()
+    model = MODELS[task["family"]]
+    plain_model = f"{task['family']}:{model}"
+    expected = "The capital of France is Paris."
+
+    def call(name: str) -> float:
+        t0 = time.perf_counter()
+        text = client.chat.completions.create(model=name, messages=MESSAGES,
+                                              **driver.kwargs).choices[0].message.content
+        elapsed = time.perf_counter() - t0
+        if text != expected:
+            raise AssertionError("unexpected reply text")
+        return elapsed
+
+    for _ in range(p["warmup"]):
+        call("bench")
+        call(plain_model)
+    routed, plain = [], []
+    for i in range(p["calls"]):
+        if i % 2:
+            routed.append(call("bench"))
+            plain.append(call(plain_model))
+        else:
+            plain.append(call(plain_model))
+            routed.append(call("bench"))
+    _close(client)
+    return {"routed": statistics.median(routed), "plain": statistics.median(plain),
+            "value": statistics.median(routed), "unit": "s/call"}
+
+
 SCENARIOS = {"sequential": sequential, "responses": responses,
              "async": async_throughput, "streaming": streaming,
              "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "cache": cache,
              "translate": translate, "embeddings": embeddings,
-             "acreate_loop": acreate_loop, "inflight": inflight_memory}
+             "acreate_loop": acreate_loop, "inflight": inflight_memory,
+             "router": router_overhead}
 
 
 def main(argv: list[str]) -> int:

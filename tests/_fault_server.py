@@ -68,6 +68,7 @@ class Stream:
     text: str = "hello world"
     interval: float = 0.0  # seconds between events
     hold: float = 10.0  # the most seconds "keepalive" goes on
+    headers: dict[str, str] = field(default_factory=dict)  # sent with the reply's head
 
 
 @dataclass
@@ -392,7 +393,7 @@ class FaultServer:
         if action.cut_after is not None:
             events = events[: action.cut_after]
         writer.write(self._head(200, {"content-type": "text/event-stream",
-                                      "connection": "close"}, None))
+                                      "connection": "close", **action.headers}, None))
         await writer.drain()
         for event in events:
             writer.write(event)

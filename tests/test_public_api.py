@@ -33,7 +33,7 @@ PUBLIC = [
     "OutputGuardrailTripwireTriggered", "OutputValidationError", "PermissionDeniedError",
     "PromptTokensDetails", "Provider", "RateLimitError", "RawResponsesStreamEvent",
     "RedirectError", "RefusalDeltaEvent", "RefusalDoneEvent", "RequestUsage", "RequireApproval",
-    "Response", "ResponseStream", "ResponseStreamEvent", "ResponseUsage", "RunCompleted",
+    "Response", "ResponseStream", "ResponseStreamEvent", "ResponseUsage", "Router", "RunCompleted",
     "RunContextWrapper", "RunHooks", "RunItem", "RunItemStreamEvent", "RunLimits", "RunResult",
     "RunResultStreaming", "RunStarted", "RunState", "RunUsage", "Runner", "Session",
     "SkippedModel", "Stream", "StreamEvent", "TResponseInputItem", "TextDelta", "Tool",
@@ -44,7 +44,7 @@ PUBLIC = [
     "TranscriptionWord", "UnknownProviderError", "UnsupportedFeatureError",
     "UnsupportedParameterError", "Usage", "cache", "durable", "fit_tokens", "function_tool",
     "handoff", "handoff_filters", "input_guardrail", "instrument", "keep_last", "output_guardrail",
-    "provider_keys", "pydantic_function_tool", "register_provider", "responses",
+    "provider_keys", "pydantic_function_tool", "register_provider", "responses", "router",
     "set_default_model", "testing", "tool", "trace", "uninstrument",
 ]
 

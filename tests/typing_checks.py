@@ -58,6 +58,10 @@ def check_public_names() -> None:
     assert_type(ai.RunLimits(max_model_calls=3), ai.RunLimits)
     assert_type(ai.Session(), ai.Session)
     assert_type(ai.testing.ScriptedProvider(["hi"]), ScriptedProvider)
+    router = ai.Router({"smart": [{"model": "test:m", "weight": 2, "rpm": 60}]})
+    assert_type(router, ai.Router)
+    assert_type(ai.Client(router=router), ai.Client)
+    assert_type(ai.AsyncClient(router=router), ai.AsyncClient)
     agent = ai.Agent("a", model="scripted:m", instructions=lambda ctx, agent: "Be brief.",
                      tool_policy=ai.AllowTools(["get_weather"]), hooks=ai.AgentHooks())
     assert_type(agent.hooks, Optional[ai.AgentHooks[Any]])

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
 
 from pydantic import BaseModel
 
-from ..client.base import prepare_call, resolve_provider
+from ..client.base import prepare_call, provider_for_model
 from ..core.checks import check_max_turns
 from ..core.cost import price_known
 from ..core.errors import (
@@ -585,7 +585,8 @@ class AgentRun:
             spec = agent._output
             key = parse_model(model)[0]
             kwargs: dict[str, Any] = dict(agent.model_settings)
-            native = spec is not None and supports_native_output(key, resolve_provider(client, key))
+            native = spec is not None and supports_native_output(
+                key, provider_for_model(client, model))
             forced = spec is not None and not native
             tools = agent._tools_with_output if forced else agent._tools
             forced_choice: Any = None

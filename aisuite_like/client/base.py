@@ -34,10 +34,11 @@ from ..providers.registry import (
 
 if TYPE_CHECKING:
     from ..tools.toolset import Tools
-    from .plugins import ResponseCache
+    from .plugins import ModelRouter, ResponseCache
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
-           "normalize_messages", "RUNNER_ONLY", "CLIENT_OPTIONS", "configured_provider_keys"]
+           "normalize_messages", "RUNNER_ONLY", "CLIENT_OPTIONS", "configured_provider_keys",
+           "provider_for_model", "split_model"]
 
 
 class PreparedCall:
@@ -295,6 +296,7 @@ class ClientBase:
         extract_thinking: bool = False,
         cache: Optional[ResponseCache] = None,
         cache_ttl: Optional[float] = None,
+        router: Optional[ModelRouter] = None,
         prompt_cache: Any = None,
         **unknown: Any,
     ) -> None:
@@ -302,14 +304,15 @@ class ClientBase:
             name = type(self).__name__
             raise settings_keyword_error(
                 name, unknown, ("provider_configs", "providers", "extra_param_mode",
-                                "extract_thinking", "cache", "cache_ttl", "prompt_cache"),
+                                "extract_thinking", "cache", "cache_ttl", "router",
+                                "prompt_cache"),
                 configs_given=provider_configs is not None, call=f"ai.{name}")
         # What with_options() passes on to a copy (besides the configs).
         self._init_options: dict[str, Any] = {"providers": providers,
                                               "extra_param_mode": extra_param_mode,
                                               "extract_thinking": extract_thinking,
                                               "cache": cache, "cache_ttl": cache_ttl,
-                                              "prompt_cache": prompt_cache}
+                                              "router": router, "prompt_cache": prompt_cache}
         #: Options every provider this client builds gets over its config (with_options()).
         self._options: dict[str, Any] = {}
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
@@ -341,6 +344,10 @@ class ClientBase:
             self._instances[key] = provider
         self._installed = frozenset(self._instances)
         self._lock = threading.Lock()
+        self._router = _check_router(self, router)
+        self._routed: dict[str, Provider] = {}  # model naming an alias -> its routing provider
+        # a router deployment with settings of its own -> (canonical key, its own provider)
+        self._deployed: dict[str, tuple[str, Provider]] = {}
 
     @property
     def provider_configs(self) -> dict[str, dict[str, Any]]:
@@ -367,6 +374,9 @@ class ClientBase:
             for key in list(self._instances):
                 if key not in self._installed and canonical_key(key) in changed:
                     del self._instances[key]
+            for label, (canon, _) in list(self._deployed.items()):
+                if canon in changed:
+                    del self._deployed[label]
 
     def with_options(
         self,
@@ -437,6 +447,66 @@ class ClientBase:
             _refuse_real_request(key)
         return provider
 
+    def _route(self, model: Any) -> Optional[Provider]:
+        """The routing provider of ``model`` when it names an alias of the client's router
+        (``"smart"`` or ``"router:smart"``), else None (a ``"provider:model"``)."""
+        routed = self._routed.get(model) if isinstance(model, str) else None
+        if routed is not None or not isinstance(model, str):
+            return routed
+        alias = model[7:] if model.startswith("router:") else model
+        if ":" in alias:
+            return None
+        assert self._router is not None
+        routed = self._router.routing_provider(alias, self._deployment_provider)
+        if routed is None:
+            aliases = getattr(self._router, "aliases", None)
+            known = f" (its aliases: {', '.join(map(repr, aliases))})" if aliases else ""
+            raise InvalidModelError(
+                f"model {model!r} is neither 'provider:model' (e.g. 'openai:gpt-4o') nor an "
+                f"alias of this client's router{known}")
+        with self._lock:
+            return self._routed.setdefault(model, routed)
+
+    def _deployment_provider(self, model: str, settings: Mapping[str, Any],
+                             label: str) -> Provider:
+        """A router deployment's provider: the client's own for its key, or, when the
+        deployment has settings of its own (``api_key``, ``base_url``, ...), one made for it
+        from the client's config of that provider with the settings over it."""
+        key, _ = parse_model(model)
+        if not settings:
+            return self._provider(key)
+        made = self._deployed.get(label)
+        if made is not None:
+            return made[1]
+        canon = canonical_key(key)
+        if canon in self._installed or key in self._installed:
+            raise ConfigurationError(
+                f"router deployment {label!r} has settings of its own, but provider {key!r} "
+                "was given as an object (providers=): settings apply to providers made from "
+                "a configuration")
+        if _guard.BLOCK_REAL_REQUESTS[0] and not is_offline_key(canon):
+            _refuse_real_request(key)
+        with self._lock:
+            made = self._deployed.get(label)
+            if made is None:
+                base = self._configs.get(canon)
+                if base is None:
+                    base = next((v for k, v in self._configs.items()
+                                 if canonical_key(k) == canon), {})
+                # with_options() over the deployment's config, as over a provider's own
+                config = {**base, **settings, **self._options}
+                _check_configs({canon: config}, self._installed)
+                made = (canon, as_provider(ProviderFactory.create_provider(key, dict(config)),
+                                           canon))
+                _secrets.protect_logs()
+                self._deployed[label] = made
+        return made[1]
+
+    def _providers_made(self) -> list[Provider]:
+        """Every provider this client made or was given, once each (to close them)."""
+        everything = [*self._instances.values(), *(p for _, p in self._deployed.values())]
+        return list({id(p): p for p in everything}.values())
+
     def _cached(self, provider: Provider, key: str) -> Provider:
         """``provider`` answering from the client's response cache (docs/cache.md)."""
         made = self._cache_wrapped.get(key)
@@ -488,7 +558,7 @@ class ClientBase:
     def close(self) -> None:
         """Release the providers' HTTP resources and close the MCP servers this client
         opened on first use."""
-        for provider in {id(p): p for p in self._instances.values()}.values():
+        for provider in self._providers_made():
             provider.close()
         mcp = sys.modules.get("aisuite_like.tools.mcp")
         if mcp is not None:
@@ -504,15 +574,28 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     servers opened and listed). The provider is made on first use, traced when instrumented
     and wrapped in its fallbacks when ``fallbacks=`` is given. ``kwargs`` is consumed. Every
     entry point uses it: ``create`` and its variants, agents, durable runs and batches."""
-    key, name = parse_model(model)
-    _request_checks.check_arguments(kwargs)
-    cached = _uses_cache(client, kwargs.pop("cache", None))
-    provider = client._provider(key)
-    if cached:  # the response cache answers or stores each model call (docs/cache.md)
-        provider = client._cached(provider, key)
-    if _instrumentation.ACTIVE is not None:  # instrument(): a span around each model call
-        # the traced proxy has Provider's interface (duck-typed, not a subclass)
-        provider = cast(Provider, _instrumentation.ACTIVE.traced(provider))
+    routed = client._route(model) if client._router is not None else None
+    if routed is not None:  # an alias of the client's router: each deployment is traced
+        name = split_model(client, model)[1]
+        _request_checks.check_arguments(kwargs)
+        cached = _uses_cache(client, kwargs.pop("cache", None))
+        provider = routed
+        if cached:  # a hit sends nothing and takes nothing from the deployments' limits
+            provider = client._cached(routed, f"router:{name}")
+    else:
+        key, name = parse_model(model)
+        if key == "router" and client._router is None:
+            raise ConfigurationError(
+                f"model {model!r} names a router alias, but this client has no router: "
+                "pass ai.Client(router=ai.Router(deployments={...}))")
+        _request_checks.check_arguments(kwargs)
+        cached = _uses_cache(client, kwargs.pop("cache", None))
+        provider = client._provider(key)
+        if cached:  # the response cache answers or stores each model call (docs/cache.md)
+            provider = client._cached(provider, key)
+        if _instrumentation.ACTIVE is not None:  # instrument(): a span around each model call
+            # the traced proxy has Provider's interface (duck-typed, not a subclass)
+            provider = cast(Provider, _instrumentation.ACTIVE.traced(provider))
     fallbacks = kwargs.pop("fallbacks", None)
     if fallbacks is not None:
         provider = client._with_fallbacks(provider, model, name, fallbacks, cached)
@@ -581,3 +664,33 @@ def configured_provider_keys(client: ClientBase) -> list[str]:
 def resolve_provider(client: ClientBase, key: str) -> Provider:
     """The provider ``client`` uses for ``key`` (made from its config on first use)."""
     return client._provider(key)
+
+
+def split_model(client: ClientBase, model: Any) -> tuple[str, str]:
+    """``(provider key, model name)`` of ``model``; ``("router", alias)`` for an alias of the
+    client's router (``"smart"`` or ``"router:smart"``). Raises ``InvalidModelError`` for
+    anything else that is not ``"provider:model"``."""
+    if client._router is not None and client._route(model) is not None:
+        return "router", model[7:] if model.startswith("router:") else model
+    return parse_model(model)
+
+
+def provider_for_model(client: ClientBase, model: str) -> Provider:
+    """The provider a call to ``model`` goes to: the routing provider of a router alias, else
+    the provider of its key (made from its config on first use)."""
+    routed = client._route(model) if client._router is not None else None
+    return routed if routed is not None else client._provider(parse_model(model)[0])
+
+
+def _check_router(client: ClientBase, router: Any) -> Optional[ModelRouter]:
+    """``Client(router=...)``: a router whose deployments' providers are all known."""
+    if router is None:
+        return None
+    from .plugins import ModelRouter
+
+    if not isinstance(router, ModelRouter):
+        raise TypeError(f"router must be an aisuite_like.Router (or None), got "
+                        f"{type(router).__name__}")
+    for model in router.deployment_models():
+        client._check_known(parse_model(model)[0])
+    return router

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
     from ..endpoints.models import AsyncModels, Models
     from ..endpoints.responses import AsyncResponses, Responses
-    from .plugins import ResponseCache
+    from .plugins import ModelRouter, ResponseCache
     from .raw_response import AsyncRawCompletions, RawCompletions
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
@@ -634,7 +634,9 @@ class Client(ClientBase):
     objects directly (e.g. ``aisuite_like.testing.ScriptedProvider``). ``cache`` is a response
     cache (``aisuite_like.cache.MemoryCache()``, ``SQLiteCache(path)``, ``RedisCache(url)``)
     that answers repeated model calls, its entries expiring after ``cache_ttl`` seconds
-    (None: never; docs/cache.md). ``prompt_cache="auto"`` makes every call add prompt-cache
+    (None: never; docs/cache.md).
+    ``router`` (an ``aisuite_like.Router``) makes its aliases usable as models
+    (docs/router.md). ``prompt_cache="auto"`` makes every call add prompt-cache
     breakpoints / a cache key where the provider needs them (a call opts out with
     ``prompt_cache=False``; docs/reasoning-and-caching.md).
     """
@@ -645,13 +647,14 @@ class Client(ClientBase):
                  extract_thinking: bool = False,
                  cache: Optional[ResponseCache] = None,
                  cache_ttl: Optional[float] = None,
+                 router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
                  **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
-                         cache=cache, cache_ttl=cache_ttl, prompt_cache=prompt_cache,
-                         **unknown)
+                         cache=cache, cache_ttl=cache_ttl, router=router,
+                         prompt_cache=prompt_cache, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -1007,12 +1010,13 @@ class AsyncClient(ClientBase):
                  extract_thinking: bool = False,
                  cache: Optional[ResponseCache] = None,
                  cache_ttl: Optional[float] = None,
+                 router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
                  **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
-                         cache=cache, cache_ttl=cache_ttl, prompt_cache=prompt_cache,
-                         **unknown)
+                         cache=cache, cache_ttl=cache_ttl, router=router,
+                         prompt_cache=prompt_cache, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
@@ -1077,7 +1081,7 @@ class AsyncClient(ClientBase):
         return embeddings
 
     async def aclose(self) -> None:
-        for provider in {id(p): p for p in self._instances.values()}.values():
+        for provider in self._providers_made():
             await provider.aclose()
         mcp = sys.modules.get("aisuite_like.tools.mcp")
         if mcp is not None:

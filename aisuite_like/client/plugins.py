@@ -4,11 +4,12 @@ package."""
 
 from __future__ import annotations
 
-from typing import Optional, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Optional, Protocol, runtime_checkable
 
 from ..providers.base import Provider
 
-__all__ = ["ResponseCache"]
+__all__ = ["ResponseCache", "ModelRouter", "DeploymentResolver"]
 
 
 @runtime_checkable
@@ -20,3 +21,23 @@ class ResponseCache(Protocol):
 
     def wrap(self, provider: Provider, *, provider_key: str, ttl: Optional[float]
              ) -> Provider: ...
+
+
+#: What a client hands a router to make a deployment's provider: ``(model, settings, label)``
+#: -> the provider for ``model`` (``"provider:model"``) with the client's configuration of that
+#: provider, ``settings`` (the deployment's own ``api_key``, ``base_url``, ...) over it; one
+#: per ``label`` when there are settings, else the client's shared provider.
+DeploymentResolver = Callable[[str, Mapping[str, Any], str], Provider]
+
+
+@runtime_checkable
+class ModelRouter(Protocol):
+    """A router (``ai.Client(router=...)``; ``aisuite_like.router.Router``, docs/router.md).
+    The client checks the providers of its deployments when it is given the router, and the
+    preparation of a call whose model names one of its aliases (``"smart"`` or
+    ``"router:smart"``) sends the call to the provider it returns for that alias."""
+
+    def deployment_models(self) -> Iterable[str]: ...
+
+    def routing_provider(self, alias: str, resolve: DeploymentResolver
+                         ) -> Optional[Provider]: ...

@@ -27,9 +27,9 @@ from ..client.base import (
     RUNNER_ONLY,
     ClientBase,
     PreparedCall,
-    parse_model,
     prepare_call,
-    resolve_provider,
+    provider_for_model,
+    split_model,
 )
 from ..core import hooks as _instrumentation
 from ..core.checks import check_arguments, check_max_turns, check_not_empty
@@ -115,7 +115,7 @@ def _native_tools(tools: Any, client: Any) -> Optional[list[Any]]:
 def _prepare(client: Any, model: str, input: Any, args: dict[str, Any],
              kwargs: dict[str, Any], stream: Any, max_turns: Any) -> _Call:
     """Validate and prepare one call, before anything is sent."""
-    key, name = parse_model(model)
+    key, name = split_model(client, model)  # a router alias: ("router", alias)
     _check_input(input)
     if not isinstance(stream, bool):
         raise TypeError(f"stream must be True or False, got {stream!r}")
@@ -125,7 +125,7 @@ def _prepare(client: Any, model: str, input: Any, args: dict[str, Any],
                      "max_tokens": args.get("max_output_tokens"),
                      **{k: kwargs.get(k) for k in ("top_p", "timeout", "parallel_tool_calls",
                                                    "user")}})
-    provider = resolve_provider(client, key)
+    provider = provider_for_model(client, model)
     native = bool(getattr(provider, "native_responses", False)) and "fallbacks" not in kwargs
     if native and max_turns is None:
         return _prepare_native(client, key, name, provider, input, args, kwargs, stream)

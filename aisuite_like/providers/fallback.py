@@ -24,7 +24,7 @@ from .base import ChatRequest, Provider
 if TYPE_CHECKING:
     from ..core.types import SkippedModel
 
-__all__ = ["FallbackProvider", "FALLBACK_ERRORS"]
+__all__ = ["FallbackProvider", "FALLBACK_ERRORS", "skipped_model"]
 
 #: Errors that move on to the next model (after the failing model's own retries). Anything
 #: else (a bad request, a wrong key) is the caller's to fix and is raised at once.
@@ -45,7 +45,9 @@ def _name_fallback(error: AisuiteLikeError, label: str, skipped: list[SkippedMod
     error.fallback_errors = list(skipped)  # type: ignore[attr-defined]
 
 
-def _skipped(label: str, error: APIError) -> SkippedModel:
+def skipped_model(label: str, error: APIError) -> SkippedModel:
+    """What ``fallback_errors`` says of a model (or a router's deployment) that failed with
+    ``error`` before another one served the call."""
     from ..core.types import SkippedModel
 
     return SkippedModel(model=label, error_type=type(error).__name__, message=str(error),
@@ -87,7 +89,7 @@ class FallbackProvider(Provider):
             yield
         except AisuiteLikeError as error:
             if isinstance(error, FALLBACK_ERRORS) and index < len(self._chain) - 1:
-                skipped.append(_skipped(label, error))
+                skipped.append(skipped_model(label, error))
                 return
             if index:
                 _name_fallback(error, label, skipped)

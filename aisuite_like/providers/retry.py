@@ -49,7 +49,7 @@ from ..core.errors import APIConnectionError, APIError, APITimeoutError, Configu
 from ..core.exchange import note_retry
 
 __all__ = ["RetryPolicy", "ConcurrencyLimit", "Clock", "SystemClock", "CallPolicy", "Bounds",
-           "DEADLINE"]
+           "DEADLINE", "HAND_UP"]
 
 T = TypeVar("T")
 R = TypeVar("R")  # what an attempt returns (a response; a stream's chunks)
@@ -195,6 +195,14 @@ class ConcurrencyLimit:
             future.set_result(None)
 
 
+#: Errors the drivers hand straight to the caller instead of retrying them, in this context:
+#: set by a caller that has a better place to send the request again (the router moves a
+#: call to another deployment at once, docs/router.md). Empty: every retryable error is
+#: retried as the policy says. Read only after a failed attempt.
+HAND_UP: ContextVar[tuple[type[BaseException], ...]] = ContextVar("aisuite_like_hand_up",
+                                                                  default=())
+
+
 #: The end of the attempt running in this context (a ``time.monotonic()`` value), or None:
 #: set by the drivers, read by the sync transports' I/O seams (``providers/_common``).
 DEADLINE: ContextVar[Optional[float]] = ContextVar("aisuite_like_attempt_deadline",
@@ -282,7 +290,10 @@ class CallPolicy:
 
     def wait(self, attempts: int, error: APIError) -> Optional[float]:
         """The wait before the next attempt, or None: give up (a 429 whose demand is over
-        ``max_retry_wait`` gives up at once, its ``retry_after`` telling the caller)."""
+        ``max_retry_wait`` gives up at once, its ``retry_after`` telling the caller; an error
+        of a kind in :data:`HAND_UP` at once)."""
+        if isinstance(error, HAND_UP.get()):
+            return None
         return self.retry.wait_for(attempts, error, self.clock.random())
 
     def bounds(self, timeout: Any = None) -> Bounds:

@@ -1,0 +1,221 @@
+"""``RedisState``: the router's records in Redis, shared by every process and machine that
+routes through the same server (docs/router.md, "Shared state"). Needs redis-py
+(``pip install "aisuite-like[redis]"``), imported on first use.
+
+Each deployment's record is one JSON string. A transaction is optimistic (``WATCH`` the keys,
+``MGET`` them, compute, ``MULTI`` / ``SET`` / ``EXEC``; run again if another process wrote a
+watched key meanwhile), so the arithmetic is the same Python code as in memory
+(``limits.py``). The steps are a sans-IO generator that the sync and the async driver perform
+with redis-py's two clients.
+
+When Redis cannot be reached (or answers an error), the call goes on with this process's own
+records (a ``MemoryState``) and Redis is tried again after ``retry_after`` seconds; a warning
+is logged, naming the server's host and port (never its password).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections.abc import Generator, Sequence
+from typing import Any, Optional, Union
+from urllib.parse import urlsplit
+
+from ..core import secrets as _secrets
+from ..core.errors import ConfigurationError, MissingDependencyError
+from .limits import Record, TransactionFn
+from .state import MemoryState
+
+__all__ = ["RedisState"]
+
+_log = logging.getLogger("aisuite_like.router")
+
+_TTL = 3600  # seconds a record outlives its last change (a longer cool-down extends it)
+_MAX_CONFLICTS = 1000  # optimistic attempts before a transaction gives up (never seen)
+
+
+class _Read:
+    __slots__ = ("keys",)
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        self.keys = keys
+
+
+class _Write:
+    __slots__ = ("values", "ttls")
+
+    def __init__(self, values: dict[str, str], ttls: dict[str, int]) -> None:
+        self.values = values
+        self.ttls = ttls
+
+
+_Op = Union[_Read, _Write]
+
+
+def _transaction(keys: Sequence[str], fn: TransactionFn, now: float
+                 ) -> Generator[_Op, Any, Any]:
+    """The steps of one transaction: read (the driver WATCHes and MGETs ``keys``), compute,
+    write what changed (the driver answers False when a watched key changed meanwhile: the
+    whole transaction runs again)."""
+    for _ in range(_MAX_CONFLICTS):
+        raw = yield _Read(keys)
+        records = [Record.new() if value is None else Record.load(json.loads(value))
+                   for value in raw]
+        changed, result = fn(records)
+        values = {keys[i]: json.dumps(records[i].dump(), separators=(",", ":"))
+                  for i in changed}
+        ttls = {keys[i]: _TTL + max(int(records[i].cool - now), 0) for i in changed}
+        if (yield _Write(values, ttls)):
+            return result
+    raise RuntimeError(f"router state: {_MAX_CONFLICTS} conflicting writes in a row")
+
+
+class RedisState:
+    """The router's records in Redis at ``url`` (``redis://[:password@]host:port/db``,
+    ``rediss://`` for TLS), under keys starting with ``prefix``. ``timeout`` bounds each
+    Redis operation (seconds); ``retry_after``: how long the router keeps to this process's
+    own records after Redis failed. ``redis_options`` go to ``redis.Redis.from_url``."""
+
+    def __init__(self, url: str, *, prefix: str = "aisuite_like:router:",
+                 timeout: float = 1.0, retry_after: float = 5.0,
+                 redis_options: Optional[dict[str, Any]] = None) -> None:
+        if not isinstance(url, str) or "://" not in url:
+            raise ConfigurationError(
+                "RedisState needs a Redis URL such as 'redis://127.0.0.1:6379/0'")
+        for name, value in (("timeout", timeout), ("retry_after", retry_after)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigurationError(f"RedisState {name} must be a number of seconds > 0, "
+                                         f"got {value!r}")
+        parts = urlsplit(url)
+        if parts.password:
+            _secrets.remember(parts.password)  # redacted from every error and log record
+        self._url = url
+        self._where = f"{parts.scheme}://{parts.hostname or ''}" + (
+            f":{parts.port}" if parts.port else "") + (parts.path or "")
+        self._prefix = prefix
+        self._options = {"socket_timeout": float(timeout),
+                         "socket_connect_timeout": float(timeout), **(redis_options or {})}
+        self._retry_after = float(retry_after)
+        self._down_until = 0.0
+        self._local = MemoryState()
+        self._lock = threading.Lock()
+        self._sync: Any = None
+        self._async: Any = None
+        self._async_loop: Any = None
+
+    def __repr__(self) -> str:  # never the password
+        return f"RedisState({self._where!r})"
+
+    # -- clients (made on first use) --
+
+    @staticmethod
+    def _redis() -> Any:
+        try:
+            import redis
+        except ImportError as exc:
+            raise MissingDependencyError(
+                'RedisState needs redis-py: pip install "aisuite-like[redis]"') from exc
+        return redis
+
+    def _sync_client(self) -> Any:
+        if self._sync is None:
+            with self._lock:
+                if self._sync is None:
+                    self._sync = self._redis().Redis.from_url(self._url, **self._options)
+        return self._sync
+
+    def _async_client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._async is None or self._async_loop is not loop:
+            # redis.asyncio connections belong to the loop they were made on
+            import redis.asyncio
+
+            self._redis()
+            self._async = redis.asyncio.Redis.from_url(self._url, **self._options)
+            self._async_loop = loop
+        return self._async
+
+    # -- transactions --
+
+    def _keys(self, keys: Sequence[str]) -> list[str]:
+        prefix = self._prefix
+        return [prefix + key for key in keys]
+
+    def _failed(self, exc: BaseException) -> None:
+        self._down_until = time.monotonic() + self._retry_after
+        _log.warning("router state at %s failed (%s); routing on this process's own records "
+                     "for %g s", self._where, type(exc).__name__, self._retry_after)
+
+    def transact(self, keys: Sequence[str], fn: TransactionFn) -> Any:
+        if time.monotonic() < self._down_until:
+            return self._local.transact(keys, fn)
+        redis = self._redis()
+        try:
+            client = self._sync_client()
+            with client.pipeline() as pipe:
+                steps = _transaction(self._keys(keys), fn, time.time())
+                op = next(steps)
+                while True:
+                    if isinstance(op, _Read):
+                        pipe.watch(*op.keys)
+                        reply: Any = pipe.mget(op.keys)
+                    elif not op.values:
+                        pipe.unwatch()
+                        reply = True
+                    else:
+                        pipe.multi()
+                        for key, value in op.values.items():
+                            pipe.set(key, value, ex=op.ttls[key])
+                        try:
+                            pipe.execute()
+                            reply = True
+                        except redis.WatchError:
+                            reply = False
+                    op = steps.send(reply)
+        except StopIteration as done:
+            return done.value
+        except (redis.RedisError, OSError) as exc:
+            self._failed(exc)
+            return self._local.transact(keys, fn)
+
+    async def atransact(self, keys: Sequence[str], fn: TransactionFn) -> Any:
+        if time.monotonic() < self._down_until:
+            return self._local.transact(keys, fn)
+        redis = self._redis()
+        try:
+            client = self._async_client()
+            async with client.pipeline() as pipe:
+                steps = _transaction(self._keys(keys), fn, time.time())
+                op = next(steps)
+                while True:
+                    if isinstance(op, _Read):
+                        await pipe.watch(*op.keys)
+                        reply: Any = await pipe.mget(op.keys)
+                    elif not op.values:
+                        await pipe.unwatch()
+                        reply = True
+                    else:
+                        pipe.multi()
+                        for key, value in op.values.items():
+                            pipe.set(key, value, ex=op.ttls[key])
+                        try:
+                            await pipe.execute()
+                            reply = True
+                        except redis.WatchError:
+                            reply = False
+                    op = steps.send(reply)
+        except StopIteration as done:
+            return done.value
+        except (redis.RedisError, OSError) as exc:
+            self._failed(exc)
+            return self._local.transact(keys, fn)
+
+    def close(self) -> None:
+        """Close the connections to Redis (the sync client's; an async client closes with
+        its event loop)."""
+        client, self._sync = self._sync, None
+        if client is not None:
+            client.close()

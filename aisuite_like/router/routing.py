@@ -1,0 +1,576 @@
+"""``RoutingProvider``: an alias of a ``Router`` as a provider (docs/router.md).
+
+The client's preparation of a call (``client/base.py: prepare_call``) turns a model that
+names an alias into this provider, so every entry point (``create`` and its variants, the tool
+runner, agents, durable runs) routes each model call without knowing it. Each call:
+
+1. asks the state for a deployment (``limits.pick``: free now, chosen by the strategy; its
+   buckets debited), or how long until one is free: the call waits (``max_retry_wait`` in
+   all) or raises ``RateLimitError`` naming every deployment and why it is not free;
+2. sends the request to that deployment's provider (traced when instrumented, so the
+   ``chat`` span names the deployment), the transports recording the reply (its headers) in
+   an ``ExchangeCapture`` (``core.exchange``, the record ``with_raw_response`` reads, handed
+   on to the caller's own when there is one) and, when another deployment could take the
+   call now, the retry layer
+   handing a 429, a 5xx, a connection error or a timeout straight back (``HAND_UP``) instead
+   of retrying the same deployment;
+3. on success, tells the state what the reply's rate-limit headers said (and the latency and
+   tokens used, when the strategy or a ``tpm`` needs them); on one of those errors, cools the
+   deployment down (``Retry-After``, else the exhausted limit's reset, else ``cooldown``) and
+   goes back to 1 with the same request. A stream moves only before its first chunk.
+
+The decisions are in ``_Call`` (sans-IO); the four drivers (``complete``, ``acomplete``,
+``stream``, ``astream``) only perform them.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Protocol, Union, cast
+
+from ..core import hooks as _instrumentation
+from ..core.cost import attach_price_ref
+from ..core.errors import AisuiteLikeError, APIError, RateLimitError
+from ..core.exchange import CAPTURE, ExchangeCapture
+from ..providers.base import ChatRequest, EmbeddingRequest, Provider
+from ..providers.fallback import FALLBACK_ERRORS, skipped_model
+from ..providers.retry import HAND_UP
+from .limits import Limits, Pick, Record, describe, pick, read_limits, settle
+
+if TYPE_CHECKING:
+    from ..core.embeddings import CreateEmbeddingResponse
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, SkippedModel
+    from .deployments import Deployment
+    from .state import RouterState
+
+__all__ = ["RoutingProvider", "Route", "RouterSettings"]
+
+#: Made by the client: a deployment's provider from its model, settings and label.
+Resolve = Callable[[str, Mapping[str, Any], str], Provider]
+_RATE_LIMITS: tuple[type[BaseException], ...] = (RateLimitError,)
+_EPSILON = 1e-6  # added to waits: a bucket is full again *at* that time, not a hair before
+
+
+class RouterSettings(Protocol):
+    """What a routing provider reads of its router (``api.Router``)."""
+
+    strategy: str
+    cooldown: float
+    max_retry_wait: float
+    measures_latency: bool
+    state: RouterState
+    clock: Any
+
+    def now(self) -> float: ...
+
+
+class Route:
+    """One alias at run time, shared by every client of its router: its deployments, their
+    keys in the state, their limits, and the calls in flight to each from this process."""
+
+    __slots__ = ("alias", "deployments", "keys", "caps", "busy", "lock", "uses_tokens")
+
+    def __init__(self, alias: str, deployments: Sequence[Deployment]) -> None:
+        self.alias = alias
+        self.deployments = tuple(deployments)
+        self.keys = tuple(f"{alias}/{d.name}" for d in self.deployments)
+        self.caps = tuple(d.caps for d in self.deployments)
+        self.busy = [0] * len(self.deployments)
+        self.lock = threading.Lock()
+        self.uses_tokens = any(c.tpm is not None for c in self.caps)
+
+
+def _estimate(request: Union[ChatRequest, EmbeddingRequest]) -> float:
+    """About how many tokens a request uses (its text / 4, plus ``max_tokens``; an embeddings
+    request's inputs: text / 4, or its token arrays' lengths), for a token bucket; corrected
+    by the reply's usage."""
+    if isinstance(request, EmbeddingRequest):
+        size = sum(len(item) for item in request.input)
+        return float(size) if request.tokens else size / 4
+    chars = 0
+    for message in request.messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+        elif content is not None:
+            chars += len(str(content))
+    if request.tools:
+        chars += len(str(request.tools))
+    return chars / 4 + (request.max_tokens or 0)
+
+
+def _usage_tokens(usage: Any) -> Optional[float]:
+    total = getattr(usage, "total_tokens", None)
+    return float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) \
+        else None
+
+
+def _headers_of(error: BaseException) -> Any:
+    response = getattr(error, "response", None)
+    return getattr(response, "headers", None)
+
+
+def _hand_on(capture: ExchangeCapture) -> Any:
+    """After an attempt (the caller's capture back in place): hand what the attempt recorded
+    to the caller's own capture (a ``with_raw_response`` call over an alias), and return the
+    headers of its reply (None: no successful reply)."""
+    outer = CAPTURE.get()
+    exchange = capture.exchange
+    if outer is not None:
+        outer.retries += capture.retries
+        if exchange is not None:
+            outer.exchange = exchange
+    return exchange.headers if exchange is not None else None
+
+
+class _Call:
+    """The routing decisions of one call (sans-IO): which deployment, how long to wait, what
+    to tell the state after each attempt, and the error when nothing is left."""
+
+    __slots__ = ("provider", "route", "router", "request", "tokens", "excluded", "skipped",
+                 "waited", "pending", "last_error", "hand_up")
+
+    def __init__(self, provider: RoutingProvider,
+                 request: Union[ChatRequest, EmbeddingRequest]) -> None:
+        self.provider = provider
+        self.route = route = provider.route
+        self.router = provider.router
+        self.request = request
+        self.tokens = _estimate(request) if route.uses_tokens else 0.0
+        self.excluded = [False] * len(route.deployments)
+        self.skipped: list[SkippedModel] = []
+        self.waited = 0.0
+        self.pending = 0.0
+        self.last_error: Optional[APIError] = None
+        self.hand_up = _RATE_LIMITS
+
+    # -- 1. a deployment, or a wait --
+
+    def picker(self, records: list[Record]) -> tuple[Sequence[int], Any]:
+        """The transaction that picks (run by the state on the alias's records)."""
+        route = self.route
+        now = self.router.now()
+        chosen = pick(self.router.strategy, route.caps, records, route.busy, self.excluded,
+                      self.tokens, now, random.random())
+        if chosen.index is None:  # say why, for the error (rare: nothing is free)
+            reasons = [describe(r, c, self.tokens, now)
+                       for r, c in zip(records, route.caps, strict=True)]
+            return (), (chosen, reasons)
+        return ((chosen.index,) if chosen.changed else ()), (chosen, None)
+
+    def step(self, picked: tuple[Pick, Optional[list[str]]]) -> Optional[int]:
+        """The deployment to send to now (counted in flight), or None: wait ``pending``
+        seconds first. Raises when no deployment will be free within ``max_retry_wait``."""
+        chosen, reasons = picked
+        if chosen.index is not None:
+            route = self.route
+            with route.lock:
+                route.busy[chosen.index] += 1
+            # a 429 is always the router's to wait for (the cool-down is shared by every
+            # call); other failures too when another deployment could take the call now,
+            # else the deployment's own retries deal with them
+            self.hand_up = FALLBACK_ERRORS if chosen.others_ready else _RATE_LIMITS
+            return chosen.index
+        wait = chosen.wait
+        if wait is None:  # every deployment failed in this call
+            raise self._all_failed()
+        if self.waited + wait > self.router.max_retry_wait:
+            raise self._rate_limited(wait, reasons or [])
+        self.pending = wait + _EPSILON
+        self.waited += self.pending
+        return None
+
+    def release(self, index: int) -> None:
+        route = self.route
+        with route.lock:
+            route.busy[index] -= 1
+
+    def target(self, index: int) -> tuple[Provider, Any]:
+        """The deployment's provider (made on first use; traced when instrumented) and the
+        request with its model."""
+        provider = self.provider.deployment_provider(index)
+        active = _instrumentation.ACTIVE
+        if active is not None:  # a chat (embeddings) span per deployment tried
+            provider = cast(Provider, active.traced(provider))
+        return provider, self.request.replace(model=self.route.deployments[index].model_name)
+
+    # -- 3. what the attempt taught --
+
+    def failed(self, index: int, error: AisuiteLikeError
+               ) -> Optional[Callable[[list[Record]], tuple[Sequence[int], Any]]]:
+        """After an attempt failed: the transaction that cools the deployment down (the call
+        moves on), or None: the error is raised to the caller (not one that moving fixes)."""
+        if not isinstance(error, FALLBACK_ERRORS):
+            if self.skipped:
+                error.fallback_errors = list(self.skipped)  # type: ignore[attr-defined]
+            return None
+        deployment = self.route.deployments[index]
+        self.skipped.append(skipped_model(deployment.name, error))
+        self.last_error = error
+        if not isinstance(error, RateLimitError):  # a broken deployment: not again this call
+            self.excluded[index] = True
+        limits = read_limits(_headers_of(error), time.time())
+        cool_for = error.retry_after if isinstance(error.retry_after, (int, float)) and \
+            error.retry_after > 0 else None
+        if cool_for is None and isinstance(error, RateLimitError) and limits is not None:
+            cool_for = limits.longest_exhausted_reset()
+        if cool_for is None:
+            cool_for = self.router.cooldown
+        why = type(error).__name__ + (f" {error.status_code}" if error.status_code else "")
+        caps, now = self.route.caps[index], self.router.now()
+
+        def cool(records: list[Record]) -> tuple[Sequence[int], Any]:
+            settle(records[0], caps, now, limits=limits, cool_for=cool_for, why=why)
+            return (0,), None
+
+        return cool
+
+    def succeeded(self, index: int, headers: Any, latency: Optional[float]
+                  ) -> Optional[Callable[[list[Record]], tuple[Sequence[int], Any]]]:
+        """After a reply: the transaction that records its rate-limit headers and latency,
+        or None when there is nothing to record."""
+        limits = read_limits(headers, time.time()) if headers else None
+        if limits is None and latency is None:
+            return None
+        return self._settler(index, limits, latency, 0.0)
+
+    def used(self, index: int, usage: Any) -> Optional[Callable[[list[Record]],
+                                                                  tuple[Sequence[int], Any]]]:
+        """After a reply's usage is known: the transaction that charges its tokens beyond
+        the estimate (only for a deployment with ``tpm``)."""
+        if self.route.caps[index].tpm is None:
+            return None
+        total = _usage_tokens(usage)
+        if total is None:
+            return None
+        return self._settler(index, None, None, total - max(self.tokens, 1.0))
+
+    def _settler(self, index: int, limits: Optional[Limits], latency: Optional[float],
+                 extra: float) -> Callable[[list[Record]], tuple[Sequence[int], Any]]:
+        caps, now = self.route.caps[index], self.router.now()
+
+        def apply(records: list[Record]) -> tuple[Sequence[int], Any]:
+            settle(records[0], caps, now, limits=limits, latency=latency, extra_tokens=extra)
+            return (0,), None
+
+        return apply
+
+    def served(self, reply: Any, index: int) -> Any:
+        """The response (or a stream's first chunk) of the deployment that served: the
+        deployments skipped before it in ``fallback_errors``, its cost priced by its model."""
+        if getattr(reply, "choices", None) is None:  # embeddings: no fallback_errors field
+            return reply
+        if self.skipped:
+            reply.fallback_errors = list(self.skipped)
+        if getattr(reply, "usage", None):
+            attach_price_ref(reply, self.route.deployments[index].model_name)
+        return reply
+
+    # -- nothing left --
+
+    def _all_failed(self) -> AisuiteLikeError:
+        error = self.last_error
+        assert error is not None  # excluded only after a failure
+        tried = ", ".join(f"{s.model!r} ({s.error_type})" for s in self.skipped[:-1])
+        _prefix(error, f"router alias {self.route.alias!r}: every deployment failed"
+                       f"{f' ({tried} before)' if tried else ''}; the last, "
+                       f"{self.skipped[-1].model!r}: ")
+        error.fallback_errors = list(self.skipped[:-1])
+        return error
+
+    def _rate_limited(self, wait: float, reasons: list[str]) -> RateLimitError:
+        route = self.route
+        states = "; ".join(f"{d.name!r}: {why}"
+                           for d, why in zip(route.deployments, reasons, strict=True))
+        waited = f" after waiting {self.waited:.1f} s" if self.waited else ""
+        error = RateLimitError(
+            f"router alias {route.alias!r}: no deployment can take the call{waited}; the "
+            f"first is free in {wait:.1f} s, past max_retry_wait={self.router.max_retry_wait:g}"
+            f" s. Deployments: {states}", retry_after=wait, provider="router")
+        error.fallback_errors = list(self.skipped)
+        return error
+
+
+def _prefix(error: AisuiteLikeError, prefix: str) -> None:
+    text = str(error)
+    if not text.startswith(prefix):
+        error.args = (prefix + text, *error.args[1:])
+        if isinstance(error, APIError):
+            error.message = prefix + text
+
+
+class RoutingProvider(Provider):
+    """An alias of ``router`` for one client (``resolve`` makes the deployments' providers
+    with that client's configuration). Routes ``complete``, ``stream``, ``embed`` and their
+    async twins."""
+
+    def __init__(self, router: RouterSettings, route: Route, resolve: Resolve) -> None:
+        self.router = router
+        self.route = route
+        self.resolve = resolve
+        self.key = "router"
+
+    def __repr__(self) -> str:
+        return f"RoutingProvider(alias={self.route.alias!r})"
+
+    def deployment_provider(self, index: int) -> Provider:
+        """The provider of the ``index``-th deployment (made on first use); an error making
+        it names the alias and the deployment."""
+        deployment = self.route.deployments[index]
+        try:
+            return self.resolve(deployment.model, deployment.settings, self.route.keys[index])
+        except AisuiteLikeError as error:
+            _prefix(error, f"router alias {self.route.alias!r}, deployment "
+                           f"{deployment.name!r}: ")
+            raise
+
+    # -- calls --
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return cast("ChatCompletionResponse", self._send(request, "complete"))
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return cast("ChatCompletionResponse", await self._asend(request, "acomplete"))
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        """Every deployment's check of an embeddings request (each deployment's provider is
+        made for it), and the smallest of their limits: a part of a split input may go to
+        any of them."""
+        limits = []
+        for index, deployment in enumerate(self.route.deployments):
+            provider = self.deployment_provider(index)
+            check = getattr(provider, "embedding_limit", None)
+            if check is None:
+                continue
+            try:
+                limit = check(request.replace(model=deployment.model_name))
+            except AisuiteLikeError as error:
+                _prefix(error, f"router alias {self.route.alias!r}, deployment "
+                               f"{deployment.name!r}: ")
+                raise
+            if limit is not None:
+                limits.append(limit)
+        return min(limits) if limits else None
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        return cast("CreateEmbeddingResponse", self._send(request, "embed"))
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        return cast("CreateEmbeddingResponse", await self._asend(request, "aembed"))
+
+    def _send(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
+        """One routed request, sent with the deployment provider's ``method``."""
+        call = _Call(self, request)
+        state, clock = self.router.state, self.router.clock
+        keys = self.route.keys
+        measure = self.router.measures_latency
+        while True:
+            index = call.step(state.transact(keys, call.picker))
+            if index is None:
+                clock.sleep(call.pending)
+                continue
+            capture = ExchangeCapture()
+            capture_token = CAPTURE.set(capture)
+            hand_up_token = HAND_UP.set(call.hand_up)
+            try:
+                provider, routed = call.target(index)
+                start = time.perf_counter()
+                response = getattr(provider, method)(routed)
+            except AisuiteLikeError as error:
+                cool = call.failed(index, error)
+                if cool is None:
+                    raise
+                state.transact((keys[index],), cool)
+                continue
+            finally:
+                CAPTURE.reset(capture_token)
+                headers = _hand_on(capture)
+                HAND_UP.reset(hand_up_token)
+                call.release(index)
+            learned = call.succeeded(index, headers,
+                                     time.perf_counter() - start if measure else None)
+            if learned is not None:
+                state.transact((keys[index],), learned)
+            if self.route.uses_tokens:
+                used = call.used(index, response.usage)
+                if used is not None:
+                    state.transact((keys[index],), used)
+            return call.served(response, index)
+
+    async def _asend(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
+        """Async twin of ``_send``."""
+        call = _Call(self, request)
+        state, clock = self.router.state, self.router.clock
+        keys = self.route.keys
+        measure = self.router.measures_latency
+        while True:
+            index = call.step(await state.atransact(keys, call.picker))
+            if index is None:
+                await clock.asleep(call.pending)
+                continue
+            capture = ExchangeCapture()
+            capture_token = CAPTURE.set(capture)
+            hand_up_token = HAND_UP.set(call.hand_up)
+            try:
+                provider, routed = call.target(index)
+                start = time.perf_counter()
+                response = await getattr(provider, method)(routed)
+            except AisuiteLikeError as error:
+                cool = call.failed(index, error)
+                if cool is None:
+                    raise
+                await state.atransact((keys[index],), cool)
+                continue
+            finally:
+                CAPTURE.reset(capture_token)
+                headers = _hand_on(capture)
+                HAND_UP.reset(hand_up_token)
+                call.release(index)
+            learned = call.succeeded(index, headers,
+                                     time.perf_counter() - start if measure else None)
+            if learned is not None:
+                await state.atransact((keys[index],), learned)
+            if self.route.uses_tokens:
+                used = call.used(index, response.usage)
+                if used is not None:
+                    await state.atransact((keys[index],), used)
+            return call.served(response, index)
+
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        call = _Call(self, request)
+        state, clock = self.router.state, self.router.clock
+        keys = self.route.keys
+        measure = self.router.measures_latency
+        while True:
+            index = call.step(state.transact(keys, call.picker))
+            if index is None:
+                clock.sleep(call.pending)
+                continue
+            capture = ExchangeCapture()
+            capture_token = CAPTURE.set(capture)
+            hand_up_token = HAND_UP.set(call.hand_up)
+            chunks: Optional[Iterator[ChatCompletionChunk]] = None
+            try:
+                provider, routed = call.target(index)
+                start = time.perf_counter()
+                chunks = provider.stream(routed)
+                head: Union[ChatCompletionChunk, None] = next(chunks, None)
+            except AisuiteLikeError as error:
+                call.release(index)
+                _close(chunks)
+                cool = call.failed(index, error)
+                if cool is None:
+                    raise
+                state.transact((keys[index],), cool)
+                continue
+            except BaseException:
+                call.release(index)
+                _close(chunks)
+                raise
+            finally:
+                CAPTURE.reset(capture_token)
+                headers = _hand_on(capture)
+                HAND_UP.reset(hand_up_token)
+            break
+        assert chunks is not None
+        try:
+            learned = call.succeeded(index, headers,
+                                     time.perf_counter() - start if measure else None)
+            if learned is not None:
+                state.transact((keys[index],), learned)
+            if head is None:
+                return
+            yield call.served(head, index)
+            usage = head.usage
+            for chunk in chunks:
+                if chunk.usage is not None:
+                    usage = chunk.usage
+                yield chunk
+            if self.route.uses_tokens and usage is not None:
+                used = call.used(index, usage)
+                if used is not None:
+                    state.transact((keys[index],), used)
+        finally:
+            call.release(index)
+            _close(chunks)
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        call = _Call(self, request)
+        state, clock = self.router.state, self.router.clock
+        keys = self.route.keys
+        measure = self.router.measures_latency
+        while True:
+            index = call.step(await state.atransact(keys, call.picker))
+            if index is None:
+                await clock.asleep(call.pending)
+                continue
+            capture = ExchangeCapture()
+            capture_token = CAPTURE.set(capture)
+            hand_up_token = HAND_UP.set(call.hand_up)
+            chunks: Any = None
+            try:
+                provider, routed = call.target(index)
+                start = time.perf_counter()
+                chunks = provider.astream(routed)
+                try:
+                    head: Optional[ChatCompletionChunk] = await chunks.__anext__()
+                except StopAsyncIteration:
+                    head = None
+            except AisuiteLikeError as error:
+                call.release(index)
+                await _aclose(chunks)
+                cool = call.failed(index, error)
+                if cool is None:
+                    raise
+                await state.atransact((keys[index],), cool)
+                continue
+            except BaseException:
+                call.release(index)
+                await _aclose(chunks)
+                raise
+            finally:
+                CAPTURE.reset(capture_token)
+                headers = _hand_on(capture)
+                HAND_UP.reset(hand_up_token)
+            break
+        try:
+            learned = call.succeeded(index, headers,
+                                     time.perf_counter() - start if measure else None)
+            if learned is not None:
+                await state.atransact((keys[index],), learned)
+            if head is None:
+                return
+            yield call.served(head, index)
+            usage = head.usage
+            async for chunk in chunks:
+                if chunk.usage is not None:
+                    usage = chunk.usage
+                yield chunk
+            if self.route.uses_tokens and usage is not None:
+                used = call.used(index, usage)
+                if used is not None:
+                    await state.atransact((keys[index],), used)
+        finally:
+            call.release(index)
+            await _aclose(chunks)
+
+    def close(self) -> None:
+        """The deployments' providers belong to the client, which closes them."""
+
+    async def aclose(self) -> None:
+        """The deployments' providers belong to the client, which closes them."""
+
+
+def _close(chunks: Any) -> None:
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
+
+
+async def _aclose(chunks: Any) -> None:
+    close = getattr(chunks, "aclose", None)
+    if close is not None:
+        await close()
