@@ -7,8 +7,9 @@ PIP := $(PY) -m pip install -q --disable-pip-version-check
 STAMP := $(VENV)/.installed-stamp
 # Only what the demo needs: the package and the SDKs of the families it can pick.
 DEMO_STAMP := $(VENV)/.demo-stamp
-# Test workers: one per core (`make test WORKERS=0` runs in one process).
-WORKERS ?= auto
+# Test workers: two per core, since most of the suite's time waits on subprocesses, loopback
+# servers and timeouts (`make test WORKERS=0` runs in one process).
+WORKERS ?= $(shell python3 -c 'import os; print(2 * (os.cpu_count() or 1))')
 
 .PHONY: test check lint types imports demo bench install clean fault-matrix overloads doc-cassettes
 

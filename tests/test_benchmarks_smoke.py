@@ -1,7 +1,7 @@
 """The benchmark code cannot rot: the mock server answers in each provider's recorded shape, and
 ``benchmarks/run.py --quick`` runs every scenario once, both sides, through the real SDKs.
 
-No timing is asserted here (DESIGN.md section 7: speed is measured by benchmarks/, never by a
+No timing is asserted here (speed is measured by benchmarks/, never by a
 timed unit test).
 """
 

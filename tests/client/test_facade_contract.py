@@ -1,4 +1,4 @@
-"""QA of the public contract (DESIGN.md sections 2, 3, 6, 7) across provider families, as a user
+"""QA of the public contract (docs/client.md, docs/reliability.md) across provider families, as a user
 of the OpenAI SDK would exercise it: through ``import aisuite_like as ai`` and the real vendor
 SDKs, HTTP mocked at the httpcore2 layer, asserting on what was sent and what came back."""
 

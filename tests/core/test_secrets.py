@@ -1,4 +1,4 @@
-"""No API key anywhere (DESIGN.md sections 6 and 9): not in an exception's text, repr, chained
+"""No API key anywhere (docs/reliability.md): not in an exception's text, repr, chained
 cause or traceback, not in a log record of any logger at any level (ours, the SDKs', google-
 genai's retry log, httpx2's, httpcore2's), even when a server echoes the key back, in any form
 (raw, stripped, JSON-escaped, URL-encoded), even when the key was read with a trailing newline.

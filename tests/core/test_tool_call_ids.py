@@ -1,4 +1,4 @@
-"""Unique tool-call ids (DESIGN.md section 9) through the REAL vendor SDKs, HTTP mocked at
+"""Unique tool-call ids (docs/reliability.md) through the REAL vendor SDKs, HTTP mocked at
 httpcore2: a reply repeating an id, omitting ids, or reusing an id of an earlier turn gets
 unique ids before any tool runs and before the caller sees it (manual mode too), and the
 results sent back in the next request pair with those ids, for every family, sync and async,

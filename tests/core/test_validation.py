@@ -1,4 +1,4 @@
-"""Requests and configurations are checked before any I/O (DESIGN.md section 9), the same on
+"""Requests and configurations are checked before any I/O (docs/reliability.md), the same on
 every family, sync and async, with and without stream: each malformed argument raises its
 typed error and nothing reaches the wire (a catch-all route at httpcore2 must stay uncalled).
 """

@@ -1,4 +1,4 @@
-"""The tool runner's semantics (DESIGN.md section 4), sync and async, streamed and not.
+"""The tool runner's semantics (docs/tool-runner.md), sync and async, streamed and not.
 
 The model is a small ``Provider`` subclass returning scripted responses (the public Provider
 API, as a user would write it); the real SDKs are exercised in loop/test_runner_providers.py.

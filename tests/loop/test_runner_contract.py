@@ -1,5 +1,6 @@
-"""QA review of DESIGN.md sections 4, 5 and 8: each test pins a defect found by using the
-public API as a user of aisuite / pydantic-ai / AutoGen would (and fixed since).
+"""The tool runner, agents and the testing kit (docs/tool-runner.md, docs/agents.md,
+docs/testing.md) used as a user of aisuite / pydantic-ai / AutoGen would: each test pins a
+behaviour such a user relies on.
 
 Offline providers (``aisuite_like.testing``) play the model here: the promises checked are the
 runner's, the agents' and the testing kit's, not a vendor SDK's.

@@ -1,4 +1,4 @@
-"""Cancelling a run mid-way (DESIGN.md section 9): the async tool runner and agents'
+"""Cancelling a run mid-way (docs/reliability.md): the async tool runner and agents'
 ``Runner.run`` stop (no further model call, running async tools cancelled, the HTTP
 connection of a pending model call closed) and leave a consistent trace: every tool call of
 the trace has its result, so the trace is a valid history to continue from. Through the REAL

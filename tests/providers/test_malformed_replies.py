@@ -1,4 +1,4 @@
-"""Replies that are not the shape their API defines (DESIGN.md section 9), on the three
+"""Replies that are not the shape their API defines (docs/reliability.md), on the three
 families, sync and async, streams included, through the real SDKs (HTTP mocked at httpcore2).
 
 Each malformed reply must raise ``ai.APIResponseValidationError`` naming the provider, the HTTP

@@ -747,7 +747,7 @@ def test_stream_malformed_event(mode: str, httpx2_mock: Any) -> None:
     httpx2_mock.post(URL).mock(return_value=httpx.Response(
         200, content=body, headers={"content-type": "text/event-stream"}))
     chunks, err = stream_until_error(mode, messages=USER)
-    # A complete event that is not JSON: a malformed reply (DESIGN section 9).
+    # A complete event that is not JSON: a malformed reply (docs/reliability.md).
     assert type(err) is ai.APIResponseValidationError
     assert len(chunks) == 1  # the role chunk of message_start
 

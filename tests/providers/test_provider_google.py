@@ -745,7 +745,7 @@ def test_stream_cut_before_finish_is_a_connection_error(mode: str,
 def test_stream_malformed_event_is_typed(mode: str, httpx2_mock: respx.Router) -> None:
     stream_route(httpx2_mock, [event(part_text("Hel")), "{not json"])
     seen, final, error, chunks = stream(mode, CONFIG, messages=USER)
-    # A complete event that is not JSON: a malformed reply (DESIGN section 9).
+    # A complete event that is not JSON: a malformed reply (docs/reliability.md).
     assert isinstance(error, ai.APIResponseValidationError)
     assert len(chunks) == 1
 

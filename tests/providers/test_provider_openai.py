@@ -541,7 +541,7 @@ def test_stream_malformed_event_is_typed(mode: str, httpx2_mock: respx.Router) -
     httpx2_mock.post(URL).respond(200, content=sse(events),
                                   headers={"content-type": "text/event-stream"})
     _, _, error, kept = stream(mode, CONFIG, model="openai:gpt-4o", messages=USER)
-    # A complete event that is not JSON: the reply is malformed (DESIGN section 9).
+    # A complete event that is not JSON: the reply is malformed (docs/reliability.md).
     assert isinstance(error, ai.APIResponseValidationError) and "not JSON" in str(error)
     assert len(kept) == 1
 

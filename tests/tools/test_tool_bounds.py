@@ -1,4 +1,4 @@
-"""Bounded tools (DESIGN.md section 9), through the REAL vendor SDKs with HTTP mocked at
+"""Bounded tools (docs/reliability.md), through the REAL vendor SDKs with HTTP mocked at
 httpcore2: ``tool_timeout`` (``Tool(timeout=)`` wins), ``max_tool_result_chars`` (a 10 MB
 result is cut with a visible marker, ``ToolEvent.truncated``), sync tools of the async runner
 on a pool of ``max_tool_concurrency`` threads, and results that are always valid JSON."""
