@@ -49,7 +49,7 @@ class HTTPExchange:
     ``url`` (where the request went, when the SDK says) and ``http_response`` (the SDK's
     ``httpx2.Response`` where it exposes one, else None)."""
 
-    __slots__ = ("status_code", "headers", "request_id", "url", "http_response")
+    __slots__ = ("status_code", "headers", "request_id", "_url", "http_response")
 
     def __init__(self, status_code: int, headers: Mapping[str, str], *,
                  request_id: Optional[str] = None, url: Optional[str] = None,
@@ -57,8 +57,15 @@ class HTTPExchange:
         self.status_code = status_code
         self.headers = headers
         self.request_id = request_id
-        self.url = url
+        self._url = url
         self.http_response = http_response
+
+    @property
+    def url(self) -> Optional[str]:
+        # an httpx2 URL is written out only when asked: a routed call records every reply
+        if self._url is None and self.http_response is not None:
+            self._url = str(self.http_response.url)
+        return self._url
 
     def __repr__(self) -> str:
         return (f"HTTPExchange(status_code={self.status_code!r}, "
@@ -98,7 +105,7 @@ def note_response(http_response: Any, request_id: Optional[str] = None) -> None:
     if capture is not None:
         capture.exchange = HTTPExchange(
             http_response.status_code, http_response.headers, request_id=request_id,
-            url=str(http_response.url), http_response=http_response)
+            http_response=http_response)
 
 
 def note_retry() -> None:
