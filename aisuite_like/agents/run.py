@@ -37,8 +37,8 @@ from ..core.errors import (
     OutputGuardrailTripwireTriggered,
     UnsupportedParameterError,
 )
+from ..core.responses_events import EventBuilder
 from ..core.responses_items import (
-    EventBuilder,
     input_to_messages,
     is_items_input,
     messages_to_items,

@@ -7,8 +7,8 @@
   "responses"`` transport, and the Agents SDK's ``to_input_list()``).
 - :func:`tools_to_chat`, :func:`tool_choice_to_chat`, :func:`text_to_response_format` and
   their reverses: the request's arguments in the other vocabulary.
-- :func:`message_items`, :func:`response_shell`, :class:`EventBuilder`: a chat reply (or a
-  stream of chunks) -> output items, a ``Response``, stream events.
+- :func:`message_items`, :func:`response_shell`: a chat reply -> output items, a
+  ``Response`` (a stream of chunks -> stream events: :mod:`.responses_events`).
 
 Reasoning that a provider needs back on the next turn (Anthropic's signed thinking blocks,
 Gemini's thought signatures: ``Message.provider_specific_fields``) travels in the reasoning
@@ -31,43 +31,23 @@ from .responses import (
     ReasoningContent,
     ReasoningSummary,
     Response,
-    ResponseCompletedEvent,
-    ResponseContentPartAddedEvent,
-    ResponseContentPartDoneEvent,
-    ResponseCreatedEvent,
-    ResponseEvent,
-    ResponseFunctionCallArgumentsDeltaEvent,
-    ResponseFunctionCallArgumentsDoneEvent,
     ResponseFunctionToolCall,
     ResponseFunctionToolCallOutputItem,
-    ResponseIncompleteEvent,
-    ResponseInProgressEvent,
-    ResponseOutputItemAddedEvent,
-    ResponseOutputItemDoneEvent,
     ResponseOutputMessage,
     ResponseOutputRefusal,
     ResponseOutputText,
     ResponseReasoningItem,
-    ResponseReasoningSummaryPartAddedEvent,
-    ResponseReasoningSummaryPartDoneEvent,
-    ResponseReasoningSummaryTextDeltaEvent,
-    ResponseReasoningSummaryTextDoneEvent,
-    ResponseReasoningTextDeltaEvent,
-    ResponseReasoningTextDoneEvent,
-    ResponseRefusalDeltaEvent,
-    ResponseRefusalDoneEvent,
-    ResponseTextDeltaEvent,
-    ResponseTextDoneEvent,
     ResponseUsage,
 )
-from .types import ChatCompletionChunk, Message, Usage, build_model
+from .types import Message, Usage, build_model
 
 __all__ = [
     "PSF_ITEMS", "input_to_messages", "is_items_input", "messages_to_items",
     "tools_to_chat", "tool_choice_to_chat", "text_to_response_format", "reasoning_to_chat",
     "tools_to_responses", "tool_choice_to_responses", "response_format_to_text",
     "usage_to_response", "usage_from_response", "message_items", "tool_output_item",
-    "response_shell", "finish_status", "EventBuilder", "encode_state", "decode_state",
+    "response_shell", "finish_status", "encode_state", "decode_state", "construct",
+    "reasoning_item", "message_item", "call_item", "parse_items", "field_of", "response_id",
 ]
 
 _T = TypeVar("_T")
@@ -105,7 +85,7 @@ def _defaults(cls: type) -> tuple[int, dict[str, Any], dict[str, Any]]:
     return found
 
 
-def _new(cls: type[_T], **values: Any) -> _T:
+def construct(cls: type[_T], **values: Any) -> _T:
     """``cls.model_construct(**values)`` without its per-field loop (the hot path of a reply
     and of every streamed event): the fields not given take their defaults (a new list or
     dict for a mutable one). Every required field must be given."""
@@ -432,13 +412,14 @@ def _parts_to_items(content: Any, role: str) -> Union[str, list[dict[str, Any]]]
     return out
 
 
-def _get(message: Any, key: str) -> Any:
+def field_of(message: Any, key: str) -> Any:
+    """``message[key]`` of a dict, or the attribute of a model (None when absent)."""
     return message.get(key) if isinstance(message, Mapping) else getattr(message, key, None)
 
 
 def _calls(message: Any) -> list[tuple[str, str, str]]:
     out = []
-    for call in _get(message, "tool_calls") or ():
+    for call in field_of(message, "tool_calls") or ():
         if isinstance(call, Mapping):
             fn = call.get("function") or {}
             out.append((str(call.get("id", "")), str(fn.get("name", "")),
@@ -474,22 +455,23 @@ def messages_to_items(messages: Iterable[Any], *, for_openai: bool = False
     ``function_call`` per tool call; a ``tool`` message a ``function_call_output``."""
     out: list[dict[str, Any]] = []
     for number, message in enumerate(messages):
-        role = _get(message, "role")
-        psf = _get(message, "provider_specific_fields") or {}
+        role = field_of(message, "role")
+        psf = field_of(message, "provider_specific_fields") or {}
         recorded = psf.get(PSF_ITEMS) if isinstance(psf, Mapping) else None
         if recorded:
             out.extend(_verbatim(recorded, _calls(message)))
             continue
-        content = _get(message, "content")
+        content = field_of(message, "content")
         if role == "tool":
-            out.append({"type": "function_call_output", "call_id": _get(message, "tool_call_id"),
+            out.append({"type": "function_call_output",
+                        "call_id": field_of(message, "tool_call_id"),
                         "output": content if isinstance(content, str)
                         else _parts_to_items(content, "user")})
             continue
         if role != "assistant":
             out.append({"role": role, "content": _parts_to_items(content, role)})
             continue
-        reasoning = _get(message, "reasoning_content")
+        reasoning = field_of(message, "reasoning_content")
         state = {k: v for k, v in psf.items() if k != PSF_ITEMS} if isinstance(psf, Mapping) \
             else {}
         if (reasoning or state) and not for_openai:
@@ -646,13 +628,13 @@ def usage_to_response(usage: Optional[Usage]) -> Optional[ResponseUsage]:
         return None
     ptd = usage.prompt_tokens_details
     ctd = usage.completion_tokens_details
-    out = _new(ResponseUsage,
+    out = construct(ResponseUsage,
         input_tokens=usage.prompt_tokens,
-        input_tokens_details=_new(InputTokensDetails,
+        input_tokens_details=construct(InputTokensDetails,
             cached_tokens=(ptd.cached_tokens if ptd is not None else None) or 0,
             cache_write_tokens=(ptd.cache_creation_tokens if ptd is not None else None) or 0),
         output_tokens=usage.completion_tokens,
-        output_tokens_details=_new(OutputTokensDetails,
+        output_tokens_details=construct(OutputTokensDetails,
             reasoning_tokens=(ctd.reasoning_tokens if ctd is not None else None) or 0),
         total_tokens=usage.total_tokens or usage.prompt_tokens + usage.completion_tokens)
     out.__dict__[CHAT_USAGE] = usage
@@ -683,40 +665,44 @@ def usage_from_response(raw: Any) -> Optional[Usage]:
 # --- chat replies -> output items and the Response -------------------------------------------
 
 
-def _reasoning_item(item_id: str, text: Optional[str], state: Mapping[str, Any],
+def reasoning_item(item_id: str, text: Optional[str], state: Mapping[str, Any],
                     summary: bool) -> ResponseReasoningItem:
+    """A ``reasoning`` output item (its text as summary or content; ``state`` opaque)."""
     summary_parts: list[ReasoningSummary] = []
     content: Optional[list[ReasoningContent]] = None
     if text:
         if summary:
-            summary_parts = [_new(ReasoningSummary, type="summary_text", text=text)]
+            summary_parts = [construct(ReasoningSummary, type="summary_text", text=text)]
         else:
-            content = [_new(ReasoningContent, type="reasoning_text", text=text)]
-    return _new(ResponseReasoningItem,
+            content = [construct(ReasoningContent, type="reasoning_text", text=text)]
+    return construct(ResponseReasoningItem,
         id=item_id, type="reasoning", summary=summary_parts, content=content,
         encrypted_content=encode_state(state) if state else None, status="completed")
 
 
-def _message_item(item_id: str, text: Optional[str], refusal: Optional[str],
+def message_item(item_id: str, text: Optional[str], refusal: Optional[str],
                   status: str = "completed") -> ResponseOutputMessage:
+    """An assistant ``message`` output item with its text and refusal parts."""
     parts: list[Any] = []
     if text:
-        parts.append(_new(ResponseOutputText, type="output_text", text=text,
+        parts.append(construct(ResponseOutputText, type="output_text", text=text,
                                                         annotations=[]))
     if refusal:
-        parts.append(_new(ResponseOutputRefusal, type="refusal", refusal=refusal))
-    return _new(ResponseOutputMessage, id=item_id, type="message", role="assistant",
+        parts.append(construct(ResponseOutputRefusal, type="refusal", refusal=refusal))
+    return construct(ResponseOutputMessage, id=item_id, type="message", role="assistant",
                                                  status=status, content=parts)
 
 
-def _call_item(item_id: str, call_id: str, name: str, arguments: str,
+def call_item(item_id: str, call_id: str, name: str, arguments: str,
                status: str = "completed") -> ResponseFunctionToolCall:
-    return _new(ResponseFunctionToolCall,
+    """A ``function_call`` output item."""
+    return construct(ResponseFunctionToolCall,
         type="function_call", id=item_id, call_id=call_id, name=name, arguments=arguments,
         status=status)
 
 
-def _parse_items(items: Sequence[Any]) -> list[Any]:
+def parse_items(items: Sequence[Any]) -> list[Any]:
+    """Output items given as dicts or models -> the typed output items."""
     from pydantic import TypeAdapter
 
     from .responses import ResponseOutputItem
@@ -734,27 +720,27 @@ def message_items(message: Message, base: str, start: int, *, summary: bool = Fa
     psf = message.provider_specific_fields or {}
     recorded = psf.get(PSF_ITEMS)
     if recorded:
-        return _parse_items(_verbatim(recorded, _calls(message)))
+        return parse_items(_verbatim(recorded, _calls(message)))
     out: list[Any] = []
     state = {k: v for k, v in psf.items() if k != PSF_ITEMS}
     if message.reasoning_content or state:
-        out.append(_reasoning_item(f"rs_{base}_{start + len(out)}", message.reasoning_content,
+        out.append(reasoning_item(f"rs_{base}_{start + len(out)}", message.reasoning_content,
                                    state, summary))
     content = message.content
     text = content if isinstance(content, str) else _text(content) if content else None
     if text or message.refusal:
-        out.append(_message_item(f"msg_{base}_{start + len(out)}", text, message.refusal))
+        out.append(message_item(f"msg_{base}_{start + len(out)}", text, message.refusal))
     for call in message.tool_calls or ():
-        out.append(_call_item(f"fc_{base}_{start + len(out)}", call.id, call.function.name,
+        out.append(call_item(f"fc_{base}_{start + len(out)}", call.id, call.function.name,
                               call.function.arguments))
     return out
 
 
 def tool_output_item(message: Any, item_id: str) -> ResponseFunctionToolCallOutputItem:
     """A chat ``tool`` message -> its ``function_call_output`` item."""
-    content = _get(message, "content")
-    return _new(ResponseFunctionToolCallOutputItem,
-        id=item_id, type="function_call_output", call_id=_get(message, "tool_call_id"),
+    content = field_of(message, "content")
+    return construct(ResponseFunctionToolCallOutputItem,
+        id=item_id, type="function_call_output", call_id=field_of(message, "tool_call_id"),
         output=content if isinstance(content, str) else _text(content), status="completed")
 
 
@@ -793,357 +779,3 @@ def response_shell(echo: Mapping[str, Any], *, id: str, model: str, created: flo
         if value is not None:
             values[key] = value
     return build_model(Response, values)
-
-
-# --- streams: chunks -> events ---------------------------------------------------------------
-
-
-class _Open:
-    """The output item a stream is writing."""
-
-    __slots__ = ("kind", "index", "item_id", "parts", "refusal", "call_id", "name", "chunk_index")
-
-    def __init__(self, kind: str, index: int, item_id: str) -> None:
-        self.kind = kind
-        self.index = index
-        self.item_id = item_id
-        self.parts: list[str] = []
-        self.refusal: list[str] = []
-        self.call_id = ""
-        self.name = ""
-        self.chunk_index = -1
-
-
-class EventBuilder:
-    """Chunks of one or more model turns (a stream, or a ``max_turns`` run's stream) ->
-    Responses stream events, sans-IO. ``start`` gives ``response.created`` /
-    ``response.in_progress``; ``add`` the events of one chunk; ``end_turn`` closes the turn's
-    open items; ``add_items`` adds finished items (the run's tool results); ``complete``
-    gives ``response.completed`` (or ``response.incomplete``) with the whole ``Response``,
-    which ``response`` also holds. Every event has the next ``sequence_number``."""
-
-    def __init__(self, echo: Mapping[str, Any], *, summary: bool = False) -> None:
-        self.echo = echo
-        self.summary = summary
-        self.seq = 0
-        self.output: list[Any] = []
-        self.id = ""
-        self.base = ""
-        self.model = ""
-        self.provider = ""
-        self.created: float = 0
-        self.started = False
-        self.response: Optional[Response] = None
-        self._open: Optional[_Open] = None
-        self._calls: dict[int, _Open] = {}
-        self._state: dict[str, Any] = {}
-        self._reasoning: Optional[ResponseReasoningItem] = None
-        self._turn_start: Optional[int] = None  # where the current reply's items begin
-        self._recorded: list[Any] = []  # the reply's own items (a Responses API's), in order
-
-    # -- helpers
-
-    def _event(self, cls: type[ResponseEvent], **values: Any) -> ResponseEvent:
-        event = _new(cls, sequence_number=self.seq, **values)
-        self.seq += 1
-        return event
-
-    def _shell(self, status: str, output: list[Any], usage: Optional[ResponseUsage] = None,
-               incomplete: Optional[dict[str, Any]] = None) -> Response:
-        return response_shell(self.echo, id=self.id, model=self.model, created=self.created,
-                              provider=self.provider, status=status, output=output,
-                              usage=usage, incomplete_details=incomplete)
-
-    def start(self, chunk_id: str, model: str, created: float, provider: str
-              ) -> list[ResponseEvent]:
-        self.started = True
-        self.id = response_id(chunk_id)
-        self.base = self.id[len("resp_"):] or "0"
-        self.model = model
-        self.provider = provider
-        self.created = created or time.time()
-        shell = self._shell("in_progress", [])
-        return [self._event(ResponseCreatedEvent, type="response.created", response=shell),
-                self._event(ResponseInProgressEvent, type="response.in_progress",
-                            response=shell)]
-
-    def _next_id(self, prefix: str) -> tuple[int, str]:
-        index = len(self.output)
-        return index, f"{prefix}_{self.base}_{index}"
-
-    def _close(self) -> list[ResponseEvent]:
-        current, self._open = self._open, None
-        if current is None:
-            return []
-        item = self.output[current.index]
-        events: list[ResponseEvent] = []
-        if current.kind == "reasoning":
-            text = "".join(current.parts)
-            final = _reasoning_item(current.item_id, text, self._state, self.summary)
-            self.output[current.index] = final
-            self._reasoning = final
-            if self.summary:
-                summary_part = _new(ReasoningSummary, type="summary_text", text=text)
-                events.append(self._event(
-                    ResponseReasoningSummaryTextDoneEvent,
-                    type="response.reasoning_summary_text.done", item_id=current.item_id,
-                    output_index=current.index, summary_index=0, text=text))
-                events.append(self._event(
-                    ResponseReasoningSummaryPartDoneEvent,
-                    type="response.reasoning_summary_part.done", item_id=current.item_id,
-                    output_index=current.index, summary_index=0, part=summary_part))
-            else:
-                events.append(self._event(
-                    ResponseReasoningTextDoneEvent, type="response.reasoning_text.done",
-                    item_id=current.item_id, output_index=current.index, content_index=0,
-                    text=text))
-            item = final
-        elif current.kind == "message":
-            text = "".join(current.parts)
-            refusal = "".join(current.refusal)
-            index = 0
-            if current.parts:
-                part = _new(ResponseOutputText, type="output_text", text=text,
-                                                          annotations=[])
-                events.append(self._event(
-                    ResponseTextDoneEvent, type="response.output_text.done",
-                    item_id=current.item_id, output_index=current.index, content_index=0,
-                    text=text, logprobs=[]))
-                events.append(self._event(
-                    ResponseContentPartDoneEvent, type="response.content_part.done",
-                    item_id=current.item_id, output_index=current.index, content_index=0,
-                    part=part))
-                index = 1
-            if current.refusal:
-                rpart = _new(ResponseOutputRefusal, type="refusal", refusal=refusal)
-                events.append(self._event(
-                    ResponseRefusalDoneEvent, type="response.refusal.done",
-                    item_id=current.item_id, output_index=current.index,
-                    content_index=index, refusal=refusal))
-                events.append(self._event(
-                    ResponseContentPartDoneEvent, type="response.content_part.done",
-                    item_id=current.item_id, output_index=current.index,
-                    content_index=index, part=rpart))
-            item = _message_item(current.item_id, text, refusal or None)
-            self.output[current.index] = item
-        else:  # function_call
-            arguments = "".join(current.parts)
-            events.append(self._event(
-                ResponseFunctionCallArgumentsDoneEvent,
-                type="response.function_call_arguments.done", item_id=current.item_id,
-                output_index=current.index, name=current.name, arguments=arguments))
-            item = _call_item(current.item_id, current.call_id, current.name, arguments)
-            self.output[current.index] = item
-        events.append(self._event(ResponseOutputItemDoneEvent, type="response.output_item.done",
-                                  output_index=current.index, item=item))
-        return events
-
-    def _open_item(self, kind: str) -> list[ResponseEvent]:
-        """Close the open item, open a ``reasoning`` or ``message`` one."""
-        events = self._close()
-        index, item_id = self._next_id("rs" if kind == "reasoning" else "msg")
-        self._open = _Open(kind, index, item_id)
-        item: Any
-        if kind == "reasoning":
-            item = _new(ResponseReasoningItem,
-                id=item_id, type="reasoning", summary=[], content=None,
-                encrypted_content=None, status="in_progress")
-        else:
-            item = _message_item(item_id, None, None, "in_progress")
-        self.output.append(item)
-        events.append(self._event(ResponseOutputItemAddedEvent,
-                                  type="response.output_item.added", output_index=index,
-                                  item=item))
-        if kind == "reasoning" and self.summary:
-            events.append(self._event(
-                ResponseReasoningSummaryPartAddedEvent,
-                type="response.reasoning_summary_part.added", item_id=item_id,
-                output_index=index, summary_index=0,
-                part=_new(ReasoningSummary, type="summary_text", text="")))
-        return events
-
-    # -- input
-
-    def add(self, chunk: ChatCompletionChunk) -> list[ResponseEvent]:
-        """The events of one chunk (of choice 0)."""
-        events: list[ResponseEvent] = []
-        if not self.started:
-            events.extend(self.start(chunk.id, chunk.model, chunk.created, chunk.provider))
-        if not chunk.choices:
-            return events
-        if self._turn_start is None:
-            self._turn_start = len(self.output)
-        delta = chunk.choices[0].delta
-        if delta.provider_specific_fields:
-            for key, value in delta.provider_specific_fields.items():
-                if key == PSF_ITEMS:
-                    events.extend(self._recorded_items(value))
-                    continue
-                old = self._state.get(key)
-                self._state[key] = old + value if isinstance(value, list) and isinstance(
-                    old, list) else value
-        if delta.reasoning_content:
-            if self._open is None or self._open.kind != "reasoning":
-                events.extend(self._open_item("reasoning"))
-            current = self._open
-            assert current is not None
-            current.parts.append(delta.reasoning_content)
-            if self.summary:
-                events.append(self._event(
-                    ResponseReasoningSummaryTextDeltaEvent,
-                    type="response.reasoning_summary_text.delta", item_id=current.item_id,
-                    output_index=current.index, summary_index=0,
-                    delta=delta.reasoning_content))
-            else:
-                events.append(self._event(
-                    ResponseReasoningTextDeltaEvent, type="response.reasoning_text.delta",
-                    item_id=current.item_id, output_index=current.index, content_index=0,
-                    delta=delta.reasoning_content))
-        if delta.content or delta.refusal:
-            if self._open is None or self._open.kind != "message":
-                events.extend(self._open_item("message"))
-            current = self._open
-            assert current is not None
-            if delta.content:
-                if not current.parts:
-                    events.append(self._event(
-                        ResponseContentPartAddedEvent, type="response.content_part.added",
-                        item_id=current.item_id, output_index=current.index, content_index=0,
-                        part=_new(ResponseOutputText, type="output_text", text="",
-                                                                annotations=[])))
-                current.parts.append(delta.content)
-                events.append(self._event(
-                    ResponseTextDeltaEvent, type="response.output_text.delta",
-                    item_id=current.item_id, output_index=current.index, content_index=0,
-                    delta=delta.content, logprobs=[]))
-            if delta.refusal:
-                index = 1 if current.parts else 0
-                if not current.refusal:
-                    events.append(self._event(
-                        ResponseContentPartAddedEvent, type="response.content_part.added",
-                        item_id=current.item_id, output_index=current.index,
-                        content_index=index,
-                        part=_new(ResponseOutputRefusal, type="refusal",
-                                                                   refusal="")))
-                current.refusal.append(delta.refusal)
-                events.append(self._event(
-                    ResponseRefusalDeltaEvent, type="response.refusal.delta",
-                    item_id=current.item_id, output_index=current.index, content_index=index,
-                    delta=delta.refusal))
-        for call in delta.tool_calls or ():
-            current = self._calls.get(call.index)
-            if current is None:
-                events.extend(self._close())
-                index, item_id = self._next_id("fc")
-                current = self._open = _Open("function_call", index, item_id)
-                current.call_id = call.id or f"call_{index}"
-                current.name = (call.function.name if call.function else None) or ""
-                self._calls[call.index] = current
-                item = _call_item(item_id, current.call_id, current.name, "", "in_progress")
-                self.output.append(item)
-                events.append(self._event(ResponseOutputItemAddedEvent,
-                                          type="response.output_item.added",
-                                          output_index=index, item=item))
-            piece = call.function.arguments if call.function else None
-            if piece:
-                current.parts.append(piece)
-                if current is not self._open and current.index < len(self.output) and \
-                        getattr(self.output[current.index], "status", None) == "completed":
-                    # a late piece of a call already done (calls interleaved): the response
-                    # still gets the whole arguments
-                    self.output[current.index] = _call_item(
-                        current.item_id, current.call_id, current.name, "".join(current.parts))
-                events.append(self._event(
-                    ResponseFunctionCallArgumentsDeltaEvent,
-                    type="response.function_call_arguments.delta", item_id=current.item_id,
-                    output_index=current.index, delta=piece))
-        return events
-
-    def _recorded_items(self, items: Sequence[Any]) -> list[ResponseEvent]:
-        """Finished items of a Responses API's reply (OpenAI's own, sent back as they are):
-        a reasoning item that streamed no text is added and done here, in its place."""
-        events: list[ResponseEvent] = []
-        for item in items:
-            self._recorded.append(item)
-            if _get(item, "type") != "reasoning":
-                continue
-            if self._open is not None and self._open.kind == "reasoning":
-                events.extend(self._close())
-                continue
-            events.extend(self._close())
-            [parsed] = _parse_items([item])
-            events.extend(self.add_items([parsed]))
-        return events
-
-    def end_turn(self) -> list[ResponseEvent]:
-        """The end of one model reply: its open items are done (and when the reply came with
-        its own items, the response holds those, in their place)."""
-        events = self._close()
-        for current in self._calls.values():
-            item = self.output[current.index]
-            if getattr(item, "status", None) == "in_progress":  # a call left open earlier
-                arguments = "".join(current.parts)
-                item = _call_item(current.item_id, current.call_id, current.name, arguments)
-                self.output[current.index] = item
-                events.append(self._event(
-                    ResponseFunctionCallArgumentsDoneEvent,
-                    type="response.function_call_arguments.done", item_id=current.item_id,
-                    output_index=current.index, name=current.name, arguments=arguments))
-                events.append(self._event(ResponseOutputItemDoneEvent,
-                                          type="response.output_item.done",
-                                          output_index=current.index, item=item))
-        if self._state:
-            if self._reasoning is not None:  # what the provider needs back, on its item
-                self._reasoning.encrypted_content = encode_state(self._state)
-            else:
-                index, item_id = self._next_id("rs")
-                item = _reasoning_item(item_id, None, self._state, self.summary)
-                self.output.append(item)
-                events.append(self._event(ResponseOutputItemAddedEvent,
-                                          type="response.output_item.added",
-                                          output_index=index, item=item))
-                events.append(self._event(ResponseOutputItemDoneEvent,
-                                          type="response.output_item.done",
-                                          output_index=index, item=item))
-        start = self._turn_start
-        if self._recorded and start is not None \
-                and len(self._recorded) == len(self.output) - start:
-            self.output[start:] = _parse_items(self._recorded)
-        self._calls = {}
-        self._state = {}
-        self._reasoning = None
-        self._turn_start = None
-        self._recorded = []
-        return events
-
-    def add_items(self, items: Iterable[Any]) -> list[ResponseEvent]:
-        """Finished items (a run's tool results): added and done at once."""
-        events: list[ResponseEvent] = []
-        for item in items:
-            index = len(self.output)
-            self.output.append(item)
-            events.append(self._event(ResponseOutputItemAddedEvent,
-                                      type="response.output_item.added", output_index=index,
-                                      item=item))
-            events.append(self._event(ResponseOutputItemDoneEvent,
-                                      type="response.output_item.done", output_index=index,
-                                      item=item))
-        return events
-
-    def complete(self, usage: Optional[ResponseUsage], finish_reason: Optional[str],
-                 **extra: Any) -> list[ResponseEvent]:
-        """The last event: ``response.completed`` (``response.incomplete`` when the reply
-        was cut), carrying the whole ``Response``."""
-        events = self.end_turn()
-        status, incomplete = finish_status(finish_reason)
-        response = self._shell(status, list(self.output), usage, incomplete)
-        for key, value in extra.items():
-            setattr(response, key, value)
-        self.response = response
-        if status == "incomplete":
-            events.append(self._event(ResponseIncompleteEvent, type="response.incomplete",
-                                      response=response))
-        else:
-            events.append(self._event(ResponseCompletedEvent, type="response.completed",
-                                      response=response))
-        return events

@@ -37,8 +37,8 @@ from ..core.cost import attach_price_ref
 from ..core.errors import UnsupportedParameterError
 from ..core.ids import unique_tool_call_ids
 from ..core.responses import CHAT_USAGE, Response, ResponseEvent
+from ..core.responses_events import EventBuilder
 from ..core.responses_items import (
-    EventBuilder,
     finish_status,
     input_to_messages,
     message_items,

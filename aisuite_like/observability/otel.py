@@ -34,21 +34,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import sys
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Optional
-from urllib.parse import urlsplit
 
 from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from ..core.types import cache_outcome
 from ..loop.hooks import RunHooks
-from ..providers._common import loads_json
+from .otel_attributes import (
+    agent_labels,
+    chat_of,
+    chat_view,
+    endpoint_of,
+    error_type_of,
+    finish_of,
+    input_messages,
+    json_text,
+    mark_error,
+    not_run_reason,
+    output_messages,
+    provider_name,
+    request_settings,
+)
 
 if TYPE_CHECKING:
     from ..core.embeddings import CreateEmbeddingResponse
@@ -67,22 +79,6 @@ __all__ = ["Instrumentation", "CAPTURE_ENV"]
 
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _SCHEMA_URL = "https://opentelemetry.io/schemas/1.37.0"
-
-# Our provider key -> gen_ai.provider.name (the semantic conventions' well-known values);
-# any other key is used as it is.
-_PROVIDER_NAMES = {
-    "openai": "openai", "azure": "azure.ai.openai", "anthropic": "anthropic",
-    "google": "gcp.gemini", "gemini": "gcp.gemini", "groq": "groq", "mistral": "mistral_ai",
-    "deepseek": "deepseek", "xai": "x_ai", "perplexity": "perplexity", "cohere": "cohere",
-    "bedrock": "aws.bedrock", "aws": "aws.bedrock",
-}
-# Default endpoints of the families whose SDK picks the URL when the config gives none.
-_DEFAULT_URLS = {
-    "openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com",
-    "google": "https://generativelanguage.googleapis.com",
-    "deepgram": "https://api.deepgram.com",
-}
-_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
 # Bucket boundaries the semantic conventions recommend for the two histograms.
 _TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
@@ -126,7 +122,7 @@ class Instrumentation:
     def _start_chat(self, provider: "Provider", request: "ChatRequest") -> "_ChatCall":
         key = getattr(provider, "key", "") or type(provider).__name__
         base: dict[str, Any] = {"gen_ai.operation.name": "chat",
-                "gen_ai.provider.name": _provider_name(provider, key),
+                "gen_ai.provider.name": provider_name(provider, key),
                 "gen_ai.request.model": request.model}
         host, port = self._endpoint(provider, key)
         if host:
@@ -134,11 +130,11 @@ class Instrumentation:
             if port:
                 base["server.port"] = port
         attributes: dict[str, Any] = dict(base)
-        _request_settings(request, attributes)
+        request_settings(request, attributes)
         if self.capture_content:
-            attributes["gen_ai.input.messages"] = _json(_input_messages(request.messages))
+            attributes["gen_ai.input.messages"] = json_text(input_messages(request.messages))
             if request.tools:
-                attributes["gen_ai.tool.definitions"] = _json(request.tools)
+                attributes["gen_ai.tool.definitions"] = json_text(request.tools)
         span = self.tracer.start_span(f"chat {request.model}", kind=SpanKind.CLIENT,
                                       attributes=attributes)
         return _ChatCall(span, base, time.perf_counter())
@@ -174,14 +170,14 @@ class Instrumentation:
                 self.token_usage.record(usage.completion_tokens,
                                         {**metric, "gen_ai.token.type": "output"})
         if self.capture_content and response is not None:
-            attributes["gen_ai.output.messages"] = _json(_output_messages(response))
+            attributes["gen_ai.output.messages"] = json_text(output_messages(response))
         span.set_attributes(attributes)
         self.duration.record(time.perf_counter() - call.start, metric)
         span.end()
 
     def _fail_chat(self, call: "_ChatCall", exc: BaseException) -> None:
-        error_type = _error_type(exc)
-        _mark_error(call.span, error_type, exc)
+        error_type = error_type_of(exc)
+        mark_error(call.span, error_type, exc)
         self.duration.record(time.perf_counter() - call.start,
                              {**call.metric_attributes, "error.type": error_type})
         call.span.end()
@@ -268,7 +264,7 @@ class Instrumentation:
                              request: "TranscriptionRequest") -> "_ChatCall":
         key = getattr(provider, "key", "") or type(provider).__name__
         base: dict[str, Any] = {"gen_ai.operation.name": "transcription",
-                                "gen_ai.provider.name": _provider_name(provider, key),
+                                "gen_ai.provider.name": provider_name(provider, key),
                                 "gen_ai.request.model": request.model}
         host, port = self._endpoint(provider, key)
         if host:
@@ -320,15 +316,15 @@ class Instrumentation:
     # conventions have no operation of their own for it; docs/observability.md)
 
     def _start_response(self, provider: "Provider", request: "ResponsesRequest") -> "_ChatCall":
-        return self._start_chat(provider, _chat_view(request, self.capture_content))
+        return self._start_chat(provider, chat_view(request, self.capture_content))
 
     def _finish_native(self, call: "_ChatCall", response: Optional["Response"]) -> None:
         if response is None:
             self._finish_chat(call, "", "", [], None, None)
             return
-        self._finish_chat(call, response.id, response.model, [_finish_of(response)],
+        self._finish_chat(call, response.id, response.model, [finish_of(response)],
                           response.usage.chat_usage() if response.usage is not None else None,
-                          _chat_of(response) if self.capture_content else None)
+                          chat_of(response) if self.capture_content else None)
 
     def create_response(self, provider: "Provider", request: "ResponsesRequest") -> "Response":
         call = self._start_response(provider, request)
@@ -416,7 +412,7 @@ class Instrumentation:
             try:
                 yield span
             except BaseException as exc:
-                _mark_error(span, _error_type(exc), exc)
+                mark_error(span, error_type_of(exc), exc)
                 raise
 
     # -- embeddings ------------------------------------------------------------------------
@@ -424,7 +420,7 @@ class Instrumentation:
     def _start_embeddings(self, provider: "Provider", request: "EmbeddingRequest") -> "_ChatCall":
         key = getattr(provider, "key", "") or type(provider).__name__
         base: dict[str, Any] = {"gen_ai.operation.name": "embeddings",
-                                "gen_ai.provider.name": _provider_name(provider, key),
+                                "gen_ai.provider.name": provider_name(provider, key),
                                 "gen_ai.request.model": request.model}
         host, port = self._endpoint(provider, key)
         if host:
@@ -484,7 +480,7 @@ class Instrumentation:
             return self._endpoints[provider]
         except (KeyError, TypeError):
             pass
-        found = _endpoint_of(provider, key)
+        found = endpoint_of(provider, key)
         try:
             self._endpoints[provider] = found
         except TypeError:  # not weak-referenceable: computed each time
@@ -502,7 +498,7 @@ class Instrumentation:
         if isinstance(description, str) and description:
             attributes["gen_ai.tool.description"] = description
         if self.capture_content:
-            attributes["gen_ai.tool.call.arguments"] = _json(call.arguments)
+            attributes["gen_ai.tool.call.arguments"] = json_text(call.arguments)
         return self.tracer.start_span(f"execute_tool {call.name}", kind=SpanKind.INTERNAL,
                                       attributes=attributes)
 
@@ -511,7 +507,7 @@ class Instrumentation:
             span.set_attribute("gen_ai.tool.call.result", call.result)
         if call.is_error:
             exc = call.exception
-            error_type = _error_type(exc) if exc is not None else "timeout"
+            error_type = error_type_of(exc) if exc is not None else "timeout"
             span.set_attribute("error.type", error_type)
             span.set_status(Status(StatusCode.ERROR, call.result if self.capture_content
                                    else error_type))
@@ -527,7 +523,7 @@ class Instrumentation:
             span = self._start_tool(call)
             if self.capture_content:
                 span.set_attribute("gen_ai.tool.call.result", call.result)
-            error_type = _not_run_reason(call)
+            error_type = not_run_reason(call)
             span.set_attribute("error.type", error_type)
             span.set_status(Status(StatusCode.ERROR, call.result if self.capture_content
                                    else error_type))
@@ -550,11 +546,11 @@ class Instrumentation:
     def _start_run(self, name: str, provider: Any, model: str, key: str,
                    agent_name: Optional[str] = None, agent: Any = None) -> Span:
         attributes: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
-                                      "gen_ai.provider.name": _provider_name(provider, key),
+                                      "gen_ai.provider.name": provider_name(provider, key),
                                       "gen_ai.request.model": model}
         if agent_name is not None:
             attributes["gen_ai.agent.name"] = agent_name
-        _agent_labels(agent, attributes)
+        agent_labels(agent, attributes)
         return self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
 
     def _end_run(self, span: Span, engine: "ToolLoop", exc: Optional[BaseException]) -> None:
@@ -573,7 +569,7 @@ class Instrumentation:
             if last.model:
                 span.set_attribute("gen_ai.response.model", last.model)
         if exc is not None and not isinstance(exc, asyncio.CancelledError):
-            _mark_error(span, _error_type(exc), exc)
+            mark_error(span, error_type_of(exc), exc)
         span.end()
 
     def run_hooks(self, engine: "ToolLoop", provider: Any) -> RunHooks:
@@ -775,9 +771,9 @@ class _AgentRunSpans(_RunSpans):
         self.agent = agent
         key, _, model = str(agent.model).partition(":")
         attributes = {"gen_ai.operation.name": "invoke_agent",
-                      "gen_ai.provider.name": _PROVIDER_NAMES.get(key, key),
+                      "gen_ai.provider.name": provider_name(None, key),
                       "gen_ai.request.model": model, "gen_ai.agent.name": agent.name}
-        _agent_labels(agent, attributes)
+        agent_labels(agent, attributes)
         self.child = self.inst.tracer.start_span(
             f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL,
             context=trace.set_span_in_context(self.span), attributes=attributes)
@@ -792,221 +788,5 @@ class _AgentRunSpans(_RunSpans):
             return
         child, self.child = self.child, None
         if error is not None and not isinstance(error, asyncio.CancelledError):
-            _mark_error(child, _error_type(error), error)
+            mark_error(child, error_type_of(error), error)
         child.end()
-
-
-# --- helpers ---------------------------------------------------------------------------------
-
-
-def _agent_labels(agent: Any, attributes: dict[str, Any]) -> None:
-    """An agent's ``tags`` (``aisuite_like.agent.tags``) and ``metadata`` (one
-    ``aisuite_like.agent.metadata.<key>`` each: a str, bool or number as is, anything else as
-    JSON) as span attributes."""
-    tags = getattr(agent, "tags", None)
-    if tags:
-        attributes["aisuite_like.agent.tags"] = list(tags)
-    for name, value in (getattr(agent, "metadata", None) or {}).items():
-        attributes[f"aisuite_like.agent.metadata.{name}"] = (
-            value if isinstance(value, (str, bool, int, float)) else _json(value))
-
-
-def _provider_name(provider: Any, key: str) -> str:
-    if key in ("google", "gemini") and getattr(provider, "_vertex", False):
-        return "gcp.vertex_ai"
-    return _PROVIDER_NAMES.get(key, key)
-
-
-def _endpoint_of(provider: Any, key: str) -> tuple[Optional[str], Optional[int]]:
-    """The host and port a provider sends to, from its configuration (never its URL's user
-    info, path or query)."""
-    url: Any = None
-    config = getattr(provider, "_config", None)
-    config = config if isinstance(config, dict) else {}
-    azure = getattr(provider, "_azure", None)
-    if isinstance(azure, dict):
-        url = azure.get("base_url") or azure.get("azure_endpoint")
-    if not url:
-        options = getattr(provider, "_sync_options", None)  # anthropic
-        if isinstance(options, dict):
-            url = options.get("base_url")
-    if not url:
-        url = config.get("base_url")
-    if not url:
-        spec = getattr(provider, "spec", None)
-        url = getattr(spec, "base_url", None)
-    if not url and key in ("google", "gemini") and getattr(provider, "_vertex", False):
-        location = config.get("location") or "us-central1"
-        url = ("https://aiplatform.googleapis.com" if location == "global"
-               else f"https://{location}-aiplatform.googleapis.com")
-    if not url and key in _URL_ENV:
-        url = os.environ.get(_URL_ENV[key])
-    if not url:
-        url = _DEFAULT_URLS.get(key) or getattr(provider, "base_url", None)
-    if not isinstance(url, str) or not url:
-        return None, None
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-        port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
-    except ValueError:
-        return None, None
-    return host, port
-
-
-def _request_settings(request: "ChatRequest", attributes: dict[str, Any]) -> None:
-    if request.temperature is not None:
-        attributes["gen_ai.request.temperature"] = request.temperature
-    if request.top_p is not None:
-        attributes["gen_ai.request.top_p"] = request.top_p
-    if request.max_tokens is not None:
-        attributes["gen_ai.request.max_tokens"] = request.max_tokens
-    if request.seed is not None:
-        attributes["gen_ai.request.seed"] = request.seed
-    if request.stop is not None:
-        stop = [request.stop] if isinstance(request.stop, str) else list(request.stop)
-        attributes["gen_ai.request.stop_sequences"] = [str(s) for s in stop]
-    if request.n is not None and request.n != 1:
-        attributes["gen_ai.request.choice.count"] = request.n
-    extra = request.extra
-    for name in ("frequency_penalty", "presence_penalty"):
-        value = extra.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            attributes[f"gen_ai.request.{name}"] = value
-    top_k = extra.get("top_k")
-    if isinstance(top_k, int) and not isinstance(top_k, bool):
-        attributes["gen_ai.request.top_k"] = top_k
-    fmt = request.response_format
-    if isinstance(fmt, dict) and isinstance(fmt.get("type"), str):
-        attributes["gen_ai.output.type"] = "text" if fmt["type"] == "text" else "json"
-    elif isinstance(fmt, type):  # a pydantic model (parse)
-        attributes["gen_ai.output.type"] = "json"
-
-
-def _not_run_reason(call: Any) -> str:
-    """Why a tool call was answered without running (the runner's own error texts)."""
-    result = call.result
-    if isinstance(call.arguments, str):
-        return "invalid_arguments"  # not JSON, or not a JSON object
-    if call.tool is None:
-        return "tool_not_found"
-    if result.startswith("Error: tool call denied"):
-        return "denied"
-    if result.startswith("Error: invalid arguments"):
-        return "invalid_arguments"
-    return "not_executed"
-
-
-def _error_type(exc: BaseException) -> str:
-    return type(exc).__qualname__
-
-
-def _mark_error(span: Span, error_type: str, exc: BaseException) -> None:
-    span.set_attribute("error.type", error_type)
-    # Our errors' messages are redacted of keys (errors.py); the description is that message.
-    span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:1000]))
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _text_parts(content: Any) -> list[dict[str, Any]]:
-    if content is None:
-        return []
-    if isinstance(content, str):
-        return [{"type": "text", "content": content}]
-    parts: list[dict[str, Any]] = []
-    if isinstance(content, list):
-        for part in content:
-            if isinstance(part, dict) and part.get("type") == "text":
-                parts.append({"type": "text", "content": part.get("text", "")})
-            elif isinstance(part, dict):
-                parts.append({"type": str(part.get("type", "unknown"))})  # media: kind only
-    return parts
-
-
-def _arguments(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return loads_json(raw)
-        except ValueError:
-            return raw
-    return raw
-
-
-def _message_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
-    role = message.get("role")
-    if role == "tool":
-        return [{"type": "tool_call_response", "id": message.get("tool_call_id"),
-                 "response": message.get("content")}]
-    parts = _text_parts(message.get("content"))
-    for call in message.get("tool_calls") or []:
-        if not isinstance(call, dict):
-            call = call.model_dump()
-        function = call.get("function") or {}
-        parts.append({"type": "tool_call", "id": call.get("id"), "name": function.get("name"),
-                      "arguments": _arguments(function.get("arguments"))})
-    return parts
-
-
-def _input_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"role": m.get("role"), "parts": _message_parts(m)} for m in messages]
-
-
-def _output_messages(response: "ChatCompletionResponse") -> list[dict[str, Any]]:
-    out = []
-    for choice in response.choices:
-        message = choice.message.model_dump(exclude_none=True)
-        out.append({"role": "assistant", "parts": _message_parts(message),
-                    "finish_reason": choice.finish_reason or ""})
-    return out
-
-
-# --- native Responses calls ---------------------------------------------------------------------
-
-
-def _chat_view(request: "ResponsesRequest", capture: bool) -> "ChatRequest":
-    """The settings of a native Responses call as a ``ChatRequest``, for its span (the
-    input converted to messages only when content is captured)."""
-    from ..providers.base import ChatRequest
-
-    params = request.params
-    messages: list[dict[str, Any]] = []
-    if capture:
-        from ..core.responses_items import input_to_messages
-
-        try:
-            messages = input_to_messages(params.get("input", ""), params.get("instructions"))
-        except Exception:  # an item only OpenAI reads: the span records no messages
-            messages = []
-    text = params.get("text")
-    fmt = text.get("format") if isinstance(text, dict) else None
-    return ChatRequest(model=request.model, messages=messages,
-                       temperature=params.get("temperature"), top_p=params.get("top_p"),
-                       max_tokens=params.get("max_output_tokens"),
-                       response_format=fmt if isinstance(fmt, dict) else None,
-                       tools=params.get("tools") if capture else None)
-
-
-def _finish_of(response: "Response") -> str:
-    if response.status == "incomplete":
-        details = response.incomplete_details or {}
-        return "content_filter" if details.get("reason") == "content_filter" else "length"
-    if any(getattr(item, "type", None) == "function_call" for item in response.output):
-        return "tool_calls"
-    return "stop" if response.status == "completed" else str(response.status)
-
-
-def _chat_of(response: "Response") -> "ChatCompletionResponse":
-    from ..core.responses_items import input_to_messages
-    from ..core.types import ChatCompletionResponse, Choice, Message
-
-    try:
-        messages = input_to_messages([item.model_dump(exclude_none=True)
-                                      for item in response.output])
-    except Exception:
-        messages = []
-    message = Message.model_validate(messages[0]) if messages else Message(role="assistant")
-    return ChatCompletionResponse(id=response.id, model=response.model, choices=[
-        Choice(message=message, finish_reason=_finish_of(response))])  # type: ignore[arg-type]

@@ -13,9 +13,9 @@ from pydantic import TypeAdapter
 
 import aisuite_like as ai
 from aisuite_like.core.cost import attach_price_ref
+from aisuite_like.core.responses_events import EventBuilder
 from aisuite_like.core.responses_items import (
     PSF_ITEMS,
-    EventBuilder,
     decode_state,
     encode_state,
     input_to_messages,
