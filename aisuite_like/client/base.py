@@ -4,15 +4,12 @@ agents, durable runs and batches all go through (docs/architecture.md)."""
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Optional, cast
 from urllib.parse import urlsplit
-
-from typing_extensions import Self
 
 from ..core import (
     checks as _request_checks,
@@ -21,7 +18,6 @@ from ..core import (
     secrets as _secrets,
 )
 from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
-from ..providers.aisuite import ProviderFactory, as_provider
 from ..providers.base import ChatRequest, Provider
 from ..providers.registry import (
     canonical_key,
@@ -33,6 +29,8 @@ from ..providers.registry import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Self  # 7 ms at import: annotations only
+
     from ..tools.toolset import Tools
     from .plugins import ModelRouter, ResponseCache
 
@@ -166,9 +164,25 @@ _AZURE_SETTINGS = frozenset({"api_version", "azure_endpoint", "azure_deployment"
 _SHOWN_AS_WRITTEN = frozenset({"api_version", "azure_deployment", "organization", "project"})
 
 
+def _as_provider(obj: Any, key: str) -> Provider:
+    from ..providers.aisuite import as_provider  # on first use: not at ``import aisuite_like``
+
+    return as_provider(obj, key)
+
+
+def _made_provider(key: str, config: Mapping[str, Any], canon: str) -> Provider:
+    """The provider of ``key`` made from ``config`` by aisuite's factory, looked up at call
+    time (aisuite code replaces it)."""
+    from ..providers.aisuite import ProviderFactory, as_provider
+
+    return as_provider(ProviderFactory.create_provider(key, dict(config)), canon)
+
+
 def _setting_text(name: str, value: Any) -> str:
     """How a setting is shown in the line to write: numbers and plain URLs as given, a
     credential or anything else as ``"..."`` / ``...`` (never a key)."""
+    import json  # an error message's path: not at ``import aisuite_like``
+
     if any(word in name.lower() for word in _SECRET_WORDS):
         return '"..."'
     if isinstance(value, (bool, int, float)) or value is None:
@@ -336,7 +350,7 @@ class ClientBase:
         for key, provider in (providers or {}).items():
             if isinstance(provider, type):
                 provider = provider(**self._configs.get(key, {}))
-            provider = as_provider(provider, key)
+            provider = _as_provider(provider, key)
             try:
                 provider.key = provider.key or key
             except AttributeError:
@@ -437,9 +451,7 @@ class ClientBase:
                                        if canonical_key(k) == canon), {})
                     if self._options:  # with_options(): over the provider's own config
                         config = {**config, **self._options}
-                    # aisuite's factory, looked up at call time (aisuite code replaces it)
-                    provider = as_provider(ProviderFactory.create_provider(key, dict(config)),
-                                           canon)
+                    provider = _made_provider(key, config, canon)
                     _secrets.protect_logs()  # the SDK's and HTTP stack's loggers redact keys
                     self._instances[canon] = provider
                 self._instances[key] = provider
@@ -496,8 +508,7 @@ class ClientBase:
                 # with_options() over the deployment's config, as over a provider's own
                 config = {**base, **settings, **self._options}
                 _check_configs({canon: config}, self._installed)
-                made = (canon, as_provider(ProviderFactory.create_provider(key, dict(config)),
-                                           canon))
+                made = (canon, _made_provider(key, config, canon))
                 _secrets.protect_logs()
                 self._deployed[label] = made
         return made[1]

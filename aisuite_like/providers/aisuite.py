@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, Optional
@@ -122,6 +121,8 @@ class AisuiteProvider(Provider):
         acreate = getattr(self.inner, "achat_completions_create", None)
         if acreate is not None:
             return await acreate(request.model, request.messages, **kwargs)
+        import asyncio  # here: ``import aisuite_like`` does not load asyncio
+
         return await asyncio.to_thread(lambda: self.inner.chat_completions_create(
             request.model, request.messages, **kwargs))
 
@@ -174,6 +175,8 @@ class AisuiteProvider(Provider):
     async def atranscribe(self, request: TranscriptionRequest) -> Any:
         if request.stream:
             return self.transcribe(request)
+        import asyncio
+
         return await asyncio.to_thread(self.transcribe, request)
 
 
@@ -182,6 +185,8 @@ def _thread_stream(open_stream: Any) -> AsyncIterator[Any]:
     ``achat_completions_create_stream``)."""
 
     async def gen() -> AsyncIterator[Any]:
+        import asyncio
+
         chunks = await asyncio.to_thread(lambda: iter(open_stream()))
         done = object()
         while True:

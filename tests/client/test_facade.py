@@ -18,6 +18,17 @@ def test_import_loads_no_vendor_sdk() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_import_loads_nothing_a_first_call_can_load() -> None:
+    """``import aisuite_like`` stays light: asyncio (about 20 ms), typing_extensions (7 ms),
+    aiohttp and json load with the first call that needs them (the import row of
+    benchmarks/)."""
+    code = ("import sys, aisuite_like; "
+            "print([m for m in ('asyncio', 'typing_extensions', 'aiohttp', 'json', "
+            "'aisuite_like.providers.aisuite') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 @pytest.mark.parametrize("model", ["gpt-4o", "", ":gpt", "openai:", None, 3])
 def test_bad_model_string(model: object) -> None:
     with pytest.raises(ai.InvalidModelError) as info:
