@@ -189,26 +189,16 @@ class Instrumentation:
 
     def complete(self, provider: "Provider", request: "ChatRequest") -> "ChatCompletionResponse":
         call = self._start_chat(provider, request)
-        try:
-            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                response = provider.complete(request)
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
+        with _Attempt(self, call):
+            response = provider.complete(request)
         self._finish_response(call, response)
         return response
 
     async def acomplete(self, provider: "Provider",
                         request: "ChatRequest") -> "ChatCompletionResponse":
         call = self._start_chat(provider, request)
-        try:
-            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                response = await provider.acomplete(request)
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
+        with _Attempt(self, call):
+            response = await provider.acomplete(request)
         self._finish_response(call, response)
         return response
 
@@ -291,25 +281,15 @@ class Instrumentation:
         """A ``transcription {model}`` span around a (non-streamed) transcription; a stream's
         span ends when the request is sent (its events are not followed)."""
         call = self._start_transcription(provider, request)
-        try:
-            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                result = provider.transcribe(request)
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
+        with _Attempt(self, call):
+            result = provider.transcribe(request)
         self._finish_transcription(call, result)
         return result
 
     async def atranscribe(self, provider: "Provider", request: "TranscriptionRequest") -> Any:
         call = self._start_transcription(provider, request)
-        try:
-            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                result = await provider.atranscribe(request)
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
+        with _Attempt(self, call):
+            result = await provider.atranscribe(request)
         self._finish_transcription(call, result)
         return result
     # -- native Responses API calls: a ``chat {model}`` span too (the GenAI semantic
@@ -328,26 +308,16 @@ class Instrumentation:
 
     def create_response(self, provider: "Provider", request: "ResponsesRequest") -> "Response":
         call = self._start_response(provider, request)
-        try:
-            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                response = provider.create_response(request)
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
+        with _Attempt(self, call):
+            response = provider.create_response(request)
         self._finish_native(call, response)
         return response
 
     async def acreate_response(self, provider: "Provider", request: "ResponsesRequest"
                                ) -> "Response":
         call = self._start_response(provider, request)
-        try:
-            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                response = await provider.acreate_response(request)
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
+        with _Attempt(self, call):
+            response = await provider.acreate_response(request)
         self._finish_native(call, response)
         return response
 
@@ -452,26 +422,16 @@ class Instrumentation:
     def embed(self, provider: "Provider",
               request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
         call = self._start_embeddings(provider, request)
-        try:
-            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                response = provider.embed(request)
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
+        with _Attempt(self, call):
+            response = provider.embed(request)
         self._finish_embeddings(call, response)
         return response
 
     async def aembed(self, provider: "Provider",
                      request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
         call = self._start_embeddings(provider, request)
-        try:
-            with trace.use_span(call.span, end_on_exit=False, record_exception=False,
-                                set_status_on_exception=False):
-                response = await provider.aembed(request)
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
+        with _Attempt(self, call):
+            response = await provider.aembed(request)
         self._finish_embeddings(call, response)
         return response
 
@@ -581,6 +541,28 @@ class Instrumentation:
         if turn is not None and isinstance(engine, turn.AgentLoop):
             return _AgentRunSpans(self, provider)
         return _RunSpans(self, provider)
+
+
+class _Attempt:
+    """A provider call inside its span: the span current while the provider works (so a
+    span the provider's own code opens nests under it), a failure recorded on it after."""
+
+    __slots__ = ("inst", "call", "scope")
+
+    def __init__(self, inst: Instrumentation, call: "_ChatCall") -> None:
+        self.inst = inst
+        self.call = call
+        self.scope: Any = None
+
+    def __enter__(self) -> None:
+        self.scope = trace.use_span(self.call.span, end_on_exit=False, record_exception=False,
+                                    set_status_on_exception=False)
+        self.scope.__enter__()
+
+    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> None:
+        self.scope.__exit__(kind, exc, tb)
+        if exc is not None:
+            self.inst._fail_chat(self.call, exc)
 
 
 class _ChatCall:
