@@ -38,8 +38,8 @@ import os
 import sys
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any, Optional
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
@@ -204,14 +204,28 @@ class Instrumentation:
 
     def stream(self, provider: "Provider",
                request: "ChatRequest") -> Iterator["ChatCompletionChunk"]:
-        call = self._start_chat(provider, request)
-        state = _StreamState(self.capture_content)
-        chunks: Any = None
+        return self._watched(lambda: self._start_chat(provider, request),
+                             _StreamState(self.capture_content),
+                             lambda: provider.stream(request))
+
+    def astream(self, provider: "Provider",
+                request: "ChatRequest") -> AsyncIterator["ChatCompletionChunk"]:
+        return self._awatched(lambda: self._start_chat(provider, request),
+                              _StreamState(self.capture_content),
+                              lambda: provider.astream(request))
+
+    def _watched(self, start: Callable[[], "_ChatCall"], state: "_Watcher",
+                 open_stream: Callable[[], Iterator[Any]]) -> Iterator[Any]:
+        """A stream inside its span (started with the first item asked for): each item is
+        shown to ``state``; the span ends with the stream, exhausted, closed early (not an
+        error) or failed."""
+        call = start()
+        items: Any = None
         try:
-            chunks = provider.stream(request)
-            for chunk in chunks:
-                state.add(chunk)
-                yield chunk
+            items = open_stream()
+            for item in items:
+                state.add(item)
+                yield item
         except GeneratorExit:  # the consumer stopped early: not an error
             state.finish(self, call)
             raise
@@ -221,20 +235,20 @@ class Instrumentation:
         else:
             state.finish(self, call)
         finally:
-            close = getattr(chunks, "close", None)
+            close = getattr(items, "close", None)
             if close is not None:
                 close()
 
-    async def astream(self, provider: "Provider",
-                      request: "ChatRequest") -> AsyncIterator["ChatCompletionChunk"]:
-        call = self._start_chat(provider, request)
-        state = _StreamState(self.capture_content)
-        chunks: Any = None
+    async def _awatched(self, start: Callable[[], "_ChatCall"], state: "_Watcher",
+                        open_stream: Callable[[], AsyncIterator[Any]]) -> AsyncIterator[Any]:
+        """Async twin of ``_watched``."""
+        call = start()
+        items: Any = None
         try:
-            chunks = provider.astream(request)
-            async for chunk in chunks:
-                state.add(chunk)
-                yield chunk
+            items = open_stream()
+            async for item in items:
+                state.add(item)
+                yield item
         except GeneratorExit:
             state.finish(self, call)
             raise
@@ -244,7 +258,7 @@ class Instrumentation:
         else:
             state.finish(self, call)
         finally:
-            aclose = getattr(chunks, "aclose", None)
+            aclose = getattr(items, "aclose", None)
             if aclose is not None:
                 await aclose()
 
@@ -323,51 +337,14 @@ class Instrumentation:
 
     def stream_response(self, provider: "Provider",
                         request: "ResponsesRequest") -> Iterator["ResponseEvent"]:
-        call = self._start_response(provider, request)
-        last: Any = None
-        events: Any = None
-        try:
-            events = provider.stream_response(request)
-            for event in events:
-                if getattr(event, "response", None) is not None:
-                    last = event.response
-                yield event
-        except GeneratorExit:
-            self._finish_native(call, last)
-            raise
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
-        else:
-            self._finish_native(call, last)
-        finally:
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()
+        return self._watched(lambda: self._start_response(provider, request),
+                             _ResponseStreamState(), lambda: provider.stream_response(request))
 
-    async def astream_response(self, provider: "Provider",
-                               request: "ResponsesRequest") -> AsyncIterator["ResponseEvent"]:
-        call = self._start_response(provider, request)
-        last: Any = None
-        events: Any = None
-        try:
-            events = provider.astream_response(request)
-            async for event in events:
-                if getattr(event, "response", None) is not None:
-                    last = event.response
-                yield event
-        except GeneratorExit:
-            self._finish_native(call, last)
-            raise
-        except BaseException as exc:
-            self._fail_chat(call, exc)
-            raise
-        else:
-            self._finish_native(call, last)
-        finally:
-            aclose = getattr(events, "aclose", None)
-            if aclose is not None:
-                await aclose()
+    def astream_response(self, provider: "Provider",
+                         request: "ResponsesRequest") -> AsyncIterator["ResponseEvent"]:
+        return self._awatched(lambda: self._start_response(provider, request),
+                              _ResponseStreamState(),
+                              lambda: provider.astream_response(request))
 
     # -- ai.trace(name): a span of the caller's own
 
@@ -664,6 +641,27 @@ class _StreamState:
         inst._finish_chat(call, self.id, self.model,
                           [r for _, r in sorted(self.finish_reasons.items())], self.usage,
                           response, self.cache_hit)
+
+
+class _ResponseStreamState:
+    """What a native Responses stream's span needs: the last ``Response`` its events carried
+    (``response.completed`` has the whole one)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: Any = None
+
+    def add(self, event: "ResponseEvent") -> None:
+        response = getattr(event, "response", None)
+        if response is not None:
+            self.last = response
+
+    def finish(self, inst: Instrumentation, call: _ChatCall) -> None:
+        inst._finish_native(call, self.last)
+
+
+_Watcher = Union[_StreamState, _ResponseStreamState]
 
 
 class _Current:
