@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
 
 from pydantic import BaseModel
 
-from ..client.base import prepare_call, provider_for_model
+from ..client.prepare import prepare_call, provider_for_model
 from ..core.checks import check_max_turns
 from ..core.cost import price_known
 from ..core.errors import (

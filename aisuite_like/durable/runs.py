@@ -385,7 +385,7 @@ def _client_for(run_id: Optional[str], default: Any = None) -> Any:
 def _create_workflow(spec: dict[str, Any]) -> "ChatCompletionResponse":
     """A ``max_turns`` run: the client's own request preparation, the engine, the sync driver
     with durable steps."""
-    from ..client.base import prepare_call
+    from ..client.prepare import prepare_call
     from ..core import checks as _request_checks
     from ..loop.drivers import drive_sync
     from ..loop.engine import ToolLoop

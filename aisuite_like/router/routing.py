@@ -1,14 +1,15 @@
 """``RoutingProvider``: an alias of a ``Router`` as a provider (docs/router.md).
 
-The client's preparation of a call (``client/base.py: prepare_call``) turns a model that
+The client's preparation of a call (``client/prepare.py: prepare_call``) turns a model that
 names an alias into this provider, so every entry point (``create`` and its variants, the tool
 runner, agents, durable runs) routes each model call without knowing it. Each call:
 
 1. asks the state for a deployment (``limits.pick``: free now, chosen by the strategy; its
    buckets debited), or how long until one is free: the call waits (``max_retry_wait`` in
    all) or raises ``RateLimitError`` naming every deployment and why it is not free;
-2. sends the request to that deployment's provider (traced when instrumented, so the
-   ``chat`` span names the deployment), the transports recording the reply (its headers) in
+2. sends the request to that deployment's provider (in the model layers of the client's
+   provider stack, ``client/prepare.py``: traced when instrumented, so the ``chat`` span
+   names the deployment), the transports recording the reply (its headers) in
    an ``ExchangeCapture`` (``core.exchange``, the record ``with_raw_response`` reads, handed
    on to the caller's own when there is one) and, when another deployment could take the
    call now, the retry layer
@@ -31,7 +32,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional, Protocol, Union, cast
 
-from ..core import hooks as _instrumentation
 from ..core.cost import attach_price_ref
 from ..core.errors import AisuiteLikeError, APIError, RateLimitError
 from ..core.exchange import CAPTURE, ExchangeCapture
@@ -189,12 +189,9 @@ class _Call:
             route.busy[index] -= 1
 
     def target(self, index: int) -> tuple[Provider, Any]:
-        """The deployment's provider (made on first use; traced when instrumented) and the
-        request with its model."""
+        """The deployment's provider (made on first use, in its provider stack: a span per
+        deployment tried when instrumented) and the request with its model."""
         provider = self.provider.deployment_provider(index)
-        active = _instrumentation.ACTIVE
-        if active is not None:  # a chat (embeddings) span per deployment tried
-            provider = cast(Provider, active.traced(provider))
         return provider, self.request.replace(model=self.route.deployments[index].model_name)
 
     # -- 3. what the attempt taught --
@@ -342,11 +339,8 @@ class RoutingProvider(Provider):
         limits = []
         for index, deployment in enumerate(self.route.deployments):
             provider = self.deployment_provider(index)
-            check = getattr(provider, "embedding_limit", None)
-            if check is None:
-                continue
             try:
-                limit = check(request.replace(model=deployment.model_name))
+                limit = provider.embedding_limit(request.replace(model=deployment.model_name))
             except AisuiteLikeError as error:
                 _prefix(error, f"router alias {self.route.alias!r}, deployment "
                                f"{deployment.name!r}: ")

@@ -218,7 +218,7 @@ class _OfflineProvider(Provider):
     the call is made, so a scripted error surfaces at ``create()`` as an HTTP error would; an
     async stream takes it on first iteration (it may need to await ``fn``)."""
 
-    _offline = True
+    offline = True
 
     def _respond(self, request: ChatRequest) -> ChatCompletionResponse:
         raise NotImplementedError
