@@ -7,6 +7,7 @@ import json
 import pathlib
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -52,6 +53,39 @@ def _provider_registry() -> Iterator[None]:
     yield
     registry._USER.clear()
     registry._USER.update(saved)
+
+
+# --- what several test folders share ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Any]:
+    """A loopback ``FaultServer`` (support/fault_server.py) for the module's tests; a file that
+    needs another server defines its own ``server``."""
+    from support.fault_server import FaultServer
+
+    with FaultServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def otel() -> Iterator[Any]:
+    """``ai.instrument()`` into an in-memory exporter and metric reader for the test
+    (support/telemetry.py: ``Telemetry``)."""
+    pytest.importorskip("opentelemetry.sdk")
+    from support.telemetry import instrumented
+
+    with instrumented() as telemetry:
+        yield telemetry
+
+
+@pytest.fixture
+def isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    """No developer AWS credentials, config files or instance metadata reach the test (for
+    the files that build Bedrock clients: ``pytestmark = pytest.mark.usefixtures(...)``)."""
+    from support.bedrock_server import isolate_aws
+
+    isolate_aws(monkeypatch, tmp_path)
 
 
 def load_recorded(relpath: str) -> dict:
