@@ -3,7 +3,6 @@ every provider test goes through the real vendor SDK."""
 
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 from collections.abc import Iterator
@@ -17,8 +16,6 @@ _HERE = str(pathlib.Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-# Real recorded exchanges (pydantic-ai's cassettes, MIT; see fixtures/recorded/README.md).
-RECORDED = pathlib.Path(__file__).resolve().parent / "fixtures" / "recorded"
 
 _KEY_VARS = (
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
@@ -87,10 +84,3 @@ def isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> Non
 
     isolate_aws(monkeypatch, tmp_path)
 
-
-def load_recorded(relpath: str) -> dict:
-    return json.loads((RECORDED / relpath).read_text())
-
-
-def recorded_files(provider: str) -> list[pathlib.Path]:
-    return sorted((RECORDED / provider).glob("*.json"))
