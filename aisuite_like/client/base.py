@@ -64,7 +64,7 @@ _PORTABLE = frozenset({
 })
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
-                "tool_policy_context", "tool_timeout", "max_tool_result_chars")
+                "tool_policy_context", "tool_timeout", "max_tool_result_chars", "context")
 #: The tool runner's keyword arguments (they need ``max_turns``).
 RUNNER_ONLY = _RUNNER_ONLY
 
@@ -235,6 +235,15 @@ def settings_keyword_error(where: str, unknown: Mapping[str, Any], accepted: Ite
     return TypeError(text)
 
 
+def _check_budgets(value: Any, where: str) -> tuple[Any, ...]:
+    """``budget=``: None (nothing to load), or budgets checked by the budgets package."""
+    if value is None:
+        return ()
+    from ..budgets.budget import check_budgets
+
+    return check_budgets(value, where)
+
+
 def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optional[float]]:
     """``Client(cache=..., cache_ttl=...)``: a response cache (or None) and a TTL in seconds
     (or None: entries never expire)."""
@@ -312,6 +321,7 @@ class ClientBase:
         cache_ttl: Optional[float] = None,
         router: Optional[ModelRouter] = None,
         prompt_cache: Any = None,
+        budget: Any = None,
         **unknown: Any,
     ) -> None:
         if unknown:  # ai.Client(api_key=...): the provider_configs line to write
@@ -319,17 +329,20 @@ class ClientBase:
             raise settings_keyword_error(
                 name, unknown, ("provider_configs", "providers", "extra_param_mode",
                                 "extract_thinking", "cache", "cache_ttl", "router",
-                                "prompt_cache"),
+                                "prompt_cache", "budget"),
                 configs_given=provider_configs is not None, call=f"ai.{name}")
         # What with_options() passes on to a copy (besides the configs).
         self._init_options: dict[str, Any] = {"providers": providers,
                                               "extra_param_mode": extra_param_mode,
                                               "extract_thinking": extract_thinking,
                                               "cache": cache, "cache_ttl": cache_ttl,
-                                              "router": router, "prompt_cache": prompt_cache}
+                                              "router": router, "prompt_cache": prompt_cache,
+                                              "budget": budget}
         #: Options every provider this client builds gets over its config (with_options()).
         self._options: dict[str, Any] = {}
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
+        #: The budgets every model call of this client must be admitted by (docs/budgets.md).
+        self._budgets: tuple[Any, ...] = _check_budgets(budget, "Client(budget=...)")
         # provider key -> (the provider, it wrapped in the cache): made once per provider
         self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
         _request_checks.check_prompt_cache(prompt_cache)
@@ -585,11 +598,19 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     servers opened and listed). The provider is made on first use, traced when instrumented
     and wrapped in its fallbacks when ``fallbacks=`` is given. ``kwargs`` is consumed. Every
     entry point uses it: ``create`` and its variants, agents, durable runs and batches."""
+    budgets = client._budgets
+    if kwargs.get("budget") is not None:  # this call's budgets, besides the client's
+        budgets = tuple({id(b): b for b in (
+            *budgets, *_check_budgets(kwargs.pop("budget"), "budget"))}.values())
+    else:
+        kwargs.pop("budget", None)
     routed = client._route(model) if client._router is not None else None
     if routed is not None:  # an alias of the client's router: each deployment is traced
         name = split_model(client, model)[1]
         _request_checks.check_arguments(kwargs)
         cached = _uses_cache(client, kwargs.pop("cache", None))
+        if budgets:  # each deployment's call admitted at that deployment's price
+            routed = _budgeted_route(routed, budgets)
         provider = routed
         if cached:  # a hit sends nothing and takes nothing from the deployments' limits
             provider = client._cached(routed, f"router:{name}")
@@ -614,6 +635,10 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         from ..providers.think import ThinkTagsProvider
 
         provider = cast(Provider, ThinkTagsProvider(provider))
+    if budgets and routed is None:  # outermost: admitted before anything else runs
+        from ..budgets.provider import BudgetProvider
+
+        provider = BudgetProvider(provider, budgets, key)
     stream = bool(kwargs.pop("stream", False))
     max_turns = kwargs.pop("max_turns", None)
     if max_turns is not None:
@@ -657,6 +682,16 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         **portable,
     )
     return PreparedCall(provider, request, tools, max_turns, runner_options)
+
+
+def _budgeted_route(routed: Provider, budgets: tuple[Any, ...]) -> Provider:
+    """The routing provider of an alias whose every deployment call ``budgets`` admit."""
+    with_budgets = getattr(routed, "with_budgets", None)
+    if with_budgets is None:
+        raise ConfigurationError(f"budgets need the router's own routing provider, not "
+                                 f"{type(routed).__name__}")
+    made: Provider = with_budgets(budgets)
+    return made
 
 
 def configured_provider_keys(client: ClientBase) -> list[str]:

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from typing_extensions import Never
 
     from ..batches.api import AsyncBatches, Batches
+    from ..budgets.budget import Budget
+    from ..context.strategies import ContextWindow
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
@@ -98,6 +100,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> Stream: ...
 
@@ -133,6 +137,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -168,6 +174,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> Union[Stream, ChatCompletionResponse]: ...
 
@@ -225,6 +233,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -260,6 +270,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -295,6 +307,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -333,6 +347,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -367,6 +383,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -414,6 +432,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -448,6 +468,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -487,6 +509,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[_ParsedT]: ...
 
@@ -521,6 +545,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[None]: ...
 
@@ -638,7 +664,8 @@ class Client(ClientBase):
     ``router`` (an ``aisuite_like.Router``) makes its aliases usable as models
     (docs/router.md). ``prompt_cache="auto"`` makes every call add prompt-cache
     breakpoints / a cache key where the provider needs them (a call opts out with
-    ``prompt_cache=False``; docs/reasoning-and-caching.md).
+    ``prompt_cache=False``; docs/reasoning-and-caching.md). ``budget`` (an ``ai.Budget``, or
+    a list) must admit every model call of the client before it is sent (docs/budgets.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
@@ -649,12 +676,13 @@ class Client(ClientBase):
                  cache_ttl: Optional[float] = None,
                  router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
+                 budget: Union[Budget, Sequence[Budget], None] = None,
                  **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
                          cache=cache, cache_ttl=cache_ttl, router=router,
-                         prompt_cache=prompt_cache, **unknown)
+                         prompt_cache=prompt_cache, budget=budget, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -773,6 +801,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -808,6 +838,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -843,6 +875,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -881,6 +915,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -915,6 +951,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -954,6 +992,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[_ParsedT]: ...
 
@@ -988,6 +1028,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[None]: ...
 
@@ -1012,11 +1054,12 @@ class AsyncClient(ClientBase):
                  cache_ttl: Optional[float] = None,
                  router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
+                 budget: Union[Budget, Sequence[Budget], None] = None,
                  **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
                          cache=cache, cache_ttl=cache_ttl, router=router,
-                         prompt_cache=prompt_cache, **unknown)
+                         prompt_cache=prompt_cache, budget=budget, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
-StopReason = Literal["completed", "max_turns"]
+StopReason = Literal["completed", "max_turns", "budget", "cancelled"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 

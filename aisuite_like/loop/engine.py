@@ -20,6 +20,7 @@ from typing import Any, Optional, Union
 from ..core.checks import check_max_turns
 from ..core.cost import attach_price_ref
 from ..core.errors import (
+    BudgetExceededError,
     MaxTurnsExceeded,
     ToolExecutionError,
     UnsupportedParameterError,
@@ -477,6 +478,16 @@ class ToolLoop:
                 return self._call_model(self.turn + 1)
             return self.finish("max_turns")
         return self._call_model(self.turn + 1)
+
+    def budget_refused(self, error: BudgetExceededError) -> Action:
+        """A budget refused the next model call before it was sent (docs/budgets.md): the run
+        ends with ``stop_reason="budget"`` and the history so far, which is valid (every tool
+        call answered). A refusal of the run's first call raises: there is no response."""
+        if not self.responses:
+            return Fail(error)
+        finished = self.finish("budget")
+        error.response = finished.response
+        return finished
 
     def new_call(self, call: ToolCall) -> ToolCallRun:
         """A ``ToolCallRun`` of this turn, with the run's tool bounds."""

@@ -45,7 +45,7 @@ def _name_fallback(error: AisuiteLikeError, label: str, skipped: list[SkippedMod
     error.fallback_errors = list(skipped)  # type: ignore[attr-defined]
 
 
-def skipped_model(label: str, error: APIError) -> SkippedModel:
+def skipped_model(label: str, error: AisuiteLikeError) -> SkippedModel:
     """What ``fallback_errors`` says of a model (or a router's deployment) that failed with
     ``error`` before another one served the call."""
     from ..core.types import SkippedModel

@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol, Union, cast
 
 from ..core import hooks as _instrumentation
 from ..core.cost import attach_price_ref
-from ..core.errors import AisuiteLikeError, APIError, RateLimitError
+from ..core.errors import (
+    AisuiteLikeError,
+    APIError,
+    BudgetExceededError,
+    RateLimitError,
+    UnpricedModelError,
+)
 from ..core.exchange import CAPTURE, ExchangeCapture
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider
 from ..providers.fallback import FALLBACK_ERRORS, skipped_model
@@ -144,7 +150,7 @@ class _Call:
         self.skipped: list[SkippedModel] = []
         self.waited = 0.0
         self.pending = 0.0
-        self.last_error: Optional[APIError] = None
+        self.last_error: Optional[AisuiteLikeError] = None
         self.hand_up = _RATE_LIMITS
 
     # -- 1. a deployment, or a wait --
@@ -195,7 +201,13 @@ class _Call:
         active = _instrumentation.ACTIVE
         if active is not None:  # a chat (embeddings) span per deployment tried
             provider = cast(Provider, active.traced(provider))
-        return provider, self.request.replace(model=self.route.deployments[index].model_name)
+        deployment = self.route.deployments[index]
+        budgets = (*self.provider.budgets, *deployment.budgets)
+        if budgets:  # admitted at this deployment's price before it is sent
+            from ..budgets.provider import BudgetProvider
+
+            provider = BudgetProvider(provider, budgets, deployment.provider_key)
+        return provider, self.request.replace(model=deployment.model_name)
 
     # -- 3. what the attempt taught --
 
@@ -203,6 +215,12 @@ class _Call:
                ) -> Optional[Callable[[list[Record]], tuple[Sequence[int], Any]]]:
         """After an attempt failed: the transaction that cools the deployment down (the call
         moves on), or None: the error is raised to the caller (not one that moving fixes)."""
+        if isinstance(error, (BudgetExceededError, UnpricedModelError)):
+            # a budget refused this deployment before anything was sent: try the others
+            self.skipped.append(skipped_model(self.route.deployments[index].name, error))
+            self.last_error = error
+            self.excluded[index] = True
+            return _nothing_to_record
         if not isinstance(error, FALLBACK_ERRORS):
             if self.skipped:
                 error.fallback_errors = list(self.skipped)  # type: ignore[attr-defined]
@@ -294,6 +312,10 @@ class _Call:
         return error
 
 
+def _nothing_to_record(records: list[Record]) -> tuple[Sequence[int], Any]:
+    return (), None
+
+
 def _prefix(error: AisuiteLikeError, prefix: str) -> None:
     text = str(error)
     if not text.startswith(prefix):
@@ -307,11 +329,19 @@ class RoutingProvider(Provider):
     with that client's configuration). Routes ``complete``, ``stream``, ``embed`` and their
     async twins."""
 
-    def __init__(self, router: RouterSettings, route: Route, resolve: Resolve) -> None:
+    def __init__(self, router: RouterSettings, route: Route, resolve: Resolve,
+                 budgets: tuple[Any, ...] = ()) -> None:
         self.router = router
         self.route = route
         self.resolve = resolve
         self.key = "router"
+        #: The budgets (the client's and the call's) every deployment call must pass, besides
+        #: the deployment's own (docs/budgets.md).
+        self.budgets = budgets
+
+    def with_budgets(self, budgets: tuple[Any, ...]) -> "RoutingProvider":
+        """This alias with ``budgets`` admitting each deployment's call at its price."""
+        return RoutingProvider(self.router, self.route, self.resolve, budgets)
 
     def __repr__(self) -> str:
         return f"RoutingProvider(alias={self.route.alias!r})"

@@ -1,0 +1,345 @@
+"""``BudgetProvider``: the budgets' wrapper in a call's provider stack (docs/budgets.md).
+
+It wraps the provider of a call, outermost (before the response cache, tracing, fallbacks and
+the transport), so every model call is admitted before anything is sent: plain calls, each
+model call of a tool run or agent run, streams, the native Responses API, embeddings. Each
+method prices the call (``Admission``, sans-IO), performs the admission on the budgets'
+states (``perform`` / ``aperform``), calls the wrapped provider, and settles: the real cost
+from the reply's usage (0 for a cache hit), a stream's from its final usage, nothing for a
+call that failed or was cancelled before the provider answered.
+
+A settlement that cannot reach a shared state is logged, never raised: the reply has
+arrived and is the caller's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Optional
+
+from ..core.cost import price_tokens, price_usage
+from ..core.errors import BudgetStateError
+from ..providers.base import ChatRequest, EmbeddingRequest, Provider, ResponsesRequest
+from .admission import Admission, Step, aperform, perform
+from .budget import Budget, Quote, worst_case
+
+if TYPE_CHECKING:
+    from ..core.embeddings import CreateEmbeddingResponse
+    from ..core.responses import Response, ResponseEvent
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
+
+__all__ = ["BudgetProvider", "StreamMeter"]
+
+_log = logging.getLogger("aisuite_like.budgets")
+
+
+def _settle_quietly(steps: Step) -> None:
+    try:
+        perform(steps)
+    except BudgetStateError as exc:
+        _log.warning("a budget's settlement failed (%s); its reservation expires with its "
+                     "lease", exc)
+
+
+async def _asettle_quietly(steps: Step) -> None:
+    try:
+        await aperform(steps)
+    except BudgetStateError as exc:
+        _log.warning("a budget's settlement failed (%s); its reservation expires with its "
+                     "lease", exc)
+
+
+def _chunk_text(chunk: Any) -> int:
+    """The characters of generated text and tool-call arguments a chunk carries."""
+    chars = 0
+    for choice in getattr(chunk, "choices", None) or ():
+        delta = choice.delta
+        chars += len(delta.content or "") + len(getattr(delta, "reasoning_content", None)
+                                                 or "")
+        for call in delta.tool_calls or ():
+            fn = call.function
+            if fn is not None:
+                chars += len(fn.name or "") + len(fn.arguments or "")
+    return chars
+
+
+class StreamMeter:
+    """What a stream has shown so far, and what it costs when it ends (sans-IO): the
+    provider's final usage when it sent one; else the estimate of its input plus what it
+    generated (text / 4), priced; nothing when it ended before its first chunk."""
+
+    __slots__ = ("admission", "key", "model", "usage", "chunks", "chars")
+
+    def __init__(self, admission: Admission, key: str, model: str) -> None:
+        self.admission = admission
+        self.key = key
+        self.model = model
+        self.usage: Any = None
+        self.chunks = 0
+        self.chars = 0
+
+    def add(self, chunk: Any) -> None:
+        self.chunks += 1
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            self.usage = usage
+        else:
+            self.chars += _chunk_text(chunk)
+
+    def add_event(self, event: Any) -> None:
+        """A native Responses stream event: the final response carries the usage."""
+        self.chunks += 1
+        response = getattr(event, "response", None)
+        usage = getattr(response, "usage", None)
+        if usage is not None and getattr(event, "type", "") in (
+                "response.completed", "response.incomplete", "response.failed"):
+            self.usage = usage
+
+    def settle(self) -> Step:
+        if not self.chunks:
+            return self.admission.release()
+        if self.usage is not None:
+            usage = self.usage
+            if hasattr(usage, "chat_usage"):  # a Responses usage
+                usage = usage.chat_usage()
+            return self.admission.settle(price_usage(usage, self.key, self.model))
+        quote = self.admission.quote
+        cost = price_tokens(self.key, (self.model,), {
+            "input_tokens": quote.input_tokens, "output_tokens": -(-self.chars // 4)})
+        return self.admission.settle(cost)
+
+
+def _responses_quote(key: str, request: ResponsesRequest) -> Quote:
+    """A native Responses call's worst case: its input, instructions and tools (JSON / 4)
+    and ``max_output_tokens``."""
+    params = request.params
+    text = {k: params.get(k) for k in ("input", "instructions", "tools")}
+    try:
+        chars = len(json.dumps(text, separators=(",", ":"), default=str))
+    except (TypeError, ValueError):
+        chars = len(str(text))
+    bound = params.get("max_output_tokens")
+    quote = worst_case(key, (request.model,), [], None,
+                       bound if isinstance(bound, int) else None, None)
+    input_tokens = -(-chars // 4)
+    cost = price_tokens(key, (request.model,), {"input_tokens": input_tokens,
+                                                "output_tokens": quote.output_tokens})
+    return Quote(cost, input_tokens, quote.output_tokens)
+
+
+class BudgetProvider(Provider):
+    """``inner`` (the provider of ``key``) whose every call ``budgets`` must admit."""
+
+    def __init__(self, inner: Provider, budgets: Sequence[Budget], key: str) -> None:
+        self._inner = inner
+        self._budgets = tuple(budgets)
+        self._key = key
+        self.key = getattr(inner, "key", "") or key
+        self._offline = bool(getattr(inner, "_offline", False))
+        self.native_responses = bool(getattr(inner, "native_responses", False))
+        self.max_concurrency = getattr(inner, "max_concurrency", None)
+
+    def __repr__(self) -> str:
+        return f"BudgetProvider({self._inner!r}, {[b.name for b in self._budgets]})"
+
+    @property
+    def inner(self) -> Provider:
+        """The wrapped provider."""
+        return self._inner
+
+    @property
+    def budgets(self) -> tuple[Budget, ...]:
+        return self._budgets
+
+    # -- pricing (pure)
+
+    def _admission(self, request: ChatRequest) -> Admission:
+        quote = worst_case(self._key, (request.model,), request.messages, request.tools,
+                           request.max_tokens, request.n)
+        return Admission(self._budgets, quote, f"{self._key}:{request.model}")
+
+    def _cost(self, usage: Any, model: str) -> Optional[float]:
+        if usage is None:
+            return None
+        if hasattr(usage, "chat_usage"):  # a Responses usage
+            usage = usage.chat_usage()
+        return price_usage(usage, self._key, model)
+
+    @staticmethod
+    def _with_usage(request: ChatRequest) -> ChatRequest:
+        """A stream asks for its usage (OpenAI sends it only on request) so it settles from
+        it; a caller's own ``stream_options`` is kept."""
+        if request.stream_options is None:
+            return request.replace(stream_options={"include_usage": True})
+        return request
+
+    # -- chat
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        admission = self._admission(request)
+        perform(admission.admit())
+        try:
+            response = self._inner.complete(request)
+        except BaseException:
+            _settle_quietly(admission.release())
+            raise
+        _settle_quietly(admission.settle(self._cost(response.usage, request.model)))
+        return response
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        admission = self._admission(request)
+        await aperform(admission.admit())
+        try:
+            response = await self._inner.acomplete(request)
+        except BaseException:
+            await _asettle_quietly(admission.release())
+            raise
+        await _asettle_quietly(admission.settle(self._cost(response.usage, request.model)))
+        return response
+
+    def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
+        return self._metered(self._with_usage(request), None)
+
+    def _metered(self, request: Any, native: Optional[ResponsesRequest]) -> Iterator[Any]:
+        """A stream admitted on its first ``next()`` (so a stream never started holds no
+        reservation) and settled when it ends, fails or is closed."""
+        admission, meter, add = self._stream_admission(request, native)
+        perform(admission.admit())
+        chunks: Any = None
+        try:
+            chunks = (self._inner.stream_response(native) if native is not None
+                      else self._inner.stream(request))
+            for chunk in chunks:
+                add(chunk)
+                yield chunk
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+            _settle_quietly(meter.settle())
+
+    def _stream_admission(self, request: Any, native: Optional[ResponsesRequest]
+                          ) -> tuple[Admission, StreamMeter, Any]:
+        if native is not None:
+            admission = self._responses_admission(native)
+            meter = StreamMeter(admission, self._key, native.model)
+            return admission, meter, meter.add_event
+        admission = self._admission(request)
+        meter = StreamMeter(admission, self._key, request.model)
+        return admission, meter, meter.add
+
+    def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
+        return self._ametered(self._with_usage(request), None)
+
+    async def _ametered(self, request: Any, native: Optional[ResponsesRequest]
+                        ) -> AsyncIterator[Any]:
+        admission, meter, add = self._stream_admission(request, native)
+        await aperform(admission.admit())
+        chunks: Any = None
+        try:
+            chunks = (self._inner.astream_response(native) if native is not None
+                      else self._inner.astream(request))
+            async for chunk in chunks:
+                add(chunk)
+                yield chunk
+        finally:
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            await _asettle_quietly(meter.settle())
+
+    # -- the native Responses API
+
+    def _responses_admission(self, request: ResponsesRequest) -> Admission:
+        return Admission(self._budgets, _responses_quote(self._key, request),
+                         f"{self._key}:{request.model}")
+
+    def create_response(self, request: ResponsesRequest) -> Response:
+        admission = self._responses_admission(request)
+        perform(admission.admit())
+        try:
+            response = self._inner.create_response(request)
+        except BaseException:
+            _settle_quietly(admission.release())
+            raise
+        _settle_quietly(admission.settle(self._cost(response.usage, request.model)))
+        return response
+
+    async def acreate_response(self, request: ResponsesRequest) -> Response:
+        admission = self._responses_admission(request)
+        await aperform(admission.admit())
+        try:
+            response = await self._inner.acreate_response(request)
+        except BaseException:
+            await _asettle_quietly(admission.release())
+            raise
+        await _asettle_quietly(admission.settle(self._cost(response.usage, request.model)))
+        return response
+
+    def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:
+        return self._metered(None, request)
+
+    def astream_response(self, request: ResponsesRequest) -> AsyncIterator[ResponseEvent]:
+        return self._ametered(None, request)
+
+    # -- embeddings
+
+    def _embedding_admission(self, request: EmbeddingRequest) -> Admission:
+        size = sum(len(item) for item in request.input)
+        tokens = size if request.tokens else -(-size // 4)
+        cost = price_tokens(self._key, (request.model,), {"input_tokens": tokens})
+        return Admission(self._budgets, Quote(cost, tokens, 0),
+                         f"{self._key}:{request.model}")
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        return self._inner.embedding_limit(request)
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        admission = self._embedding_admission(request)
+        perform(admission.admit())
+        try:
+            response = self._inner.embed(request)
+        except BaseException:
+            _settle_quietly(admission.release())
+            raise
+        _settle_quietly(admission.settle(self._embedding_cost(response)))
+        return response
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        admission = self._embedding_admission(request)
+        await aperform(admission.admit())
+        try:
+            response = await self._inner.aembed(request)
+        except BaseException:
+            await _asettle_quietly(admission.release())
+            raise
+        await _asettle_quietly(admission.settle(self._embedding_cost(response)))
+        return response
+
+    @staticmethod
+    def _embedding_cost(response: Any) -> Optional[float]:
+        usage = getattr(response, "usage", None)
+        cost = getattr(usage, "cost", None) if usage is not None else None
+        return float(cost) if isinstance(cost, (int, float)) else None
+
+    # -- the rest of the contract: the wrapped provider's, not charged
+
+    def transcribe(self, request: Any) -> Any:
+        return self._inner.transcribe(request)
+
+    async def atranscribe(self, request: Any) -> Any:
+        return await self._inner.atranscribe(request)
+
+    def list_models(self) -> list[Model]:
+        return self._inner.list_models()
+
+    async def alist_models(self) -> list[Model]:
+        return await self._inner.alist_models()
+
+    def close(self) -> None:
+        """The wrapped provider belongs to the client, which closes it."""
+
+    async def aclose(self) -> None:
+        """The wrapped provider belongs to the client, which closes it."""
