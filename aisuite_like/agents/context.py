@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Optional
 
+from ..context.strategies import ContextWindow, RunWindow
 from ..context.tokens import (
     estimate_message as _estimate_tokens,
     pinned_count as _split_pinned,
@@ -111,8 +112,9 @@ class Session:
         from ..client.base import normalize_messages
 
         if context_strategy is not None and not callable(context_strategy):
-            raise TypeError("context_strategy must be keep_last(n), fit_tokens(budget) or a "
-                            "callable (messages) -> messages")
+            raise TypeError("context_strategy must be keep_last(n), fit_tokens(budget), an "
+                            "ai.context strategy (Trim, Summarize, Native) or a callable "
+                            "(messages) -> messages")
         # Private copies: the session owns its history and never mutates the caller's dicts.
         self._history: list[dict[str, Any]] = [
             dict(m) for m in normalize_messages(list(messages or ()))]
@@ -152,6 +154,12 @@ class Session:
     def _context(self, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         strategy = self.context_strategy
         return list(messages) if strategy is None else strategy(messages)
+
+    def _window(self) -> Optional[RunWindow]:
+        """A run's state of an ``ai.context`` strategy (the run's engine applies it and
+        records its ``ContextEvent``s), or None for a plain callable."""
+        strategy = self.context_strategy
+        return strategy.window() if isinstance(strategy, ContextWindow) else None
 
 
 class _SessionUse:

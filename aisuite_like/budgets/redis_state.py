@@ -194,7 +194,7 @@ class RedisState:
                 except (TypeError, ValueError):
                     raise BudgetStateError("budget state: a ledger in Redis holds a value "
                                            "that is not an integer") from None
-            return Ledger(*numbers[:3])
+            return Ledger(numbers[0], numbers[1], numbers[2])
         admitted, spent, reserved, unpriced = [*_ints(raw), 0, 0, 0, 0][:4]
         return Ledger(spent, reserved, unpriced, admitted=admitted == 1)
 

@@ -164,12 +164,14 @@ class MemoryState:
                 if noted is None:
                     return False
                 window, charged = noted
-                w = self._windows.get((op.name, window))
-                if w is not None:
-                    w.spent += op.cost - charged
+                ledger = self._windows.get((op.name, window))
+                if ledger is not None:
+                    ledger.spent += op.cost - charged
                 return True
-            w = self._windows.get((op.name, op.window)) or _Window()
-            return Ledger(w.spent, w.reserved, w.unpriced)
+            found = self._windows.get((op.name, op.window))
+            if found is None:
+                return Ledger()
+            return Ledger(found.spent, found.reserved, found.unpriced)
 
     async def aperform(self, op: Op) -> Any:
         return self.perform(op)  # no I/O: the lock is held for microseconds

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from .plugins import ModelRouter, ResponseCache
 
 __all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
+           "with_budgets",
            "normalize_messages", "RUNNER_ONLY", "CLIENT_OPTIONS", "configured_provider_keys",
            "provider_for_model", "split_model"]
 
@@ -599,11 +600,9 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     and wrapped in its fallbacks when ``fallbacks=`` is given. ``kwargs`` is consumed. Every
     entry point uses it: ``create`` and its variants, agents, durable runs and batches."""
     budgets = client._budgets
-    if kwargs.get("budget") is not None:  # this call's budgets, besides the client's
-        budgets = tuple({id(b): b for b in (
-            *budgets, *_check_budgets(kwargs.pop("budget"), "budget"))}.values())
-    else:
-        kwargs.pop("budget", None)
+    call_budgets = _check_budgets(kwargs.pop("budget", None), "budget")
+    if call_budgets:  # this call's budgets, besides the client's
+        budgets = tuple({id(b): b for b in (*budgets, *call_budgets)}.values())
     routed = client._route(model) if client._router is not None else None
     if routed is not None:  # an alias of the client's router: each deployment is traced
         name = split_model(client, model)[1]
@@ -647,6 +646,10 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     if max_turns is None and runner_options:
         raise ValueError(f"{', '.join(runner_options)} only apply to the tool runner: "
                          "pass max_turns=N to run tools automatically")
+    if runner_options.get("context") is not None:  # bound to this call (docs/context.md)
+        runner_options["context"] = _bind_context(
+            client, runner_options["context"], "router" if routed is not None else key,
+            call_budgets)
     tools_arg = kwargs.pop("tools", None)
     from ..tools.toolset import prepare_tools
 
@@ -682,6 +685,42 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         **portable,
     )
     return PreparedCall(provider, request, tools, max_turns, runner_options)
+
+
+def _bind_context(client: ClientBase, value: Any, provider_key: str,
+                  call_budgets: tuple[Any, ...]) -> Any:
+    """``context=``: the strategy with what the run needs of the client: the provider key
+    (``Native``) and the summarizing model's provider and request (``Summarize(model=...)``,
+    prepared as any call is: the client's budgets and this call's, cache, tracing)."""
+    from ..context.strategies import ContextPlan, check_context
+
+    strategy = check_context(value)
+    assert strategy is not None
+    summarizer = None
+    model = getattr(strategy, "model", None)
+    if isinstance(model, str):
+        kwargs: dict[str, Any] = {"budget": list(call_budgets)} if call_budgets else {}
+        prepared = prepare_call(client, model, [{"role": "user", "content": "-"}], kwargs)
+        summarizer = (prepared.provider, prepared.request)
+    return ContextPlan(strategy, provider_key, summarizer)
+
+
+def with_budgets(client: ClientBase, provider: Provider, key: str, budget: Any = None
+                 ) -> Provider:
+    """``provider`` (of provider ``key``) admitted by the client's budgets and ``budget``
+    (the call's: a ``Budget``, a list, or None), outermost; unchanged when none applies
+    (docs/budgets.md). The endpoints that do not go through ``prepare_call`` use it."""
+    budgets = client._budgets
+    given = _check_budgets(budget, "budget")
+    if given:
+        budgets = tuple({id(b): b for b in (*budgets, *given)}.values())
+    if not budgets:
+        return provider
+    if key == "router":  # each deployment's call admitted at that deployment's price
+        return _budgeted_route(provider, budgets)
+    from ..budgets.provider import BudgetProvider
+
+    return BudgetProvider(provider, budgets, key)
 
 
 def _budgeted_route(routed: Provider, budgets: tuple[Any, ...]) -> Provider:

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
-from ..client.base import provider_for_model, split_model
+from ..client.base import provider_for_model, split_model, with_budgets
 from ..core import hooks
 from ..core.embeddings import CreateEmbeddingResponse, EmbeddingUsage, embedding, in_format
 from ..core.errors import APIResponseValidationError
@@ -69,13 +69,16 @@ def prepare(client: ClientBase, model: str, input: Any, *, dimensions: Any = Non
     ``UnsupportedFeatureError`` / ``UnsupportedParameterError``); split the input into
     requests of at most the provider's limit."""
     key, name = split_model(client, model)  # a router alias: ("router", alias)
+    extra = dict(provider_kwargs or {})
+    budget = extra.pop("budget", None)  # (docs/budgets.md)
     request = embedding_request(name, input, dimensions=dimensions,
                                 encoding_format=encoding_format, input_type=input_type,
-                                user=user, timeout=timeout, extra=dict(provider_kwargs or {}))
+                                user=user, timeout=timeout, extra=extra)
     provider = provider_for_model(client, model)
     # instrument(): an ``embeddings`` span per request (a router traces each deployment)
     if hooks.ACTIVE is not None and key != "router":
         provider = cast(Provider, hooks.ACTIVE.traced(provider))
+    provider = with_budgets(client, provider, key, budget)
     items = request.input
     check = getattr(provider, "embedding_limit", None)  # a duck-typed provider may lack it
     if check is None and not callable(getattr(provider, "embed", None)):

@@ -30,6 +30,7 @@ from ..client.base import (
     prepare_call,
     provider_for_model,
     split_model,
+    with_budgets,
 )
 from ..core import hooks as _instrumentation
 from ..core.checks import check_arguments, check_max_turns, check_not_empty
@@ -158,9 +159,11 @@ def _prepare_native(client: Any, key: str, name: str, provider: Provider, input:
             f"cache=True: the response cache keeps chat calls; a native Responses call of "
             f"{key!r} is not cached (remove cache=)", parameter="cache", provider=key)
     timeout = kwargs.pop("timeout", None)
+    budget = kwargs.pop("budget", None)
     params.update(kwargs)
     request = ResponsesRequest(model=name, params=params, stream=stream, timeout=timeout)
-    return _Call(key, name, _traced(provider), native=request)
+    return _Call(key, name, with_budgets(client, _traced(provider), key, budget),
+                 native=request)
 
 
 def _prepare_chat(client: Any, key: str, name: str, model: str, provider: Provider,
@@ -296,6 +299,7 @@ def _from_chat(chat: ChatCompletionResponse, call: _Call, *, run: bool) -> Respo
     if run:
         response.stop_reason = chat.stop_reason
         response.tool_events = list(chat.tool_events)
+        response.context_events = list(chat.context_events)
     response.raw = chat
     return response
 
@@ -356,7 +360,8 @@ class _Flow:
         finish = final.choices[0].finish_reason if final.choices else None
         events.extend(builder.complete(usage_to_response(final.usage), finish,
                                        stop_reason=final.stop_reason,
-                                       tool_events=list(final.tool_events)))
+                                       tool_events=list(final.tool_events),
+                                       context_events=list(final.context_events)))
         if builder.response is not None:
             builder.response.raw = final
         return events

@@ -27,7 +27,7 @@ from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 from ..providers.base import ChatRequest, Provider
 from ..tools.toolset import Tools
-from .engine import CallModel, Finish, RunTools, ToolBatch, ToolCallRun, ToolLoop
+from .engine import CallModel, Condense, Finish, RunTools, ToolBatch, ToolCallRun, ToolLoop
 from .execute import DaemonThreads, ToolThreads, execute_scoped_async, execute_scoped_sync
 from .hooks import RunHooks, _bind_tool_contexts, _chain, _overriding, _run_error, _Stretch
 
@@ -181,6 +181,13 @@ def drive_sync(engine: ToolLoop, provider: Provider,
                 if hooks is not None:
                     _call_hook_sync(hooks.on_model_response, engine, response)
                 action = engine.model_responded(response)
+            elif isinstance(action, Condense):  # the summary a context strategy needs
+                try:
+                    summary = steps.complete(action.provider or provider, action.request)
+                except BudgetExceededError as refusal:
+                    action = engine.budget_refused(refusal)
+                    continue
+                action = engine.condensed(summary)
             elif isinstance(action, RunTools):
                 if hooks is not None:
                     _call_hook_sync(hooks.on_tool_batch, engine, action.batch)
@@ -334,6 +341,14 @@ async def drive_async(engine: ToolLoop, provider: Provider,
                 if hooks is not None:
                     await _call_hook_async(hooks.on_model_response, engine, response)
                 action = engine.model_responded(response)
+            elif isinstance(action, Condense):  # the summary a context strategy needs
+                try:
+                    summary = await steps.acomplete(action.provider or provider,
+                                                    action.request)
+                except BudgetExceededError as refusal:
+                    action = engine.budget_refused(refusal)
+                    continue
+                action = engine.condensed(summary)
             elif isinstance(action, RunTools):
                 if hooks is not None:
                     await _call_hook_async(hooks.on_tool_batch, engine, action.batch)

@@ -296,7 +296,7 @@ class _Call:
         _prefix(error, f"router alias {self.route.alias!r}: every deployment failed"
                        f"{f' ({tried} before)' if tried else ''}; the last, "
                        f"{self.skipped[-1].model!r}: ")
-        error.fallback_errors = list(self.skipped[:-1])
+        error.fallback_errors = list(self.skipped[:-1])  # type: ignore[attr-defined]  # ours, on any error
         return error
 
     def _rate_limited(self, wait: float, reasons: list[str]) -> RateLimitError:
