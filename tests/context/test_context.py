@@ -148,7 +148,7 @@ def test_context_needs_a_tool_run_and_a_strategy() -> None:
     with pytest.raises(ValueError, match="max_turns"):
         client.chat.completions.create(model=MODEL, messages=[TASK],
                                        context=ai.context.Trim(100))
-    with pytest.raises(TypeError, match="ai.context"):
+    with pytest.raises(TypeError, match=r"ai\.context"):
         client.chat.completions.create(model=MODEL, messages=[TASK], max_turns=2,
                                        context=lambda m: m)
     for bad in (dict(), dict(max_tokens=0), dict(keep_last_turns=-1)):
