@@ -32,7 +32,8 @@ __all__ = ["RedisState"]
 
 _log = logging.getLogger("aisuite_like.budgets")
 
-# KEYS: ledger hash, amounts hash, expiry zset. ARGV: id, amount, limit, now, expires, ttl.
+# KEYS: ledger hash, amounts hash, expiry zset. ARGV: id, amount, limit, now, expires, ttl
+# (seconds the keys live; 0: no window, they never expire).
 _ADMIT = """
 local now = tonumber(ARGV[4])
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
@@ -59,7 +60,10 @@ if over then return {0, spent, reserved, unpriced} end
 redis.call('HINCRBY', KEYS[1], 'reserved', amount)
 redis.call('HSET', KEYS[2], ARGV[1], amount)
 redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), ARGV[1])
-for i = 1, 3 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[6])) end
+local ttl = tonumber(ARGV[6])
+if ttl > 0 then
+  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
+end
 return {1, spent, reserved + amount, unpriced}
 """
 
@@ -171,7 +175,7 @@ class RedisState:
             base = self._base(op.name) + op.window
             return "admit", [base, base + ":a", base + ":x"], [
                 op.id, op.amount, op.limit, repr(op.now), repr(op.expires),
-                max(op.ttl, 1)]
+                max(op.ttl, 0)]
         if isinstance(op, Finish):
             base = self._base(op.name) + op.window
             note = self._base(op.name) + "note:" + (op.note or "")

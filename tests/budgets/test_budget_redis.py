@@ -1,4 +1,4 @@
-"""A budget shared through a real ``redis-server`` (tests/_redis_server.py starts one): two
+"""A budget shared through a real ``redis-server`` (tests/support/redis_server.py starts one): two
 processes admitting calls at once never overshoot together, a reservation left by a process
 that died expires with its lease, and a Redis that cannot be reached refuses the call before
 anything is sent (docs/budgets.md, "Shared budgets")."""
@@ -14,16 +14,16 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from _fault_server import Delay
-from _model_server import ModelServer, chat_reply
-from _redis_server import RedisServer
+from support.fault_server import Delay
+from support.model_server import ModelServer, chat_reply
+from support.redis_server import RedisServer
 
 import aisuite_like as ai
 from aisuite_like.budgets.state import Admit, Correct, Finish
 
 pytest.importorskip("redis")
 
-WORKER = str(pathlib.Path(__file__).parent / "_budget_worker.py")
+WORKER = str(pathlib.Path(__file__).parents[1] / "support" / "budget_worker.py")
 MODEL = "openai:gpt-4o"
 MESSAGES = [{"role": "user", "content": "What is two plus two? Answer with one word."}]
 
@@ -109,3 +109,22 @@ def test_redis_out_of_reach_refuses_before_sending() -> None:
             client.chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=10)
     assert server.requests == [] and "s3cret" not in str(caught.value)
     assert "127.0.0.1:1" in str(caught.value)
+
+
+def test_a_ledger_lives_as_long_as_its_window(redis_url: str) -> None:
+    import redis
+
+    raw = redis.Redis.from_url(redis_url)
+    forever, daily = _name(), _name()
+    with ModelServer(lambda r: chat_reply(usage=(100, 10))) as server:
+        for name, window in ((forever, None), (daily, "1d")):
+            budget = ai.Budget(1.0, name=name, window=window,
+                               state=ai.budgets.RedisState(redis_url))
+            ai.Client({"openai": {"api_key": "sk-test", "base_url": server.url + "/v1"}},
+                      budget=budget).chat.completions.create(model=MODEL, messages=MESSAGES,
+                                                              max_tokens=10)
+    assert raw.ttl(f"aisuite_like:budget:{{{forever}}}:all") == -1  # no window: kept
+    label = time.strftime("%Y-%m-%d", time.gmtime())
+    ttl = raw.ttl(f"aisuite_like:budget:{{{daily}}}:{label}")
+    assert 3600 < ttl <= 2 * 86400 + 3600  # the day, its lease and a day's grace
+    raw.close()

@@ -1,5 +1,5 @@
 """Budgets on the wire (docs/budgets.md): every call goes through the real openai SDK to a
-loopback server (tests/_model_server.py) whose replies report fixed usage, so the prices are
+loopback server (tests/support/model_server.py) whose replies report fixed usage, so the prices are
 genai-prices' own for gpt-4o. What is asserted is what the server received (a refused call
 sends nothing) and what the budget's ledger holds."""
 
@@ -13,9 +13,9 @@ from typing import Any
 
 import genai_prices
 import pytest
-from _batch_server import BatchServer
-from _fault_server import Reply, Request
-from _model_server import (
+from support.batch_server import BatchServer
+from support.fault_server import Reply, Request
+from support.model_server import (
     Hold,
     ModelServer,
     chat_reply,

@@ -1,5 +1,5 @@
 """``ai.context`` on the wire (docs/context.md): long tool runs through the real openai and
-anthropic SDKs against a loopback model (tests/_model_server.py) that calls a tool on every
+anthropic SDKs against a loopback model (tests/support/model_server.py) that calls a tool on every
 turn. What is asserted is what each request the server received held: its size by the
 estimate, every tool result with its call and every call with its result."""
 
@@ -9,8 +9,8 @@ import json
 from typing import Any
 
 import pytest
-from _fault_server import Reply, Request
-from _model_server import ModelServer, chat_reply, streamed, tool_call_reply
+from support.fault_server import Reply, Request
+from support.model_server import ModelServer, chat_reply, streamed, tool_call_reply
 
 import aisuite_like as ai
 from aisuite_like.context import estimate_request

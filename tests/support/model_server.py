@@ -1,5 +1,5 @@
 """A loopback OpenAI-compatible server whose every reply a function of the request decides,
-on the fault server's HTTP plumbing (``_fault_server.py``): a tool run's model that calls a
+on the fault server's HTTP plumbing (``fault_server.py``): a tool run's model that calls a
 tool for N turns and then answers, a summarizer that answers only requests without tools, a
 reply held until the test opens a gate.
 
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from _fault_server import Action, Delay, FaultServer, Reply, Request, Stream
+from support.fault_server import Action, Delay, FaultServer, Reply, Request, Stream
 
 __all__ = ["ModelServer", "Hold", "chat_reply", "tool_call_reply", "sse_reply", "streamed",
            "responses_reply", "responses_tool_call_reply", "embeddings_reply"]

@@ -1,6 +1,6 @@
 """One process of the shared-budget test (tests/budgets/test_budget_redis.py):
 
-    python _budget_worker.py <redis url> <base url> <budget name> <max_cost> <calls>
+    python budget_worker.py <redis url> <base url> <budget name> <max_cost> <calls>
 
 makes ``calls`` concurrent async calls through a budget kept in Redis and prints
 ``{"admitted": ..., "refused": ...}``.
