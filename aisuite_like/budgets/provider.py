@@ -19,7 +19,7 @@ import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..core.cost import price_tokens, price_usage
+from ..core.cost import attach_price_ref, cost_of, price_tokens, price_usage
 from ..core.errors import BudgetStateError
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider, ResponsesRequest
 from .admission import Admission, Step, aperform, perform
@@ -160,12 +160,20 @@ class BudgetProvider(Provider):
                            request.max_tokens, request.n)
         return Admission(self._budgets, quote, f"{self._key}:{request.model}")
 
-    def _cost(self, usage: Any, model: str) -> Optional[float]:
+    def _cost(self, response: Any, model: str) -> Optional[float]:
+        """What a reply cost: priced for the provider and model that answered (a fallback's
+        own), else the model asked for; 0 for a cache hit."""
+        usage = getattr(response, "usage", None)
         if usage is None:
             return None
         if hasattr(usage, "chat_usage"):  # a Responses usage
-            usage = usage.chat_usage()
-        return price_usage(usage, self._key, model)
+            chat = usage.chat_usage()
+            answered = getattr(response, "model", "") or model
+            cost = price_usage(chat, self._key, answered)
+            return cost if cost is not None or answered == model else \
+                price_usage(chat, self._key, model)
+        attach_price_ref(response, model)  # (what the client does next anyway)
+        return cost_of(usage)
 
     @staticmethod
     def _with_usage(request: ChatRequest) -> ChatRequest:
@@ -185,7 +193,7 @@ class BudgetProvider(Provider):
         except BaseException:
             _settle_quietly(admission.release())
             raise
-        _settle_quietly(admission.settle(self._cost(response.usage, request.model)))
+        _settle_quietly(admission.settle(self._cost(response, request.model)))
         return response
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
@@ -196,7 +204,7 @@ class BudgetProvider(Provider):
         except BaseException:
             await _asettle_quietly(admission.release())
             raise
-        await _asettle_quietly(admission.settle(self._cost(response.usage, request.model)))
+        await _asettle_quietly(admission.settle(self._cost(response, request.model)))
         return response
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
@@ -264,7 +272,7 @@ class BudgetProvider(Provider):
         except BaseException:
             _settle_quietly(admission.release())
             raise
-        _settle_quietly(admission.settle(self._cost(response.usage, request.model)))
+        _settle_quietly(admission.settle(self._cost(response, request.model)))
         return response
 
     async def acreate_response(self, request: ResponsesRequest) -> Response:
@@ -275,7 +283,7 @@ class BudgetProvider(Provider):
         except BaseException:
             await _asettle_quietly(admission.release())
             raise
-        await _asettle_quietly(admission.settle(self._cost(response.usage, request.model)))
+        await _asettle_quietly(admission.settle(self._cost(response, request.model)))
         return response
 
     def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:

@@ -190,7 +190,12 @@ async def test_a_cancelled_call_releases_its_reservation() -> None:
     assert (usage.spent, usage.reserved) == (0, 0)
 
 
-def test_a_model_without_a_price_raises_unless_allowed(cheap: ModelServer) -> None:
+def test_a_model_without_a_price_raises_unless_allowed() -> None:
+    with ModelServer(lambda r: chat_reply(usage=(3, 2), model="my-own-finetune-xyz")) as cheap:
+        _unpriced(cheap)
+
+
+def _unpriced(cheap: ModelServer) -> None:
     client = client_for(cheap, budget=ai.Budget(1.0, name="strict"))
     with pytest.raises(ai.UnpricedModelError) as caught:
         client.chat.completions.create(model="openai:my-own-finetune-xyz", messages=MESSAGES)
@@ -486,3 +491,18 @@ def test_budgets_shared_by_a_state_object() -> None:
                                                             max_tokens=10)
     assert b.spent == pytest.approx(price(100, 10))  # the same ledger
     assert json.dumps(repr(a))  # repr is plain text
+
+
+def test_a_fallback_is_charged_at_the_price_of_the_model_that_answered() -> None:
+    def respond(request: Request) -> Any:
+        if request.body["model"] == "gpt-4o":
+            return Reply(500)
+        return chat_reply("from the fallback", usage=(1000, 100), model="gpt-4o-mini")
+
+    with ModelServer(respond) as server:
+        budget = ai.Budget(1.0)
+        response = client_for(server, budget=budget).chat.completions.create(
+            model=MODEL, messages=MESSAGES, max_tokens=100, fallbacks=["openai:gpt-4o-mini"])
+    assert response.model == "gpt-4o-mini" and len(server.requests) == 2
+    assert budget.spent == pytest.approx(price(1000, 100, model="gpt-4o-mini"))
+    assert budget.spent < price(1000, 100)  # not at gpt-4o's price

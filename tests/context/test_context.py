@@ -284,3 +284,47 @@ def test_an_agent_session_with_summarize_uses_the_agent_s_model() -> None:
     assert folds and all(b["model"] == "gpt-4o" for b in folds)
     assert any(isinstance(e, ai.ContextUpdated) and e.event is not None
                and e.event.strategy == "summarize" for e in result.events)
+
+
+def test_native_compaction_on_the_openai_responses_runner() -> None:
+    from support.model_server import responses_reply, responses_tool_call_reply
+
+    compaction = {"type": "compaction", "id": "cmp_1", "encrypted_content": "opaque"}
+    seen: list[int] = []
+
+    def respond(request: Request) -> Any:
+        seen.append(1)
+        if len(seen) == 1:
+            reply = responses_tool_call_reply("call_1", "lookup", {"city": "Paris"})
+            assert isinstance(reply.body, dict)
+            reply.body["output"].insert(0, compaction)  # the provider compacted
+            return reply
+        return responses_reply("done")
+
+    with ModelServer(respond) as server:
+        response = client_for(server).responses.create(
+            model=MODEL, input="look it up", tools=[lookup], max_turns=3,
+            context=ai.context.Native(trigger_tokens=50_000))
+    first, second = (r.body for r in server.requests)
+    assert first["context_management"] == [{"type": "compaction",
+                                            "compact_threshold": 50_000}]
+    assert compaction in second["input"]  # the compaction item goes back as it came
+    native = [e for e in response.context_events if e.strategy == "native"]
+    assert len(native) == 1 and native[0].turn == 1 and native[0].counted
+
+
+def test_native_records_the_edits_anthropic_reports() -> None:
+    from support.fault_server import success_body
+
+    body = success_body("anthropic", "done", "claude-sonnet-4-5")
+    body["context_management"] = {"applied_edits": [{
+        "type": "clear_tool_uses_20250919", "cleared_tool_uses": 4,
+        "cleared_input_tokens": 12_000}]}
+    with ModelServer(lambda r: Reply(body=body)) as server:
+        response = client_for(server).chat.completions.create(
+            model="anthropic:claude-sonnet-4-5", messages=[TASK], tools=[lookup],
+            max_turns=2, context=ai.context.Native())
+    (event,) = response.context_events
+    assert (event.strategy, event.removed, event.tokens_before, event.counted) == (
+        "native", 4, 12_000, True)
+    assert "trigger" not in server.requests[0].body["context_management"]["edits"][0]
