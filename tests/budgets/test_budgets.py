@@ -506,3 +506,24 @@ def test_a_fallback_is_charged_at_the_price_of_the_model_that_answered() -> None
     assert response.model == "gpt-4o-mini" and len(server.requests) == 2
     assert budget.spent == pytest.approx(price(1000, 100, model="gpt-4o-mini"))
     assert budget.spent < price(1000, 100)  # not at gpt-4o's price
+
+
+def test_a_native_responses_stream_settles_from_its_completed_event() -> None:
+    from support.fault_server import Stream
+
+    final = responses_reply("hi there", usage=(70, 9)).body
+    assert isinstance(final, dict)
+    events = [{"type": "response.created", "sequence_number": 0,
+               "response": {**final, "status": "in_progress", "output": [], "usage": None}},
+              {"type": "response.output_text.delta", "sequence_number": 1, "item_id": "msg_1",
+               "output_index": 0, "content_index": 0, "delta": "hi there"},
+              {"type": "response.completed", "sequence_number": 2, "response": final}]
+    sse = Stream(events=[f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode()
+                         for e in events])
+    with ModelServer(lambda r: sse) as server:
+        budget = ai.Budget(1.0)
+        with client_for(server, budget=budget).responses.create(
+                model=MODEL, input="Say hi", max_output_tokens=30, stream=True) as stream:
+            kinds = [event.type for event in stream]
+    assert kinds[-1] == "response.completed"
+    assert budget.spent == pytest.approx(price(70, 9)) and budget.usage().reserved == 0

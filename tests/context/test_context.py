@@ -5,6 +5,7 @@ estimate, every tool result with its call and every call with its result."""
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -271,6 +272,9 @@ def test_an_agent_session_with_trim_emits_a_context_event_per_change() -> None:
         assert body["messages"][0]["role"] == "system" and paired(body["messages"])
         assert estimate_request(body["messages"], body["tools"]) <= 1000
     assert len(session) == 1 + 10 * 2 + 1  # the session keeps everything
+    trace = io.StringIO()
+    result.print_trace(file=trace)
+    assert "context trim:" in trace.getvalue()
 
 
 def test_an_agent_session_with_summarize_uses_the_agent_s_model() -> None:
