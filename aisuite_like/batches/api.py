@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ..budgets.admission import aperform, correct, perform
 from ..budgets.budget import check_budgets
-from ..client.base import parse_model, prepare_call, resolve_provider
+from ..client.base import parse_model, resolve_provider
+from ..client.prepare import prepare_call
 from ..core.checks import check_not_empty
 from ..core.errors import APIError
 from ..providers.base import embedding_request

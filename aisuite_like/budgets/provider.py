@@ -1,15 +1,19 @@
 """``BudgetProvider``: the budgets' wrapper in a call's provider stack (docs/budgets.md).
 
-It wraps the provider of a call, outermost (before the response cache, tracing, fallbacks and
-the transport), so every model call is admitted before anything is sent: plain calls, each
-model call of a tool run or agent run, streams, the native Responses API, embeddings. Each
+It is the ``budgets`` layer of each model's provider stack (``client/prepare.py``: inside
+the response cache, so a hit never reaches it; once per fallback model, at its price; once
+per router deployment), so every model call is admitted before anything is sent: plain
+calls, each model call of a tool run or agent run, streams, the native Responses API,
+embeddings. Each
 method prices the call (``Admission``, sans-IO), performs the admission on the budgets'
 states (``perform`` / ``aperform``), calls the wrapped provider, and settles: the real cost
-from the reply's usage (0 for a cache hit), a stream's from its final usage, nothing for a
+from the reply's usage, a stream's from its final usage, nothing for a
 call that failed or was cancelled before the provider answered.
 
 A settlement that cannot reach a shared state is logged, never raised: the reply has
-arrived and is the caller's.
+arrived and is the caller's. An aisuite provider object's reply as given (``as_given``) is
+admitted too, and settled from its usage when it has the OpenAI shape (its worst case
+otherwise, and for its streams).
 """
 
 from __future__ import annotations
@@ -22,13 +26,14 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..core.cost import attach_price_ref, cost_of, price_tokens, price_usage
 from ..core.errors import BudgetStateError
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider, ResponsesRequest
+from ..providers.wrapper import WrapperProvider
 from .admission import Admission, Step, aperform, perform
 from .budget import Budget, Quote, worst_case
 
 if TYPE_CHECKING:
     from ..core.embeddings import CreateEmbeddingResponse
     from ..core.responses import Response, ResponseEvent
-    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 
 __all__ = ["BudgetProvider", "StreamMeter"]
 
@@ -129,25 +134,23 @@ def _responses_quote(key: str, request: ResponsesRequest) -> Quote:
     return Quote(cost, input_tokens, quote.output_tokens)
 
 
-class BudgetProvider(Provider):
-    """``inner`` (the provider of ``key``) whose every call ``budgets`` must admit."""
+class BudgetProvider(WrapperProvider):
+    """``wrapped`` (the provider of ``key``) whose every call ``budgets`` must admit."""
 
-    def __init__(self, inner: Provider, budgets: Sequence[Budget], key: str) -> None:
-        self._inner = inner
+    def __init__(self, wrapped: Provider, budgets: Sequence[Budget], key: str) -> None:
+        super().__init__(wrapped)
         self._budgets = tuple(budgets)
         self._key = key
-        self.key = getattr(inner, "key", "") or key
-        self._offline = bool(getattr(inner, "_offline", False))
-        self.native_responses = bool(getattr(inner, "native_responses", False))
-        self.max_concurrency = getattr(inner, "max_concurrency", None)
+        self.key = wrapped.key or key
+        if wrapped.as_given is not None:  # an aisuite provider: its reply as given, admitted
+            self._given = wrapped.as_given
+            self.as_given = self._as_given
+        if wrapped.aas_given is not None:
+            self._agiven = wrapped.aas_given
+            self.aas_given = self._aas_given
 
     def __repr__(self) -> str:
-        return f"BudgetProvider({self._inner!r}, {[b.name for b in self._budgets]})"
-
-    @property
-    def inner(self) -> Provider:
-        """The wrapped provider."""
-        return self._inner
+        return f"BudgetProvider({self.wrapped!r}, {[b.name for b in self._budgets]})"
 
     @property
     def budgets(self) -> tuple[Budget, ...]:
@@ -189,7 +192,7 @@ class BudgetProvider(Provider):
         admission = self._admission(request)
         perform(admission.admit())
         try:
-            response = self._inner.complete(request)
+            response = self.wrapped.complete(request)
         except BaseException:
             _settle_quietly(admission.release())
             raise
@@ -200,7 +203,7 @@ class BudgetProvider(Provider):
         admission = self._admission(request)
         await aperform(admission.admit())
         try:
-            response = await self._inner.acomplete(request)
+            response = await self.wrapped.acomplete(request)
         except BaseException:
             await _asettle_quietly(admission.release())
             raise
@@ -217,8 +220,8 @@ class BudgetProvider(Provider):
         perform(admission.admit())
         chunks: Any = None
         try:
-            chunks = (self._inner.stream_response(native) if native is not None
-                      else self._inner.stream(request))
+            chunks = (self.wrapped.stream_response(native) if native is not None
+                      else self.wrapped.stream(request))
             for chunk in chunks:
                 add(chunk)
                 yield chunk
@@ -247,8 +250,8 @@ class BudgetProvider(Provider):
         await aperform(admission.admit())
         chunks: Any = None
         try:
-            chunks = (self._inner.astream_response(native) if native is not None
-                      else self._inner.astream(request))
+            chunks = (self.wrapped.astream_response(native) if native is not None
+                      else self.wrapped.astream(request))
             async for chunk in chunks:
                 add(chunk)
                 yield chunk
@@ -268,7 +271,7 @@ class BudgetProvider(Provider):
         admission = self._responses_admission(request)
         perform(admission.admit())
         try:
-            response = self._inner.create_response(request)
+            response = self.wrapped.create_response(request)
         except BaseException:
             _settle_quietly(admission.release())
             raise
@@ -279,7 +282,7 @@ class BudgetProvider(Provider):
         admission = self._responses_admission(request)
         await aperform(admission.admit())
         try:
-            response = await self._inner.acreate_response(request)
+            response = await self.wrapped.acreate_response(request)
         except BaseException:
             await _asettle_quietly(admission.release())
             raise
@@ -302,13 +305,13 @@ class BudgetProvider(Provider):
                          f"{self._key}:{request.model}")
 
     def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
-        return self._inner.embedding_limit(request)
+        return self.wrapped.embedding_limit(request)
 
     def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
         admission = self._embedding_admission(request)
         perform(admission.admit())
         try:
-            response = self._inner.embed(request)
+            response = self.wrapped.embed(request)
         except BaseException:
             _settle_quietly(admission.release())
             raise
@@ -319,7 +322,7 @@ class BudgetProvider(Provider):
         admission = self._embedding_admission(request)
         await aperform(admission.admit())
         try:
-            response = await self._inner.aembed(request)
+            response = await self.wrapped.aembed(request)
         except BaseException:
             await _asettle_quietly(admission.release())
             raise
@@ -332,22 +335,37 @@ class BudgetProvider(Provider):
         cost = getattr(usage, "cost", None) if usage is not None else None
         return float(cost) if isinstance(cost, (int, float)) else None
 
-    # -- the rest of the contract: the wrapped provider's, not charged
+    # -- an aisuite provider's reply as given (docs/migration.md)
 
-    def transcribe(self, request: Any) -> Any:
-        return self._inner.transcribe(request)
+    def _given_cost(self, request: ChatRequest, reply: Any) -> Optional[float]:
+        """What an aisuite reply cost, from its usage when it has the OpenAI shape (a stream
+        is charged its worst case: its chunks are the provider's own)."""
+        usage = None if request.stream else getattr(reply, "usage", None)
+        prompt = getattr(usage, "prompt_tokens", None)
+        completion = getattr(usage, "completion_tokens", None)
+        if not isinstance(prompt, int) or not isinstance(completion, int):
+            return None
+        return price_tokens(self._key, (request.model,), {"input_tokens": prompt,
+                                                          "output_tokens": completion})
 
-    async def atranscribe(self, request: Any) -> Any:
-        return await self._inner.atranscribe(request)
+    def _as_given(self, request: ChatRequest) -> Any:
+        admission = self._admission(request)
+        perform(admission.admit())
+        try:
+            reply = self._given(request)
+        except BaseException:
+            _settle_quietly(admission.release())
+            raise
+        _settle_quietly(admission.settle(self._given_cost(request, reply)))
+        return reply
 
-    def list_models(self) -> list[Model]:
-        return self._inner.list_models()
-
-    async def alist_models(self) -> list[Model]:
-        return await self._inner.alist_models()
-
-    def close(self) -> None:
-        """The wrapped provider belongs to the client, which closes it."""
-
-    async def aclose(self) -> None:
-        """The wrapped provider belongs to the client, which closes it."""
+    async def _aas_given(self, request: ChatRequest) -> Any:
+        admission = self._admission(request)
+        await aperform(admission.admit())
+        try:
+            reply = await self._agiven(request)
+        except BaseException:
+            await _asettle_quietly(admission.release())
+            raise
+        await _asettle_quietly(admission.settle(self._given_cost(request, reply)))
+        return reply

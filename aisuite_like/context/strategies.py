@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Optional
 
+from ..core.content import text_of
 from ..core.errors import UnsupportedFeatureError
 from ..core.types import ContextEvent
-from ..providers._common import text_of
 from .tokens import estimate_message, estimate_tools, pinned_count, turn_starts
 
 __all__ = ["ContextWindow", "Trim", "Summarize", "Native", "RunWindow", "SummaryRequest",

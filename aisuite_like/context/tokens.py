@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from ..providers._common import text_of
+from ..core.content import text_of
 
 __all__ = ["estimate_message", "estimate_messages", "estimate_tools", "estimate_request",
            "pinned_count", "safe_start", "turn_starts", "PINNED_ROLES"]

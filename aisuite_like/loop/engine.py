@@ -25,6 +25,7 @@ from ..context.strategies import (
     check_context,
 )
 from ..core.checks import check_max_turns
+from ..core.content import text_of
 from ..core.cost import attach_price_ref
 from ..core.errors import (
     BudgetExceededError,
@@ -34,9 +35,9 @@ from ..core.errors import (
     scrub_exception,
 )
 from ..core.ids import unique_tool_call_ids
+from ..core.reading import loads_json
 from ..core.secret_forms import redact
 from ..core.types import ChatCompletionResponse, ContextEvent, Message, ToolCall, ToolEvent
-from ..providers._common import loads_json, text_of
 from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, format_result, validation_summary
 from ..tools.policy import ToolPolicyContext, check_policy, evaluate_policy, to_decision
@@ -361,7 +362,7 @@ class ToolLoop:
     ``model_responded(response)`` / ``tools_done(batch)`` -> next action. After ``Finish``,
     ``result`` holds the finalized response.
 
-    Subclasses (agents.py) may override ``request_for``, ``after_response`` and
+    Subclasses (agents/turn.py: ``AgentLoop``) may override ``request_for``, ``after_response`` and
     ``after_tools`` (return an action to take over, or None for the default rule).
     """
 
