@@ -216,7 +216,7 @@ def test_without_max_tokens_the_worst_case_assumes_the_documented_output_cap() -
 
 
 def test_no_budget_means_no_wrapper(cheap: ModelServer) -> None:
-    from aisuite_like.client.base import prepare_call
+    from aisuite_like.client.prepare import prepare_call
 
     client = client_for(cheap)
     call = prepare_call(client, MODEL, MESSAGES, {})
@@ -527,3 +527,42 @@ def test_a_native_responses_stream_settles_from_its_completed_event() -> None:
             kinds = [event.type for event in stream]
     assert kinds[-1] == "response.completed"
     assert budget.spent == pytest.approx(price(70, 9)) and budget.usage().reserved == 0
+
+
+def test_a_model_its_budget_refuses_falls_back_to_one_that_fits() -> None:
+    with ModelServer(lambda r: chat_reply("cheap", usage=(100, 10), model="gpt-4o-mini")) \
+            as server:
+        budget = ai.Budget(1.0)
+        worst_4o = budget.quote(MODEL, MESSAGES, max_tokens=1000).cost
+        worst_mini = budget.quote("openai:gpt-4o-mini", MESSAGES, max_tokens=1000).cost
+        assert worst_4o is not None and worst_mini is not None and worst_mini < worst_4o
+        budget = ai.Budget((worst_4o + worst_mini) / 2)  # room for the small model only
+        response = client_for(server, budget=budget).chat.completions.create(
+            model=MODEL, messages=MESSAGES, max_tokens=1000,
+            fallbacks=["openai:gpt-4o-mini"])
+    assert [r.body["model"] for r in server.requests] == ["gpt-4o-mini"]
+    assert [(s.model, s.error_type) for s in response.fallback_errors] == [
+        ("openai:gpt-4o", "BudgetExceededError")]
+    assert budget.spent == pytest.approx(price(100, 10, model="gpt-4o-mini"))
+
+
+def test_an_aisuite_provider_s_reply_as_given_is_admitted_and_charged() -> None:
+    from types import SimpleNamespace
+
+    class AisuiteStyle:  # aisuite's provider interface: its reply is returned as it gives it
+        calls = 0
+
+        def chat_completions_create(self, model: str, messages: Any, **kwargs: Any) -> Any:
+            AisuiteStyle.calls += 1
+            return SimpleNamespace(
+                choices=[SimpleNamespace(message=SimpleNamespace(content="as given"))],
+                usage=SimpleNamespace(prompt_tokens=100, completion_tokens=10))
+
+    budget = ai.Budget(1.0)
+    client = ai.Client(providers={"openai": AisuiteStyle()}, budget=budget)
+    reply = client.chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=10)
+    assert isinstance(reply, SimpleNamespace)  # aisuite's shape, kept
+    assert budget.spent == pytest.approx(price(100, 10))
+    with pytest.raises(ai.BudgetExceededError):
+        client.chat.completions.create(model=MODEL, messages=MESSAGES, budget=ai.Budget(0.0))
+    assert AisuiteStyle.calls == 1
