@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from ..budgets.admission import Admission, Step
-from ..budgets.budget import Budget, Quote, worst_case
-from ..core.cost import price_tokens, price_usage
+from ..budgets.budget import Budget, Quote, embeddings_worst_case, worst_case
+from ..core.cost import price_usage
 from ..core.errors import APIError, BudgetExceededError
 from ..providers.base import EmbeddingRequest
 
@@ -34,10 +34,8 @@ def note_of(key: str, provider_batch_id: str) -> str:
 
 def _quote(key: str, request: Any) -> Quote:
     if isinstance(request, EmbeddingRequest):
-        size = sum(len(item) for item in request.input)
-        tokens = size if request.tokens else -(-size // 4)
-        return Quote(price_tokens(key, (request.model,), {"input_tokens": tokens}, batch=True),
-                     tokens, 0, batch=True)
+        return embeddings_worst_case(key, request.model, request.input, request.tokens,
+                                     batch=True)
     return worst_case(key, (request.model,), request.messages, request.tools,
                       request.max_tokens, request.n, batch=True)
 

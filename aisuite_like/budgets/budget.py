@@ -22,7 +22,7 @@ from ..core.errors import ConfigurationError
 from .state import NANO, BudgetState, Ledger, MemoryState, Read
 
 __all__ = ["Budget", "BudgetUsage", "Quote", "WINDOWS", "window_of", "worst_case",
-           "check_budgets", "DEFAULT_OUTPUT_TOKENS"]
+           "embeddings_worst_case", "output_bound", "check_budgets", "DEFAULT_OUTPUT_TOKENS"]
 
 #: The windows a budget may have (None: one window for the budget's whole life).
 WINDOWS = (None, "1h", "1d", "1mo")
@@ -187,12 +187,28 @@ def worst_case(key: str, models: tuple[str, ...], messages: Sequence[dict[str, A
     ``DEFAULT_OUTPUT_TOKENS``; times ``n``), priced by genai-prices for the first of
     ``models`` it knows (at batch prices when ``batch``)."""
     input_tokens = estimate_request(messages, tools)
-    bound = max_tokens if max_tokens is not None else (
-        output_cap if output_cap is not None else DEFAULT_OUTPUT_TOKENS)
+    bound = output_bound(max_tokens if max_tokens is not None else output_cap)
     output_tokens = bound * (n if n is not None and n > 1 else 1)
     cost = price_tokens(key, models, {"input_tokens": input_tokens,
                                       "output_tokens": output_tokens}, batch=batch)
     return Quote(cost, input_tokens, output_tokens, estimated=True, batch=batch)
+
+
+def embeddings_worst_case(key: str, model: str, inputs: Sequence[Any], tokens: bool, *,
+                          batch: bool = False) -> Quote:
+    """An embeddings request's cost: its inputs' tokens (their lengths when they are token
+    arrays, else their text / 4) times the model's input price."""
+    size = sum(len(item) for item in inputs)
+    count = size if tokens else -(-size // 4)
+    return Quote(price_tokens(key, (model,), {"input_tokens": count}, batch=batch), count, 0,
+                 batch=batch)
+
+
+def output_bound(max_tokens: Any) -> int:
+    """The output tokens a worst case assumes: ``max_tokens``, else the documented default."""
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens > 0:
+        return max_tokens
+    return DEFAULT_OUTPUT_TOKENS
 
 
 def check_budgets(value: Any, where: str = "budget") -> tuple[Budget, ...]:

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Optional
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Optional, cast
 
 from ..core.cost import attach_price_ref, cost_of, price_tokens, price_usage
 from ..core.errors import BudgetStateError
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider, ResponsesRequest
 from ..providers.wrapper import WrapperProvider
 from .admission import Admission, Step, aperform, perform
-from .budget import Budget, Quote, worst_case
+from .budget import Budget, Quote, embeddings_worst_case, output_bound, worst_case
 
 if TYPE_CHECKING:
     from ..core.embeddings import CreateEmbeddingResponse
@@ -125,13 +125,10 @@ def _responses_quote(key: str, request: ResponsesRequest) -> Quote:
         chars = len(json.dumps(text, separators=(",", ":"), default=str))
     except (TypeError, ValueError):
         chars = len(str(text))
-    bound = params.get("max_output_tokens")
-    quote = worst_case(key, (request.model,), [], None,
-                       bound if isinstance(bound, int) else None, None)
-    input_tokens = -(-chars // 4)
+    input_tokens, output_tokens = -(-chars // 4), output_bound(params.get("max_output_tokens"))
     cost = price_tokens(key, (request.model,), {"input_tokens": input_tokens,
-                                                "output_tokens": quote.output_tokens})
-    return Quote(cost, input_tokens, quote.output_tokens)
+                                                "output_tokens": output_tokens})
+    return Quote(cost, input_tokens, output_tokens)
 
 
 class BudgetProvider(WrapperProvider):
@@ -188,27 +185,44 @@ class BudgetProvider(WrapperProvider):
 
     # -- chat
 
-    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        admission = self._admission(request)
+    def _admitted(self, admission: Admission, send: Callable[[Any], Any], request: Any,
+                  cost: Callable[[Any], Optional[float]]) -> Any:
+        """``send(request)`` admitted by ``admission`` and settled at ``cost(reply)``; a call
+        that raises (or is interrupted) releases what it reserved."""
         perform(admission.admit())
         try:
-            response = self.wrapped.complete(request)
+            reply = send(request)
         except BaseException:
             _settle_quietly(admission.release())
             raise
-        _settle_quietly(admission.settle(self._cost(response, request.model)))
-        return response
+        _settle_quietly(admission.settle(cost(reply)))
+        return reply
 
-    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        admission = self._admission(request)
+    async def _aadmitted(self, admission: Admission,
+                         send: Callable[[Any], Awaitable[Any]], request: Any,
+                         cost: Callable[[Any], Optional[float]]) -> Any:
+        """Async ``_admitted`` (a cancelled call releases what it reserved)."""
         await aperform(admission.admit())
         try:
-            response = await self.wrapped.acomplete(request)
+            reply = await send(request)
         except BaseException:
             await _asettle_quietly(admission.release())
             raise
-        await _asettle_quietly(admission.settle(self._cost(response, request.model)))
-        return response
+        await _asettle_quietly(admission.settle(cost(reply)))
+        return reply
+
+    def _reply_cost(self, model: str) -> Callable[[Any], Optional[float]]:
+        return lambda reply: self._cost(reply, model)
+
+    def complete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return cast("ChatCompletionResponse", self._admitted(
+            self._admission(request), self.wrapped.complete, request,
+            self._reply_cost(request.model)))
+
+    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        return cast("ChatCompletionResponse", await self._aadmitted(
+            self._admission(request), self.wrapped.acomplete, request,
+            self._reply_cost(request.model)))
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         return self._metered(self._with_usage(request), None)
@@ -268,26 +282,14 @@ class BudgetProvider(WrapperProvider):
                          f"{self._key}:{request.model}")
 
     def create_response(self, request: ResponsesRequest) -> Response:
-        admission = self._responses_admission(request)
-        perform(admission.admit())
-        try:
-            response = self.wrapped.create_response(request)
-        except BaseException:
-            _settle_quietly(admission.release())
-            raise
-        _settle_quietly(admission.settle(self._cost(response, request.model)))
-        return response
+        return cast("Response", self._admitted(
+            self._responses_admission(request), self.wrapped.create_response, request,
+            self._reply_cost(request.model)))
 
     async def acreate_response(self, request: ResponsesRequest) -> Response:
-        admission = self._responses_admission(request)
-        await aperform(admission.admit())
-        try:
-            response = await self.wrapped.acreate_response(request)
-        except BaseException:
-            await _asettle_quietly(admission.release())
-            raise
-        await _asettle_quietly(admission.settle(self._cost(response, request.model)))
-        return response
+        return cast("Response", await self._aadmitted(
+            self._responses_admission(request), self.wrapped.acreate_response, request,
+            self._reply_cost(request.model)))
 
     def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:
         return self._metered(None, request)
@@ -298,36 +300,21 @@ class BudgetProvider(WrapperProvider):
     # -- embeddings
 
     def _embedding_admission(self, request: EmbeddingRequest) -> Admission:
-        size = sum(len(item) for item in request.input)
-        tokens = size if request.tokens else -(-size // 4)
-        cost = price_tokens(self._key, (request.model,), {"input_tokens": tokens})
-        return Admission(self._budgets, Quote(cost, tokens, 0),
-                         f"{self._key}:{request.model}")
+        quote = embeddings_worst_case(self._key, request.model, request.input, request.tokens)
+        return Admission(self._budgets, quote, f"{self._key}:{request.model}")
 
     def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
         return self.wrapped.embedding_limit(request)
 
     def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
-        admission = self._embedding_admission(request)
-        perform(admission.admit())
-        try:
-            response = self.wrapped.embed(request)
-        except BaseException:
-            _settle_quietly(admission.release())
-            raise
-        _settle_quietly(admission.settle(self._embedding_cost(response)))
-        return response
+        return cast("CreateEmbeddingResponse", self._admitted(
+            self._embedding_admission(request), self.wrapped.embed, request,
+            self._embedding_cost))
 
     async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
-        admission = self._embedding_admission(request)
-        await aperform(admission.admit())
-        try:
-            response = await self.wrapped.aembed(request)
-        except BaseException:
-            await _asettle_quietly(admission.release())
-            raise
-        await _asettle_quietly(admission.settle(self._embedding_cost(response)))
-        return response
+        return cast("CreateEmbeddingResponse", await self._aadmitted(
+            self._embedding_admission(request), self.wrapped.aembed, request,
+            self._embedding_cost))
 
     @staticmethod
     def _embedding_cost(response: Any) -> Optional[float]:
@@ -349,23 +336,9 @@ class BudgetProvider(WrapperProvider):
                                                           "output_tokens": completion})
 
     def _as_given(self, request: ChatRequest) -> Any:
-        admission = self._admission(request)
-        perform(admission.admit())
-        try:
-            reply = self._given(request)
-        except BaseException:
-            _settle_quietly(admission.release())
-            raise
-        _settle_quietly(admission.settle(self._given_cost(request, reply)))
-        return reply
+        return self._admitted(self._admission(request), self._given, request,
+                              lambda reply: self._given_cost(request, reply))
 
     async def _aas_given(self, request: ChatRequest) -> Any:
-        admission = self._admission(request)
-        await aperform(admission.admit())
-        try:
-            reply = await self._agiven(request)
-        except BaseException:
-            await _asettle_quietly(admission.release())
-            raise
-        await _asettle_quietly(admission.settle(self._given_cost(request, reply)))
-        return reply
+        return await self._aadmitted(self._admission(request), self._agiven, request,
+                                     lambda reply: self._given_cost(request, reply))
