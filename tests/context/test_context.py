@@ -196,13 +196,19 @@ def test_the_strategies_are_session_strategies_too() -> None:
 # --- Summarize -------------------------------------------------------------------------------
 
 
-def test_summarize_folds_the_oldest_turns_into_a_summary_by_the_chosen_model() -> None:
+@pytest.mark.parametrize("stream", [False, True])
+def test_summarize_folds_the_oldest_turns_into_a_summary_by_the_chosen_model(
+        stream: bool) -> None:
     budget = ai.Budget(1.0)
     with ModelServer(caller(12)) as server:
         response = client_for(server, budget=budget).chat.completions.create(
             model=MODEL, messages=[SYSTEM, TASK], tools=[lookup], max_turns=13,
             context=ai.context.Summarize("openai:gpt-4o-mini", when_over=1200,
-                                         keep_last_turns=2))
+                                         keep_last_turns=2), stream=stream)
+        if stream:
+            for _ in response:
+                pass
+            response = response.get_final_response()
     summaries = [r.body for r in server.requests if r.body["model"] == "gpt-4o-mini"]
     assert summaries, "the summarizer was never called"
     for body in summaries:
