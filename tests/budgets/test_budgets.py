@@ -566,3 +566,10 @@ def test_an_aisuite_provider_s_reply_as_given_is_admitted_and_charged() -> None:
     with pytest.raises(ai.BudgetExceededError):
         client.chat.completions.create(model=MODEL, messages=MESSAGES, budget=ai.Budget(0.0))
     assert AisuiteStyle.calls == 1
+
+
+def test_a_transcription_refuses_a_budget_it_cannot_price() -> None:
+    client = ai.Client({"openai": {"api_key": "sk-test"}})
+    with pytest.raises(ai.UnsupportedParameterError, match="transcriptions"):
+        client.audio.transcriptions.create(model="openai:whisper-1", file=b"RIFF",
+                                           budget=ai.Budget(1.0))
