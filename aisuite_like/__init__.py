@@ -23,6 +23,8 @@ from .core.errors import (
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
+    BudgetExceededError,
+    BudgetStateError,
     ConcurrentRunError,
     ConfigurationError,
     ContextWindowExceededError,
@@ -40,6 +42,7 @@ from .core.errors import (
     RedirectError,
     ToolExecutionError,
     UnknownProviderError,
+    UnpricedModelError,
     UnsupportedFeatureError,
     UnsupportedParameterError,
 )
@@ -55,7 +58,9 @@ AsyncOpenAI = AsyncClient
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from . import (
+        budgets as budgets,
         cache as cache,
+        context as context,
         durable as durable,
         handoff_filters as handoff_filters,
         responses as responses,
@@ -95,6 +100,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         Agent as Agent,
         AgentEvent as AgentEvent,
         ContextStrategy as ContextStrategy,
+        ContextUpdated as ContextUpdated,
         Handoff as Handoff,
         ModelRequest as ModelRequest,
         RunCompleted as RunCompleted,
@@ -123,6 +129,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         BatchTimeoutError as BatchTimeoutError,
         InvalidBatchIdError as InvalidBatchIdError,
     )
+    from .budgets.budget import Budget as Budget
     from .client.stream_events import (
         AsyncChatCompletionStream as AsyncChatCompletionStream,
         ChatCompletionStream as ChatCompletionStream,
@@ -181,6 +188,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ChoiceDelta as ChoiceDelta,
         ChoiceDeltaToolCall as ChoiceDeltaToolCall,
         CompletionTokensDetails as CompletionTokensDetails,
+        ContextEvent as ContextEvent,
         Function as Function,
         Message as Message,
         Model as Model,
@@ -226,7 +234,8 @@ _LAZY = {
     **{name: "core.types" for name in (
         "ChatCompletionChunk", "ChatCompletionResponse", "Choice", "ChoiceDelta",
         "ChoiceDeltaToolCall", "CompletionTokensDetails", "Function", "Message",
-        "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage", "SkippedModel")},
+        "PromptTokensDetails", "ToolCall", "ToolEvent", "Usage", "SkippedModel",
+        "ContextEvent")},
     # core/embeddings.py (client.embeddings.create)
     **{name: "core.embeddings" for name in (
         "CreateEmbeddingResponse", "Embedding", "EmbeddingUsage")},
@@ -243,6 +252,7 @@ _LAZY = {
         "Agent", "Runner", "RunResult", "RunLimits", "Session", "ToolCallSummary", "keep_last",
         "fit_tokens", "RunStarted", "ModelRequest", "TextDelta", "ToolCallRequestEvent",
         "ToolCallExecutionEvent", "Handoff", "RunCompleted", "AgentEvent", "ContextStrategy",
+        "ContextUpdated",
         "RunResultStreaming")},
     # the OpenAI Agents SDK's names (docs/agents.md, "Agents SDK compatibility")
     "RunContextWrapper": "core.run_context", "RunUsage": "core.run_context",
@@ -290,11 +300,15 @@ _LAZY = {
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
     # router/api.py (routing across deployments: ai.Client(router=ai.Router(...)))
     "Router": "router.api",
+    # budgets/budget.py (a cost limit admitting every call: docs/budgets.md)
+    "Budget": "budgets.budget",
     # modules
     "testing": None, "handoff_filters": None, "durable": None,
     "cache": None,  # the response cache's backends (docs/cache.md)
     "responses": None,  # the Responses API's types (docs/responses.md)
     "router": None,  # Router, MemoryState, RedisState (docs/router.md)
+    "budgets": None,  # Budget, MemoryState, RedisState (docs/budgets.md)
+    "context": None,  # Trim, Summarize, Native (docs/context.md)
 }
 
 
@@ -327,6 +341,7 @@ __all__ = [
     "UnknownProviderError", "MissingDependencyError", "UnsupportedParameterError",
     "UnsupportedFeatureError", "ConfigurationError", "ToolExecutionError", "MaxTurnsExceeded",
     "OutputValidationError", "ConcurrentRunError", "InputGuardrailTripwireTriggered",
-    "OutputGuardrailTripwireTriggered", "MCPError",
+    "OutputGuardrailTripwireTriggered", "MCPError", "BudgetExceededError",
+    "UnpricedModelError", "BudgetStateError",
     *_LAZY,
 ]

@@ -237,7 +237,10 @@ class RunLimits:
     error result, not run); ``max_total_tokens``: no model call starts once the run has used
     this many tokens; ``timeout_s``: wall-clock seconds for the whole run; ``max_cost``: no
     model call starts once the run has cost this many USD (``usage.cost``, from genai-prices:
-    every agent the run may reach must have a known price, checked before the run starts).
+    every agent the run may reach must have a known price, checked before the run starts);
+    ``budget``: an ``ai.Budget`` (or a list) that must admit every model call of the run
+    before it is sent, shared with whatever else uses it (docs/budgets.md); a refusal ends
+    the run with ``limit="budget"``.
     """
 
     max_model_calls: Optional[int] = None
@@ -245,6 +248,7 @@ class RunLimits:
     max_total_tokens: Optional[int] = None
     timeout_s: Optional[float] = None
     max_cost: Optional[float] = None
+    budget: Any = None
 
     def __post_init__(self) -> None:
         for name in ("max_model_calls", "max_tool_calls", "max_total_tokens"):
@@ -259,6 +263,10 @@ class RunLimits:
         if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float))
                               or not c > 0 or c == float("inf")):
             raise ValueError(f"RunLimits.max_cost must be None or USD > 0, got {c!r}")
+        if self.budget is not None:
+            from ..budgets.budget import check_budgets
+
+            check_budgets(self.budget, "RunLimits.budget")
 
 
 def handoff(agent: "Agent", tool_name_override: Optional[str] = None,

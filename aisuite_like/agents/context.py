@@ -18,39 +18,21 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Optional
 
-from ..core.content import text_of
+from ..context.strategies import ContextWindow, RunWindow
+from ..context.tokens import (
+    estimate_message as _estimate_tokens,
+    pinned_count as _split_pinned,
+    safe_start as _safe_start,
+)
 from ..core.errors import ConcurrentRunError
 from ..core.types import Message
 
 __all__ = ["Session", "keep_last", "fit_tokens", "ContextStrategy"]
 
 #: A strategy takes the conversation (OpenAI-style dicts, oldest first, read-only) and returns
-#: the messages to send (a new list).
+#: the messages to send (a new list). The strategies of ``ai.context`` (``Trim``, ...) are
+#: strategies too.
 ContextStrategy = Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]]
-
-_PINNED_ROLES = ("system", "developer")
-
-
-def _split_pinned(messages: Sequence[dict[str, Any]]) -> int:
-    """Index of the first message after the leading system/developer messages."""
-    i = 0
-    while i < len(messages) and messages[i].get("role") in _PINNED_ROLES:
-        i += 1
-    return i
-
-
-def _safe_start(messages: Sequence[dict[str, Any]], start: int, floor: int) -> int:
-    """A window start that orphans no tool result: move forward past tool results; when that
-    leaves nothing, move back to the assistant message that made the calls."""
-    forward = start
-    while forward < len(messages) and messages[forward].get("role") == "tool":
-        forward += 1
-    if forward < len(messages):
-        return forward
-    back = start
-    while back > floor and messages[back].get("role") == "tool":
-        back -= 1
-    return back
 
 
 class _KeepLast:
@@ -68,18 +50,6 @@ class _KeepLast:
 
     def __repr__(self) -> str:
         return f"keep_last({self.n})"
-
-
-def _estimate_tokens(message: dict[str, Any]) -> int:
-    """About four characters a token, over the text and the tool calls, plus 4 per message."""
-    chars = len(text_of(message.get("content")))
-    for call in message.get("tool_calls") or ():
-        fn = (call.get("function") or {}) if isinstance(call, dict) else call.function
-        if isinstance(fn, dict):
-            chars += len(fn.get("name") or "") + len(fn.get("arguments") or "")
-        else:
-            chars += len(fn.name) + len(fn.arguments or "")
-    return 4 + -(-chars // 4)
 
 
 class _FitTokens:
@@ -142,8 +112,9 @@ class Session:
         from ..client.base import normalize_messages
 
         if context_strategy is not None and not callable(context_strategy):
-            raise TypeError("context_strategy must be keep_last(n), fit_tokens(budget) or a "
-                            "callable (messages) -> messages")
+            raise TypeError("context_strategy must be keep_last(n), fit_tokens(budget), an "
+                            "ai.context strategy (Trim, Summarize, Native) or a callable "
+                            "(messages) -> messages")
         # Private copies: the session owns its history and never mutates the caller's dicts.
         self._history: list[dict[str, Any]] = [
             dict(m) for m in normalize_messages(list(messages or ()))]
@@ -183,6 +154,12 @@ class Session:
     def _context(self, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         strategy = self.context_strategy
         return list(messages) if strategy is None else strategy(messages)
+
+    def _window(self) -> Optional[RunWindow]:
+        """A run's state of an ``ai.context`` strategy (the run's engine applies it and
+        records its ``ContextEvent``s), or None for a plain callable."""
+        strategy = self.context_strategy
+        return strategy.window() if isinstance(strategy, ContextWindow) else None
 
 
 class _SessionUse:

@@ -13,11 +13,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional, TextIO, Union
 
-from ..core.types import Usage
+from ..core.types import ContextEvent, Usage
 
 __all__ = [
     "RunStarted", "ModelRequest", "TextDelta", "ToolCallRequestEvent",
-    "ToolCallExecutionEvent", "Handoff", "RunCompleted", "AgentEvent",
+    "ToolCallExecutionEvent", "Handoff", "RunCompleted", "ContextUpdated", "AgentEvent",
 ]
 
 
@@ -111,6 +111,15 @@ class Handoff(_Event):
 
 
 @dataclass(frozen=True)
+class ContextUpdated(_Event):
+    """Before the next model call, the run's context strategy changed what is sent:
+    ``event`` says how (a ``ContextEvent``: cut, summarized, or edited by the provider;
+    docs/context.md)."""
+
+    event: Optional[ContextEvent] = None
+
+
+@dataclass(frozen=True)
 class RunCompleted(_Event):
     """The run is over; ``result`` is its ``RunResult`` (also what ``Runner.run`` returns)."""
 
@@ -122,7 +131,7 @@ class RunCompleted(_Event):
 
 
 AgentEvent = Union[RunStarted, ModelRequest, TextDelta, ToolCallRequestEvent,
-                   ToolCallExecutionEvent, Handoff, RunCompleted]
+                   ToolCallExecutionEvent, Handoff, ContextUpdated, RunCompleted]
 
 
 # --- rendering -----------------------------------------------------------------------------
@@ -183,6 +192,11 @@ def render_trace(events: list[Any], file: Optional[TextIO] = None) -> None:
         elif isinstance(event, Handoff):
             lines.append(f"  {paint('handoff', 'handoff')} {event.from_agent} -> "
                          f"{event.to_agent}")
+        elif isinstance(event, ContextUpdated) and event.event is not None:
+            change = event.event
+            lines.append(f"  {paint('context', 'dim')} {change.strategy}: {change.removed} "
+                         f"messages left out, {change.tokens_before} -> "
+                         f"{change.tokens_after} tokens")
         elif isinstance(event, RunCompleted):
             limit = f" ({event.limit})" if event.limit else ""
             tokens = f", {event.usage.total_tokens} tokens" if event.usage is not None else ""

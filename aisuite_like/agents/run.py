@@ -64,6 +64,7 @@ from .agent import (
 from .context import ContextStrategy, Session, fit_tokens, keep_last
 from .events import (
     AgentEvent,
+    ContextUpdated,
     Handoff,
     ModelRequest,
     RunCompleted,
@@ -99,6 +100,7 @@ __all__ = [
     "Agent", "Runner", "RunResult", "RunLimits", "ToolCallSummary", "Session", "keep_last",
     "fit_tokens", "ContextStrategy", "AgentEvent", "RunStarted", "ModelRequest", "TextDelta",
     "ToolCallRequestEvent", "ToolCallExecutionEvent", "Handoff", "RunCompleted",
+    "ContextUpdated",
 ]
 
 # Control characters (C0, DEL, C1) are not allowed in agent names.
@@ -315,6 +317,12 @@ class _EventHooks(_DriverHooks):
     async def on_model_request(self, engine: Any, action: CallModel) -> None:
         run = self.run
         await run.flush(engine)
+        window = engine.window
+        if window is not None:  # what the context strategy changed for this call
+            for change in window.events[engine.context_seen:]:
+                await run.emit(ContextUpdated(run_id=engine.run_id,
+                                              agent_name=engine.agent.name, event=change))
+            engine.context_seen = len(window.events)
         await run.prepare_request(engine, action)
         engine.message_id = _new_id("msg")
         kind, engine.call_kind = engine.call_kind, "turn"
@@ -603,6 +611,11 @@ class AgentRun:
                 kwargs["response_format"] = spec.response_format
             kwargs["tools"] = tools if tools is not None and len(tools) else None
             kwargs["stream"] = self.streamed
+            if self.limits.budget is not None:  # every model call of the run admitted
+                from ..budgets.budget import check_budgets
+
+                kwargs["budget"] = [*check_budgets(kwargs.get("budget")),
+                                    *check_budgets(self.limits.budget)]
             if self.streamed and kwargs.get("stream_options") is None:
                 kwargs["stream_options"] = {"include_usage": True}  # usage feeds the limits
             call = prepare_call(client, model, [], kwargs)  # messages: filled per model call
@@ -629,6 +642,9 @@ class AgentRun:
             await aopen_tool_sources(self.agent._tools, client)  # MCP servers start off-loop
         setup_for = self._setup_for(client, {})
         context = session._context if session is not None else list
+        window = session._window() if session is not None else None
+        if window is not None:  # an ai.context strategy: the engine applies it
+            context = list
         if self.state is not None:
             loop = restore_loop(self.state, self, setup_for, context)
             history_count = self.state.session_count
@@ -637,8 +653,18 @@ class AgentRun:
             history_count = len(history)
             loop = AgentLoop(setup_for(self.agent), [*history, *self.input],
                              max_turns=self.max_turns, limits=self.limits, setup_for=setup_for,
-                             context=context, run_id=self.run_id, run_context=self.context)
+                             context=context, run_id=self.run_id, run_context=self.context,
+                             window=window)
         loop.session_count = history_count
+        model = getattr(window.strategy, "model", None) if window is not None else None
+        if isinstance(model, str):  # Summarize(model=...): prepared as any call of the run
+            kwargs: dict[str, Any] = {}
+            if self.limits.budget is not None:
+                kwargs["budget"] = self.limits.budget
+            prepared = prepare_call(client, model, [{"role": "user", "content": "-"}], kwargs)
+            loop._summarizer = (prepared.provider, prepared.request)
+            assert loop.window is not None
+            loop.window.summarizer_model = model
         await self.emit(RunStarted(run_id=self.run_id, agent_name=self.agent.name,
                                    input=list(self.input)))
         guards = self.agent.input_guardrails if self.state is None else ()

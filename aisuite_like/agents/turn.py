@@ -27,7 +27,9 @@ from typing import Any, Optional
 
 from pydantic import ValidationError
 
-from ..core.errors import OutputValidationError
+from ..context.strategies import RunWindow
+from ..context.tokens import estimate_message, estimate_tools
+from ..core.errors import BudgetExceededError, OutputValidationError
 from ..core.types import ChatCompletionResponse, Message, ToolCall
 from ..loop.engine import Action, CallModel, Fail, RunTools, ToolBatch, ToolCallRun, ToolLoop
 from ..providers.base import ChatRequest, Provider
@@ -136,11 +138,18 @@ class AgentLoop(ToolLoop):
     def __init__(self, setup: AgentSetup, messages: list[dict[str, Any]], *, max_turns: int,
                  limits: "RunLimits", setup_for: Callable[["Agent"], AgentSetup],
                  context: Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]],
-                 run_id: str, run_context: Any = None) -> None:
+                 run_id: str, run_context: Any = None,
+                 window: Optional[RunWindow] = None) -> None:
         super().__init__(setup.request.replace(messages=messages), setup.tools,
                          max_turns=max_turns, tool_policy=setup.policy, on_max_turns="return",
                          tool_timeout=setup.agent.tool_timeout,
                          max_tool_result_chars=setup.agent.max_tool_result_chars)
+        #: The session's ``ai.context`` strategy for this run (docs/context.md); its
+        #: summaries are written by the current agent's model.
+        self.window = window
+        if window is not None:
+            window.tool_tokens = estimate_tools(setup.request.tools)
+        self.context_seen = 0  # the window's events already emitted
         self.setup = setup
         self.agent = setup.agent
         self.limits = limits
@@ -222,18 +231,36 @@ class AgentLoop(ToolLoop):
         self._own(agent)
         return self._gate(action)
 
+    def condensed(self, response: ChatCompletionResponse) -> Action:
+        return self._gate(super().condensed(response))
+
+    def budget_refused(self, error: BudgetExceededError) -> Action:
+        """A budget refused the next model call: the run ends with ``status="limit"`` and
+        ``limit="budget"`` (a refusal of its first call raises)."""
+        if not self.responses:
+            return Fail(error)
+        return self._end("limit", "budget")
+
+    def summarizer(self) -> tuple[Optional[Provider], ChatRequest]:
+        if self._summarizer is not None:  # Summarize(model=...), prepared by the run
+            return super().summarizer()
+        return self.setup.provider, self.setup.request  # the current agent's model
+
     def _own(self, agent: "Agent") -> None:
         self.owners += [agent] * (len(self.produced) - len(self.owners))
 
     # -- extension points
 
     def request_for(self, turn: int, *, final_answer: bool) -> ChatRequest:
-        messages = self._context(self.history)
         instructions = self.agent.instructions
         if callable(instructions):
             instructions = self.system_prompt  # resolved by the run before each call
-        if instructions:
-            messages = [{"role": "system", "content": instructions}, *messages]
+        system = {"role": "system", "content": instructions} if instructions else None
+        if self.window is not None:  # the instructions count in the window
+            self.window.extra_tokens = estimate_message(system) if system else 0
+        messages = self.windowed(self._context(self.history), turn)
+        if system is not None:
+            messages = [system, *messages]
         if self._reflecting:  # answer from the results: no more tools (or only final_result)
             choice = self.setup.forced_choice if self.setup.forced_output else "none"
             return self.setup.request.replace(messages=messages, tool_choice=choice)
@@ -367,6 +394,8 @@ class AgentLoop(ToolLoop):
         setup = self._setup_for(target)
         self.setup, self.agent = setup, target
         self.tools, self.policy = setup.tools, setup.policy
+        if self.window is not None:
+            self.window.tool_tokens = estimate_tools(setup.request.tools)
         self.tool_timeout = target.tool_timeout  # the receiving agent's tool bounds
         self.max_tool_result_chars = target.max_tool_result_chars
         self._reflecting = False

@@ -25,12 +25,14 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
+from ..budgets.admission import aperform, correct, perform
+from ..budgets.budget import check_budgets
 from ..client.base import parse_model, resolve_provider
 from ..client.prepare import prepare_call
 from ..core.checks import check_not_empty
 from ..core.errors import APIError
 from ..providers.base import embedding_request
-from . import core
+from . import charges, core
 from .core import (
     BatchError,
     BatchRequestCancelledError,
@@ -153,9 +155,11 @@ _REFUSED = {
     "fallbacks": "a batch goes to one provider; remove fallbacks",
     "timeout": "a batch line is a request body only; remove timeout",
     "cache": "a batch is not looked up in the response cache; remove cache",
+    "budget": "a batch's budget covers all of its requests; pass client.batches.create(..., "
+              "budget=...) instead",
 }
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
-                "tool_policy_context", "tool_timeout", "max_tool_result_chars")
+                "tool_policy_context", "tool_timeout", "max_tool_result_chars", "context")
 _METADATA_MAX_KEYS = 16
 _METADATA_MAX_CHARS = 512
 
@@ -177,7 +181,7 @@ def _check_metadata(metadata: Any) -> Optional[dict[str, str]]:
 class _Group:
     """The requests of one provider batch."""
 
-    __slots__ = ("key", "provider", "family", "model", "entries", "payload")
+    __slots__ = ("key", "provider", "family", "model", "entries", "payload", "requests")
 
     def __init__(self, key: str, provider: "Provider", family: "ModuleType",
                  model: Optional[str]) -> None:
@@ -187,6 +191,8 @@ class _Group:
         self.model = model
         self.entries: list[dict[str, Any]] = []
         self.payload: Any = None  # what the family submits (e.g. the JSONL file)
+        # each request as checked (a ChatRequest or an EmbeddingRequest): what budgets price
+        self.requests: list[Any] = []
 
 
 def _plan_groups(client: "ClientBase", requests: Any) -> list[_Group]:
@@ -247,15 +253,16 @@ def _plan_groups(client: "ClientBase", requests: Any) -> list[_Group]:
                         f"provider {key!r} has no embeddings batch API that client.batches "
                         "supports (OpenAI's /v1/embeddings batches do); send these with "
                         "client.embeddings.create instead")
-                entry = family.embeddings_entry(custom_id, provider, embedding_request(
-                    name, request["input"], **_embedding_arguments(kwargs)))
+                checked: Any = embedding_request(
+                    name, request["input"], **_embedding_arguments(kwargs))
+                entry = family.embeddings_entry(custom_id, provider, checked)
             else:
-                chat_request = prepare_call(client, request["model"], request["messages"],
-                                            kwargs).request
-                check_not_empty(chat_request.messages)
-                key, name = request["model"].partition(":")[0], chat_request.model
+                checked = prepare_call(client, request["model"], request["messages"],
+                                       kwargs).request
+                check_not_empty(checked.messages)
+                key, name = request["model"].partition(":")[0], checked.model
                 provider, family = _provider_for(client, key)
-                entry = family.entry(custom_id, provider, chat_request)
+                entry = family.entry(custom_id, provider, checked)
         except BatchRequestError as exc:
             raise BatchRequestError(f"requests[{index}] ({custom_id!r}): {exc}", index=index,
                                     custom_id=custom_id) from None
@@ -270,6 +277,7 @@ def _plan_groups(client: "ClientBase", requests: Any) -> list[_Group]:
         if group is None:
             group = groups[group_key] = _Group(canonical_key(key), provider, family, model)
         group.entries.append(entry)
+        group.requests.append(checked)
     if not count:
         raise BatchRequestError("requests is empty; pass at least one request")
     for group in groups.values():  # each provider's limits, still before anything is sent
@@ -369,22 +377,37 @@ class Batches:
     # -- sync --
 
     def create(self, requests: Iterable[Mapping[str, Any]], *,
-               metadata: Optional[Mapping[str, str]] = None) -> Batch:
+               metadata: Optional[Mapping[str, str]] = None, budget: Any = None) -> Batch:
         """Validate and translate every request, then submit one provider batch per
-        provider key (per model on Gemini). Nothing is sent when any request is invalid."""
+        provider key (per model on Gemini). Nothing is sent when any request is invalid, or
+        when a budget (the client's, and ``budget``) refuses the batch's worst case at batch
+        prices (docs/budgets.md)."""
         meta = _check_metadata(metadata)
+        budgets = self._budgets(budget)
         groups = _plan_groups(self._client, requests)
+        billed = charges.admissions(budgets, groups) if budgets else []
+        perform(charges.admit_all(billed))
         created = int(time.time())
         parts: list[BatchPart] = []
-        for g in groups:
+        for i, g in enumerate(groups):
             try:
                 raw = core.run(g.provider, g.family.sdk(g.provider, False),
                                g.family.submit(g.provider, g.payload, g.model, meta))
-            except Exception as exc:
-                _note_submitted(exc, parts, created, meta)
+            except BaseException as exc:
+                perform(charges.release_all(billed[i:]))
+                if isinstance(exc, Exception):
+                    _note_submitted(exc, parts, created, meta)
                 raise
             parts.append(_part(g.key, g.family, raw))
+            if billed:
+                perform(billed[i].charge_note(charges.note_of(g.key, parts[-1].batch_id),
+                                              charges.NOTE_TTL))
         return _batch(parts, created, meta)
+
+    def _budgets(self, budget: Any) -> tuple[Any, ...]:
+        """The client's budgets and ``budget`` (each once)."""
+        given = check_budgets(budget, "budget") if budget is not None else ()
+        return tuple({id(b): b for b in (*self._client._budgets, *given)}.values())
 
     def retrieve(self, batch_id: str) -> Batch:
         """The batch's current status, from the providers (works on a new Client)."""
@@ -408,18 +431,26 @@ class Batches:
                 return batch
             clock.sleep(pause) if clock is not None else time.sleep(pause)
 
-    def results(self, batch_id: str) -> Iterator[BatchResult]:
+    def results(self, batch_id: str, *, budget: Any = None) -> Iterator[BatchResult]:
         """``(custom_id, ChatCompletionResponse | APIError)`` for every request with a
         result (a ``CreateEmbeddingResponse`` for an embeddings request): per provider batch,
-        in the provider's order (see docs/batches.md). A malformed id raises at once."""
-        return self._results(core.decode_id(batch_id)[0])
+        in the provider's order (see docs/batches.md). A malformed id raises at once. A
+        provider batch read to its end settles what the budgets (the client's, and
+        ``budget``) were charged for it to its results' real cost at batch prices."""
+        return self._results(core.decode_id(batch_id)[0], self._budgets(budget))
 
-    def _results(self, parts: list[tuple[str, str]]) -> Iterator[BatchResult]:
+    def _results(self, parts: list[tuple[str, str]], budgets: tuple[Any, ...] = ()
+                 ) -> Iterator[BatchResult]:
         for key, provider_batch in parts:
             provider, family = _provider_for(self._client, key)
             client = family.sdk(provider, False)
             raw = core.run(provider, client, family.retrieve(provider, provider_batch))
-            yield from core.iter_results(provider, client, family.results(provider, raw))
+            tally = charges.PartTally(key)
+            for item in core.iter_results(provider, client, family.results(provider, raw)):
+                tally.add(item[1])
+                yield item
+            if budgets:
+                perform(correct(budgets, charges.note_of(key, provider_batch), tally.cost))
 
     def _each(self, batch_id: str, operation: str) -> Batch:
         parts, created, meta = core.decode_id(batch_id)
@@ -434,20 +465,29 @@ class Batches:
     # -- async twins --
 
     async def acreate(self, requests: Iterable[Mapping[str, Any]], *,
-                      metadata: Optional[Mapping[str, str]] = None) -> Batch:
+                      metadata: Optional[Mapping[str, str]] = None,
+                      budget: Any = None) -> Batch:
         """Async ``create``."""
         meta = _check_metadata(metadata)
+        budgets = self._budgets(budget)
         groups = _plan_groups(self._client, requests)
+        billed = charges.admissions(budgets, groups) if budgets else []
+        await aperform(charges.admit_all(billed))
         created = int(time.time())
         parts: list[BatchPart] = []
-        for g in groups:
+        for i, g in enumerate(groups):
             try:
                 raw = await core.arun(g.provider, g.family.sdk(g.provider, True),
                                       g.family.submit(g.provider, g.payload, g.model, meta))
-            except Exception as exc:
-                _note_submitted(exc, parts, created, meta)
+            except BaseException as exc:
+                await aperform(charges.release_all(billed[i:]))
+                if isinstance(exc, Exception):
+                    _note_submitted(exc, parts, created, meta)
                 raise
             parts.append(_part(g.key, g.family, raw))
+            if billed:
+                await aperform(billed[i].charge_note(
+                    charges.note_of(g.key, parts[-1].batch_id), charges.NOTE_TTL))
         return _batch(parts, created, meta)
 
     async def aretrieve(self, batch_id: str) -> Batch:
@@ -472,19 +512,25 @@ class Batches:
                 return batch
             await (clock.asleep(pause) if clock is not None else asyncio.sleep(pause))
 
-    def aresults(self, batch_id: str) -> AsyncIterator[BatchResult]:
+    def aresults(self, batch_id: str, *, budget: Any = None) -> AsyncIterator[BatchResult]:
         """Async ``results``: ``async for custom_id, result in client.batches.aresults(id)``
         (not awaited). A malformed id raises at once."""
-        return self._aresults(core.decode_id(batch_id)[0])
+        return self._aresults(core.decode_id(batch_id)[0], self._budgets(budget))
 
-    async def _aresults(self, parts: list[tuple[str, str]]) -> AsyncIterator[BatchResult]:
+    async def _aresults(self, parts: list[tuple[str, str]], budgets: tuple[Any, ...] = ()
+                        ) -> AsyncIterator[BatchResult]:
         for key, provider_batch in parts:
             provider, family = _provider_for(self._client, key)
             client = family.sdk(provider, True)
             raw = await core.arun(provider, client, family.retrieve(provider, provider_batch))
+            tally = charges.PartTally(key)
             async for item in core.aiter_results(provider, client,
                                                  family.results(provider, raw)):
+                tally.add(item[1])
                 yield item
+            if budgets:
+                await aperform(correct(budgets, charges.note_of(key, provider_batch),
+                                       tally.cost))
 
     async def _aeach(self, batch_id: str, operation: str) -> Batch:
         parts, created, meta = core.decode_id(batch_id)
@@ -508,9 +554,10 @@ class AsyncBatches:
         return f"{type(self).__name__}()"
 
     async def create(self, requests: Iterable[Mapping[str, Any]], *,
-                     metadata: Optional[Mapping[str, str]] = None) -> Batch:
+                     metadata: Optional[Mapping[str, str]] = None,
+                     budget: Any = None) -> Batch:
         """See ``Batches.create``."""
-        return await self._batches.acreate(requests, metadata=metadata)
+        return await self._batches.acreate(requests, metadata=metadata, budget=budget)
 
     async def retrieve(self, batch_id: str) -> Batch:
         """See ``Batches.retrieve``."""
@@ -526,6 +573,6 @@ class AsyncBatches:
         return await self._batches.await_(batch_id, poll_interval=poll_interval,
                                           timeout=timeout, clock=clock)
 
-    def results(self, batch_id: str) -> AsyncIterator[BatchResult]:
+    def results(self, batch_id: str, *, budget: Any = None) -> AsyncIterator[BatchResult]:
         """See ``Batches.results``."""
-        return self._batches.aresults(batch_id)
+        return self._batches.aresults(batch_id, budget=budget)

@@ -32,7 +32,7 @@ log = logging.getLogger("aisuite_like.cache")
 
 # The run's fields and the fallback chain's are not the provider's answer: never stored.
 _NOT_STORED = {"intermediate_responses", "messages", "stop_reason", "tool_events",
-               "fallback_errors"}
+               "context_events", "fallback_errors"}
 # What a first caller hands those that waited for it when it has no response for them (it
 # was cancelled, or its response could not be stored): they call for themselves.
 _ABANDONED = object()

@@ -203,6 +203,15 @@ def settings_keyword_error(where: str, unknown: Mapping[str, Any], accepted: Ite
     return TypeError(text)
 
 
+def _check_budgets(value: Any, where: str) -> tuple[Any, ...]:
+    """``budget=``: None (nothing to load), or budgets checked by the budgets package."""
+    if value is None:
+        return ()
+    from ..budgets.budget import check_budgets
+
+    return check_budgets(value, where)
+
+
 def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optional[float]]:
     """``Client(cache=..., cache_ttl=...)``: a response cache (or None) and a TTL in seconds
     (or None: entries never expire)."""
@@ -244,6 +253,7 @@ class ClientBase:
         cache_ttl: Optional[float] = None,
         router: Optional[ModelRouter] = None,
         prompt_cache: Any = None,
+        budget: Any = None,
         **unknown: Any,
     ) -> None:
         if unknown:  # ai.Client(api_key=...): the provider_configs line to write
@@ -251,17 +261,20 @@ class ClientBase:
             raise settings_keyword_error(
                 name, unknown, ("provider_configs", "providers", "extra_param_mode",
                                 "extract_thinking", "cache", "cache_ttl", "router",
-                                "prompt_cache"),
+                                "prompt_cache", "budget"),
                 configs_given=provider_configs is not None, call=f"ai.{name}")
         # What with_options() passes on to a copy (besides the configs).
         self._init_options: dict[str, Any] = {"providers": providers,
                                               "extra_param_mode": extra_param_mode,
                                               "extract_thinking": extract_thinking,
                                               "cache": cache, "cache_ttl": cache_ttl,
-                                              "router": router, "prompt_cache": prompt_cache}
+                                              "router": router, "prompt_cache": prompt_cache,
+                                              "budget": budget}
         #: Options every provider this client builds gets over its config (with_options()).
         self._options: dict[str, Any] = {}
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
+        #: The budgets every model call of this client must be admitted by (docs/budgets.md).
+        self._budgets: tuple[Any, ...] = _check_budgets(budget, "Client(budget=...)")
         # provider key -> (the provider, it wrapped in the cache): made once per provider
         self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
         _request_checks.check_prompt_cache(prompt_cache)

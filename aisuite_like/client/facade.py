@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from typing_extensions import Never
 
     from ..batches.api import AsyncBatches, Batches
+    from ..budgets.budget import Budget
+    from ..context.strategies import ContextWindow
     from ..core.message_params import ChatCompletionMessageParam
     from ..core.streaming import AsyncStream, Stream
     from ..core.types import ChatCompletionResponse, Message, ParsedChatCompletion
@@ -99,6 +101,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> Stream: ...
 
@@ -134,6 +138,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -169,6 +175,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> Union[Stream, ChatCompletionResponse]: ...
 
@@ -226,6 +234,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -261,6 +271,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -296,6 +308,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -334,6 +348,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -368,6 +384,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -415,6 +433,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -449,6 +469,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -488,6 +510,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[_ParsedT]: ...
 
@@ -522,6 +546,8 @@ class _Completions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionStream[None]: ...
 
@@ -639,7 +665,8 @@ class Client(ClientBase):
     ``router`` (an ``aisuite_like.Router``) makes its aliases usable as models
     (docs/router.md). ``prompt_cache="auto"`` makes every call add prompt-cache
     breakpoints / a cache key where the provider needs them (a call opts out with
-    ``prompt_cache=False``; docs/reasoning-and-caching.md).
+    ``prompt_cache=False``; docs/reasoning-and-caching.md). ``budget`` (an ``ai.Budget``, or
+    a list) must admit every model call of the client before it is sent (docs/budgets.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
@@ -650,12 +677,13 @@ class Client(ClientBase):
                  cache_ttl: Optional[float] = None,
                  router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
+                 budget: Union[Budget, Sequence[Budget], None] = None,
                  **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
                          cache=cache, cache_ttl=cache_ttl, router=router,
-                         prompt_cache=prompt_cache, **unknown)
+                         prompt_cache=prompt_cache, budget=budget, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -774,6 +802,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -809,6 +839,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -844,6 +876,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -882,6 +916,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -916,6 +952,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -955,6 +993,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[_ParsedT]: ...
 
@@ -989,6 +1029,8 @@ class _AsyncCompletions:
         stream_options: Optional[Mapping[str, Any]] = None,
         fallbacks: Optional[Sequence[str]] = None,
         cache: Optional[bool] = None,
+        budget: Union[Budget, Sequence[Budget], None] = None,
+        context: Optional[ContextWindow] = None,
         **kwargs: Any,
     ) -> _AsyncStreamManager[None]: ...
 
@@ -1013,11 +1055,12 @@ class AsyncClient(ClientBase):
                  cache_ttl: Optional[float] = None,
                  router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
+                 budget: Union[Budget, Sequence[Budget], None] = None,
                  **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
                          cache=cache, cache_ttl=cache_ttl, router=router,
-                         prompt_cache=prompt_cache, **unknown)
+                         prompt_cache=prompt_cache, budget=budget, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

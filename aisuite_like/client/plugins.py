@@ -4,8 +4,8 @@ package."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Optional, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable
+from typing import Optional, Protocol, runtime_checkable
 
 from ..providers.base import Provider
 
@@ -28,8 +28,9 @@ class ResponseCache(Protocol):
 #: -> the provider for ``model`` (``"provider:model"``) with the client's configuration of that
 #: provider, ``settings`` (the deployment's own ``api_key``, ``base_url``, ...) over it (one
 #: per ``label`` when there are settings, else the client's shared provider), in its layers
-#: of the client's provider stack (``prepare.py``: traced when instrumented).
-DeploymentResolver = Callable[[str, Mapping[str, Any], str], Provider]
+#: of the client's provider stack (``prepare.py``: traced when instrumented; admitted by the
+#: budgets given as a fourth argument, docs/budgets.md).
+DeploymentResolver = Callable[..., Provider]
 
 
 @runtime_checkable

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..tools.toolset import Tools
 
 __all__ = ["STACK", "PreparedCall", "prepare_call", "provider_stack", "RUNNER_ONLY",
-           "split_model", "provider_for_model"]
+           "split_model", "provider_for_model", "call_budgets"]
 
 #: The layers of a call's provider stack, outermost first (docs/architecture.md, "The
 #: provider stack"). The first two are the call's; the others are each model's, once for the
@@ -37,8 +37,10 @@ __all__ = ["STACK", "PreparedCall", "prepare_call", "provider_stack", "RUNNER_ON
 #: - ``fallbacks``: ``fallbacks=[...]``, the models' stacks tried in order;
 #: - ``tracing``: ``instrument()``, a span around each model call;
 #: - ``cache``: the response cache (``Client(cache=...)``), a hit sends nothing;
-#: - ``budgets``: the slot of budget admission (reserve before sending, settle after): empty
-#:   until budgets exist;
+#: - ``budgets``: budget admission (``Client(budget=...)``, a call's ``budget=``; a router
+#:   deployment's own): the model's worst case reserved before sending, its cost settled
+#:   after (docs/budgets.md); a cache hit never reaches it, a fallback model is admitted at
+#:   its own price;
 #: - ``checks``: the slot of the checks of a request against what the model can do: empty
 #:   until those checks exist;
 #: - ``transport``: the provider of the model's key.
@@ -72,18 +74,19 @@ class PreparedCall:
 
 def provider_stack(client: ClientBase, key: str, transport: Provider, *, routed: bool = False,
                    cache: bool = False, fallbacks: Any = None, model: str = "",
-                   name: str = "", think: bool = False) -> Provider:
+                   name: str = "", think: bool = False, budget: Any = None) -> Provider:
     """``transport`` (the provider of ``key``) in the layers of ``STACK``: tracing always
     (when instrumented), the response cache with ``cache``, the ``fallbacks`` models
     (``"key:model"`` strings, checked here; ``model`` / ``name`` are the requested model,
-    whole and without its key) and ``<think>`` extraction with ``think``. ``routed``: the
+    whole and without its key), ``<think>`` extraction with ``think``, and the client's
+    budgets with the call's ``budget`` (a ``Budget``, a list, or None). ``routed``: the
     transport is a router alias's routing provider (``key`` is ``"router:<alias>"``), whose
     deployments carry their own model layers."""
-    cache_key = key if cache else None
-    provider = _alias_layers(client, transport, cache_key) if routed else \
-        _model_layers(client, transport, cache_key)
+    budgets = call_budgets(client, budget)
+    provider = _alias_layers(client, key, transport, cache, budgets) if routed else \
+        _model_layers(client, key, transport, cache, budgets)
     if fallbacks is not None:
-        provider = _with_fallbacks(client, provider, model, name, fallbacks, cache)
+        provider = _with_fallbacks(client, provider, model, name, fallbacks, cache, budgets)
     if think:  # <think> blocks -> reasoning_content (docs/client.md, "Reasoning")
         from ..providers.think import ThinkTagsProvider
 
@@ -91,14 +94,26 @@ def provider_stack(client: ClientBase, key: str, transport: Provider, *, routed:
     return provider
 
 
-def _model_layers(client: ClientBase, provider: Provider, cache_key: Optional[str]
-                  ) -> Provider:
-    """One model's layers of ``STACK`` over its transport, built from the inside out; the
-    cache under ``cache_key`` (the provider key; None: no cache)."""
+def call_budgets(client: ClientBase, budget: Any) -> tuple[Any, ...]:
+    """The budgets of a call: the client's, and the call's ``budget`` (each once)."""
+    if budget is None:
+        return client._budgets
+    from ..budgets.budget import check_budgets
+
+    return tuple({id(b): b for b in (*client._budgets,
+                                     *check_budgets(budget, "budget"))}.values())
+
+
+def _model_layers(client: ClientBase, key: str, provider: Provider, cache: bool,
+                  budgets: tuple[Any, ...] = ()) -> Provider:
+    """One model's layers of ``STACK`` over its transport, built from the inside out."""
     # checks: the checks of a request against the model wrap the transport here.
-    # budgets: budget admission wraps here.
-    if cache_key is not None:  # the response cache answers or stores each model call
-        provider = _cached(client, provider, cache_key)
+    if budgets:  # admitted at this model's price before anything is sent
+        from ..budgets.provider import BudgetProvider
+
+        provider = BudgetProvider(provider, budgets, key)
+    if cache:  # the response cache answers or stores each model call (docs/cache.md)
+        provider = _cached(client, provider, key)
     active = _instrumentation.ACTIVE
     if active is not None:  # instrument(): a span around each model call
         traced: Provider = active.traced(provider)
@@ -106,18 +121,27 @@ def _model_layers(client: ClientBase, provider: Provider, cache_key: Optional[st
     return provider
 
 
-def _alias_layers(client: ClientBase, routing: Provider, cache_key: Optional[str]
-                  ) -> Provider:
+def _alias_layers(client: ClientBase, key: str, routing: Provider, cache: bool,
+                  budgets: tuple[Any, ...] = ()) -> Provider:
     """A router alias's layers over its routing provider: the cache (a hit sends nothing and
-    takes nothing from the deployments' limits); the rest are each deployment's."""
-    return _cached(client, routing, cache_key) if cache_key is not None else routing
+    takes nothing from the deployments' limits); the rest are each deployment's (the
+    budgets too, at each deployment's price)."""
+    if budgets:
+        with_budgets = getattr(routing, "with_budgets", None)
+        if with_budgets is None:
+            raise ConfigurationError(f"budgets need the router's own routing provider, not "
+                                     f"{type(routing).__name__}")
+        routing = with_budgets(budgets)
+    return _cached(client, routing, key) if cache else routing
 
 
 def _deployment_stack(client: ClientBase, model: str, settings: Mapping[str, Any],
-                      label: str) -> Provider:
+                      label: str, budgets: tuple[Any, ...] = ()) -> Provider:
     """What a router is given to reach a deployment: its provider (``ClientBase.
-    _deployment_provider``) in the model layers (not cached: the alias is)."""
-    return _model_layers(client, client._deployment_provider(model, settings, label), None)
+    _deployment_provider``) in the model layers (not cached: the alias is), admitted by
+    ``budgets`` (the call's, the client's and the deployment's own)."""
+    provider = client._deployment_provider(model, settings, label)
+    return _model_layers(client, parse_model(model)[0], provider, False, budgets)
 
 
 # Config keys that say which endpoint (and so which model behind a name) a provider calls,
@@ -171,7 +195,7 @@ def _cached(client: ClientBase, provider: Provider, key: str) -> Provider:
 
 
 def _with_fallbacks(client: ClientBase, provider: Provider, model: str, name: str,
-                    fallbacks: Any, cached: bool) -> Provider:
+                    fallbacks: Any, cached: bool, budgets: tuple[Any, ...] = ()) -> Provider:
     """``provider`` for ``model``, falling back on the ``fallbacks`` models in order (each
     resolved, in its model layers, only when the call reaches it)."""
     if isinstance(fallbacks, str) or not isinstance(fallbacks, (list, tuple)) or not all(
@@ -186,13 +210,14 @@ def _with_fallbacks(client: ClientBase, provider: Provider, model: str, name: st
     for fallback in fallbacks:  # checked now; each provider made when the call reaches it
         key, fallback_name = parse_model(fallback)
         client._check_known(key)
-        chain.append((partial(_fallback_provider, client, key, cached), fallback_name,
-                      fallback))
+        chain.append((partial(_fallback_provider, client, key, cached, budgets),
+                      fallback_name, fallback))
     return FallbackProvider(provider, name, model, chain)
 
 
-def _fallback_provider(client: ClientBase, key: str, cached: bool) -> Provider:
-    return _model_layers(client, client._provider(key), key if cached else None)
+def _fallback_provider(client: ClientBase, key: str, cached: bool,
+                       budgets: tuple[Any, ...] = ()) -> Provider:
+    return _model_layers(client, key, client._provider(key), cached, budgets)
 
 
 # --- routing --------------------------------------------------------------------------------
@@ -245,7 +270,7 @@ _PORTABLE = frozenset({
 })
 #: The tool runner's keyword arguments (they need ``max_turns``).
 RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
-               "tool_policy_context", "tool_timeout", "max_tool_result_chars")
+               "tool_policy_context", "tool_timeout", "max_tool_result_chars", "context")
 
 
 def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str, Any]
@@ -269,10 +294,11 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
                 "pass ai.Client(router=ai.Router(deployments={...}))")
     _request_checks.check_arguments(kwargs)
     cached = _uses_cache(client, kwargs.pop("cache", None))
+    budget = kwargs.pop("budget", None)  # this call's, besides the client's (docs/budgets.md)
     provider = provider_stack(
         client, key, routed if routed is not None else client._provider(key),
         routed=routed is not None, cache=cached, fallbacks=kwargs.pop("fallbacks", None),
-        model=model, name=name, think=client.extract_thinking)
+        model=model, name=name, think=client.extract_thinking, budget=budget)
     stream = bool(kwargs.pop("stream", False))
     max_turns = kwargs.pop("max_turns", None)
     if max_turns is not None:
@@ -281,11 +307,32 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     if max_turns is None and runner_options:
         raise ValueError(f"{', '.join(runner_options)} only apply to the tool runner: "
                          "pass max_turns=N to run tools automatically")
+    if runner_options.get("context") is not None:  # bound to this call (docs/context.md)
+        runner_options["context"] = _bind_context(
+            client, runner_options["context"], "router" if routed is not None else key,
+            budget)
     from ..tools.toolset import prepare_tools
 
     tools = prepare_tools(kwargs.pop("tools", None), owner=client)
     request = _chat_request(client, name, messages, tools, stream, kwargs)
     return PreparedCall(provider, request, tools, max_turns, runner_options)
+
+
+def _bind_context(client: ClientBase, value: Any, provider_key: str, budget: Any) -> Any:
+    """``context=``: the strategy with what the run needs of the client: the provider key
+    (``Native``) and the summarizing model's provider and request (``Summarize(model=...)``,
+    prepared as any call is: the client's budgets and this call's, cache, tracing)."""
+    from ..context.strategies import ContextPlan, check_context
+
+    strategy = check_context(value)
+    assert strategy is not None
+    summarizer = None
+    model = getattr(strategy, "model", None)
+    if isinstance(model, str):
+        kwargs: dict[str, Any] = {"budget": budget} if budget is not None else {}
+        prepared = prepare_call(client, model, [{"role": "user", "content": "-"}], kwargs)
+        summarizer = (prepared.provider, prepared.request)
+    return ContextPlan(strategy, provider_key, summarizer)
 
 
 def _chat_request(client: ClientBase, name: str, messages: Any, tools: Optional[Tools],

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 __all__ = ["attach_price_ref", "cost_of", "combine_parts", "genai_prices_provider", "price_known",
-           "mark_free"]
+           "mark_free", "price_tokens", "price_usage", "price_ref"]
 
 # Keys in ``Usage.__dict__`` that are not pydantic fields: model_dump ignores them and pydantic
 # equality compares fields only, so they are invisible except to ``cost``.
@@ -94,14 +94,7 @@ def _price(usage: Any, ref: Any) -> Optional[float]:
         import genai_prices
     except ImportError:
         return None
-    # An embeddings usage (core/embeddings.py) has input tokens only.
-    details = getattr(usage, "prompt_tokens_details", None)
-    values: dict[str, int] = {"input_tokens": usage.prompt_tokens,
-                              "output_tokens": getattr(usage, "completion_tokens", 0)}
-    if details is not None and details.cached_tokens:
-        values["cache_read_tokens"] = details.cached_tokens
-    if details is not None and details.cache_creation_tokens:
-        values["cache_write_tokens"] = details.cache_creation_tokens
+    values = _token_values(usage)  # an embeddings usage has input tokens only
     for name in dict.fromkeys(m for m in (model, requested) if m):
         try:
             calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
@@ -125,3 +118,59 @@ def price_known(key: str, model: str) -> bool:
     except (LookupError, ValueError):
         return False
     return True
+
+
+def price_ref(usage: Any) -> Any:
+    """The ``(provider key, model, requested model)`` marker of ``usage`` (None: unmarked)."""
+    return usage.__dict__.get(_REF)
+
+
+def _token_values(usage: Any) -> dict[str, int]:
+    details = getattr(usage, "prompt_tokens_details", None)
+    values: dict[str, int] = {"input_tokens": usage.prompt_tokens or 0,
+                              "output_tokens": getattr(usage, "completion_tokens", 0) or 0}
+    if details is not None and details.cached_tokens:
+        values["cache_read_tokens"] = details.cached_tokens
+    if details is not None and details.cache_creation_tokens:
+        values["cache_write_tokens"] = details.cache_creation_tokens
+    return values
+
+
+def price_tokens(key: str, models: tuple[str, ...], values: dict[str, int], *,
+                 batch: bool = False) -> Optional[float]:
+    """The USD price of ``values`` (genai-prices usage fields: ``input_tokens``,
+    ``output_tokens``, ...) for the first of ``models`` genai-prices knows under provider
+    ``key``, at batch prices when ``batch`` (a model without a batch price: its standard
+    price). None: no price (unknown model, a local server, genai-prices not installed).
+    Budgets price a call's worst case with it before sending (docs/budgets.md)."""
+    if key in _UNPRICED:
+        return None
+    try:
+        import genai_prices
+    except ImportError:
+        return None
+    context = {"processing": "batch"} if batch else None
+    for name in dict.fromkeys(m for m in models if m):
+        try:
+            calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
+                                           provider_id=_PROVIDER_IDS.get(key),
+                                           price_context=context)
+        except (LookupError, ValueError):
+            continue
+        return float(calc.total_price)
+    return None
+
+
+def price_usage(usage: Any, key: str, model: str, *, batch: bool = False) -> Optional[float]:
+    """What ``usage`` cost: the provider's own figure when it reported one, 0 for a cache
+    hit, else genai-prices' price of its tokens for the model its marker names (or
+    ``model``), at batch prices when ``batch``. None: unknown."""
+    d = usage.__dict__
+    if not batch:
+        return cost_of(usage) if (_REF in d or _COST in d or _PARTS in d) else \
+            _price(usage, (key, model, model))
+    if _COST in d and d[_COST] == 0.0:
+        return 0.0
+    ref = d.get(_REF)
+    names = (ref[1], ref[2]) if ref is not None else ()
+    return price_tokens(key, (*names, model), _token_values(usage), batch=True)

@@ -45,6 +45,9 @@ __all__ = [
     "InputGuardrailTripwireTriggered",
     "OutputGuardrailTripwireTriggered",
     "MCPError",
+    "BudgetExceededError",
+    "UnpricedModelError",
+    "BudgetStateError",
 ]
 
 
@@ -236,6 +239,48 @@ class UnsupportedFeatureError(AisuiteLikeError, ValueError):
 class ConfigurationError(AisuiteLikeError, ValueError):
     """A provider's configuration is incomplete or contradictory (e.g. Azure without an
     endpoint); the message names the setting or environment variable to fix."""
+
+
+# --- budgets (docs/budgets.md) -----------------------------------------------------------
+
+
+class BudgetExceededError(AisuiteLikeError):
+    """A budget refused a call before anything was sent: admitting it could have spent more
+    than ``limit``. ``budget`` is the budget's name, ``spent`` what its window has spent,
+    ``reserved`` what calls in flight hold, ``needed`` this call's worst case (all in USD);
+    ``window`` the window's label (``"1d"``, ...; None: no window); ``estimated`` whether the
+    call's input tokens were estimated (not counted by the provider). ``response`` is the
+    finalized partial run when a tool run or agent ended on the refusal (else None)."""
+
+    def __init__(self, message: str, *, budget: str, limit: float, spent: float,
+                 reserved: float, needed: float, window: str | None = None,
+                 estimated: bool = True, response: Any = None) -> None:
+        super().__init__(message)
+        self.budget = budget
+        self.limit = limit
+        self.spent = spent
+        self.reserved = reserved
+        self.needed = needed
+        self.window = window
+        self.estimated = estimated
+        self.response = response
+
+
+class UnpricedModelError(ConfigurationError):
+    """A budget was asked to admit a call to a model whose price is unknown (genai-prices
+    has none), raised before anything is sent; ``Budget(unpriced="allow")`` admits such
+    calls and counts them as unpriced."""
+
+    def __init__(self, message: str, *, budget: str, model: str) -> None:
+        super().__init__(message)
+        self.budget = budget
+        self.model = model
+
+
+class BudgetStateError(AisuiteLikeError):
+    """A budget's shared state (``RedisState``) could not be read or written, so the call
+    could not be admitted; nothing was sent. The message names the server (never its
+    password)."""
 
 
 # --- runner and agent errors -------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
 from pydantic import Discriminator, Field, Tag
 
-from .types import ToolEvent, Usage, _Model
+from .types import ContextEvent, ToolEvent, Usage, _Model
 
 __all__ = [
     "Response", "ResponseUsage", "InputTokensDetails", "OutputTokensDetails",
@@ -238,7 +238,8 @@ class Response(_Model):
     ``reasoning``; with ``max_turns`` also the ``function_call_output`` items of the tools the
     run executed, in order); ``output_text`` is their text. ``provider`` is ours: the
     provider key that served it. With ``max_turns``: ``stop_reason`` (``"completed"`` /
-    ``"max_turns"``), ``tool_events`` (one per tool call, as in the tool runner) and
+    ``"max_turns"``, ``"budget"``), ``tool_events`` (one per tool call, as in the tool
+    runner), ``context_events`` (what ``context=`` cut or summarized, docs/context.md) and
     ``usage`` summed over the run's model calls. ``raw`` may hold the provider's own reply
     (never dumped)."""
 
@@ -265,6 +266,7 @@ class Response(_Model):
     provider: str = ""
     stop_reason: Optional[str] = None
     tool_events: list[ToolEvent] = []
+    context_events: list[ContextEvent] = []
     raw: Any = Field(default=None, exclude=True, repr=False)
 
     @property

@@ -773,7 +773,7 @@ def response_shell(echo: Mapping[str, Any], *, id: str, model: str, created: flo
         "max_output_tokens": None, "previous_response_id": None, "reasoning": None,
         "text": {"format": {"type": "text"}}, "error": None,
         "incomplete_details": incomplete_details, "metadata": None, "provider": provider,
-        "stop_reason": None, "tool_events": [], "raw": None,
+        "stop_reason": None, "tool_events": [], "context_events": [], "raw": None,
     }
     for key, value in echo.items():
         if value is not None:

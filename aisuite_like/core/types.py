@@ -23,6 +23,7 @@ __all__ = [
     "CompletionTokensDetails",
     "Usage",
     "ToolEvent",
+    "ContextEvent",
     "SkippedModel",
     "ChatCompletionResponse",
     "ChoiceDeltaFunction",
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
-StopReason = Literal["completed", "max_turns"]
+StopReason = Literal["completed", "max_turns", "budget", "cancelled"]
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
@@ -272,6 +273,25 @@ class ToolEvent(_Model):
     truncated: bool = False
 
 
+class ContextEvent(_Model):
+    """One change a context strategy made to what a run sends (docs/context.md): before
+    model call ``turn``, ``strategy`` (``"trim"``, ``"summarize"`` or ``"native"``) left out
+    ``removed`` messages of the history (cut, or folded into ``summary``) and sent ``kept``;
+    the input went from ``tokens_before`` to ``tokens_after`` tokens (``counted``: the
+    provider's count; else the estimate). ``model`` is the model that wrote the summary; a
+    native edit reports what the provider said it cleared."""
+
+    turn: int
+    strategy: str
+    removed: int = 0
+    kept: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    counted: bool = False
+    summary: Optional[str] = None
+    model: Optional[str] = None
+
+
 class SkippedModel(_Model):
     """A model of a ``fallbacks=[...]`` chain that failed, so the next one was tried.
     ``model`` is ``"provider:model"``; the error is described, not kept (it may hold a
@@ -323,6 +343,9 @@ class ChatCompletionResponse(_Model):
     messages: Optional[list[Message]] = None
     stop_reason: Optional[StopReason] = None
     tool_events: list[ToolEvent] = []
+    #: What the run's context strategy cut or summarized, one event per change
+    #: (``context=ai.context.Trim(...)``; docs/context.md).
+    context_events: list[ContextEvent] = []
     #: The models of ``fallbacks=[...]`` tried before the one that served, with their errors.
     fallback_errors: list[SkippedModel] = []
     raw: Any = Field(default=None, exclude=True, repr=False)

@@ -359,6 +359,14 @@ def _check_recordable(kwargs: Mapping[str, Any]) -> None:
     if kwargs.get("tool_policy") is not None:
         raise NotDurableError("tool_policy is not supported on durable.create; put the policy "
                               "on an ai.Agent and run it with durable.DurableAgent")
+    if kwargs.get("budget") is not None:
+        raise NotDurableError("budget= is a live ledger, not an argument a durable run can "
+                              "record: put the budget on the run's client "
+                              "(durable.configure(client=ai.Client(budget=...))), which "
+                              "admits each of its model calls (docs/budgets.md)")
+    if kwargs.get("context") is not None:
+        raise NotDurableError("context= is not supported on durable.create yet: a recovered "
+                              "run must send what the first one sent (docs/status.md)")
 
 
 def _client_for(run_id: Optional[str], default: Any = None) -> Any:

@@ -60,6 +60,10 @@ def prepare_transcription(client: ClientBase, model: str, file: Any, *,
                           kwargs: dict[str, Any]) -> tuple[Provider, TranscriptionRequest]:
     """Check and prepare one transcription before any I/O (module docstring)."""
     key, name = parse_model(model)
+    if kwargs.get("budget") is not None:
+        raise UnsupportedParameterError(
+            "budget=: budgets do not price audio transcriptions yet, so one cannot bound "
+            "them; remove it (docs/budgets.md)", parameter="budget", provider=key)
     _check_arguments(language, prompt, response_format, temperature, timestamp_granularities,
                      stream)
     if timeout is not None:

@@ -68,12 +68,14 @@ def prepare(client: ClientBase, model: str, input: Any, *, dimensions: Any = Non
     ``UnsupportedFeatureError`` / ``UnsupportedParameterError``); split the input into
     requests of at most the provider's limit."""
     key, name = split_model(client, model)  # a router alias: ("router", alias)
+    extra = dict(provider_kwargs or {})
+    budget = extra.pop("budget", None)  # (docs/budgets.md)
     request = embedding_request(name, input, dimensions=dimensions,
                                 encoding_format=encoding_format, input_type=input_type,
-                                user=user, timeout=timeout, extra=dict(provider_kwargs or {}))
+                                user=user, timeout=timeout, extra=extra)
     # instrument(): an ``embeddings`` span per request (a router traces each deployment)
     provider = provider_stack(client, key, provider_for_model(client, model),
-                              routed=key == "router")
+                              routed=key == "router", budget=budget)
     items = request.input
     limit = provider.embedding_limit(request)
     if limit is not None:

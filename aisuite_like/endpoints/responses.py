@@ -151,9 +151,11 @@ def _prepare_native(client: Any, key: str, name: str, provider: Provider, input:
             f"cache=True: the response cache keeps chat calls; a native Responses call of "
             f"{key!r} is not cached (remove cache=)", parameter="cache", provider=key)
     timeout = kwargs.pop("timeout", None)
+    budget = kwargs.pop("budget", None)
     params.update(kwargs)
     request = ResponsesRequest(model=name, params=params, stream=stream, timeout=timeout)
-    return _Call(key, name, provider_stack(client, key, provider), native=request)
+    return _Call(key, name, provider_stack(client, key, provider, budget=budget),
+                 native=request)
 
 
 def _prepare_chat(client: Any, key: str, name: str, model: str, provider: Provider,
@@ -289,6 +291,7 @@ def _from_chat(chat: ChatCompletionResponse, call: _Call, *, run: bool) -> Respo
     if run:
         response.stop_reason = chat.stop_reason
         response.tool_events = list(chat.tool_events)
+        response.context_events = list(chat.context_events)
     response.raw = chat
     return response
 
@@ -349,7 +352,8 @@ class _Flow:
         finish = final.choices[0].finish_reason if final.choices else None
         events.extend(builder.complete(usage_to_response(final.usage), finish,
                                        stop_reason=final.stop_reason,
-                                       tool_events=list(final.tool_events)))
+                                       tool_events=list(final.tool_events),
+                                       context_events=list(final.context_events)))
         if builder.response is not None:
             builder.response.raw = final
         return events

@@ -20,13 +20,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any, Optional, Union
 
 from ..core import hooks as _instrumentation
+from ..core.errors import BudgetExceededError
 from ..core.ids import unique_tool_call_ids
 from ..core.streaming import AsyncStream, ChunkAccumulator, Stream
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 from ..providers.base import ChatRequest, Provider
 from ..tools.toolset import Tools
-from .engine import CallModel, Finish, RunTools, ToolBatch, ToolCallRun, ToolLoop
+from .engine import CallModel, Condense, Finish, RunTools, ToolBatch, ToolCallRun, ToolLoop
 from .execute import DaemonThreads, ToolThreads, execute_scoped_async, execute_scoped_sync
 from .hooks import RunHooks, _bind_tool_contexts, _chain, _overriding, _run_error, _Stretch
 
@@ -164,17 +165,29 @@ def drive_sync(engine: ToolLoop, provider: Provider,
                 if hooks is not None:
                     _call_hook_sync(hooks.on_model_request, engine, action)
                 target = action.provider or provider
-                if action.request.stream:
-                    acc = ChunkAccumulator(engine.history)
-                    yield from _stream_turn_sync(target, action, acc, engine, hooks, stretch)
-                    response = acc.build()
-                else:
-                    # unique ids already here, so the hooks see what the trace will hold
-                    response = unique_tool_call_ids(steps.complete(target, action.request),
-                                                    engine.history)
+                try:
+                    if action.request.stream:
+                        acc = ChunkAccumulator(engine.history)
+                        yield from _stream_turn_sync(target, action, acc, engine, hooks,
+                                                     stretch)
+                        response = acc.build()
+                    else:
+                        # unique ids already here, so the hooks see what the trace will hold
+                        response = unique_tool_call_ids(
+                            steps.complete(target, action.request), engine.history)
+                except BudgetExceededError as refusal:  # nothing was sent: the run ends
+                    action = engine.budget_refused(refusal)
+                    continue
                 if hooks is not None:
                     _call_hook_sync(hooks.on_model_response, engine, response)
                 action = engine.model_responded(response)
+            elif isinstance(action, Condense):  # the summary a context strategy needs
+                try:
+                    summary = steps.complete(action.provider or provider, action.request)
+                except BudgetExceededError as refusal:
+                    action = engine.budget_refused(refusal)
+                    continue
+                action = engine.condensed(summary)
             elif isinstance(action, RunTools):
                 if hooks is not None:
                     _call_hook_sync(hooks.on_tool_batch, engine, action.batch)
@@ -308,22 +321,34 @@ async def drive_async(engine: ToolLoop, provider: Provider,
                 if hooks is not None:
                     await _call_hook_async(hooks.on_model_request, engine, action)
                 target = action.provider or provider
-                if action.request.stream:
-                    acc = ChunkAccumulator(engine.history)
-                    turn_chunks = _stream_turn_async(target, action, acc, engine, hooks,
-                                                     stretch)
-                    try:
-                        async for chunk in turn_chunks:
-                            yield chunk
-                    finally:
-                        await turn_chunks.aclose()
-                    response = acc.build()
-                else:
-                    response = unique_tool_call_ids(
-                        await steps.acomplete(target, action.request), engine.history)
+                try:
+                    if action.request.stream:
+                        acc = ChunkAccumulator(engine.history)
+                        turn_chunks = _stream_turn_async(target, action, acc, engine, hooks,
+                                                         stretch)
+                        try:
+                            async for chunk in turn_chunks:
+                                yield chunk
+                        finally:
+                            await turn_chunks.aclose()
+                        response = acc.build()
+                    else:
+                        response = unique_tool_call_ids(
+                            await steps.acomplete(target, action.request), engine.history)
+                except BudgetExceededError as refusal:  # nothing was sent: the run ends
+                    action = engine.budget_refused(refusal)
+                    continue
                 if hooks is not None:
                     await _call_hook_async(hooks.on_model_response, engine, response)
                 action = engine.model_responded(response)
+            elif isinstance(action, Condense):  # the summary a context strategy needs
+                try:
+                    summary = await steps.acomplete(action.provider or provider,
+                                                    action.request)
+                except BudgetExceededError as refusal:
+                    action = engine.budget_refused(refusal)
+                    continue
+                action = engine.condensed(summary)
             elif isinstance(action, RunTools):
                 if hooks is not None:
                     await _call_hook_async(hooks.on_tool_batch, engine, action.batch)

@@ -17,9 +17,18 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from ..context.strategies import (
+    ContextPlan,
+    ContextWindow,
+    RunWindow,
+    SummaryRequest,
+    check_context,
+)
 from ..core.checks import check_max_turns
+from ..core.content import text_of
 from ..core.cost import attach_price_ref
 from ..core.errors import (
+    BudgetExceededError,
     MaxTurnsExceeded,
     ToolExecutionError,
     UnsupportedParameterError,
@@ -28,7 +37,7 @@ from ..core.errors import (
 from ..core.ids import unique_tool_call_ids
 from ..core.reading import loads_json
 from ..core.secret_forms import redact
-from ..core.types import ChatCompletionResponse, Message, ToolCall, ToolEvent
+from ..core.types import ChatCompletionResponse, ContextEvent, Message, ToolCall, ToolEvent
 from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, format_result, validation_summary
 from ..tools.policy import ToolPolicyContext, check_policy, evaluate_policy, to_decision
@@ -36,6 +45,7 @@ from ..tools.toolset import Tools
 
 __all__ = [
     "ToolLoop", "ToolBatch", "ToolCallRun", "CallModel", "RunTools", "Finish", "Fail", "Action",
+    "Condense",
     "DEFAULT_MAX_TOOL_CONCURRENCY", "DEFAULT_MAX_TOOL_RESULT_CHARS",
 ]
 
@@ -84,7 +94,18 @@ class Fail:
     error: BaseException
 
 
-Action = Union[CallModel, RunTools, Finish, Fail]
+@dataclass
+class Condense:
+    """Before model call ``turn``: call the model with ``request`` (never streamed) for the
+    summary the run's ``Summarize`` strategy needs, then report it with
+    ``ToolLoop.condensed(response)``. ``provider`` None means the driver's provider."""
+
+    request: ChatRequest
+    turn: int
+    provider: Optional[Provider] = None
+
+
+Action = Union[CallModel, RunTools, Finish, Fail, Condense]
 
 
 # --- one tool call, from the model's request to the result sent back --------------------
@@ -358,6 +379,7 @@ class ToolLoop:
         tool_policy_context: Optional[Mapping[str, Any]] = None,
         tool_timeout: Optional[float] = None,
         max_tool_result_chars: Optional[int] = DEFAULT_MAX_TOOL_RESULT_CHARS,
+        context: Union[ContextWindow, ContextPlan, None] = None,
     ) -> None:
         if tool_policy_context is not None and not isinstance(tool_policy_context, Mapping):
             raise TypeError("tool_policy_context must be a dict (it reaches the policy as "
@@ -390,6 +412,23 @@ class ToolLoop:
             # The finalized response sums usage over every model call: ask for it (OpenAI
             # sends stream usage only on request; pass stream_options yourself to opt out).
             request = request.replace(stream_options={"include_usage": True})
+        plan = context if isinstance(context, ContextPlan) else None
+        strategy = check_context(context)
+        #: The run's context state (docs/context.md): what each request sends of the history.
+        self.window: Optional[RunWindow] = None
+        self._summarizer: Optional[tuple[Any, Any]] = None
+        if strategy is not None:
+            native = strategy.native_options((plan.provider_key or "") if plan else "",
+                                             request.api)
+            if native:  # the provider's own context management, on every request
+                request = request.replace(extra=_merged_native(request.extra, native))
+            self.window = strategy.window(request.tools)
+            if plan is not None and plan.summarizer is not None:
+                self._summarizer = plan.summarizer
+                self.window.summarizer_model = getattr(strategy, "model", None)
+        self._pending_summary: Optional[SummaryRequest] = None
+        #: The summary calls' responses (their usage counts in the run's).
+        self.condense_responses: list[ChatCompletionResponse] = []
         self.request = request
         self.tools = tools
         self.max_turns = max_turns
@@ -423,6 +462,8 @@ class ToolLoop:
         response = unique_tool_call_ids(response, self.history)
         attach_price_ref(response, self.request.model)  # usage.cost, priced on first read
         self.responses.append(response)
+        if self.window is not None:
+            self.window.observe(response, self.turn)
         message = response.choices[0].message if response.choices else None
         if message is not None:
             self.produced.append(message)
@@ -478,6 +519,16 @@ class ToolLoop:
             return self.finish("max_turns")
         return self._call_model(self.turn + 1)
 
+    def budget_refused(self, error: BudgetExceededError) -> Action:
+        """A budget refused the next model call before it was sent (docs/budgets.md): the run
+        ends with ``stop_reason="budget"`` and the history so far, which is valid (every tool
+        call answered). A refusal of the run's first call raises: there is no response."""
+        if not self.responses:
+            return Fail(error)
+        finished = self.finish("budget")
+        error.response = finished.response
+        return finished
+
     def new_call(self, call: ToolCall) -> ToolCallRun:
         """A ``ToolCallRun`` of this turn, with the run's tool bounds."""
         return ToolCallRun(call, self.tools, self.turn, timeout=self.tool_timeout,
@@ -509,7 +560,9 @@ class ToolLoop:
     def finalize(self) -> ChatCompletionResponse:
         return _finalize_runner_response(
             self.responses, input_messages=self._input_messages(), produced=self.produced,
-            tool_events=self.tool_events, stop_reason=self.stop_reason)
+            tool_events=self.tool_events, stop_reason=self.stop_reason,
+            context_events=self.window.events if self.window is not None else (),
+            extra_usage=self.condense_responses)
 
     def final_response(self) -> ChatCompletionResponse:
         """The finalized response of a finished run (``Stream(final=...)``), or the partial
@@ -524,9 +577,30 @@ class ToolLoop:
     def request_for(self, turn: int, *, final_answer: bool) -> ChatRequest:
         """The request of model call ``turn``: the base request with the conversation so far
         (a new list: requests already sent never change)."""
+        messages = self.windowed(self.history, turn)
         if final_answer:
-            return self.request.replace(messages=list(self.history), tool_choice="none")
-        return self.request.replace(messages=list(self.history))
+            return self.request.replace(messages=messages, tool_choice="none")
+        return self.request.replace(messages=messages)
+
+    def windowed(self, messages: Sequence[dict[str, Any]], turn: int) -> list[dict[str, Any]]:
+        """What model call ``turn`` sends of ``messages`` (a new list): the run's context
+        strategy's view, or all of them."""
+        if self.window is None:
+            return list(messages)
+        return self.window.view(messages, turn)
+
+    def condensed(self, response: ChatCompletionResponse) -> Action:
+        """The summary the pending ``Condense`` asked for: fold it in, then the model call
+        it preceded."""
+        pending = self._pending_summary
+        assert pending is not None and self.window is not None
+        self._pending_summary = None
+        attach_price_ref(response, self.request.model)
+        self.condense_responses.append(response)
+        message = response.choices[0].message if response.choices else None
+        self.window.folded_into(pending, text_of(message.content if message else None),
+                                self.history)
+        return self._model_call(pending.turn)
 
     def after_response(self, response: ChatCompletionResponse) -> Optional[Action]:
         return None
@@ -536,10 +610,34 @@ class ToolLoop:
 
     # -- internals
 
-    def _call_model(self, turn: int) -> CallModel:
+    def _call_model(self, turn: int) -> Union[CallModel, Condense]:
+        # (a CallModel, or first the Condense of a summary the context strategy needs)
         self.turn = turn
+        if self.window is not None:
+            pending = self.window.summary_needed(self.history, turn)
+            if pending is not None:
+                self._pending_summary = pending
+                return self._condense(pending)
+        return self._model_call(turn)
+
+    def _model_call(self, turn: int) -> CallModel:
         return CallModel(self.request_for(turn, final_answer=self._final_answer), turn,
                          self._final_answer)
+
+    def summarizer(self) -> tuple[Optional[Provider], ChatRequest]:
+        """The provider (None: the driver's) and base request of the summary calls."""
+        if self._summarizer is not None:
+            provider, base = self._summarizer
+            return provider, base
+        return None, self.request
+
+    def _condense(self, pending: SummaryRequest) -> Condense:
+        provider, base = self.summarizer()
+        request = base.replace(
+            messages=pending.messages, tools=None, tool_choice=None, parallel_tool_calls=None,
+            response_format=None, stream=False, stream_options=None, n=None,
+            max_tokens=pending.max_tokens, extra={})
+        return Condense(request, pending.turn, provider)
 
     def _record(self, batch: ToolBatch) -> None:
         if batch.recorded:
@@ -577,13 +675,15 @@ def _finalize_runner_response(
     produced: Sequence[Message],
     tool_events: Sequence[ToolEvent],
     stop_reason: Optional[str],
+    context_events: Sequence[ContextEvent] = (),
+    extra_usage: Sequence[ChatCompletionResponse] = (),
 ) -> ChatCompletionResponse:
     """The last model response, carrying the run: earlier responses, every produced message
     (on ``choices[0]``), the whole trace, usage summed over every model call, the tool events
     and the stop reason. The responses themselves are not modified (shallow copies)."""
     last = responses[-1]
     usage = None
-    for response in responses:
+    for response in (*responses, *extra_usage):
         if response.usage is not None:
             usage = response.usage if usage is None else usage + response.usage
     choices = list(last.choices)
@@ -595,5 +695,18 @@ def _finalize_runner_response(
         "messages": [*input_messages, *produced],
         "usage": usage,
         "tool_events": list(tool_events),
+        "context_events": list(context_events),
         "stop_reason": stop_reason,
     })
+
+
+def _merged_native(extra: Mapping[str, Any], native: Mapping[str, Any]) -> dict[str, Any]:
+    """The request's provider-native arguments with a strategy's (headers merged, the
+    caller's own values kept)."""
+    merged = dict(extra)
+    for name, value in native.items():
+        if isinstance(value, dict) and isinstance(merged.get(name), dict):
+            merged[name] = {**value, **merged[name]}
+        else:
+            merged.setdefault(name, value)
+    return merged

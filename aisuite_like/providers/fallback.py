@@ -18,6 +18,7 @@ from ..core.errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
+    BudgetExceededError,
     InternalServerError,
     RateLimitError,
 )
@@ -32,6 +33,9 @@ __all__ = ["FallbackProvider", "FALLBACK_ERRORS", "skipped_model"]
 #: Errors that move on to the next model (after the failing model's own retries). Anything
 #: else (a bad request, a wrong key) is the caller's to fix and is raised at once.
 FALLBACK_ERRORS = (RateLimitError, InternalServerError, APIConnectionError, APITimeoutError)
+#: What moves a fallback chain on: those, and a budget's refusal of a model (nothing was sent;
+#: a cheaper model may fit: docs/budgets.md).
+_MOVES_ON = (*FALLBACK_ERRORS, BudgetExceededError)
 
 
 def _name_fallback(error: AisuiteLikeError, label: str, skipped: list[SkippedModel]) -> None:
@@ -48,7 +52,7 @@ def _name_fallback(error: AisuiteLikeError, label: str, skipped: list[SkippedMod
     error.fallback_errors = list(skipped)  # type: ignore[attr-defined]
 
 
-def skipped_model(label: str, error: APIError) -> SkippedModel:
+def skipped_model(label: str, error: AisuiteLikeError) -> SkippedModel:
     """What ``fallback_errors`` says of a model (or a router's deployment) that failed with
     ``error`` before another one served the call."""
     from ..core.types import SkippedModel
@@ -95,7 +99,7 @@ class FallbackProvider(WrapperProvider):
         try:
             yield
         except AisuiteLikeError as error:
-            if isinstance(error, FALLBACK_ERRORS) and index < len(self._chain) - 1:
+            if isinstance(error, _MOVES_ON) and index < len(self._chain) - 1:
                 skipped.append(skipped_model(label, error))
                 return
             if index:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..budgets.budget import check_budgets
 from ..client.base import parse_model
 from ..core import secrets as _secrets
 from ..core.errors import ConfigurationError, InvalidModelError
@@ -16,7 +17,7 @@ from .limits import Caps
 __all__ = ["Deployment", "parse_deployment", "is_number"]
 
 # Keys of a deployment that are the router's; every other key is a provider setting.
-_ROUTER_KEYS = frozenset({"model", "weight", "rpm", "tpm", "name"})
+_ROUTER_KEYS = frozenset({"model", "weight", "rpm", "tpm", "name", "budget"})
 _SECRET_WORDS = ("secret", "token", "password", "api_key", "credential")
 
 
@@ -24,8 +25,8 @@ _SECRET_WORDS = ("secret", "token", "password", "api_key", "credential")
 class Deployment:
     """One deployment of an alias: ``model`` (``"provider:model"``), ``name`` (unique in its
     alias; the model unless given, ``#2``, ``#3`` ... added to a repeated one), its ``caps``
-    (weight, rpm, tpm) and the provider ``settings`` it overrides (never shown: they may hold
-    keys)."""
+    (weight, rpm, tpm), its own ``budgets`` (docs/budgets.md) and the provider ``settings`` it
+    overrides (never shown: they may hold keys)."""
 
     alias: str
     name: str
@@ -34,6 +35,7 @@ class Deployment:
     model_name: str
     caps: Caps
     settings: Mapping[str, Any] = field(repr=False, default_factory=dict)
+    budgets: tuple[Any, ...] = ()
 
 
 def is_number(value: Any) -> bool:
@@ -73,6 +75,10 @@ def parse_deployment(alias: str, index: int, spec: Any, names: dict[str, int]) -
     elif not isinstance(name, str) or not name.strip() or "/" in name:
         raise ConfigurationError(f"{where}: name must be non-empty text without '/', "
                                  f"got {name!r}")
+    try:
+        budgets = check_budgets(spec.get("budget"), "budget")
+    except TypeError as exc:
+        raise ConfigurationError(f"{where}: {exc}") from None
     settings = {k: v for k, v in spec.items() if k not in _ROUTER_KEYS}
     if "api_key" in settings:
         settings["api_key"] = _secrets.clean_api_key(settings["api_key"], provider_key)
@@ -80,4 +86,4 @@ def parse_deployment(alias: str, index: int, spec: Any, names: dict[str, int]) -
         if isinstance(value, str) and any(word in key.lower() for word in _SECRET_WORDS):
             _secrets.remember(value)
     return Deployment(alias, name, model, provider_key, model_name,
-                      Caps(float(weight), limits["rpm"], limits["tpm"]), settings)
+                      Caps(float(weight), limits["rpm"], limits["tpm"]), settings, budgets)

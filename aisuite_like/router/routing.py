@@ -31,11 +31,17 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Optional, Protocol, Union, cast
 
 from ..core.cost import attach_price_ref
-from ..core.errors import AisuiteLikeError, APIError, RateLimitError
+from ..core.errors import (
+    AisuiteLikeError,
+    APIError,
+    BudgetExceededError,
+    RateLimitError,
+    UnpricedModelError,
+)
 from ..core.exchange import CAPTURE, ExchangeCapture
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider
 from ..providers.fallback import FALLBACK_ERRORS, skipped_model
@@ -50,8 +56,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RoutingProvider", "Route", "RouterSettings"]
 
-#: Made by the client: a deployment's provider from its model, settings and label.
-Resolve = Callable[[str, Mapping[str, Any], str], Provider]
+#: Made by the client: a deployment's provider from its model, settings and label (and the
+#: budgets that admit its calls, when there are any), in its provider stack.
+Resolve = Callable[..., Provider]
 _RATE_LIMITS: tuple[type[BaseException], ...] = (RateLimitError,)
 _EPSILON = 1e-6  # added to waits: a bucket is full again *at* that time, not a hair before
 
@@ -146,7 +153,7 @@ class _Call:
         self.skipped: list[SkippedModel] = []
         self.waited = 0.0
         self.pending = 0.0
-        self.last_error: Optional[APIError] = None
+        self.last_error: Optional[AisuiteLikeError] = None
         self.hand_up = _RATE_LIMITS
 
     # -- 1. a deployment, or a wait --
@@ -202,6 +209,12 @@ class _Call:
                ) -> Optional[Callable[[list[Record]], tuple[Sequence[int], Any]]]:
         """After an attempt failed: the transaction that cools the deployment down (the call
         moves on), or None: the error is raised to the caller (not one that moving fixes)."""
+        if isinstance(error, (BudgetExceededError, UnpricedModelError)):
+            # a budget refused this deployment before anything was sent: try the others
+            self.skipped.append(skipped_model(self.route.deployments[index].name, error))
+            self.last_error = error
+            self.excluded[index] = True
+            return _nothing_to_record
         if not isinstance(error, FALLBACK_ERRORS):
             if self.skipped:
                 error.fallback_errors = list(self.skipped)  # type: ignore[attr-defined]
@@ -277,7 +290,7 @@ class _Call:
         _prefix(error, f"router alias {self.route.alias!r}: every deployment failed"
                        f"{f' ({tried} before)' if tried else ''}; the last, "
                        f"{self.skipped[-1].model!r}: ")
-        error.fallback_errors = list(self.skipped[:-1])
+        error.fallback_errors = list(self.skipped[:-1])  # type: ignore[attr-defined]  # ours, on any error
         return error
 
     def _rate_limited(self, wait: float, reasons: list[str]) -> RateLimitError:
@@ -295,6 +308,10 @@ class _Call:
 
 #: A change of a deployment's records, run by the state (``RouterState.transact``).
 _Change = Callable[[list[Record]], tuple[Sequence[int], Any]]
+
+
+def _nothing_to_record(records: list[Record]) -> tuple[Sequence[int], Any]:
+    return (), None
 
 
 class _Attempt:
@@ -372,11 +389,19 @@ class RoutingProvider(Provider):
     with that client's configuration). Routes ``complete``, ``stream``, ``embed`` and their
     async twins."""
 
-    def __init__(self, router: RouterSettings, route: Route, resolve: Resolve) -> None:
+    def __init__(self, router: RouterSettings, route: Route, resolve: Resolve,
+                 budgets: tuple[Any, ...] = ()) -> None:
         self.router = router
         self.route = route
         self.resolve = resolve
         self.key = "router"
+        #: The budgets (the client's and the call's) every deployment call must pass, besides
+        #: the deployment's own (docs/budgets.md).
+        self.budgets = budgets
+
+    def with_budgets(self, budgets: tuple[Any, ...]) -> "RoutingProvider":
+        """This alias with ``budgets`` admitting each deployment's call at its price."""
+        return RoutingProvider(self.router, self.route, self.resolve, budgets)
 
     def __repr__(self) -> str:
         return f"RoutingProvider(alias={self.route.alias!r})"
@@ -385,7 +410,11 @@ class RoutingProvider(Provider):
         """The provider of the ``index``-th deployment (made on first use); an error making
         it names the alias and the deployment."""
         deployment = self.route.deployments[index]
+        budgets = (*self.budgets, *deployment.budgets)  # each admits at this deployment's price
         try:
+            if budgets:
+                return self.resolve(deployment.model, deployment.settings,
+                                    self.route.keys[index], budgets)
             return self.resolve(deployment.model, deployment.settings, self.route.keys[index])
         except AisuiteLikeError as error:
             _prefix(error, f"router alias {self.route.alias!r}, deployment "

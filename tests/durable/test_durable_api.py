@@ -89,6 +89,8 @@ def test_module_level_tools_are_recorded_by_import_path() -> None:
     ({"headers": {}}, "credential"),
     ({"stream": True}, "cannot stream"),
     ({"tool_policy": ai.AllowAll()}, "tool_policy"),
+    ({"budget": ai.Budget(1.0)}, "client"),
+    ({"context": ai.context.Trim(1000)}, "context"),
 ])
 def test_arguments_a_run_must_not_record_are_refused(kwargs: dict[str, object],
                                                      match: str) -> None:

@@ -713,7 +713,8 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
         "created": int(time.time()) if created is None else created, "model": model,
         "provider": provider, "choices": [choice], "usage": usage_from(data.get("usage")),
         "intermediate_responses": [], "messages": None, "stop_reason": None,
-        "tool_events": [], "fallback_errors": [], "raw": data, "system_fingerprint": None,
+        "tool_events": [], "context_events": [], "fallback_errors": [], "raw": data,
+        "system_fingerprint": None,
         "service_tier": None})
     return response
 

@@ -438,7 +438,7 @@ def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResp
         "created": data.get("created") or 0, "model": data.get("model") or "",
         "provider": provider, "choices": choices, "usage": _usage(data.get("usage"), provider),
         "intermediate_responses": [], "messages": None, "stop_reason": None,
-        "tool_events": [], "fallback_errors": [], "raw": data,
+        "tool_events": [], "context_events": [], "fallback_errors": [], "raw": data,
         "system_fingerprint": data.get("system_fingerprint"),
         "service_tier": data.get("service_tier"),
     }, _extras(data, _RESPONSE_FIELDS), set(_RESPONSE_SENT.intersection(data)))
