@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from ..endpoints.audio import AsyncAudio, Audio
     from ..endpoints.audio_params import ParamValidator
     from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
+    from ..endpoints.files import AsyncFiles, Files
+    from ..endpoints.images import AsyncImages, Images
+    from ..endpoints.moderations import AsyncModerations, Moderations
     from ..endpoints.models import AsyncModels, Models
     from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ModelRouter, ResponseCache
@@ -611,6 +614,18 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
     return response
 
 
+def _resource(client: ClientBase, module: str, name: str) -> Any:
+    """The endpoint resource ``endpoints.<module>.<name>`` of ``client``, made on first use
+    (the module is imported then)."""
+    found = client.__dict__.get(f"_{module}")
+    if found is None:
+        import importlib
+
+        cls = getattr(importlib.import_module(f"..endpoints.{module}", __package__), name)
+        found = client.__dict__[f"_{module}"] = cls(client)
+    return found
+
+
 _CompletionsT = TypeVar("_CompletionsT")
 
 
@@ -720,6 +735,21 @@ class Client(ClientBase):
 
             embeddings = self.__dict__["_embeddings"] = Embeddings(self)
         return embeddings
+
+    @property
+    def images(self) -> Images:
+        """``generate`` / ``edit``: images in OpenAI's shape (docs/images.md)."""
+        return _resource(self, "images", "Images")
+
+    @property
+    def moderations(self) -> Moderations:
+        """``create``: content-policy verdicts (docs/moderations.md)."""
+        return _resource(self, "moderations", "Moderations")
+
+    @property
+    def files(self) -> Files:
+        """``create`` / ``retrieve`` / ``list`` / ``delete`` / ``content`` (docs/files.md)."""
+        return _resource(self, "files", "Files")
 
     def __enter__(self) -> "Client":
         return self
@@ -1086,6 +1116,21 @@ class AsyncClient(ClientBase):
         mcp = sys.modules.get("aisuite_like.tools.mcp")
         if mcp is not None:
             await mcp._aclose_opened_by(self)
+
+    @property
+    def images(self) -> AsyncImages:
+        """``await generate(...)`` / ``await edit(...)`` (docs/images.md)."""
+        return _resource(self, "images", "AsyncImages")
+
+    @property
+    def moderations(self) -> AsyncModerations:
+        """``await create(...)`` (docs/moderations.md)."""
+        return _resource(self, "moderations", "AsyncModerations")
+
+    @property
+    def files(self) -> AsyncFiles:
+        """``await create(...)``, ``retrieve``, ``list``, ... (docs/files.md)."""
+        return _resource(self, "files", "AsyncFiles")
 
     async def __aenter__(self) -> "AsyncClient":
         return self

@@ -94,14 +94,7 @@ def _price(usage: Any, ref: Any) -> Optional[float]:
         import genai_prices
     except ImportError:
         return None
-    # An embeddings usage (core/embeddings.py) has input tokens only.
-    details = getattr(usage, "prompt_tokens_details", None)
-    values: dict[str, int] = {"input_tokens": usage.prompt_tokens,
-                              "output_tokens": getattr(usage, "completion_tokens", 0)}
-    if details is not None and details.cached_tokens:
-        values["cache_read_tokens"] = details.cached_tokens
-    if details is not None and details.cache_creation_tokens:
-        values["cache_write_tokens"] = details.cache_creation_tokens
+    values = _usage_values(usage)
     for name in dict.fromkeys(m for m in (model, requested) if m):
         try:
             calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
@@ -110,6 +103,29 @@ def _price(usage: Any, ref: Any) -> Optional[float]:
             continue
         return float(calc.total_price)
     return None
+
+
+def _usage_values(usage: Any) -> dict[str, int]:
+    """``usage`` in genai-prices' terms: a chat ``Usage`` (an embeddings usage has input
+    tokens only), or an image call's ``ImageUsage`` (``input_tokens`` / ``output_tokens``
+    with their image tokens)."""
+    if not hasattr(usage, "prompt_tokens"):  # core/media.py ImageUsage
+        values = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+        image_in = usage.input_tokens_details.image_tokens
+        out = usage.output_tokens_details
+        if image_in:
+            values["input_image_tokens"] = image_in
+        values["output_image_tokens"] = out.image_tokens if out is not None \
+            else usage.output_tokens
+        return values
+    details = getattr(usage, "prompt_tokens_details", None)
+    values = {"input_tokens": usage.prompt_tokens,
+              "output_tokens": getattr(usage, "completion_tokens", 0)}
+    if details is not None and details.cached_tokens:
+        values["cache_read_tokens"] = details.cached_tokens
+    if details is not None and details.cache_creation_tokens:
+        values["cache_write_tokens"] = details.cache_creation_tokens
+    return values
 
 
 def price_known(key: str, model: str) -> bool:

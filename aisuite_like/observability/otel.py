@@ -19,6 +19,9 @@ their hooks (docs/architecture.md), so it is the same for every family and every
   no duration saying why.
 - ``transcription {model}`` (CLIENT) per ``client.audio.transcriptions`` call (docs/audio.md),
   with the token usage when the provider reports tokens.
+- ``images.generate {model}``, ``images.edit``, ``speech``, ``translation``, ``moderation``,
+  ``files.<operation>`` (CLIENT) per call of the endpoints beside chat, with the token usage
+  where the reply counts tokens.
 - metrics ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``.
 - ``aisuite_like.cache_hit`` on a ``chat`` span and its duration when the response cache was
   consulted (docs/cache.md): true when it answered (nothing was sent; no token usage is
@@ -306,6 +309,54 @@ class Instrumentation:
             result = await provider.atranscribe(request)
         self._finish_transcription(call, result)
         return result
+    # -- the endpoints beside chat (images, speech, translations, moderations, files): a
+    # CLIENT span each, named by the operation (docs/observability.md)
+
+    def _start_endpoint(self, provider: "Provider", operation: str,
+                        model: Optional[str]) -> "_ChatCall":
+        key = getattr(provider, "key", "") or type(provider).__name__
+        base: dict[str, Any] = {"gen_ai.operation.name": operation,
+                                "gen_ai.provider.name": provider_name(provider, key)}
+        if model:
+            base["gen_ai.request.model"] = model
+        host, port = self._endpoint(provider, key)
+        if host:
+            base["server.address"] = host
+            if port:
+                base["server.port"] = port
+        span = self.tracer.start_span(f"{operation} {model}" if model else operation,
+                                      kind=SpanKind.CLIENT, attributes=base)
+        return _ChatCall(span, base, time.perf_counter())
+
+    def _finish_endpoint(self, call: "_ChatCall", result: Any) -> None:
+        usage = getattr(result, "usage", None)
+        for kind in ("input", "output"):
+            count = getattr(usage, f"{kind}_tokens", None)
+            if isinstance(count, int) and count:
+                call.span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)
+                self.token_usage.record(count, {**call.metric_attributes,
+                                                "gen_ai.token.type": kind})
+        self.duration.record(time.perf_counter() - call.start, call.metric_attributes)
+        call.span.end()
+
+    def endpoint(self, provider: "Provider", method: str, operation: str,
+                 request: Any) -> Any:
+        """A span around one call of ``provider.<method>(request)``; a streamed speech
+        call's span ends when its reply starts (the bytes are not followed)."""
+        call = self._start_endpoint(provider, operation, getattr(request, "model", None))
+        with _Attempt(self, call):
+            result = getattr(provider, method)(request)
+        self._finish_endpoint(call, result)
+        return result
+
+    async def aendpoint(self, provider: "Provider", method: str, operation: str,
+                        request: Any) -> Any:
+        call = self._start_endpoint(provider, operation, getattr(request, "model", None))
+        with _Attempt(self, call):
+            result = await getattr(provider, method)(request)
+        self._finish_endpoint(call, result)
+        return result
+
     # -- native Responses API calls: a ``chat {model}`` span too (the GenAI semantic
     # conventions have no operation of their own for it; docs/observability.md)
 
@@ -602,6 +653,41 @@ class _TracedProvider:
 
     async def aembed(self, request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
         return await self._inst.aembed(self._inner, request)
+
+
+    def images(self, request: Any) -> Any:
+        return self._inst.endpoint(self._inner, "images", f"images.{request.operation}",
+                                   request)
+
+    async def aimages(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self._inner, "aimages",
+                                          f"images.{request.operation}", request)
+
+    def speech(self, request: Any) -> Any:
+        return self._inst.endpoint(self._inner, "speech", "speech", request)
+
+    async def aspeech(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self._inner, "aspeech", "speech", request)
+
+    def translate(self, request: Any) -> Any:
+        return self._inst.endpoint(self._inner, "translate", "translation", request)
+
+    async def atranslate(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self._inner, "atranslate", "translation", request)
+
+    def moderate(self, request: Any) -> Any:
+        return self._inst.endpoint(self._inner, "moderate", "moderation", request)
+
+    async def amoderate(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self._inner, "amoderate", "moderation", request)
+
+    def files(self, request: Any) -> Any:
+        return self._inst.endpoint(self._inner, "files", f"files.{request.operation}",
+                                   request)
+
+    async def afiles(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self._inner, "afiles", f"files.{request.operation}",
+                                          request)
 
 
 class _StreamState:

@@ -522,8 +522,9 @@ class Provider:
         return await asyncio.to_thread(self.moderate, request)
 
     def files(self, request: FileRequest) -> Any:
-        """``client.files``: a ``FileObject`` (create, retrieve), ``(files, has_more)``
-        (list), a ``FileDeleted`` (delete) or a ``BinaryResponse`` (content)."""
+        """``client.files``: a ``FileObject`` (create, retrieve), ``(files, next cursor or
+        None)`` (list; the cursor goes back as ``params["after"]``), a ``FileDeleted``
+        (delete) or a ``BinaryResponse`` (content)."""
         raise no_endpoint("files", self.key or type(self).__name__)
 
     async def afiles(self, request: FileRequest) -> Any:

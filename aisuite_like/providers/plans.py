@@ -76,7 +76,9 @@ def _request_id(headers: Any) -> Optional[str]:
 
 def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
     if call.read == "stream":
-        return reply.http_response
+        http = reply.http_response
+        note_response(http, _request_id(http.headers))
+        return http
     if call.read == "raw":
         return reply
     if call.read == "genai":

@@ -49,6 +49,7 @@ from .audio import (
     transcription_kwargs,
 )
 from .embeddings import build_embeddings_request, embeddings_limit, parse_embeddings
+from .endpoints import OpenAIEndpoints
 from .errors import map_sdk_error
 from .models import parse_models
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
@@ -109,7 +110,7 @@ def _note_reply(reply: Any) -> None:
          url=reply.url)
 
 
-class OpenAIProvider(Provider):
+class OpenAIProvider(OpenAIEndpoints, Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
     Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2), ``max_retry_wait``,
