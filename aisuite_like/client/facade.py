@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
     from ..endpoints.files import AsyncFiles, Files
     from ..endpoints.images import AsyncImages, Images
-    from ..endpoints.moderations import AsyncModerations, Moderations
     from ..endpoints.models import AsyncModels, Models
+    from ..endpoints.moderations import AsyncModerations, Moderations
     from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ModelRouter, ResponseCache
     from .raw_response import AsyncRawCompletions, RawCompletions

@@ -29,6 +29,7 @@ __all__ = [
     "FileObject", "FileDeleted", "Translation",
     "BinaryResponse", "StreamedBinaryResponse", "AsyncStreamedBinaryResponse",
     "Upload", "read_upload", "file_family", "wav_from_pcm", "FILE_ID_PREFIXES",
+    "image_size", "aspect_ratio",
 ]
 
 MB = 1024 * 1024
@@ -490,3 +491,31 @@ def _too_large(what: str, provider: str, size: int, max_bytes: int,
     return UnsupportedParameterError(
         f"the {what} is {size / MB:.1f} MB; {provider} accepts at most {max_bytes / MB:g} MB",
         parameter=parameter, provider=provider)
+
+
+def image_size(size: str, provider: str) -> tuple[int, int]:
+    """``"WIDTHxHEIGHT"`` -> ``(width, height)``; anything else is an
+    ``UnsupportedParameterError``."""
+    width, sep, height = size.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or not int(width) or \
+            not int(height):
+        raise UnsupportedParameterError(
+            f"size must be 'WIDTHxHEIGHT' (e.g. '1024x1024') on {provider}, got {size!r}",
+            parameter="size", provider=provider)
+    return int(width), int(height)
+
+
+def aspect_ratio(size: str, allowed: tuple[str, ...], provider: str) -> str:
+    """The aspect ratio (``"16:9"``) of ``size`` (``"WIDTHxHEIGHT"``), when ``provider``
+    makes images of that shape; else an ``UnsupportedParameterError`` listing them."""
+    from math import gcd
+
+    width, height = image_size(size, provider)
+    divisor = gcd(width, height)
+    ratio = f"{width // divisor}:{height // divisor}"
+    if ratio not in allowed:
+        raise UnsupportedParameterError(
+            f"{provider} makes images of the aspect ratios {', '.join(allowed)}; size "
+            f"{size!r} is {ratio} (e.g. '1024x1024' is 1:1, '1536x1024' 3:2, '1792x1008' "
+            "16:9)", parameter="size", provider=provider)
+    return ratio

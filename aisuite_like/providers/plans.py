@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar
 
 from ..core.errors import APIError
-from ..core.exchange import note_response
+from ..core.exchange import CAPTURE, Headers, note, note_response
 
 if TYPE_CHECKING:
     from .base import Provider
@@ -74,17 +74,28 @@ def _request_id(headers: Any) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
+def _note_headers(headers: Any) -> None:
+    """A reply whose SDK hands over its headers only (errors were raised, so it is a 200)."""
+    if headers is not None and CAPTURE.get() is not None:
+        found = Headers(headers)
+        note(200, found, request_id=_request_id(found) or found.get("x-goog-request-id"))
+
+
 def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
     if call.read == "stream":
         http = reply.http_response
         note_response(http, _request_id(http.headers))
         return http
-    if call.read == "raw":
-        return reply
     if call.read == "genai":
         from ._common import decode_json
 
+        _note_headers(getattr(reply, "headers", None))
         return decode_json(reply.body or "{}", provider.key, status_code=200)
+    if call.read == "raw":
+        http = getattr(reply, "sdk_http_response", None)  # a google-genai reply's headers
+        if http is not None:
+            _note_headers(getattr(http, "headers", None))
+        return reply
     http = reply.http_response
     request_id = _request_id(http.headers)
     note_response(http, request_id)

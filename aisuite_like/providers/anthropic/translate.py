@@ -26,6 +26,7 @@ from ...core.types import (
 from .._common import (
     arguments_json,
     bad_shape,
+    check_file_id,
     json_schema_format,
     loads_arguments,
     need_name,
@@ -142,9 +143,39 @@ def build_request(
         _apply_reasoning(kwargs, request, default_max_tokens, provider)
     if request.extra:
         _merge_native(kwargs, request.extra, sdk_params=sdk_params, provider=provider)
+    if _reads_files(messages):
+        add_beta(kwargs, FILES_BETA)
     if request.prompt_cache == "auto":
         add_cache_breakpoints(kwargs)
     return kwargs
+
+
+#: The beta header value a request needs to read uploads of the Files API (docs/files.md).
+FILES_BETA = "files-api-2025-04-14"
+
+
+def add_beta(kwargs: dict[str, Any], beta: str) -> None:
+    """Add ``beta`` to the request's ``anthropic-beta`` header (the caller's own
+    ``extra_headers`` kept, its betas too)."""
+    headers = dict(kwargs.get("extra_headers") or {})
+    key = next((k for k in headers if k.lower() == "anthropic-beta"), "anthropic-beta")
+    given = [b.strip() for b in str(headers.get(key) or "").split(",") if b.strip()]
+    if beta not in given:
+        given.append(beta)
+    headers[key] = ",".join(given)
+    kwargs["extra_headers"] = headers
+
+
+def _reads_files(messages: list[dict[str, Any]]) -> bool:
+    """Whether a translated user turn holds a block whose source is a Files API upload."""
+    for turn in messages:
+        if turn["role"] != "user":
+            continue
+        for block in turn["content"]:
+            source = block.get("source") if isinstance(block, dict) else None
+            if isinstance(source, dict) and source.get("type") == "file":
+                return True
+    return False
 
 
 def _apply_reasoning(kwargs: dict[str, Any], request: ChatRequest, default_max_tokens: int,
@@ -382,8 +413,12 @@ def _file_block(file: dict[str, Any], *, provider: str, where: int) -> dict[str,
         mime, data = parsed
         kind = "image" if mime.startswith("image/") else "document"
         return {"type": kind, "source": {"type": "base64", "media_type": mime, "data": data}}
-    if file.get("file_id"):
-        return {"type": "document", "source": {"type": "file", "file_id": file["file_id"]}}
+    if file.get("file_id"):  # an upload of Anthropic's Files API (docs/files.md)
+        file_id = check_file_id(file["file_id"], "anthropic", provider, where)
+        name = str(file.get("filename") or "").lower()
+        kind = "image" if name.endswith((".png", ".jpg", ".jpeg", ".gif", ".webp")) \
+            else "document"
+        return {"type": kind, "source": {"type": "file", "file_id": file_id}}
     raise UnsupportedParameterError(
         f"messages[{where}] has a file part without file_data or file_id",
         parameter="messages", provider=provider)

@@ -36,7 +36,7 @@ from .._common import (
     redirect_hooks,
 )
 from .._native import native_transport
-from ..base import ChatRequest, Provider
+from ..base import ChatRequest, FileRequest, Provider
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
 from .models import parse_models_page
@@ -506,6 +506,22 @@ class AnthropicProvider(Provider):
             raise self._error(exc) from exc
         finally:
             await resp.close()
+
+    # -- the Files API (docs/files.md): providers/anthropic/media.py's plans --
+
+    def files(self, request: FileRequest) -> Any:
+        from ..plans import run
+        from .media import files_plan
+
+        return run(self, self._sync_client(), files_plan(request, self.key or PROVIDER),
+                   self._calls.bounds(request.timeout))
+
+    async def afiles(self, request: FileRequest) -> Any:
+        from ..plans import arun
+        from .media import files_plan
+
+        return await arun(self, self._async_client(), files_plan(request, self.key or PROVIDER),
+                          self._calls.bounds(request.timeout))
 
     def close(self) -> None:
         if self._sync is not None:

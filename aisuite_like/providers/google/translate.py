@@ -116,10 +116,31 @@ def _user_part(p: Any, where: str) -> dict[str, Any]:
         data = parse_data_url(file.get("file_data") or "")
         if data is not None:
             return {"inlineData": {"mimeType": data[0], "data": data[1]}}
+        if file.get("file_id"):  # an upload of Gemini's Files API (docs/files.md)
+            return _uploaded_part(file, where)
     raise UnsupportedParameterError(
         f"{where}: content part {kind!r} is not supported on Gemini (supported: text, "
         "image_url, input_audio, file with a base64 data: URL in file_data)",
         parameter="messages", provider=_NAME)
+
+
+#: Where an uploaded file's uri points (the Gemini API's files, by name).
+_FILES_URI = "https://generativelanguage.googleapis.com/v1beta/"
+
+
+def _uploaded_part(file: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A Files API upload (``files/<id>`` or its uri) as a ``fileData`` part."""
+    from .._common import check_file_id
+
+    index = int(where.rsplit("[", 1)[-1].rstrip("]")) if where.endswith("]") else 0
+    file_id = check_file_id(file["file_id"], "google", _NAME, index)
+    uri = file_id if file_id.startswith("https://") else _FILES_URI + file_id
+    part: dict[str, Any] = {"fileUri": uri}
+    mime = file.get("mime_type") or (mimetypes.guess_type(str(file.get("filename") or ""))[0]
+                                     if file.get("filename") else None)
+    if mime:
+        part["mimeType"] = mime
+    return {"fileData": part}
 
 
 def _user_parts(content: Any, where: str) -> list[dict[str, Any]]:

@@ -43,6 +43,7 @@ from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest
 from . import _sdk_seam as seam
 from .audio import atranscript_events, transcript_events, transcription_chat, transcription_from
 from .embeddings import build_embed_call, embeddings_limit, parse_embeddings
+from .endpoints import GoogleEndpoints
 from .errors import _NAME, _request_id, map_sdk_error
 from .models import models_path, parse_models_page
 from .stream import StreamTranslator, _BodyEvents
@@ -155,7 +156,7 @@ def _note_native(reply: Any) -> None:
         note(reply.status, reply.headers, request_id=_request_id(reply.headers), url=reply.url)
 
 
-class GoogleProvider(Provider):
+class GoogleProvider(GoogleEndpoints, Provider):
     """Gemini API (an API key) or Vertex AI (``vertexai=True`` with ``project`` and
     ``location``, credentials as google-genai takes them) through google-genai.
 
