@@ -739,17 +739,20 @@ class Client(ClientBase):
     @property
     def images(self) -> Images:
         """``generate`` / ``edit``: images in OpenAI's shape (docs/images.md)."""
-        return _resource(self, "images", "Images")
+        found: Images = _resource(self, "images", "Images")
+        return found
 
     @property
     def moderations(self) -> Moderations:
         """``create``: content-policy verdicts (docs/moderations.md)."""
-        return _resource(self, "moderations", "Moderations")
+        found: Moderations = _resource(self, "moderations", "Moderations")
+        return found
 
     @property
     def files(self) -> Files:
         """``create`` / ``retrieve`` / ``list`` / ``delete`` / ``content`` (docs/files.md)."""
-        return _resource(self, "files", "Files")
+        found: Files = _resource(self, "files", "Files")
+        return found
 
     def __enter__(self) -> "Client":
         return self
@@ -1120,17 +1123,20 @@ class AsyncClient(ClientBase):
     @property
     def images(self) -> AsyncImages:
         """``await generate(...)`` / ``await edit(...)`` (docs/images.md)."""
-        return _resource(self, "images", "AsyncImages")
+        found: AsyncImages = _resource(self, "images", "AsyncImages")
+        return found
 
     @property
     def moderations(self) -> AsyncModerations:
         """``await create(...)`` (docs/moderations.md)."""
-        return _resource(self, "moderations", "AsyncModerations")
+        found: AsyncModerations = _resource(self, "moderations", "AsyncModerations")
+        return found
 
     @property
     def files(self) -> AsyncFiles:
         """``await create(...)``, ``retrieve``, ``list``, ... (docs/files.md)."""
-        return _resource(self, "files", "AsyncFiles")
+        found: AsyncFiles = _resource(self, "files", "AsyncFiles")
+        return found
 
     async def __aenter__(self) -> "AsyncClient":
         return self

@@ -127,7 +127,7 @@ class Images:
 def _split(kwargs: dict[str, Any]) -> dict[str, Any]:
     """The portable keywords of ``kwargs`` as ``_prepare`` takes them, the rest as
     ``extra``."""
-    portable = {name: kwargs.pop(name) for name in (
+    portable: dict[str, Any] = {name: kwargs.pop(name) for name in (
         "mask", "n", "quality", "response_format", "size", "user", "timeout") if name in kwargs}
     return {**portable, "extra": kwargs}
 

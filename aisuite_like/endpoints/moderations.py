@@ -33,7 +33,7 @@ def _copy_input(input: Any) -> Any:
     if isinstance(input, (bytes, bytearray)) or not isinstance(input, Sequence) or not input:
         raise TypeError("input must be a str, a non-empty list of str, or a list of "
                         "OpenAI's text / image_url parts")
-    out = []
+    out: list[Any] = []
     for i, item in enumerate(input):
         if isinstance(item, str):
             out.append(item)

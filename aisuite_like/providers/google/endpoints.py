@@ -54,7 +54,7 @@ class GoogleEndpoints:
 
     def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
         return images_plan(request, self.key, self._model_path(request.model),
-                           self._call(request.timeout))
+                           self._call(request.timeout), self._vertex)
 
     def images(self, request: ImageRequest) -> ImagesResponse:
         plan = self._images(request)

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any, Optional
 from urllib.parse import quote, urlencode
 
+from ...core.cost import attach_price_ref
 from ...core.errors import UnsupportedParameterError
 from ...core.media import (
     BinaryResponse,
@@ -69,12 +70,17 @@ def _common_checks(request: ImageRequest, provider: str) -> None:
 
 
 def images_plan(request: ImageRequest, provider: str, model_path: str,
-                call: Call) -> Plan[ImagesResponse]:
-    """An image call on an Imagen or a Gemini image model (``model_path``: the model's
-    resource, ``models/<name>``)."""
+                call: Call, vertex: bool) -> Plan[ImagesResponse]:
+    """An image call on an Imagen model (Vertex AI) or a Gemini image model
+    (``model_path``: the model's resource)."""
     _common_checks(request, provider)
     extra = dict(request.extra)
     if is_imagen(request.model):
+        if not vertex:  # as google-genai: the Gemini API's Imagen models are retired
+            raise no_endpoint("images.generate", provider,
+                              f"{request.model} is served by Vertex AI (vertexai=True); on "
+                              "the Gemini API use a Gemini image model such as "
+                              "gemini-2.5-flash-image")
         if request.operation == "edit":
             raise no_endpoint("images.edit", provider,
                               f"Imagen edits images on Vertex AI only ({request.model})")
@@ -191,9 +197,11 @@ def _gemini_images(data: Any, provider: str, model: str) -> ImagesResponse:
             f"{provider} returned no image (finish reason {finish!r})"
             + (f"; it said: {''.join(texts)[:200]!r}" if texts else ""), provider=provider)
     extra = {"text": "".join(texts)} if texts else {}
-    return ImagesResponse(created=int(time.time()), data=images, provider=provider,
-                          model=model, usage=_image_usage(body.get("usageMetadata")),
-                          raw=data, **extra)
+    response = ImagesResponse(created=int(time.time()), data=images, provider=provider,
+                              model=model, usage=_image_usage(body.get("usageMetadata")),
+                              raw=data, **extra)
+    attach_price_ref(response, model)
+    return response
 
 
 def _by_modality(details: Any) -> dict[str, int]:
@@ -208,10 +216,12 @@ def _by_modality(details: Any) -> dict[str, int]:
 def _image_usage(meta: Any) -> Optional[ImageUsage]:
     if not isinstance(meta, Mapping):
         return None
-    prompt = meta.get("promptTokenCount") if isinstance(meta.get("promptTokenCount"), int) \
-        else 0
-    output = meta.get("candidatesTokenCount") \
-        if isinstance(meta.get("candidatesTokenCount"), int) else 0
+
+    def count(name: str) -> int:
+        value = meta.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    prompt, output = count("promptTokenCount"), count("candidatesTokenCount")
     inputs = _by_modality(meta.get("promptTokensDetails"))
     outputs = _by_modality(meta.get("candidatesTokensDetails"))
     return ImageUsage(
