@@ -151,6 +151,16 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         Embedding as Embedding,
         EmbeddingUsage as EmbeddingUsage,
     )
+    from .core.media import (
+        BinaryResponse as BinaryResponse,
+        FileDeleted as FileDeleted,
+        FileObject as FileObject,
+        Image as Image,
+        ImagesResponse as ImagesResponse,
+        Moderation as Moderation,
+        ModerationCreateResponse as ModerationCreateResponse,
+        Translation as Translation,
+    )
     from .core.message_params import (
         ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
         ChatCompletionDeveloperMessageParam as ChatCompletionDeveloperMessageParam,
@@ -234,6 +244,10 @@ _LAZY = {
     **{name: "core.audio" for name in (
         "Transcription", "TranscriptionSegment", "TranscriptionWord",
         "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent")},
+    # core/media.py (client.images, .moderations, .files, audio.speech / .translations)
+    **{name: "core.media" for name in (
+        "ImagesResponse", "Image", "ModerationCreateResponse", "Moderation", "FileObject",
+        "FileDeleted", "Translation", "BinaryResponse")},
     # tools/policy.py
     **{name: "tools.policy" for name in (
         "AllowAll", "DenyAll", "AllowTools", "RequireApproval", "ToolPolicyContext",

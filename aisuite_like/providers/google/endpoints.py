@@ -34,11 +34,7 @@ class GoogleEndpoints:
     def _call(self, timeout: Any) -> Any:
         """Requests of google-genai's request layer, each bounded by the call's timeout
         (google-genai alone would wait forever)."""
-        from . import DEFAULT_TIMEOUT
-
-        seconds = timeout if isinstance(timeout, (int, float)) else self._config.get("timeout")
-        if not isinstance(seconds, (int, float)):
-            seconds = DEFAULT_TIMEOUT
+        seconds = self._calls.bounds(timeout).attempt or 600.0  # the family's default
         options = {"timeout": max(1, int(seconds * 1000))}
 
         def call(method: str, path: str, body: dict[str, Any]) -> SdkCall:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Optional
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from ...core.cost import attach_price_ref
 from ...core.errors import UnsupportedParameterError
@@ -330,16 +330,19 @@ def parse_file(data: Any, provider: str) -> FileObject:
     return FileObject(**fields)
 
 
+_FILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
 def file_path(file_id: str, provider: str) -> str:
-    """``files/<id>`` (or a Gemini file's uri) as one percent-encoded path segment: an id
-    anyone may have altered cannot reach another route."""
+    """``files/<id>`` (or a Gemini file's uri) as a request path; an id of another shape
+    (one anyone may have altered to reach another route) is refused."""
     name = file_id.rsplit("/files/", 1)[-1] if file_id.startswith("https://") else (
         file_id[len("files/"):] if file_id.startswith("files/") else file_id)
-    if name in ("", ".", "..") or any(ch.isspace() or ord(ch) < 32 for ch in name):
+    if not _FILE_NAME.fullmatch(name):
         raise UnsupportedParameterError(
             f"{file_id[:80]!r} is not a Gemini file name ('files/<id>')",
             parameter="file_id", provider=provider)
-    return "files/" + quote(name, safe="")
+    return "files/" + name
 
 
 def files_plan(request: FileRequest, provider: str, call: Call) -> Plan[Any]:

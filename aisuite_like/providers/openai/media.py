@@ -256,7 +256,7 @@ def translation_of(result: Any) -> Any:
     """A transcription-shaped reply as a ``Translation`` (text formats stay text)."""
     if isinstance(result, str):
         return result
-    return Translation.model_construct(**dict(result), raw=result.raw)
+    return Translation.model_construct(**dict(result))
 
 
 # --- files ---------------------------------------------------------------------------------
