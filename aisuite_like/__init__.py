@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         responses as responses,
         router as router,
         testing as testing,
+        tools as tools,
     )
     from .agents.agent import (
         AgentHandoff as AgentHandoff,
@@ -309,6 +310,7 @@ _LAZY = {
     "cache": None,  # the response cache's backends (docs/cache.md)
     "responses": None,  # the Responses API's types (docs/responses.md)
     "router": None,  # Router, MemoryState, RedisState (docs/router.md)
+    "tools": None,  # Tool, @tool, and the hosted WebSearch, CodeExecution, WebFetch
 }
 
 

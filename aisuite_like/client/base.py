@@ -588,6 +588,7 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     routed = client._route(model) if client._router is not None else None
     if routed is not None:  # an alias of the client's router: each deployment is traced
         name = split_model(client, model)[1]
+        key, own = "router", routed
         _request_checks.check_arguments(kwargs)
         cached = _uses_cache(client, kwargs.pop("cache", None))
         provider = routed
@@ -602,6 +603,7 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         _request_checks.check_arguments(kwargs)
         cached = _uses_cache(client, kwargs.pop("cache", None))
         provider = client._provider(key)
+        own = provider  # the provider itself (before the cache and tracing wrap it)
         if cached:  # the response cache answers or stores each model call (docs/cache.md)
             provider = client._cached(provider, key)
         if _instrumentation.ACTIVE is not None:  # instrument(): a span around each model call
@@ -626,6 +628,10 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     from ..tools.toolset import prepare_tools
 
     tools = prepare_tools(tools_arg, owner=client)
+    hosted = None
+    if tools is not None and tools.hosted:  # run by the provider: its family must have them
+        hosted = tuple(tools.hosted)
+        _check_hosted(own, key, hosted)
     limit_name = "max_tokens"
     if "max_completion_tokens" in kwargs:
         if kwargs.get("max_tokens") is not None:
@@ -654,9 +660,21 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         extra=extra,
         max_tokens_as=limit_name,
         prompt_cache="auto" if prompt_cache == "auto" else None,
+        hosted_tools=hosted,
         **portable,
     )
     return PreparedCall(provider, request, tools, max_turns, runner_options)
+
+
+def _check_hosted(provider: Any, key: str, hosted: tuple[Any, ...]) -> None:
+    """Refuse, before anything is sent, a hosted tool the provider's family does not map
+    (docs/hosted-tools.md)."""
+    kinds = getattr(provider, "hosted_tool_kinds", None) or frozenset()
+    for tool in hosted:
+        if tool.kind not in kinds:
+            from ..core.hosted import no_hosted_tool
+
+            raise no_hosted_tool(tool.kind, key)
 
 
 def configured_provider_keys(client: ClientBase) -> list[str]:

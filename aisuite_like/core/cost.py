@@ -125,6 +125,12 @@ def _usage_values(usage: Any) -> dict[str, int]:
         values["cache_read_tokens"] = details.cached_tokens
     if details is not None and details.cache_creation_tokens:
         values["cache_write_tokens"] = details.cache_creation_tokens
+    server = getattr(usage, "server_tool_use", None)
+    if server is not None:  # hosted tools' calls (docs/hosted-tools.md)
+        if server.web_search_requests:
+            values["web_searches"] = server.web_search_requests
+        if server.code_execution_requests:
+            values["code_executions"] = server.code_execution_requests
     return values
 
 

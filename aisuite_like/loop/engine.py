@@ -423,6 +423,8 @@ class ToolLoop:
         response = unique_tool_call_ids(response, self.history)
         attach_price_ref(response, self.request.model)  # usage.cost, priced on first read
         self.responses.append(response)
+        if response.tool_events:  # the provider's hosted calls of this turn (hosted=True)
+            self.tool_events.extend(e for e in response.tool_events if e.hosted)
         message = response.choices[0].message if response.choices else None
         if message is not None:
             self.produced.append(message)

@@ -56,7 +56,9 @@ class ChatRequest:
     API (``client.responses.create`` with ``max_turns``; docs/responses.md).
     ``reasoning_effort`` is the portable effort (``"none"`` ... ``"high"``), translated per
     family; ``prompt_cache`` is ``"auto"`` when the family should add its prompt-cache
-    breakpoints or key (docs/reasoning-and-caching.md).
+    breakpoints or key (docs/reasoning-and-caching.md). ``hosted_tools`` are the
+    ``ai.tools.WebSearch`` / ``CodeExecution`` / ``WebFetch`` given among the tools, for the
+    family to map to its own server tools (docs/hosted-tools.md).
     """
 
     model: str
@@ -80,6 +82,7 @@ class ChatRequest:
     api: Optional[str] = None
     reasoning_effort: Optional[str] = None
     prompt_cache: Optional[str] = None
+    hosted_tools: Optional[tuple[Any, ...]] = None
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""
@@ -350,6 +353,10 @@ class Provider:
 
     #: The registry key this instance was created for (e.g. ``"groq"``); set by the client.
     key: str = ""
+    #: The hosted tools (``"web_search"``, ``"code_execution"``, ``"web_fetch"``) this
+    #: provider's translator maps to its family's own server tools; a call giving another one
+    #: is refused before anything is sent (docs/hosted-tools.md).
+    hosted_tool_kinds: frozenset[str] = frozenset()
     #: True for the offline providers of ``aisuite_like.testing`` (allowed under
     #: ``testing.block_real_requests()``).
     _offline: bool = False

@@ -109,6 +109,12 @@ def build_request(
         kwargs["system"] = system
 
     tools = translate_tools(request.tools) if request.tools else None
+    betas: list[str] = []
+    if request.hosted_tools:  # Anthropic's server tools (docs/hosted-tools.md)
+        from .hosted import server_tools
+
+        server, betas = server_tools(request.hosted_tools)
+        tools = [*(tools or ()), *server]
     if tools:
         kwargs["tools"] = tools
     tool_choice = translate_tool_choice(request.tool_choice, request.parallel_tool_calls,
@@ -145,6 +151,8 @@ def build_request(
         _merge_native(kwargs, request.extra, sdk_params=sdk_params, provider=provider)
     if _reads_files(messages):
         add_beta(kwargs, FILES_BETA)
+    for beta in betas:
+        add_beta(kwargs, beta)
     if request.prompt_cache == "auto":
         add_cache_breakpoints(kwargs)
     return kwargs
@@ -613,6 +621,9 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
     reasoning: list[str] = []
     thinking_blocks: list[dict[str, Any]] = []
     tool_calls: list[ToolCall] = []
+    annotations: list[dict[str, Any]] = []
+    server: Optional[Any] = None
+    length = 0  # characters of text so far: where each block's citations point
     for position, block in enumerate(content):
         if not isinstance(block, dict):
             raise bad_shape(provider, f"content[{position}]", "an object", block)
@@ -622,6 +633,12 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
             if not isinstance(text, str):
                 raise bad_shape(provider, f"content[{position}].text", "a string", text)
             texts.append(text)
+            if block.get("citations"):
+                from .hosted import citations_of
+
+                annotations.extend(citations_of(block["citations"], length,
+                                                length + len(text)))
+            length += len(text)
         elif kind == "tool_use":
             name = block.get("name")
             if not isinstance(name, str) or not name:
@@ -635,8 +652,17 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
             thinking_blocks.append(_thinking_block(block))
             if kind == "thinking" and block.get("thinking"):
                 reasoning.append(block["thinking"])
-        # Server-tool blocks (server_tool_use, web_search_tool_result, ...) are not client
-        # tool calls; they stay in ``response.raw``.
+        elif kind == "server_tool_use" or (isinstance(kind, str)
+                                           and kind.endswith("_tool_result")):
+            # the server tools' calls (docs/hosted-tools.md): not client tool calls
+            if server is None:
+                from .hosted import ServerBlocks
+
+                server = ServerBlocks()
+            if kind == "server_tool_use":
+                server.use(block)
+            else:
+                server.result(block)
     message = Message.model_construct(
         role="assistant",
         content="".join(texts) or None,
@@ -645,14 +671,27 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
         provider_specific_fields={THINKING_BLOCKS_KEY: thinking_blocks} if thinking_blocks
         else None,
     )
+    if annotations:  # the citations of the hosted tools' results (docs/hosted-tools.md)
+        message.annotations = annotations
     stop_reason = opt_str(data.get("stop_reason"), provider, "stop_reason")
     choice = Choice.model_construct(
         index=0, message=message,
         finish_reason=finish_reason_for(stop_reason, bool(tool_calls)),
         native_finish_reason=stop_reason, intermediate_messages=[])
-    return ChatCompletionResponse.model_construct(
+    usage = usage_from(data.get("usage"), provider)
+    events: list[Any] = []
+    if server is not None or annotations:  # what the hosted tools did
+        events = server.events() if server is not None else []
+        counted = (server.usage((data.get("usage") or {}).get("server_tool_use"))
+                   if server is not None else None)
+        if usage is not None and counted is not None:
+            usage.server_tool_use = counted
+    response = ChatCompletionResponse.model_construct(
         id=data.get("id", ""), created=int(time.time()) if created is None else created,
         model=data.get("model", ""), provider=provider, choices=[choice],
-        usage=usage_from(data.get("usage"), provider), raw=data)
+        usage=usage, raw=data)
+    if events:
+        response.tool_events = events
+    return response
 
 

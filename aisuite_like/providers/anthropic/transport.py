@@ -82,6 +82,9 @@ class AnthropicProvider(Provider):
     Anything else is passed to the SDK client constructor.
     """
 
+    #: Anthropic's server tools (docs/hosted-tools.md).
+    hosted_tool_kinds = frozenset({"web_search", "web_fetch", "code_execution"})
+
     def __init__(
         self,
         *,

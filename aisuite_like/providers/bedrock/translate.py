@@ -637,7 +637,7 @@ def usage_from(raw: Optional[dict[str, Any]]) -> Optional[Usage]:
     usage: Usage = build_model(Usage, {
         "prompt_tokens": prompt, "completion_tokens": output_tokens,
         "total_tokens": prompt + output_tokens, "prompt_tokens_details": details,
-        "completion_tokens_details": None})
+        "completion_tokens_details": None, "server_tool_use": None})
     return usage
 
 

@@ -169,6 +169,9 @@ class GoogleProvider(GoogleEndpoints, Provider):
     ``initial_delay``).
     """
 
+    #: Gemini's own tools (docs/hosted-tools.md).
+    hosted_tool_kinds = frozenset({"web_search", "code_execution", "web_fetch"})
+
     def __init__(self, **config: Any) -> None:
         if "retry_options" in config:
             raise ConfigurationError(
@@ -377,7 +380,7 @@ class GoogleProvider(GoogleEndpoints, Provider):
         return mapped
 
     def _prepare(self, request: ChatRequest, stream: bool) -> "_Prepared":
-        call = build_request(request, self.key)
+        call = build_request(request, self.key, vertex=self._vertex)
         if self._native is not None:
             return self._prepare_native(request, call, stream)
         client = self._sdk()

@@ -181,6 +181,11 @@ def build_request(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset
     if request.prompt_cache == "auto" and spec.prompt_cache_key \
             and "prompt_cache_key" not in kwargs:
         kwargs["prompt_cache_key"] = prompt_cache_key(request)
+    if request.hosted_tools:  # a chat search model (others go over the Responses API)
+        from .hosted import search_options
+
+        options = search_options(request.hosted_tools, spec.key)
+        kwargs["web_search_options"] = {**options, **kwargs.get("web_search_options", {})}
     return kwargs
 
 
