@@ -65,6 +65,21 @@ def test_mypy_rejects_what_the_typing_checks_would_miss(tmp_path: Path) -> None:
     assert "wrong_types.py:6: error: Unused \"type: ignore\" comment" in done.stdout
 
 
+def test_mypy_outside_the_repository_finds_the_installed_package(tmp_path: Path) -> None:
+    """An editable install is a path entry (a .pth file; the build backend is hatchling), so
+    a type checker run from a user's own project, outside this checkout, finds the package
+    and its ``py.typed`` (docs/typing.md)."""
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (it is in the test extra)")
+    user = tmp_path / "user_code.py"
+    user.write_text("import aisuite_like\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=skip",
+         "--config-file=", str(user)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"mypy outside the checkout:\n{done.stdout}{done.stderr}"
+
+
 def test_the_typing_checks_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """tests/typing_checks.py is real code: every expression it type-checks also runs."""
     spec = importlib.util.spec_from_file_location("typing_checks", ROOT / TYPING_CHECKS)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional, Union, overload
+from typing import Any, Literal, Optional, Union, cast, overload
 
 from ..client.base import (
     RUNNER_ONLY,
@@ -36,7 +36,7 @@ from ..core.checks import check_arguments, check_max_turns, check_not_empty
 from ..core.cost import attach_price_ref
 from ..core.errors import UnsupportedParameterError
 from ..core.ids import unique_tool_call_ids
-from ..core.responses import CHAT_USAGE, Response, ResponseEvent
+from ..core.responses import CHAT_USAGE, Response, ResponseEvent, ResponseStreamEvent
 from ..core.responses_events import EventBuilder
 from ..core.responses_items import (
     finish_status,
@@ -373,13 +373,15 @@ class _StreamBase:
         #: every event that arrived (after a mid-stream error, what came before it)
         self.events: list[ResponseEvent] = []
 
-    def _seen(self, event: ResponseEvent) -> ResponseEvent:
+    def _seen(self, event: ResponseEvent) -> ResponseStreamEvent:
         self.events.append(event)
         if event.type in _TERMINAL:
             response = getattr(event, "response", None)
             if response is not None:
                 self._final = _price_native(response, self._call)
-        return event
+        # the union type checkers narrow on ``.type``; an event of a type without a class of
+        # its own is the base class (docs/responses.md)
+        return cast(ResponseStreamEvent, event)
 
     def _final_response(self) -> Response:
         if self._final is None:
@@ -401,7 +403,7 @@ class ResponseStream(_StreamBase):
     def __iter__(self) -> "ResponseStream":
         return self
 
-    def __next__(self) -> ResponseEvent:
+    def __next__(self) -> ResponseStreamEvent:
         if self._done:
             raise StopIteration
         try:
@@ -449,7 +451,7 @@ class AsyncResponseStream(_StreamBase):
     def __aiter__(self) -> "AsyncResponseStream":
         return self
 
-    async def __anext__(self) -> ResponseEvent:
+    async def __anext__(self) -> ResponseStreamEvent:
         if self._done:
             raise StopAsyncIteration
         try:

@@ -1,5 +1,5 @@
 """Bedrock through the shared retry layer (aisuite_like.providers.retry), via real botocore against the
-loopback Bedrock server (tests/_bedrock_server.py): what is retried and how long we wait
+loopback Bedrock server (tests/support/bedrock_server.py): what is retried and how long we wait
 (``FakeClock`` records the waits), streams retried only before their first chunk, and
 ``max_concurrency`` bounding requests in flight. Every failing case also checks that the AWS
 secret key and session token show in no error text, traceback or DEBUG log record.
@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from _bedrock_server import (
+from support.bedrock_server import (
     SECRET_KEY,
     SESSION_TOKEN,
     BedrockServer,

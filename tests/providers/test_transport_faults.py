@@ -1,9 +1,9 @@
 """Transport faults on the three families, through the real SDKs, against the project's own
-loopback fault server (tests/_fault_server.py): retries and their waits, timeouts, resets,
+loopback fault server (tests/support/fault_server.py): retries and their waits, timeouts, resets,
 truncated and stalled streams, cancellation, concurrency bounds, fallbacks. Every failing
 case also checks that the API key shows in no exception text, traceback, repr or log record.
 
-Every case runs on both transports, the SDK's and the native one (tests/_transports.py). Each
+Every case runs on both transports, the SDK's and the native one (tests/support/transports.py). Each
 case records its outcome per family; with ``AISUITE_FAULT_MATRIX=<path>`` set, the
 outcomes are written there as JSON (``scripts/fault_matrix.py`` renders them into
 docs/reliability.md).
@@ -22,8 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
 
 import pytest
-from _bedrock_server import isolate_aws
-from _fault_server import (
+from support.bedrock_server import isolate_aws
+from support.fault_server import (
     Delay,
     FaultServer,
     MatrixOutcomes,
@@ -34,7 +34,7 @@ from _fault_server import (
     Trickle,
     error_body,
 )
-from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
+from support.transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
