@@ -13,7 +13,7 @@ import anthropic
 import openai
 import pytest
 import respx
-from _audio_wire import multipart
+from support.audio_wire import multipart
 
 import aisuite_like as ai
 

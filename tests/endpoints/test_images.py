@@ -15,8 +15,8 @@ from typing import Any
 import openai
 import pytest
 import respx
-from _audio_wire import multipart
-from _bedrock_server import BedrockServer, Json, isolate_aws
+from support.audio_wire import multipart
+from support.bedrock_server import BedrockServer, Json, isolate_aws
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

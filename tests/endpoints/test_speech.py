@@ -15,7 +15,7 @@ from typing import Any
 import openai
 import pytest
 import respx
-from _audio_wire import SPEECH, SPEECH_BYTES, multipart
+from support.audio_wire import SPEECH, SPEECH_BYTES, multipart
 
 import aisuite_like as ai
 
