@@ -48,7 +48,8 @@ PUBLIC = [
     "UnsupportedParameterError", "Usage", "cache", "durable", "fit_tokens", "function_tool",
     "handoff", "handoff_filters", "input_guardrail", "instrument", "keep_last",
     "output_guardrail", "provider_keys", "pydantic_function_tool", "register_provider",
-    "responses", "router", "set_default_model", "testing", "tools", "tool", "trace", "uninstrument",
+    "responses", "router", "set_default_model", "testing", "tool", "tools", "trace",
+    "uninstrument",
 ]
 
 # Type aliases (unions of classes) carry no docstring of their own at run time.
