@@ -477,3 +477,35 @@ def test_hosted_tools_are_checked_when_made() -> None:
     with pytest.raises(ValueError, match="two hosted web_search"):
         ai.Tools([ai.tools.WebSearch(), ai.tools.WebSearch(max_uses=1)])
 
+
+
+# --- client.responses.create --------------------------------------------------------------
+
+
+def test_responses_create_takes_the_hosted_tools_on_every_family(
+        httpx2_mock: respx.Router) -> None:
+    native = httpx2_mock.post(RESPONSES).respond(200, json=RESPONSES_REPLY)
+    httpx2_mock.post(ANTHROPIC).mock(return_value=reply_of(
+        recorded("test_anthropic__test_anthropic_web_search_tool")))
+    with ai.Client(CONFIGS) as client:
+        resp = client.responses.create(model="openai:gpt-5", input="weather in SF?",
+                                       tools=[ai.tools.WebSearch(), get_weather])
+        assert sent_tools(native)[0] == {"type": "web_search"}
+        assert sent_tools(native)[1]["name"] == "get_weather"
+        assert resp.output_text.startswith("It is 69")
+        translated = client.responses.create(model="anthropic:claude-sonnet-4-0",
+                                             input="weather in SF?",
+                                             tools=[ai.tools.WebSearch()])
+    message = next(i for i in translated.output if i.type == "message")
+    (part,) = message.content
+    assert part.annotations and all(
+        set(a) == {"type", "url", "title", "start_index", "end_index"}
+        for a in part.annotations)
+    first = part.annotations[0]
+    assert part.text[first["start_index"]:first["end_index"]]
+    assert {"type": "web_search"} in [dict(t) if isinstance(t, dict) else t
+                                      for t in translated.tools]
+    assert [e.name for e in translated.tool_events] == ["web_search"]
+    from openai.types.responses import Response as SDKResponse
+
+    SDKResponse.model_validate(translated.model_dump())
