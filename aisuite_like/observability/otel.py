@@ -22,6 +22,9 @@ their hooks (docs/architecture.md), so it is the same for every family and every
 - ``images.generate {model}``, ``images.edit``, ``speech``, ``translation``, ``moderation``,
   ``files.<operation>`` (CLIENT) per call of the endpoints beside chat, with the token usage
   where the reply counts tokens.
+- ``gen_ai.hosted_tool.call``: an event of a ``chat`` span per call the provider's hosted
+  tools made (web search, code execution; docs/hosted-tools.md): ``gen_ai.tool.name`` and
+  ``gen_ai.tool.call.id``, its arguments and result with content capture.
 - metrics ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``.
 - ``aisuite_like.cache_hit`` on a ``chat`` span and its duration when the response cache was
   consulted (docs/cache.md): true when it answered (nothing was sent; no token usage is
@@ -145,8 +148,13 @@ class Instrumentation:
     def _finish_chat(self, call: "_ChatCall", response_id: str, model: str,
                      finish_reasons: list[str], usage: Any,
                      response: Optional["ChatCompletionResponse"],
-                     cache_hit: Optional[bool] = None) -> None:
+                     cache_hit: Optional[bool] = None,
+                     hosted: Optional[list[Any]] = None) -> None:
         span = call.span
+        for event in hosted if hosted is not None else (
+                response.tool_events if response is not None else ()):
+            if event.hosted:  # a call the provider's hosted tool made (docs/hosted-tools.md)
+                self._hosted_event(span, event)
         metric = call.metric_attributes
         attributes: dict[str, Any] = {}  # set at once: each set_attribute takes a lock
         if cache_hit is not None:  # the response cache was consulted
@@ -177,6 +185,19 @@ class Instrumentation:
         span.set_attributes(attributes)
         self.duration.record(time.perf_counter() - call.start, metric)
         span.end()
+
+    def _hosted_event(self, span: Span, event: Any) -> None:
+        """A hosted tool's call as an event of the model call's span: its name and id; what
+        it was asked and found only with content capture."""
+        attributes: dict[str, Any] = {"gen_ai.tool.name": event.name,
+                                      "gen_ai.tool.call.id": event.call_id,
+                                      "gen_ai.tool.type": "hosted"}
+        if event.is_error:
+            attributes["error.type"] = "hosted_tool_error"
+        if self.capture_content:
+            attributes["gen_ai.tool.call.arguments"] = json_text(event.arguments)
+            attributes["gen_ai.tool.call.result"] = event.result
+        span.add_event("gen_ai.hosted_tool.call", attributes)
 
     def _fail_chat(self, call: "_ChatCall", exc: BaseException) -> None:
         error_type = error_type_of(exc)
@@ -694,7 +715,7 @@ class _StreamState:
     """What a stream's span needs from its chunks (a few comparisons per chunk; the whole
     reply is accumulated only when content is captured)."""
 
-    __slots__ = ("id", "model", "usage", "finish_reasons", "acc", "cache_hit")
+    __slots__ = ("id", "model", "usage", "finish_reasons", "acc", "cache_hit", "hosted")
 
     def __init__(self, capture: bool) -> None:
         self.id = ""
@@ -703,6 +724,7 @@ class _StreamState:
         self.finish_reasons: dict[int, str] = {}
         self.acc: Any = None
         self.cache_hit: Optional[bool] = None
+        self.hosted: list[Any] = []  # the hosted tools' calls (the last chunk carries them)
         if capture:
             from ..core.streaming import ChunkAccumulator
 
@@ -716,6 +738,9 @@ class _StreamState:
             self.model = chunk.model
         if chunk.usage is not None:
             self.usage = chunk.usage
+            extra = chunk.__pydantic_extra__
+            if extra and extra.get("tool_events"):
+                self.hosted.extend(extra["tool_events"])
         for choice in chunk.choices:
             if choice.finish_reason is not None:
                 self.finish_reasons[choice.index] = choice.finish_reason
@@ -726,7 +751,7 @@ class _StreamState:
         response = self.acc.build() if self.acc is not None else None
         inst._finish_chat(call, self.id, self.model,
                           [r for _, r in sorted(self.finish_reasons.items())], self.usage,
-                          response, self.cache_hit)
+                          response, self.cache_hit, self.hosted)
 
 
 class _ResponseStreamState:

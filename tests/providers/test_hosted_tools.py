@@ -509,3 +509,16 @@ def test_responses_create_takes_the_hosted_tools_on_every_family(
     from openai.types.responses import Response as SDKResponse
 
     SDKResponse.model_validate(translated.model_dump())
+
+
+def test_an_agent_takes_hosted_tools(httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(ANTHROPIC).mock(return_value=reply_of(
+        recorded("test_anthropic__test_anthropic_web_search_tool")))
+    agent = ai.Agent(name="researcher", instructions="Answer with sources.",
+                     model="anthropic:claude-sonnet-4-0",
+                     tools=[ai.tools.WebSearch(max_uses=2), get_weather])
+    result = ai.Runner.run_sync(agent, "What is the weather in San Francisco today?",
+                                client=ai.Client(CONFIGS))
+    assert [t.get("name") for t in sent_tools(route)] == ["get_weather", "web_search"]
+    assert "San Francisco" in result.final_output
+    assert [(e.name, e.hosted) for e in result.tool_events] == [("web_search", True)]
