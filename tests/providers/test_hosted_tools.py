@@ -522,3 +522,64 @@ def test_an_agent_takes_hosted_tools(httpx2_mock: respx.Router) -> None:
     assert [t.get("name") for t in sent_tools(route)] == ["get_weather", "web_search"]
     assert "San Francisco" in result.final_output
     assert [(e.name, e.hosted) for e in result.tool_events] == [("web_search", True)]
+
+
+# --- bedrock (Amazon Nova's system tools) ---------------------------------------------------
+
+
+def test_nova_code_interpreter_from_a_recorded_reply(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Any) -> None:
+    from support.bedrock_server import BedrockServer, Json, isolate_aws
+
+    isolate_aws(monkeypatch, tmp_path)
+    interaction = recorded("test_bedrock__test_bedrock_model_with_code_execution_tool")
+    with BedrockServer() as server:
+        server.reply(Json(interaction["response"]["body"]))
+        with ai.Client({"bedrock": server.config()}) as client:
+            resp = client.chat.completions.create(
+                model="bedrock:us.amazon.nova-2-lite-v1:0",
+                messages=[{"role": "user", "content": "What is 1234 * 5678?"}],
+                tools=[ai.tools.CodeExecution(), get_weather])
+            sent = server.requests[-1].json
+            with pytest.raises(ai.UnsupportedFeatureError, match="Amazon Nova models"):
+                client.chat.completions.create(
+                    model="bedrock:anthropic.claude-3-5-haiku-20241022-v1:0",
+                    messages=QUESTION, tools=[ai.tools.WebSearch()])
+        assert len(server.requests) == 1
+    recorded_tools = json.loads(interaction["request"]["body"])["toolConfig"]["tools"] \
+        if isinstance(interaction["request"]["body"], str) \
+        else interaction["request"]["body"]["toolConfig"]["tools"]
+    assert recorded_tools[-1] == sent["toolConfig"]["tools"][-1] == {
+        "systemTool": {"name": "nova_code_interpreter"}}
+    assert sent["toolConfig"]["tools"][0]["toolSpec"]["name"] == "get_weather"
+    (event,) = resp.tool_events
+    assert (event.name, event.arguments, event.result) == (
+        "code_execution", {"snippet": "1234 * 5678"}, "7006652")
+    assert [c.function.name for c in resp.choices[0].message.tool_calls] == ["final_result"]
+    assert resp.usage.server_tool_use.code_execution_requests == 1
+
+
+def test_nova_web_grounding_citations(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    from support.bedrock_server import BedrockServer, Json, isolate_aws
+
+    isolate_aws(monkeypatch, tmp_path)
+    reply = {"output": {"message": {"role": "assistant", "content": [
+        {"text": "Here is today's weather. "},
+        {"citationsContent": {"content": [{"text": "San Francisco is 69°F and sunny."}],
+                              "citations": [{"title": "SF weather", "location": {"web": {
+                                  "url": "https://weather.example/sf",
+                                  "domain": "weather.example"}}}]}}]}},
+        "stopReason": "end_turn", "usage": {"inputTokens": 20, "outputTokens": 12,
+                                            "totalTokens": 32}, "metrics": {"latencyMs": 1}}
+    with BedrockServer() as server:
+        server.reply(Json(reply))
+        with ai.Client({"bedrock": server.config()}) as client:
+            resp = client.chat.completions.create(
+                model="bedrock:us.amazon.nova-premier-v1:0", messages=QUESTION,
+                tools=[ai.tools.WebSearch()])
+        assert server.requests[-1].json["toolConfig"]["tools"] == [
+            {"systemTool": {"name": "nova_grounding"}}]
+    check_citations(resp.choices[0].message)
+    cited = resp.choices[0].message.annotations[0]["url_citation"]
+    assert resp.choices[0].message.content[cited["start_index"]:cited["end_index"]] == \
+        "San Francisco is 69°F and sunny."

@@ -102,6 +102,9 @@ class BedrockProvider(Provider):
     (``aisuite_like.providers.retry``); botocore's own retries are always off.
     """
 
+    #: Amazon Nova's system tools (docs/hosted-tools.md; other models refuse them).
+    hosted_tool_kinds = frozenset({"web_search", "code_execution"})
+
     #: agents send output_type as native ``outputConfig.textFormat``
     supports_response_format = True
 
