@@ -124,6 +124,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         BatchTimeoutError as BatchTimeoutError,
         InvalidBatchIdError as InvalidBatchIdError,
     )
+    from .client.azure import AsyncAzureOpenAI as AsyncAzureOpenAI, AzureOpenAI as AzureOpenAI
     from .client.stream_events import (
         AsyncChatCompletionStream as AsyncChatCompletionStream,
         ChatCompletionStream as ChatCompletionStream,
@@ -303,6 +304,8 @@ _LAZY = {
     **{name: "batches.api" for name in (
         "Batch", "BatchPart", "BatchError", "InvalidBatchIdError", "BatchRequestError",
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
+    # client/azure.py (the OpenAI SDK's Azure clients' names; docs/migration.md)
+    "AzureOpenAI": "client.azure", "AsyncAzureOpenAI": "client.azure",
     # router/api.py (routing across deployments: ai.Client(router=ai.Router(...)))
     "Router": "router.api",
     # modules

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ..endpoints.moderations import AsyncModerations, Moderations
     from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ModelRouter, ResponseCache
-    from .raw_response import AsyncRawCompletions, RawCompletions
+    from .raw_response import AsyncRawCompletions, RawCompletions, StreamingCompletions
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -68,6 +68,14 @@ class _Completions:
         from .raw_response import RawCompletions
 
         return RawCompletions(self)
+
+    @property
+    def with_streaming_response(self) -> StreamingCompletions:
+        """``with ...with_streaming_response.create(...) as response:`` the reply's headers
+        and body lines (``iter_lines()``), as the OpenAI SDK (docs/client.md)."""
+        from .raw_response import StreamingCompletions
+
+        return StreamingCompletions(self, is_async=False)
 
     @overload
     def create(
@@ -664,12 +672,19 @@ class Client(ClientBase):
                  cache_ttl: Optional[float] = None,
                  router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
+                 timeout: Any = None,
+                 max_retries: Optional[int] = None,
+                 max_retry_wait: Optional[float] = None,
+                 max_concurrency: Optional[int] = None,
+                 stream_gap_timeout: Optional[float] = None,
                  **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
                          cache=cache, cache_ttl=cache_ttl, router=router,
-                         prompt_cache=prompt_cache, **unknown)
+                         prompt_cache=prompt_cache, timeout=timeout, max_retries=max_retries,
+                         max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
+                         stream_gap_timeout=stream_gap_timeout, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -773,6 +788,13 @@ class _AsyncCompletions:
         from .raw_response import AsyncRawCompletions
 
         return AsyncRawCompletions(self)
+
+    @property
+    def with_streaming_response(self) -> StreamingCompletions:
+        """``async with ...with_streaming_response.create(...) as response:`` (docs/client.md)."""
+        from .raw_response import StreamingCompletions
+
+        return StreamingCompletions(self, is_async=True)
 
     @overload
     async def create(
@@ -1045,11 +1067,18 @@ class AsyncClient(ClientBase):
                  cache_ttl: Optional[float] = None,
                  router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
+                 timeout: Any = None,
+                 max_retries: Optional[int] = None,
+                 max_retry_wait: Optional[float] = None,
+                 max_concurrency: Optional[int] = None,
+                 stream_gap_timeout: Optional[float] = None,
                  **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
                          cache=cache, cache_ttl=cache_ttl, router=router,
-                         prompt_cache=prompt_cache, **unknown)
+                         prompt_cache=prompt_cache, timeout=timeout, max_retries=max_retries,
+                         max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
+                         stream_gap_timeout=stream_gap_timeout, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
