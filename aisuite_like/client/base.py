@@ -652,6 +652,9 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     if tools is not None and tools.hosted:  # run by the provider: its family must have them
         hosted = tuple(tools.hosted)
         _check_hosted(own, key, hosted)
+        for fallback in fallbacks if isinstance(fallbacks, (list, tuple)) else ():
+            other = parse_model(fallback)[0]  # each model tried must run them too
+            _check_hosted(client._provider(other), other, hosted)
     limit_name = "max_tokens"
     if "max_completion_tokens" in kwargs:
         if kwargs.get("max_tokens") is not None:

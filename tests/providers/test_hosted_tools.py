@@ -583,3 +583,14 @@ def test_nova_web_grounding_citations(monkeypatch: pytest.MonkeyPatch, tmp_path:
     cited = resp.choices[0].message.annotations[0]["url_citation"]
     assert resp.choices[0].message.content[cited["start_index"]:cited["end_index"]] == \
         "San Francisco is 69°F and sunny."
+
+
+def test_each_fallback_must_run_the_hosted_tools(httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.route().respond(500)
+    configs = {**CONFIGS, "groq": {"api_key": "gsk-test"}}
+    with ai.Client(configs) as client:
+        with pytest.raises(ai.UnsupportedFeatureError, match="provider 'groq' has no hosted"):
+            client.chat.completions.create(
+                model="anthropic:claude-sonnet-4-5", messages=QUESTION,
+                tools=[ai.tools.WebSearch()], fallbacks=["groq:llama-3.3-70b-versatile"])
+    assert not route.called

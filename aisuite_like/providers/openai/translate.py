@@ -184,6 +184,11 @@ def build_request(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset
     if request.hosted_tools:  # a chat search model (others go over the Responses API)
         from .hosted import search_options
 
+        if spec.key not in ("openai", "azure"):
+            from ...core.hosted import no_hosted_tool
+
+            raise no_hosted_tool(request.hosted_tools[0].kind, spec.key)
+
         options = search_options(request.hosted_tools, spec.key)
         kwargs["web_search_options"] = {**options, **kwargs.get("web_search_options", {})}
     return kwargs
