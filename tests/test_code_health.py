@@ -91,7 +91,7 @@ def test_the_typing_checks_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_create_overloads_agree() -> None:
-    """The create / acreate / parse / aparse / stream overloads of client.py list the same
+    """The create / acreate / parse / aparse / stream overloads of client/facade.py list the same
     keyword parameters (the first create overload is the one to edit; ``make overloads``
     copies it into the others)."""
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -297,3 +297,18 @@ def test_the_import_graph_reads_every_kind_of_import() -> None:
     assert "aisuite_like.loop.drivers" not in top["aisuite_like.client.facade"]
     assert "aisuite_like.core.types" in graph["aisuite_like.core.errors"]  # SkippedModel
     assert "aisuite_like.core.types" not in top["aisuite_like.core.errors"]
+
+
+def test_a_private_module_is_imported_only_inside_its_package() -> None:
+    # ``providers/_common.py`` and the like are their package's own: what other layers need
+    # of them lives in a public module (core/reading.py: loads_json; core/content.py: text_of).
+    # A family's ``_sdk_seam`` is the one exception by design: the only module that touches
+    # its SDK's internals, which the family's batches go through too (docs/architecture.md).
+    graph = _graph(deferred=True)
+    outside = sorted(
+        f"{source} (line {line}) imports {target}"
+        for source, targets in graph.items() for target, line in targets.items()
+        if target.rpartition(".")[2].startswith("_")
+        and target.rpartition(".")[2] not in ("__main__", "_sdk_seam")
+        and not (source + ".").startswith(target.rpartition(".")[0] + "."))
+    assert not outside, "\n".join(outside)

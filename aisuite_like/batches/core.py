@@ -1,7 +1,7 @@
 """The sans-IO core of ``client.batches``: errors, the unified status vocabulary, batch ids,
 and the drivers that perform a family's SDK calls sync or async.
 
-A family (``_batch_openai``, ``_batch_anthropic``, ``_batch_google``) writes each operation
+A family (``openai.py``, ``anthropic.py``, ``google.py`` here) writes each operation
 once, as a generator of ``SdkCall``s: it yields the SDK call it needs, receives the decoded
 reply, and returns its result. ``run`` performs the calls with the sync SDK client,
 ``arun`` with the async one; both go through the provider's retry policy and error mapping,
@@ -20,7 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar, Union
 
 from ..core.errors import AisuiteLikeError, APIError
-from ..providers._common import JSONTooDeepError, loads_json
+from ..core.reading import JSONTooDeepError, loads_json
 from ..providers.plans import Plan, SdkCall, aattempt_of, arun, attempt_of, run
 
 if TYPE_CHECKING:

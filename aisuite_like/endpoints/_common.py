@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..client.base import parse_model, resolve_provider
+from ..client.prepare import provider_stack
 from ..client.raw_response import RawResponse, acaptured, captured
-from ..core import checks as _checks, hooks as _hooks
+from ..core import checks as _checks
 
 if TYPE_CHECKING:
     from ..client.base import ClientBase
@@ -25,11 +26,9 @@ __all__ = ["endpoint_provider", "provider_of_key", "check_keywords", "check_text
 
 
 def provider_of_key(client: ClientBase, key: str) -> Provider:
-    """The provider of ``key`` (made on first use), traced when instrumented."""
-    provider = resolve_provider(client, key)
-    if _hooks.ACTIVE is not None:
-        provider = _hooks.ACTIVE.traced(provider)
-    return provider
+    """The provider of ``key`` (made on first use) in its stack (``client/prepare.py``:
+    traced when instrumented, as chat calls are)."""
+    return provider_stack(client, key, resolve_provider(client, key))
 
 
 def endpoint_provider(client: ClientBase, model: Any) -> tuple[str, str, Provider]:

@@ -23,15 +23,15 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union, cast, overload
 
-from ..client.base import (
+from ..client.base import ClientBase
+from ..client.prepare import (
     RUNNER_ONLY,
-    ClientBase,
     PreparedCall,
     prepare_call,
     provider_for_model,
+    provider_stack,
     split_model,
 )
-from ..core import hooks as _instrumentation
 from ..core.checks import check_arguments, check_max_turns, check_not_empty
 from ..core.cost import attach_price_ref
 from ..core.errors import UnsupportedParameterError
@@ -138,13 +138,6 @@ def _prepare(client: Any, model: str, input: Any, args: dict[str, Any],
                          max_turns, native)
 
 
-def _traced(provider: Provider) -> Provider:
-    active = _instrumentation.ACTIVE
-    if active is not None:  # instrument(): a span around the call
-        return active.traced(provider)  # type: ignore[no-any-return]  # duck-typed proxy
-    return provider
-
-
 def _prepare_native(client: Any, key: str, name: str, provider: Provider, input: Any,
                     args: dict[str, Any], kwargs: dict[str, Any], stream: bool) -> _Call:
     runner = [k for k in RUNNER_ONLY if k in kwargs]
@@ -165,7 +158,7 @@ def _prepare_native(client: Any, key: str, name: str, provider: Provider, input:
     timeout = kwargs.pop("timeout", None)
     params.update(kwargs)
     request = ResponsesRequest(model=name, params=params, stream=stream, timeout=timeout)
-    return _Call(key, name, _traced(provider), native=request)
+    return _Call(key, name, provider_stack(client, key, provider), native=request)
 
 
 def _prepare_chat(client: Any, key: str, name: str, model: str, provider: Provider,

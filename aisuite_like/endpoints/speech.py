@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union, overload
 
+from ..client.base import parse_model, resolve_provider
 from ..core.media import AsyncStreamedBinaryResponse, BinaryResponse, StreamedBinaryResponse
 from ..providers.base import SpeechRequest, TranscriptionRequest, no_endpoint
 from ._common import (
@@ -27,6 +28,7 @@ from ._common import (
     check_text,
     check_timeout,
     endpoint_provider,
+    provider_of_key,
 )
 
 if TYPE_CHECKING:
@@ -202,8 +204,9 @@ def _prepare_translation(client: ClientBase, model: Any, file: Any, *, prompt: A
     check_number("temperature", temperature, 0, 1)
     check_timeout(timeout)
     check_keywords("audio.translations.create", extra, _TRANSLATION_KNOWN)
-    key, name, provider = endpoint_provider(client, model)
-    accepts = getattr(provider, "audio_input", None)
+    key, name = parse_model(model)
+    accepts = getattr(resolve_provider(client, key), "audio_input", None)  # the transport's
+    provider = provider_of_key(client, key)
     if accepts is None:  # no audio input at all (the family's translate says the rest)
         raise no_endpoint("audio.translations", key)
     from ..core.audio import read_audio

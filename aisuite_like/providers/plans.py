@@ -87,7 +87,7 @@ def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
         note_response(http, _request_id(http.headers))
         return http
     if call.read == "genai":
-        from ._common import decode_json
+        from ..core.reading import decode_json
 
         _note_headers(getattr(reply, "headers", None))
         return decode_json(reply.body or "{}", provider.key, status_code=200)
@@ -102,7 +102,7 @@ def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
     if call.read == "bytes":
         return BinaryReply(bytes(body), http.headers.get("content-type") or
                            "application/octet-stream", http.headers)
-    from ._common import decode_json
+    from ..core.reading import decode_json
 
     return decode_json(body, provider.key, status_code=http.status_code, request_id=request_id)
 

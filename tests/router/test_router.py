@@ -64,9 +64,12 @@ def test_weights_hold_within_noise(servers: list[Deployment]) -> None:
 
 def test_least_busy_sends_to_the_deployment_with_fewest_calls_in_flight(
         servers: list[Deployment]) -> None:
-    from support.fault_server import Delay
+    import threading
 
-    servers[0].queue(Delay(0.5))  # deployment 0 answers its first call slowly
+    from support.fault_server import Hold
+
+    release = threading.Event()
+    servers[0].queue(Hold(release))  # deployment 0 holds its first call until released
 
     async def run() -> list[str]:
         # the weights would send (almost) everything to deployment 0
@@ -78,6 +81,7 @@ def test_least_busy_sends_to_the_deployment_with_fewest_calls_in_flight(
                 await asyncio.sleep(0.005)
             others = [await client.chat.completions.create(model="smart", messages=USER)
                       for _ in range(5)]
+            release.set()
             assert (await slow).model == "m-0"
             after = await client.chat.completions.create(model="smart", messages=USER)
             return [r.model for r in others] + [after.model]

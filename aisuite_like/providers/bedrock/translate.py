@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any, Optional
 
 from ...core.checks import tool_call_id_of
+from ...core.content import text_of
 from ...core.errors import APIError, UnsupportedParameterError
 from ...core.types import (
     ChatCompletionResponse,
@@ -34,7 +35,6 @@ from .._common import (
     loads_arguments,
     parse_data_url,
     stop_sequences,
-    text_of,
     unsupported,
 )
 from ..base import ChatRequest
