@@ -5,8 +5,9 @@ stack").
 Every feature that meets a provider call is a wrapper (``providers.wrapper.WrapperProvider``)
 and is stacked here, in the order of ``STACK``, for every endpoint (chat and the tool runner,
 agents, durable runs, the Responses API, embeddings, audio, models, images, moderations,
-files) and for every router deployment; nowhere else is a provider wrapped. The stack is built once per prepared call
-(a tool run's model calls all go through the one its preparation built).
+files) and for every router deployment; nowhere else is a provider wrapped. The stack is
+built once per prepared call (a tool run's model calls all go through the one its
+preparation built).
 """
 
 from __future__ import annotations
