@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         responses as responses,
         router as router,
         testing as testing,
+        tools as tools,
     )
     from .agents.agent import (
         AgentHandoff as AgentHandoff,
@@ -130,6 +131,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         InvalidBatchIdError as InvalidBatchIdError,
     )
     from .budgets.budget import Budget as Budget
+    from .client.azure import AsyncAzureOpenAI as AsyncAzureOpenAI, AzureOpenAI as AzureOpenAI
     from .client.stream_events import (
         AsyncChatCompletionStream as AsyncChatCompletionStream,
         ChatCompletionStream as ChatCompletionStream,
@@ -157,6 +159,16 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         CreateEmbeddingResponse as CreateEmbeddingResponse,
         Embedding as Embedding,
         EmbeddingUsage as EmbeddingUsage,
+    )
+    from .core.media import (
+        BinaryResponse as BinaryResponse,
+        FileDeleted as FileDeleted,
+        FileObject as FileObject,
+        Image as Image,
+        ImagesResponse as ImagesResponse,
+        Moderation as Moderation,
+        ModerationCreateResponse as ModerationCreateResponse,
+        Translation as Translation,
     )
     from .core.message_params import (
         ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam,
@@ -243,6 +255,10 @@ _LAZY = {
     **{name: "core.audio" for name in (
         "Transcription", "TranscriptionSegment", "TranscriptionWord",
         "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent")},
+    # core/media.py (client.images, .moderations, .files, audio.speech / .translations)
+    **{name: "core.media" for name in (
+        "ImagesResponse", "Image", "ModerationCreateResponse", "Moderation", "FileObject",
+        "FileDeleted", "Translation", "BinaryResponse")},
     # tools/policy.py
     **{name: "tools.policy" for name in (
         "AllowAll", "DenyAll", "AllowTools", "RequireApproval", "ToolPolicyContext",
@@ -298,6 +314,8 @@ _LAZY = {
     **{name: "batches.api" for name in (
         "Batch", "BatchPart", "BatchError", "InvalidBatchIdError", "BatchRequestError",
         "BatchTimeoutError", "BatchRequestCancelledError", "BatchRequestExpiredError")},
+    # client/azure.py (the OpenAI SDK's Azure clients' names; docs/migration.md)
+    "AzureOpenAI": "client.azure", "AsyncAzureOpenAI": "client.azure",
     # router/api.py (routing across deployments: ai.Client(router=ai.Router(...)))
     "Router": "router.api",
     # budgets/budget.py (a cost limit admitting every call: docs/budgets.md)
@@ -309,6 +327,7 @@ _LAZY = {
     "router": None,  # Router, MemoryState, RedisState (docs/router.md)
     "budgets": None,  # Budget, MemoryState, RedisState (docs/budgets.md)
     "context": None,  # Trim, Summarize, Native (docs/context.md)
+    "tools": None,  # Tool, @tool, and the hosted WebSearch, CodeExecution, WebFetch
 }
 
 

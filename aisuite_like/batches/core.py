@@ -14,13 +14,14 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar, Union
 
 from ..core.errors import AisuiteLikeError, APIError
 from ..core.reading import JSONTooDeepError, loads_json
+from ..providers.plans import Plan, SdkCall, aattempt_of, arun, attempt_of, run
 
 if TYPE_CHECKING:
     from ..providers.base import Provider
@@ -153,189 +154,7 @@ def decode_id(batch_id: Any) -> tuple[list[tuple[str, str]], int, Optional[dict[
     return [(p[0], p[1]) for p in parts], created, metadata
 
 
-# --- SDK calls, performed sync or async -----------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SdkCall:
-    """One SDK call a family needs: the method at ``path`` on the SDK client (``async_path``
-    on the async client when the name differs) called with ``args`` / ``kwargs``. ``read``
-    says what the plan receives: ``"raw"`` the SDK's return value, ``"json"`` the decoded
-    body of a ``with_raw_response`` reply, ``"genai"`` the decoded body of
-    a google-genai ``HttpResponse``, ``"stream"`` the reply's ``http_response`` with its body
-    not yet read (a ``with_streaming_response`` context manager is entered for it).
-    ``async_kwargs`` replace ``kwargs`` on the async client when they differ."""
-
-    path: str
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    read: Literal["raw", "json", "genai", "stream"] = "json"
-    async_path: Optional[str] = None
-    async_kwargs: Optional[dict[str, Any]] = None
-    #: The call creates something (a provider batch): an attempt whose outcome is unknown (a
-    #: timeout or a connection lost once the request may have arrived) is not repeated.
-    once: bool = False
-
-
-Plan = Generator[SdkCall, Any, T]
-
-
-def _method(client: Any, path: str) -> Any:
-    target = client
-    for name in path.split("."):
-        target = getattr(target, name)
-    return target
-
-
-def _decode(provider: "Provider", body: Any, status: Optional[int],
-            request_id: Optional[str]) -> Any:
-    from ..core.reading import decode_json
-
-    return decode_json(body, provider.key, status_code=status, request_id=request_id)
-
-
-def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
-    if call.read == "stream":
-        return reply.http_response
-    if call.read == "raw":
-        return reply
-    if call.read == "genai":
-        return _decode(provider, reply.body or "{}", 200, None)
-    http = reply.http_response
-    return _decode(provider, body, http.status_code, http.headers.get("x-request-id")
-                   or http.headers.get("request-id"))
-
-
-def _attempt(provider: "Provider", client: Any) -> Any:
-    from ..providers.base import mapped_errors
-
-    def attempt(call: SdkCall) -> Any:
-        with mapped_errors(provider._error):  # type: ignore[attr-defined]
-            reply = _method(client, call.path)(*call.args, **call.kwargs)
-            if call.read == "stream" and hasattr(reply, "__enter__"):
-                reply = reply.__enter__()  # with_streaming_response: sends the request
-            body = reply.http_response.read() if call.read == "json" else None
-        return _finish(provider, call, reply, body)
-    return attempt
-
-
-def _aattempt(provider: "Provider", client: Any) -> Any:
-    from ..providers.base import mapped_errors
-
-    async def attempt(call: SdkCall) -> Any:
-        with mapped_errors(provider._error):  # type: ignore[attr-defined]
-            kwargs = call.kwargs if call.async_kwargs is None else call.async_kwargs
-            reply = _method(client, call.async_path or call.path)(*call.args, **kwargs)
-            reply = (await reply.__aenter__() if call.read == "stream"
-                     and hasattr(reply, "__aenter__") else await reply)
-            body = await reply.http_response.aread() if call.read == "json" else None
-        return _finish(provider, call, reply, body)
-    return attempt
-
-
-class _Unsettled(Exception):
-    """An attempt of a ``once`` call whose outcome is unknown: not an ``APIError``, so the
-    retry loop does not repeat it; the driver hands ``error`` to the plan."""
-
-    def __init__(self, error: APIError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-def _never_sent(error: BaseException) -> bool:
-    """Whether a connection error or timeout happened before the request could leave (no
-    connection was made): such an attempt created nothing and is retried as usual."""
-    import sys
-
-    import httpx2
-
-    kinds: tuple[type[BaseException], ...] = (httpx2.ConnectError, httpx2.ConnectTimeout,
-                                              httpx2.PoolTimeout)
-    aiohttp = sys.modules.get("aiohttp")
-    if aiohttp is not None:
-        kinds = (*kinds, aiohttp.ClientConnectorError)
-    seen: set[int] = set()
-    current: Optional[BaseException] = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, kinds):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def _settled(error: APIError) -> bool:
-    from ..core.errors import APIConnectionError, APITimeoutError
-
-    return not isinstance(error, (APIConnectionError, APITimeoutError)) or _never_sent(error)
-
-
-def _once(attempt: Callable[[SdkCall], Any]) -> Callable[[SdkCall], Any]:
-    def once(call: SdkCall) -> Any:
-        try:
-            return attempt(call)
-        except APIError as error:
-            if _settled(error):
-                raise
-            raise _Unsettled(error) from error
-    return once
-
-
-def _aonce(attempt: Callable[[SdkCall], Any]) -> Callable[[SdkCall], Any]:
-    async def once(call: SdkCall) -> Any:
-        try:
-            return await attempt(call)
-        except APIError as error:
-            if _settled(error):
-                raise
-            raise _Unsettled(error) from error
-    return once
-
-
-def run(provider: "Provider", client: Any, plan: Plan[T]) -> T:
-    """Perform ``plan`` with the sync SDK ``client`` (each call retried as ``create`` is,
-    but a ``once`` call's unknown outcome never). A call's error is raised inside the plan,
-    at its ``yield``, so a plan may handle it."""
-    from ..providers import retry as _retry
-
-    attempt = _attempt(provider, client)
-    attempt_once = _once(attempt)
-    policy = provider._calls  # type: ignore[attr-defined]
-    try:
-        call = next(plan)
-        while True:
-            try:
-                reply = _retry.call(policy, attempt_once if call.once else attempt, call)
-            except _Unsettled as unsettled:
-                call = plan.throw(unsettled.error)
-            except Exception as error:
-                call = plan.throw(error)
-            else:
-                call = plan.send(reply)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-
-
-async def arun(provider: "Provider", client: Any, plan: Plan[T]) -> T:
-    """Perform ``plan`` with the async SDK ``client``."""
-    from ..providers import retry as _retry
-
-    attempt = _aattempt(provider, client)
-    attempt_once = _aonce(attempt)
-    policy = provider._calls  # type: ignore[attr-defined]
-    try:
-        call = next(plan)
-        while True:
-            try:
-                reply = await _retry.acall(policy, attempt_once if call.once else attempt, call)
-            except _Unsettled as unsettled:
-                call = plan.throw(unsettled.error)
-            except Exception as error:
-                call = plan.throw(error)
-            else:
-                call = plan.send(reply)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+# --- SDK calls, performed sync or async: providers/plans.py (shared with the endpoints) ----
 
 
 def submit_once(provider: "Provider", create: SdkCall,
@@ -535,7 +354,7 @@ def iter_results(provider: "Provider", client: Any,
             continue
         reader, failures, done = LineReader(source.parse), 0, False
         while not done:
-            response = _retry.call(policy, _attempt(provider, client), source.call)
+            response = _retry.call(policy, attempt_of(provider, client), source.call)
             try:
                 chunks = response.iter_bytes()
                 while not done:
@@ -567,7 +386,7 @@ async def aiter_results(provider: "Provider", client: Any,
             continue
         reader, failures, done = LineReader(source.parse), 0, False
         while not done:
-            response = await _retry.acall(policy, _aattempt(provider, client), source.call)
+            response = await _retry.acall(policy, aattempt_of(provider, client), source.call)
             try:
                 chunks = response.aiter_bytes()
                 while not done:

@@ -50,6 +50,8 @@ def _jsonable(value: Any) -> Any:
         return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
     if isinstance(value, (set, frozenset)):
         return sorted(_canonical(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a hosted tool
+        return {"$type": type(value).__name__, **dataclasses.asdict(value)}
     raise TypeError(
         f"the response cache cannot make a key of a {type(value).__name__} in this request; "
         "pass JSON values (or a pydantic model), or pass cache=False to send this call "

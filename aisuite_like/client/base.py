@@ -238,6 +238,18 @@ def _refuse_real_request(key: str) -> None:
         "(model='test:...', ScriptedProvider or FunctionProvider)")
 
 
+def _check_client_options(given: Mapping[str, Any], where: str) -> None:
+    """Client-wide options (``timeout``, ``max_retries``, ...), checked before use."""
+    timeout = given.get("timeout")
+    problem = _request_checks.timeout_problem(timeout) if timeout is not None else None
+    if problem is not None:
+        raise ConfigurationError(f"{where[:-2]}(timeout=...) must be {problem}, got "
+                                 f"{type(timeout).__name__}")
+    from ..providers.retry import CallPolicy
+
+    CallPolicy.from_config(dict(given), "", where=f"in {where}")  # checks them
+
+
 class ClientBase:
     """What ``Client`` and ``AsyncClient`` share: the provider configs, the providers made from
     them on first use; every call is prepared from them (``prepare.py``: ``prepare_call``)."""
@@ -254,15 +266,29 @@ class ClientBase:
         router: Optional[ModelRouter] = None,
         prompt_cache: Any = None,
         budget: Any = None,
+        timeout: Any = None,
+        max_retries: Optional[int] = None,
+        max_retry_wait: Optional[float] = None,
+        max_concurrency: Optional[int] = None,
+        stream_gap_timeout: Optional[float] = None,
         **unknown: Any,
     ) -> None:
+        # Client-wide options (the OpenAI SDK's OpenAI(timeout=, max_retries=)): over every
+        # provider's config, as with_options() gives them (docs/client.md).
+        given = {name: value for name, value in (
+            ("timeout", timeout), ("max_retries", max_retries),
+            ("max_retry_wait", max_retry_wait), ("max_concurrency", max_concurrency),
+            ("stream_gap_timeout", stream_gap_timeout)) if value is not None}
         if unknown:  # ai.Client(api_key=...): the provider_configs line to write
             name = type(self).__name__
             raise settings_keyword_error(
-                name, unknown, ("provider_configs", "providers", "extra_param_mode",
-                                "extract_thinking", "cache", "cache_ttl", "router",
-                                "prompt_cache", "budget"),
+                name, {**unknown, **given}, ("provider_configs", "providers",
+                                             "extra_param_mode", "extract_thinking", "cache",
+                                             "cache_ttl", "router", "prompt_cache", "budget",
+                                             *CLIENT_OPTIONS),
                 configs_given=provider_configs is not None, call=f"ai.{name}")
+        if given:
+            _check_client_options(given, f"{type(self).__name__}()")
         # What with_options() passes on to a copy (besides the configs).
         self._init_options: dict[str, Any] = {"providers": providers,
                                               "extra_param_mode": extra_param_mode,
@@ -271,7 +297,7 @@ class ClientBase:
                                               "router": router, "prompt_cache": prompt_cache,
                                               "budget": budget}
         #: Options every provider this client builds gets over its config (with_options()).
-        self._options: dict[str, Any] = {}
+        self._options: dict[str, Any] = given
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)
         #: The budgets every model call of this client must be admitted by (docs/budgets.md).
         self._budgets: tuple[Any, ...] = _check_budgets(budget, "Client(budget=...)")
@@ -363,13 +389,7 @@ class ClientBase:
             ("timeout", timeout), ("max_retries", max_retries),
             ("max_retry_wait", max_retry_wait), ("max_concurrency", max_concurrency),
             ("stream_gap_timeout", stream_gap_timeout)) if value is not None}
-        problem = _request_checks.timeout_problem(timeout) if timeout is not None else None
-        if problem is not None:
-            raise ConfigurationError(f"with_options(timeout=...) must be {problem}, got "
-                                     f"{type(timeout).__name__}")
-        from ..providers.retry import CallPolicy
-
-        CallPolicy.from_config(dict(given), "", where="in with_options()")  # checks them
+        _check_client_options(given, "with_options()")
         configs = _request_checks.copy_configs(self._configs)
         for key, extra in _request_checks.copy_configs(provider_configs).items():
             configs[key] = {**configs.get(key, {}), **extra}

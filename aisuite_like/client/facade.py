@@ -34,10 +34,13 @@ if TYPE_CHECKING:
     from ..endpoints.audio import AsyncAudio, Audio
     from ..endpoints.audio_params import ParamValidator
     from ..endpoints.embeddings import AsyncEmbeddings, Embeddings
+    from ..endpoints.files import AsyncFiles, Files
+    from ..endpoints.images import AsyncImages, Images
     from ..endpoints.models import AsyncModels, Models
+    from ..endpoints.moderations import AsyncModerations, Moderations
     from ..endpoints.responses import AsyncResponses, Responses
     from .plugins import ModelRouter, ResponseCache
-    from .raw_response import AsyncRawCompletions, RawCompletions
+    from .raw_response import AsyncRawCompletions, RawCompletions, StreamingCompletions
     from .stream_events import AsyncChatCompletionStream, ChatCompletionStream
 
     # What `messages` takes: OpenAI-shaped message dicts (the TypedDicts complete their keys),
@@ -68,6 +71,14 @@ class _Completions:
         from .raw_response import RawCompletions
 
         return RawCompletions(self)
+
+    @property
+    def with_streaming_response(self) -> StreamingCompletions:
+        """``with ...with_streaming_response.create(...) as response:`` the reply's headers
+        and body lines (``iter_lines()``), as the OpenAI SDK (docs/client.md)."""
+        from .raw_response import StreamingCompletions
+
+        return StreamingCompletions(self, is_async=False)
 
     @overload
     def create(
@@ -638,6 +649,18 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
     return response
 
 
+def _resource(client: ClientBase, module: str, name: str) -> Any:
+    """The endpoint resource ``endpoints.<module>.<name>`` of ``client``, made on first use
+    (the module is imported then)."""
+    found = client.__dict__.get(f"_{module}")
+    if found is None:
+        import importlib
+
+        cls = getattr(importlib.import_module(f"..endpoints.{module}", __package__), name)
+        found = client.__dict__[f"_{module}"] = cls(client)
+    return found
+
+
 _CompletionsT = TypeVar("_CompletionsT")
 
 
@@ -678,12 +701,20 @@ class Client(ClientBase):
                  router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
                  budget: Union[Budget, Sequence[Budget], None] = None,
+                 timeout: Any = None,
+                 max_retries: Optional[int] = None,
+                 max_retry_wait: Optional[float] = None,
+                 max_concurrency: Optional[int] = None,
+                 stream_gap_timeout: Optional[float] = None,
                  **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
                          cache=cache, cache_ttl=cache_ttl, router=router,
-                         prompt_cache=prompt_cache, budget=budget, **unknown)
+                         prompt_cache=prompt_cache, budget=budget,
+                         timeout=timeout, max_retries=max_retries,
+                         max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
+                         stream_gap_timeout=stream_gap_timeout, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -750,6 +781,24 @@ class Client(ClientBase):
             embeddings = self.__dict__["_embeddings"] = Embeddings(self)
         return embeddings
 
+    @property
+    def images(self) -> Images:
+        """``generate`` / ``edit``: images in OpenAI's shape (docs/images.md)."""
+        found: Images = _resource(self, "images", "Images")
+        return found
+
+    @property
+    def moderations(self) -> Moderations:
+        """``create``: content-policy verdicts (docs/moderations.md)."""
+        found: Moderations = _resource(self, "moderations", "Moderations")
+        return found
+
+    @property
+    def files(self) -> Files:
+        """``create`` / ``retrieve`` / ``list`` / ``delete`` / ``content`` (docs/files.md)."""
+        found: Files = _resource(self, "files", "Files")
+        return found
+
     def __enter__(self) -> "Client":
         return self
 
@@ -769,6 +818,13 @@ class _AsyncCompletions:
         from .raw_response import AsyncRawCompletions
 
         return AsyncRawCompletions(self)
+
+    @property
+    def with_streaming_response(self) -> StreamingCompletions:
+        """``async with ...with_streaming_response.create(...) as response:`` (docs/client.md)."""
+        from .raw_response import StreamingCompletions
+
+        return StreamingCompletions(self, is_async=True)
 
     @overload
     async def create(
@@ -1056,11 +1112,19 @@ class AsyncClient(ClientBase):
                  router: Optional[ModelRouter] = None,
                  prompt_cache: Optional[Literal["auto", False]] = None,
                  budget: Union[Budget, Sequence[Budget], None] = None,
+                 timeout: Any = None,
+                 max_retries: Optional[int] = None,
+                 max_retry_wait: Optional[float] = None,
+                 max_concurrency: Optional[int] = None,
+                 stream_gap_timeout: Optional[float] = None,
                  **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
                          cache=cache, cache_ttl=cache_ttl, router=router,
-                         prompt_cache=prompt_cache, budget=budget, **unknown)
+                         prompt_cache=prompt_cache, budget=budget,
+                         timeout=timeout, max_retries=max_retries,
+                         max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
+                         stream_gap_timeout=stream_gap_timeout, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 
@@ -1130,6 +1194,24 @@ class AsyncClient(ClientBase):
         mcp = sys.modules.get("aisuite_like.tools.mcp")
         if mcp is not None:
             await mcp._aclose_opened_by(self)
+
+    @property
+    def images(self) -> AsyncImages:
+        """``await generate(...)`` / ``await edit(...)`` (docs/images.md)."""
+        found: AsyncImages = _resource(self, "images", "AsyncImages")
+        return found
+
+    @property
+    def moderations(self) -> AsyncModerations:
+        """``await create(...)`` (docs/moderations.md)."""
+        found: AsyncModerations = _resource(self, "moderations", "AsyncModerations")
+        return found
+
+    @property
+    def files(self) -> AsyncFiles:
+        """``await create(...)``, ``retrieve``, ``list``, ... (docs/files.md)."""
+        found: AsyncFiles = _resource(self, "files", "AsyncFiles")
+        return found
 
     async def __aenter__(self) -> "AsyncClient":
         return self

@@ -4,9 +4,10 @@ stack").
 
 Every feature that meets a provider call is a wrapper (``providers.wrapper.WrapperProvider``)
 and is stacked here, in the order of ``STACK``, for every endpoint (chat and the tool runner,
-agents, durable runs, the Responses API, embeddings, audio, models) and for every router
-deployment; nowhere else is a provider wrapped. The stack is built once per prepared call
-(a tool run's model calls all go through the one its preparation built).
+agents, durable runs, the Responses API, embeddings, audio, models, images, moderations,
+files) and for every router deployment; nowhere else is a provider wrapped. The stack is
+built once per prepared call (a tool run's model calls all go through the one its
+preparation built).
 """
 
 from __future__ import annotations
@@ -295,9 +296,10 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     _request_checks.check_arguments(kwargs)
     cached = _uses_cache(client, kwargs.pop("cache", None))
     budget = kwargs.pop("budget", None)  # this call's, besides the client's (docs/budgets.md)
+    own = routed if routed is not None else client._provider(key)
+    fallbacks = kwargs.pop("fallbacks", None)
     provider = provider_stack(
-        client, key, routed if routed is not None else client._provider(key),
-        routed=routed is not None, cache=cached, fallbacks=kwargs.pop("fallbacks", None),
+        client, key, own, routed=routed is not None, cache=cached, fallbacks=fallbacks,
         model=model, name=name, think=client.extract_thinking, budget=budget)
     stream = bool(kwargs.pop("stream", False))
     max_turns = kwargs.pop("max_turns", None)
@@ -314,7 +316,16 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     from ..tools.toolset import prepare_tools
 
     tools = prepare_tools(kwargs.pop("tools", None), owner=client)
+    hosted = None
+    if tools is not None and tools.hosted:  # run by the provider: its family must have them
+        hosted = tuple(tools.hosted)
+        _check_hosted(own, key, hosted)
+        for fallback in fallbacks if isinstance(fallbacks, (list, tuple)) else ():
+            other = parse_model(fallback)[0]  # each model tried must run them too
+            _check_hosted(client._provider(other), other, hosted)
     request = _chat_request(client, name, messages, tools, stream, kwargs)
+    if hosted is not None:
+        request.hosted_tools = hosted
     return PreparedCall(provider, request, tools, max_turns, runner_options)
 
 
@@ -333,6 +344,15 @@ def _bind_context(client: ClientBase, value: Any, provider_key: str, budget: Any
         prepared = prepare_call(client, model, [{"role": "user", "content": "-"}], kwargs)
         summarizer = (prepared.provider, prepared.request)
     return ContextPlan(strategy, provider_key, summarizer)
+def _check_hosted(provider: Any, key: str, hosted: tuple[Any, ...]) -> None:
+    """Refuse, before anything is sent, a hosted tool the provider's family does not map
+    (docs/hosted-tools.md)."""
+    kinds = getattr(provider, "hosted_tool_kinds", None) or frozenset()
+    for tool in hosted:
+        if tool.kind not in kinds:
+            from ..core.hosted import no_hosted_tool
+
+            raise no_hosted_tool(tool.kind, key)
 
 
 def _chat_request(client: ClientBase, name: str, messages: Any, tools: Optional[Tools],

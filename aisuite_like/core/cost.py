@@ -94,7 +94,7 @@ def _price(usage: Any, ref: Any) -> Optional[float]:
         import genai_prices
     except ImportError:
         return None
-    values = _token_values(usage)  # an embeddings usage has input tokens only
+    values = _usage_values(usage)
     for name in dict.fromkeys(m for m in (model, requested) if m):
         try:
             calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
@@ -103,6 +103,35 @@ def _price(usage: Any, ref: Any) -> Optional[float]:
             continue
         return float(calc.total_price)
     return None
+
+
+def _usage_values(usage: Any) -> dict[str, int]:
+    """``usage`` in genai-prices' terms: a chat ``Usage`` (an embeddings usage has input
+    tokens only), or an image call's ``ImageUsage`` (``input_tokens`` / ``output_tokens``
+    with their image tokens)."""
+    if not hasattr(usage, "prompt_tokens"):  # core/media.py ImageUsage
+        values = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+        image_in = usage.input_tokens_details.image_tokens
+        out = usage.output_tokens_details
+        if image_in:
+            values["input_image_tokens"] = image_in
+        values["output_image_tokens"] = out.image_tokens if out is not None \
+            else usage.output_tokens
+        return values
+    details = getattr(usage, "prompt_tokens_details", None)
+    values = {"input_tokens": usage.prompt_tokens or 0,
+              "output_tokens": getattr(usage, "completion_tokens", 0) or 0}
+    if details is not None and details.cached_tokens:
+        values["cache_read_tokens"] = details.cached_tokens
+    if details is not None and details.cache_creation_tokens:
+        values["cache_write_tokens"] = details.cache_creation_tokens
+    server = getattr(usage, "server_tool_use", None)
+    if server is not None:  # hosted tools' calls (docs/hosted-tools.md)
+        if server.web_search_requests:
+            values["web_searches"] = server.web_search_requests
+        if server.code_execution_requests:
+            values["code_executions"] = server.code_execution_requests
+    return values
 
 
 def price_known(key: str, model: str) -> bool:
@@ -123,17 +152,6 @@ def price_known(key: str, model: str) -> bool:
 def price_ref(usage: Any) -> Any:
     """The ``(provider key, model, requested model)`` marker of ``usage`` (None: unmarked)."""
     return usage.__dict__.get(_REF)
-
-
-def _token_values(usage: Any) -> dict[str, int]:
-    details = getattr(usage, "prompt_tokens_details", None)
-    values: dict[str, int] = {"input_tokens": usage.prompt_tokens or 0,
-                              "output_tokens": getattr(usage, "completion_tokens", 0) or 0}
-    if details is not None and details.cached_tokens:
-        values["cache_read_tokens"] = details.cached_tokens
-    if details is not None and details.cache_creation_tokens:
-        values["cache_write_tokens"] = details.cache_creation_tokens
-    return values
 
 
 def price_tokens(key: str, models: tuple[str, ...], values: dict[str, int], *,
@@ -173,4 +191,4 @@ def price_usage(usage: Any, key: str, model: str, *, batch: bool = False) -> Opt
         return 0.0
     ref = d.get(_REF)
     names = (ref[1], ref[2]) if ref is not None else ()
-    return price_tokens(key, (*names, model), _token_values(usage), batch=True)
+    return price_tokens(key, (*names, model), _usage_values(usage), batch=True)

@@ -681,16 +681,27 @@ def reasoning_item(item_id: str, text: Optional[str], state: Mapping[str, Any],
 
 
 def message_item(item_id: str, text: Optional[str], refusal: Optional[str],
-                  status: str = "completed") -> ResponseOutputMessage:
-    """An assistant ``message`` output item with its text and refusal parts."""
+                  status: str = "completed",
+                  annotations: Optional[Sequence[Any]] = None) -> ResponseOutputMessage:
+    """An assistant ``message`` output item with its text and refusal parts; the chat
+    message's ``url_citation`` annotations go on the text in the Responses API's shape."""
     parts: list[Any] = []
     if text:
         parts.append(construct(ResponseOutputText, type="output_text", text=text,
-                                                        annotations=[]))
+                               annotations=[_flat(a) for a in annotations or ()]))
     if refusal:
         parts.append(construct(ResponseOutputRefusal, type="refusal", refusal=refusal))
     return construct(ResponseOutputMessage, id=item_id, type="message", role="assistant",
                                                  status=status, content=parts)
+
+
+def _flat(annotation: Any) -> Any:
+    """A chat annotation (``{"type": "url_citation", "url_citation": {...}}``) in the
+    Responses API's flat shape."""
+    if isinstance(annotation, Mapping) and annotation.get("type") == "url_citation" and \
+            isinstance(annotation.get("url_citation"), Mapping):
+        return {"type": "url_citation", **annotation["url_citation"]}
+    return annotation
 
 
 def call_item(item_id: str, call_id: str, name: str, arguments: str,
@@ -729,7 +740,8 @@ def message_items(message: Message, base: str, start: int, *, summary: bool = Fa
     content = message.content
     text = content if isinstance(content, str) else _text(content) if content else None
     if text or message.refusal:
-        out.append(message_item(f"msg_{base}_{start + len(out)}", text, message.refusal))
+        out.append(message_item(f"msg_{base}_{start + len(out)}", text, message.refusal,
+                                annotations=message.annotations))
     for call in message.tool_calls or ():
         out.append(call_item(f"fc_{base}_{start + len(out)}", call.id, call.function.name,
                               call.function.arguments))

@@ -48,7 +48,7 @@ class ChunkAccumulator:
     carrying the corrected id, so what the caller sees pairs with the final response."""
 
     __slots__ = ("id", "created", "model", "provider", "usage", "fallback_errors", "cache_hit",
-                 "_choices", "_ids")
+                 "_choices", "_ids", "_events")
 
     def __init__(self, prior: Sequence[Any] = ()) -> None:
         self.id = ""
@@ -60,6 +60,7 @@ class ChunkAccumulator:
         self.cache_hit: Optional[bool] = None  # the response cache's outcome (first chunk)
         self._choices: dict[int, dict[str, Any]] = {}
         self._ids = CallIdAssigner(prior)
+        self._events: Optional[list[Any]] = None  # hosted tools' calls (docs/hosted-tools.md)
 
     def add(self, chunk: _C) -> _C:
         if not self.id and chunk.id:
@@ -76,6 +77,9 @@ class ChunkAccumulator:
             self.cache_hit = cache_outcome(chunk)
         if chunk.usage is not None:
             self.usage = chunk.usage
+        chunk_extra = chunk.__pydantic_extra__
+        if chunk_extra and chunk_extra.get("tool_events"):  # the hosted calls of the reply
+            self._events = [*(self._events or ()), *chunk_extra["tool_events"]]
         renamed: Optional[dict[tuple[int, int], str]] = None
         for position, choice in enumerate(chunk.choices):
             state = self._choices.get(choice.index)
@@ -83,10 +87,15 @@ class ChunkAccumulator:
                 state = self._choices[choice.index] = {
                     "content": [], "reasoning": [], "refusal": [], "tool_calls": {},
                     "finish_reason": None, "native_finish_reason": None, "psf": None,
+                    "annotations": None,
                 }
             delta = choice.delta
             if delta.content:
                 state["content"].append(delta.content)
+            delta_extra = delta.__pydantic_extra__
+            if delta_extra and delta_extra.get("annotations"):  # citations (url_citation)
+                state["annotations"] = [*(state["annotations"] or ()),
+                                        *delta_extra["annotations"]]
             if delta.reasoning_content:
                 state["reasoning"].append(delta.reasoning_content)
             if delta.refusal:
@@ -146,6 +155,7 @@ class ChunkAccumulator:
                 reasoning_content="".join(state["reasoning"]) or None,
                 refusal="".join(state["refusal"]) or None,
                 provider_specific_fields=state["psf"],
+                **({"annotations": state["annotations"]} if state["annotations"] else {}),
             )
             finish = state["finish_reason"]
             if tool_calls and finish != "length":
@@ -157,6 +167,8 @@ class ChunkAccumulator:
                                           usage=self.usage)
         if self.fallback_errors:
             response.fallback_errors = self.fallback_errors
+        if self._events:
+            response.tool_events = list(self._events)
         if self.cache_hit is not None:
             mark_cache_outcome(response, self.cache_hit)
         attach_price_ref(response)

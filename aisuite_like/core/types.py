@@ -22,6 +22,7 @@ __all__ = [
     "PromptTokensDetails",
     "CompletionTokensDetails",
     "Usage",
+    "ServerToolUse",
     "ToolEvent",
     "ContextEvent",
     "SkippedModel",
@@ -206,15 +207,33 @@ def _add_opt(a: Optional[int], b: Optional[int]) -> Optional[int]:
     return a + b
 
 
+class ServerToolUse(_Model):
+    """What the provider's hosted tools did in a call (docs/hosted-tools.md): web searches,
+    web fetches and code executions it ran (priced in ``Usage.cost``)."""
+
+    web_search_requests: int = 0
+    web_fetch_requests: int = 0
+    code_execution_requests: int = 0
+
+    def __add__(self, other: "ServerToolUse") -> "ServerToolUse":
+        return ServerToolUse(
+            web_search_requests=self.web_search_requests + other.web_search_requests,
+            web_fetch_requests=self.web_fetch_requests + other.web_fetch_requests,
+            code_execution_requests=self.code_execution_requests
+            + other.code_execution_requests)
+
+
 class Usage(_Model):
     """Token usage with OpenAI's meaning: prompt tokens include cache reads and writes;
-    completion tokens include reasoning tokens."""
+    completion tokens include reasoning tokens. ``server_tool_use`` counts the hosted tools'
+    calls where there were any (docs/hosted-tools.md)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
     prompt_tokens_details: Optional[PromptTokensDetails] = None
     completion_tokens_details: Optional[CompletionTokensDetails] = None
+    server_tool_use: Optional[ServerToolUse] = None
 
     def __add__(self, other: "Usage") -> "Usage":
         if not isinstance(other, Usage):
@@ -233,12 +252,16 @@ class Usage(_Model):
             b2 = other.completion_tokens_details or CompletionTokensDetails()
             ctd = CompletionTokensDetails(
                 reasoning_tokens=_add_opt(a2.reasoning_tokens, b2.reasoning_tokens))
+        server = self.server_tool_use
+        if other.server_tool_use is not None:
+            server = other.server_tool_use if server is None else server + other.server_tool_use
         total = Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             prompt_tokens_details=ptd,
             completion_tokens_details=ctd,
+            server_tool_use=server,
         )
         from .cost import combine_parts
 
@@ -259,7 +282,9 @@ class Usage(_Model):
 class ToolEvent(_Model):
     """What happened to one tool call in a run. ``result`` is the exact string sent to the
     model; ``arguments`` the parsed dict, or the raw string when it did not parse;
-    ``truncated`` True when the result was cut to ``max_tool_result_chars``."""
+    ``truncated`` True when the result was cut to ``max_tool_result_chars``; ``hosted`` True
+    for a call the provider's hosted tool made (it is in ``tool_events`` of a plain call
+    too)."""
 
     call_id: str
     name: str
@@ -271,6 +296,9 @@ class ToolEvent(_Model):
     duration_s: float = 0.0
     turn: Optional[int] = None
     truncated: bool = False
+    #: A call of a hosted tool the provider ran itself (web search, code execution; no
+    #: result was sent back by the runner): ``result`` says what it found.
+    hosted: bool = False
 
 
 class ContextEvent(_Model):

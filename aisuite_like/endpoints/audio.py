@@ -19,6 +19,7 @@ from ..providers.base import TRANSCRIPTION_PROVIDERS, Provider, TranscriptionReq
 
 if TYPE_CHECKING:
     from ..core.audio import Transcription, TranscriptionStreamEvent
+    from .speech import AsyncSpeech, AsyncTranslations, Speech, Translations
 
 __all__ = ["Audio", "AsyncAudio", "Transcriptions", "AsyncTranscriptions",
            "TranscriptionStream", "AsyncTranscriptionStream", "prepare_transcription"]
@@ -302,14 +303,42 @@ class AsyncTranscriptions:
 
 
 class Audio:
-    """``client.audio``: ``transcriptions``."""
+    """``client.audio``: ``transcriptions``, ``translations``, ``speech``."""
 
     def __init__(self, client: ClientBase) -> None:
+        self._client = client
         self.transcriptions = Transcriptions(client)
+
+    @property
+    def speech(self) -> Speech:
+        """Text to speech (docs/audio.md, "Speech")."""
+        from .speech import Speech
+
+        return Speech(self._client)
+
+    @property
+    def translations(self) -> Translations:
+        """Speech to English text (docs/audio.md, "Translations")."""
+        from .speech import Translations
+
+        return Translations(self._client)
 
 
 class AsyncAudio:
-    """``aclient.audio``: ``transcriptions`` (awaited)."""
+    """``aclient.audio``: ``transcriptions``, ``translations``, ``speech`` (awaited)."""
 
     def __init__(self, client: ClientBase) -> None:
+        self._client = client
         self.transcriptions = AsyncTranscriptions(client)
+
+    @property
+    def speech(self) -> AsyncSpeech:
+        from .speech import AsyncSpeech
+
+        return AsyncSpeech(self._client)
+
+    @property
+    def translations(self) -> AsyncTranslations:
+        from .speech import AsyncTranslations
+
+        return AsyncTranslations(self._client)

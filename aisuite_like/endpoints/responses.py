@@ -35,6 +35,7 @@ from ..client.prepare import (
 from ..core.checks import check_arguments, check_max_turns, check_not_empty
 from ..core.cost import attach_price_ref
 from ..core.errors import UnsupportedParameterError
+from ..core.hosted import is_hosted
 from ..core.ids import unique_tool_call_ids
 from ..core.responses import CHAT_USAGE, Response, ResponseEvent, ResponseStreamEvent
 from ..core.responses_events import EventBuilder
@@ -106,6 +107,10 @@ def _native_tools(tools: Any, client: Any) -> Optional[list[Any]]:
     for tool in tools:
         if isinstance(tool, Mapping):
             out.append(tool)
+        elif is_hosted(tool):  # ai.tools.WebSearch(), ... as OpenAI's own tools
+            from ..providers.openai.hosted import responses_tools
+
+            out.extend(responses_tools([tool], "openai"))
         else:
             prepared = prepare_tools([tool], owner=client)
             out.extend(tools_to_responses(prepared.schemas if prepared is not None else ()))
@@ -205,7 +210,8 @@ def _prepare_chat(client: Any, key: str, name: str, model: str, provider: Provid
     echo: dict[str, Any] = {
         "instructions": args.get("instructions") if isinstance(args.get("instructions"), str)
         else None,
-        "tools": [*tools_to_responses(prepared.request.tools), *hosted],
+        "tools": [*tools_to_responses(prepared.request.tools), *hosted,
+                  *_hosted_echo(prepared.request.hosted_tools)],
         "tool_choice": tool_choice if tool_choice is not None else "auto",
         "temperature": args.get("temperature"), "top_p": kwargs.get("top_p"),
         "max_output_tokens": args.get("max_output_tokens"), "reasoning": reasoning,
@@ -214,6 +220,13 @@ def _prepare_chat(client: Any, key: str, name: str, model: str, provider: Provid
         "previous_response_id": args.get("previous_response_id") if native else None,
     }
     return _Call(key, name, prepared.provider, echo, summary, prepared=prepared)
+
+
+def _hosted_echo(hosted: Any) -> list[dict[str, Any]]:
+    """The hosted tools of a translated call, as the Response's ``tools`` names them."""
+    names = {"web_search": "web_search", "code_execution": "code_interpreter",
+             "web_fetch": "web_fetch"}
+    return [{"type": names[tool.kind]} for tool in hosted or ()]
 
 
 def _refuse_server_state(key: str, args: Mapping[str, Any], kwargs: Mapping[str, Any]) -> None:
@@ -290,6 +303,7 @@ def _from_chat(chat: ChatCompletionResponse, call: _Call, *, run: bool) -> Respo
                               incomplete_details=incomplete)
     if run:
         response.stop_reason = chat.stop_reason
+    if run or chat.tool_events:  # a plain call's are its hosted tools' calls
         response.tool_events = list(chat.tool_events)
         response.context_events = list(chat.context_events)
     response.raw = chat

@@ -464,6 +464,8 @@ class ToolLoop:
         self.responses.append(response)
         if self.window is not None:
             self.window.observe(response, self.turn)
+        if response.tool_events:  # the provider's hosted calls of this turn (hosted=True)
+            self.tool_events.extend(e for e in response.tool_events if e.hosted)
         message = response.choices[0].message if response.choices else None
         if message is not None:
             self.produced.append(message)

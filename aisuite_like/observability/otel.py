@@ -19,6 +19,12 @@ their hooks (docs/architecture.md), so it is the same for every family and every
   no duration saying why.
 - ``transcription {model}`` (CLIENT) per ``client.audio.transcriptions`` call (docs/audio.md),
   with the token usage when the provider reports tokens.
+- ``images.generate {model}``, ``images.edit``, ``speech``, ``translation``, ``moderation``,
+  ``files.<operation>`` (CLIENT) per call of the endpoints beside chat, with the token usage
+  where the reply counts tokens.
+- ``gen_ai.hosted_tool.call``: an event of a ``chat`` span per call the provider's hosted
+  tools made (web search, code execution; docs/hosted-tools.md): ``gen_ai.tool.name`` and
+  ``gen_ai.tool.call.id``, its arguments and result with content capture.
 - metrics ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration``.
 - ``aisuite_like.cache_hit`` on a ``chat`` span and its duration when the response cache was
   consulted (docs/cache.md): true when it answered (nothing was sent; no token usage is
@@ -151,8 +157,13 @@ class Instrumentation:
     def _finish_chat(self, call: "_ChatCall", response_id: str, model: str,
                      finish_reasons: list[str], usage: Any,
                      response: Optional["ChatCompletionResponse"],
-                     cache_hit: Optional[bool] = None) -> None:
+                     cache_hit: Optional[bool] = None,
+                     hosted: Optional[list[Any]] = None) -> None:
         span = call.span
+        for event in hosted if hosted is not None else (
+                response.tool_events if response is not None else ()):
+            if event.hosted:  # a call the provider's hosted tool made (docs/hosted-tools.md)
+                self._hosted_event(span, event)
         metric = call.metric_attributes
         attributes: dict[str, Any] = {}  # set at once: each set_attribute takes a lock
         if cache_hit is not None:  # the response cache was consulted
@@ -183,6 +194,19 @@ class Instrumentation:
         span.set_attributes(attributes)
         self.duration.record(time.perf_counter() - call.start, metric)
         span.end()
+
+    def _hosted_event(self, span: Span, event: Any) -> None:
+        """A hosted tool's call as an event of the model call's span: its name and id; what
+        it was asked and found only with content capture."""
+        attributes: dict[str, Any] = {"gen_ai.tool.name": event.name,
+                                      "gen_ai.tool.call.id": event.call_id,
+                                      "gen_ai.tool.type": "hosted"}
+        if event.is_error:
+            attributes["error.type"] = "hosted_tool_error"
+        if self.capture_content:
+            attributes["gen_ai.tool.call.arguments"] = json_text(event.arguments)
+            attributes["gen_ai.tool.call.result"] = event.result
+        span.add_event("gen_ai.hosted_tool.call", attributes)
 
     def _fail_chat(self, call: "_ChatCall", exc: BaseException) -> None:
         error_type = error_type_of(exc)
@@ -307,6 +331,54 @@ class Instrumentation:
             result = await provider.atranscribe(request)
         self._finish_transcription(call, result)
         return result
+    # -- the endpoints beside chat (images, speech, translations, moderations, files): a
+    # CLIENT span each, named by the operation (docs/observability.md)
+
+    def _start_endpoint(self, provider: "Provider", operation: str,
+                        model: Optional[str]) -> "_ChatCall":
+        key = getattr(provider, "key", "") or type(provider).__name__
+        base: dict[str, Any] = {"gen_ai.operation.name": operation,
+                                "gen_ai.provider.name": provider_name(provider, key)}
+        if model:
+            base["gen_ai.request.model"] = model
+        host, port = self._endpoint(provider, key)
+        if host:
+            base["server.address"] = host
+            if port:
+                base["server.port"] = port
+        span = self.tracer.start_span(f"{operation} {model}" if model else operation,
+                                      kind=SpanKind.CLIENT, attributes=base)
+        return _ChatCall(span, base, time.perf_counter())
+
+    def _finish_endpoint(self, call: "_ChatCall", result: Any) -> None:
+        usage = getattr(result, "usage", None)
+        for kind in ("input", "output"):
+            count = getattr(usage, f"{kind}_tokens", None)
+            if isinstance(count, int) and count:
+                call.span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)
+                self.token_usage.record(count, {**call.metric_attributes,
+                                                "gen_ai.token.type": kind})
+        self.duration.record(time.perf_counter() - call.start, call.metric_attributes)
+        call.span.end()
+
+    def endpoint(self, provider: "Provider", method: str, operation: str,
+                 request: Any) -> Any:
+        """A span around one call of ``provider.<method>(request)``; a streamed speech
+        call's span ends when its reply starts (the bytes are not followed)."""
+        call = self._start_endpoint(provider, operation, getattr(request, "model", None))
+        with _Attempt(self, call):
+            result = getattr(provider, method)(request)
+        self._finish_endpoint(call, result)
+        return result
+
+    async def aendpoint(self, provider: "Provider", method: str, operation: str,
+                        request: Any) -> Any:
+        call = self._start_endpoint(provider, operation, getattr(request, "model", None))
+        with _Attempt(self, call):
+            result = await getattr(provider, method)(request)
+        self._finish_endpoint(call, result)
+        return result
+
     # -- native Responses API calls: a ``chat {model}`` span too (the GenAI semantic
     # conventions have no operation of their own for it; docs/observability.md)
 
@@ -590,12 +662,46 @@ class _TracedProvider(WrapperProvider):
     async def aembed(self, request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
         return await self._inst.aembed(self.wrapped, request)
 
+    def images(self, request: Any) -> Any:
+        return self._inst.endpoint(self.wrapped, "images", f"images.{request.operation}",
+                                   request)
+
+    async def aimages(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self.wrapped, "aimages",
+                                          f"images.{request.operation}", request)
+
+    def speech(self, request: Any) -> Any:
+        return self._inst.endpoint(self.wrapped, "speech", "speech", request)
+
+    async def aspeech(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self.wrapped, "aspeech", "speech", request)
+
+    def translate(self, request: Any) -> Any:
+        return self._inst.endpoint(self.wrapped, "translate", "translation", request)
+
+    async def atranslate(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self.wrapped, "atranslate", "translation", request)
+
+    def moderate(self, request: Any) -> Any:
+        return self._inst.endpoint(self.wrapped, "moderate", "moderation", request)
+
+    async def amoderate(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self.wrapped, "amoderate", "moderation", request)
+
+    def files(self, request: Any) -> Any:
+        return self._inst.endpoint(self.wrapped, "files", f"files.{request.operation}",
+                                   request)
+
+    async def afiles(self, request: Any) -> Any:
+        return await self._inst.aendpoint(self.wrapped, "afiles", f"files.{request.operation}",
+                                          request)
+
 
 class _StreamState:
     """What a stream's span needs from its chunks (a few comparisons per chunk; the whole
     reply is accumulated only when content is captured)."""
 
-    __slots__ = ("id", "model", "usage", "finish_reasons", "acc", "cache_hit")
+    __slots__ = ("id", "model", "usage", "finish_reasons", "acc", "cache_hit", "hosted")
 
     def __init__(self, capture: bool) -> None:
         self.id = ""
@@ -604,6 +710,7 @@ class _StreamState:
         self.finish_reasons: dict[int, str] = {}
         self.acc: Any = None
         self.cache_hit: Optional[bool] = None
+        self.hosted: list[Any] = []  # the hosted tools' calls (the last chunk carries them)
         if capture:
             from ..core.streaming import ChunkAccumulator
 
@@ -617,6 +724,9 @@ class _StreamState:
             self.model = chunk.model
         if chunk.usage is not None:
             self.usage = chunk.usage
+            extra = chunk.__pydantic_extra__
+            if extra and extra.get("tool_events"):
+                self.hosted.extend(extra["tool_events"])
         for choice in chunk.choices:
             if choice.finish_reason is not None:
                 self.finish_reasons[choice.index] = choice.finish_reason
@@ -627,7 +737,7 @@ class _StreamState:
         response = self.acc.build() if self.acc is not None else None
         inst._finish_chat(call, self.id, self.model,
                           [r for _, r in sorted(self.finish_reasons.items())], self.usage,
-                          response, self.cache_hit)
+                          response, self.cache_hit, self.hosted)
 
 
 class _ResponseStreamState:

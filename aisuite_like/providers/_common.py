@@ -21,6 +21,26 @@ from ..core.origins import origin, origin_text
 from ..core.reading import loads_json
 
 
+def check_file_id(file_id: Any, family: str, provider: str, where: int) -> str:
+    """A chat content part's ``file_id`` for a provider of ``family``: an id another
+    family's Files API made (``core.media.file_family``) is refused before anything is sent,
+    naming the family it belongs to (docs/files.md)."""
+    from ..core.media import file_family
+
+    if not isinstance(file_id, str) or not file_id:
+        raise UnsupportedParameterError(
+            f"messages[{where}]: file.file_id must be a non-empty string",
+            parameter="messages", provider=provider)
+    owner = file_family(file_id)
+    if owner is not None and owner != family:
+        raise UnsupportedParameterError(
+            f"messages[{where}]: file id {file_id!r} was uploaded to {owner}'s Files API; "
+            f"{provider} cannot read it. Upload the file to {provider} "
+            f"(client.files.create(..., provider={provider!r})), or send its bytes as "
+            "file_data", parameter="messages", provider=provider)
+    return file_id
+
+
 def parse_data_url(url: str) -> Optional[tuple[str, str]]:
     """``data:<mime>;base64,<data>`` -> ``(mime, base64 data)``; None for any other URL."""
     if not url.startswith("data:"):

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any, Optional
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
     from ..core.embeddings import CreateEmbeddingResponse
     from ..core.errors import UnsupportedFeatureError
+    from ..core.media import ImagesResponse, ModerationCreateResponse, Upload
     from ..core.responses import Response, ResponseEvent
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
 
 __all__ = ["ChatRequest", "ResponsesRequest", "EmbeddingRequest", "Provider",
-           "TranscriptionRequest", "embedding_request"]
+           "TranscriptionRequest", "embedding_request", "ImageRequest", "SpeechRequest",
+           "ModerationRequest", "FileRequest", "no_endpoint", "ENDPOINT_FAMILIES"]
 
 
 @contextmanager
@@ -54,7 +56,9 @@ class ChatRequest:
     API (``client.responses.create`` with ``max_turns``; docs/responses.md).
     ``reasoning_effort`` is the portable effort (``"none"`` ... ``"high"``), translated per
     family; ``prompt_cache`` is ``"auto"`` when the family should add its prompt-cache
-    breakpoints or key (docs/reasoning-and-caching.md).
+    breakpoints or key (docs/reasoning-and-caching.md). ``hosted_tools`` are the
+    ``ai.tools.WebSearch`` / ``CodeExecution`` / ``WebFetch`` given among the tools, for the
+    family to map to its own server tools (docs/hosted-tools.md).
     """
 
     model: str
@@ -78,6 +82,7 @@ class ChatRequest:
     api: Optional[str] = None
     reasoning_effort: Optional[str] = None
     prompt_cache: Optional[str] = None
+    hosted_tools: Optional[tuple[Any, ...]] = None
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""
@@ -207,6 +212,137 @@ def no_embeddings(provider: str) -> UnsupportedFeatureError:
         feature="embeddings", provider=provider)
 
 
+class ImageRequest:
+    """One ``client.images.generate`` / ``edit`` call (docs/images.md), its arguments
+    checked: ``operation`` is ``"generate"`` or ``"edit"``; ``images`` (edit: the images to
+    change) and ``mask`` are files read for upload; ``n``, ``size``, ``quality``,
+    ``response_format`` (``"url"`` / ``"b64_json"``), ``user`` are the portable arguments
+    (None: not given); ``extra`` the provider-native ones."""
+
+    __slots__ = ("operation", "model", "prompt", "n", "size", "quality", "response_format",
+                 "user", "images", "mask", "extra", "timeout")
+
+    def __init__(self, operation: str, model: str, prompt: str, *, n: Optional[int] = None,
+                 size: Optional[str] = None, quality: Optional[str] = None,
+                 response_format: Optional[str] = None, user: Optional[str] = None,
+                 images: Optional[list[Upload]] = None, mask: Optional[Upload] = None,
+                 extra: Optional[dict[str, Any]] = None, timeout: Any = None) -> None:
+        self.operation = operation
+        self.model = model
+        self.prompt = prompt
+        self.n = n
+        self.size = size
+        self.quality = quality
+        self.response_format = response_format
+        self.user = user
+        self.images = images or []
+        self.mask = mask
+        self.extra = extra if extra is not None else {}
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        return (f"ImageRequest(operation={self.operation!r}, model={self.model!r}, "
+                f"n={self.n!r}, size={self.size!r}, images={len(self.images)})")
+
+
+class SpeechRequest:
+    """One ``client.audio.speech.create`` call (docs/audio.md): ``input`` (the text),
+    ``voice``, ``response_format`` (OpenAI's names: mp3, opus, aac, flac, wav, pcm; None:
+    the provider's default), ``instructions``, ``speed``; ``stream`` asks for the audio's
+    bytes as they arrive; ``extra`` the provider-native arguments."""
+
+    __slots__ = ("model", "input", "voice", "response_format", "instructions", "speed",
+                 "stream", "extra", "timeout")
+
+    def __init__(self, model: str, input: str, voice: Any, *,
+                 response_format: Optional[str] = None, instructions: Optional[str] = None,
+                 speed: Optional[float] = None, stream: bool = False,
+                 extra: Optional[dict[str, Any]] = None, timeout: Any = None) -> None:
+        self.model = model
+        self.input = input
+        self.voice = voice
+        self.response_format = response_format
+        self.instructions = instructions
+        self.speed = speed
+        self.stream = stream
+        self.extra = extra if extra is not None else {}
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        return (f"SpeechRequest(model={self.model!r}, voice={self.voice!r}, "
+                f"response_format={self.response_format!r}, chars={len(self.input)})")
+
+
+class ModerationRequest:
+    """One ``client.moderations.create`` call (docs/moderations.md): ``input`` is a text,
+    a list of texts, or OpenAI's multimodal parts (a new list: never the caller's)."""
+
+    __slots__ = ("model", "input", "extra", "timeout")
+
+    def __init__(self, model: str, input: Any, *, extra: Optional[dict[str, Any]] = None,
+                 timeout: Any = None) -> None:
+        self.model = model
+        self.input = input
+        self.extra = extra if extra is not None else {}
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        return f"ModerationRequest(model={self.model!r})"
+
+
+class FileRequest:
+    """One ``client.files`` call (docs/files.md): ``operation`` is ``"create"``,
+    ``"retrieve"``, ``"list"``, ``"delete"`` or ``"content"``; ``file_id`` names the file
+    (not for create / list), ``upload`` is the file read for create, ``purpose`` OpenAI's
+    purpose; ``params`` the list's ``after`` / ``limit`` / ``order`` / ``purpose``;
+    ``extra`` the provider-native arguments."""
+
+    __slots__ = ("operation", "file_id", "upload", "purpose", "params", "extra", "timeout")
+
+    def __init__(self, operation: str, *, file_id: Optional[str] = None,
+                 upload: Optional[Upload] = None, purpose: Optional[str] = None,
+                 params: Optional[dict[str, Any]] = None,
+                 extra: Optional[dict[str, Any]] = None, timeout: Any = None) -> None:
+        self.operation = operation
+        self.file_id = file_id
+        self.upload = upload
+        self.purpose = purpose
+        self.params = params if params is not None else {}
+        self.extra = extra if extra is not None else {}
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        return f"FileRequest(operation={self.operation!r}, file_id={self.file_id!r})"
+
+
+#: The families that have each endpoint (named when another one is asked; docs/status.md).
+ENDPOINT_FAMILIES: dict[str, tuple[str, ...]] = {
+    "images.generate": ("openai", "azure", "google", "bedrock"),
+    "images.edit": ("openai", "azure", "google", "bedrock"),
+    "audio.speech": ("openai", "azure", "google"),
+    "audio.translations": ("openai", "azure", "groq"),
+    "moderations": ("openai", "mistral"),
+    "files": ("openai", "azure", "anthropic", "google"),
+}
+
+_ENDPOINT_DOCS = {"images": "docs/images.md", "audio": "docs/audio.md",
+                  "moderations": "docs/moderations.md", "files": "docs/files.md"}
+
+
+def no_endpoint(feature: str, provider: str, why: str = "") -> UnsupportedFeatureError:
+    """The error of a provider without the API ``feature`` (``"images.generate"``, ...),
+    naming the families that have it; ``why`` says more (a model of the family that lacks
+    it)."""
+    from ..core.errors import UnsupportedFeatureError
+
+    families = ENDPOINT_FAMILIES.get(feature, ())
+    doc = _ENDPOINT_DOCS.get(feature.split(".")[0], "docs/status.md")
+    reason = why or f"provider {provider!r} has no {feature} API"
+    return UnsupportedFeatureError(
+        f"{reason}; the families that have it: {', '.join(families)} ({doc})",
+        feature=feature, provider=provider or None)
+
+
 class Provider:
     """Base class of every provider, built-in or the user's own.
 
@@ -217,6 +353,10 @@ class Provider:
 
     #: The registry key this instance was created for (e.g. ``"groq"``); set by the client.
     key: str = ""
+    #: The hosted tools (``"web_search"``, ``"code_execution"``, ``"web_fetch"``) this
+    #: provider's translator maps to its family's own server tools; a call giving another one
+    #: is refused before anything is sent (docs/hosted-tools.md).
+    hosted_tool_kinds: frozenset[str] = frozenset()
     #: True for a provider that sends nothing over the network (the offline providers of
     #: ``aisuite_like.testing``, or one of your own): allowed under
     #: ``testing.block_real_requests()`` (docs/testing.md). A class that sets ``_offline``
@@ -347,6 +487,71 @@ class Provider:
         import asyncio
 
         return await asyncio.to_thread(self.embed, request)  # a sync-only provider
+
+    # -- the endpoints beside chat (docs/images.md, audio.md, moderations.md, files.md):
+    # optional; the defaults say the provider has none, before anything is sent. Async
+    # defaults run a sync implementation in a thread.
+
+    def images(self, request: ImageRequest) -> ImagesResponse:
+        """``client.images.generate`` / ``edit`` (``request.operation``)."""
+        raise no_endpoint(f"images.{request.operation}", self.key or type(self).__name__)
+
+    async def aimages(self, request: ImageRequest) -> ImagesResponse:
+        if type(self).images is Provider.images:
+            raise no_endpoint(f"images.{request.operation}", self.key or type(self).__name__)
+        import asyncio
+
+        return await asyncio.to_thread(self.images, request)
+
+    def speech(self, request: SpeechRequest) -> Any:
+        """``client.audio.speech.create``: a ``BinaryResponse``, or with ``request.stream``
+        a ``(content_type, headers, iterator of bytes)`` triple."""
+        raise no_endpoint("audio.speech", self.key or type(self).__name__)
+
+    async def aspeech(self, request: SpeechRequest) -> Any:
+        """Async ``speech`` (a stream's iterator is an async one)."""
+        if type(self).speech is Provider.speech or request.stream:
+            raise no_endpoint("audio.speech", self.key or type(self).__name__,
+                              "" if type(self).speech is Provider.speech else
+                              f"provider {self.key!r} does not stream speech asynchronously")
+        import asyncio
+
+        return await asyncio.to_thread(self.speech, request)
+
+    def translate(self, request: TranscriptionRequest) -> Any:
+        """``client.audio.translations.create``: a ``Translation`` or text."""
+        raise no_endpoint("audio.translations", self.key or type(self).__name__)
+
+    async def atranslate(self, request: TranscriptionRequest) -> Any:
+        if type(self).translate is Provider.translate:
+            raise no_endpoint("audio.translations", self.key or type(self).__name__)
+        import asyncio
+
+        return await asyncio.to_thread(self.translate, request)
+
+    def moderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        """``client.moderations.create``."""
+        raise no_endpoint("moderations", self.key or type(self).__name__)
+
+    async def amoderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        if type(self).moderate is Provider.moderate:
+            raise no_endpoint("moderations", self.key or type(self).__name__)
+        import asyncio
+
+        return await asyncio.to_thread(self.moderate, request)
+
+    def files(self, request: FileRequest) -> Any:
+        """``client.files``: a ``FileObject`` (create, retrieve), ``(files, next cursor or
+        None)`` (list; the cursor goes back as ``params["after"]``), a ``FileDeleted``
+        (delete) or a ``BinaryResponse`` (content)."""
+        raise no_endpoint("files", self.key or type(self).__name__)
+
+    async def afiles(self, request: FileRequest) -> Any:
+        if type(self).files is Provider.files:
+            raise no_endpoint("files", self.key or type(self).__name__)
+        import asyncio
+
+        return await asyncio.to_thread(self.files, request)
 
     def close(self) -> None:
         """Release HTTP resources. Optional."""

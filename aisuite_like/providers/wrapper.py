@@ -18,13 +18,18 @@ from typing import TYPE_CHECKING, Any, Optional
 from .base import (
     ChatRequest,
     EmbeddingRequest,
+    FileRequest,
+    ImageRequest,
+    ModerationRequest,
     Provider,
     ResponsesRequest,
+    SpeechRequest,
     TranscriptionRequest,
 )
 
 if TYPE_CHECKING:
     from ..core.embeddings import CreateEmbeddingResponse
+    from ..core.media import ImagesResponse, ModerationCreateResponse
     from ..core.responses import Response, ResponseEvent
     from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
 
@@ -35,7 +40,8 @@ class WrapperProvider(Provider):
     """``wrapped`` with nothing changed: subclasses override what they change.
 
     The attributes of the contract (``key``, ``offline``, ``native_responses``,
-    ``max_concurrency``, ``as_given`` / ``aas_given``) are the wrapped provider's, read once
+    ``max_concurrency``, ``as_given`` / ``aas_given``, ``hosted_tool_kinds``) are the wrapped
+    provider's, read once
     when the wrapper is made (the stack is made once per prepared call); a subclass may set
     its own after ``super().__init__``. ``close`` / ``aclose`` close the wrapped provider."""
 
@@ -47,6 +53,7 @@ class WrapperProvider(Provider):
         self.max_concurrency = wrapped.max_concurrency
         self.as_given = wrapped.as_given
         self.aas_given = wrapped.aas_given
+        self.hosted_tool_kinds = wrapped.hosted_tool_kinds
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.wrapped!r})"
@@ -105,6 +112,38 @@ class WrapperProvider(Provider):
         return await self.wrapped.aembed(request)
 
     # -- resources
+
+    # -- the endpoints beside chat (docs/images.md, audio.md, moderations.md, files.md)
+
+    def images(self, request: ImageRequest) -> ImagesResponse:
+        return self.wrapped.images(request)
+
+    async def aimages(self, request: ImageRequest) -> ImagesResponse:
+        return await self.wrapped.aimages(request)
+
+    def speech(self, request: SpeechRequest) -> Any:
+        return self.wrapped.speech(request)
+
+    async def aspeech(self, request: SpeechRequest) -> Any:
+        return await self.wrapped.aspeech(request)
+
+    def translate(self, request: TranscriptionRequest) -> Any:
+        return self.wrapped.translate(request)
+
+    async def atranslate(self, request: TranscriptionRequest) -> Any:
+        return await self.wrapped.atranslate(request)
+
+    def moderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        return self.wrapped.moderate(request)
+
+    async def amoderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        return await self.wrapped.amoderate(request)
+
+    def files(self, request: FileRequest) -> Any:
+        return self.wrapped.files(request)
+
+    async def afiles(self, request: FileRequest) -> Any:
+        return await self.wrapped.afiles(request)
 
     def close(self) -> None:
         self.wrapped.close()

@@ -7,6 +7,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, Optional
 
+from ..core.hosted import is_hosted
 from .base import Tool
 
 __all__ = ["Tools"]
@@ -22,8 +23,9 @@ class Tools:
 
     Items are ``Tool`` objects, plain callables (turned into ``Tool`` once and cached),
     OpenAI function-schema dicts (sent as is; such a tool cannot be run by the tool runner),
-    or MCP servers (``aisuite_like.mcp`` objects or ``{"type": "mcp", ...}`` dicts), kept in
-    ``sources`` and expanded into their tools per request by ``_resolve``.
+    MCP servers (``aisuite_like.mcp`` objects or ``{"type": "mcp", ...}`` dicts), kept in
+    ``sources`` and expanded into their tools per request by ``_resolve``, or hosted tools
+    (``ai.tools.WebSearch()``, ...), kept in ``hosted`` for the provider to run.
     Two tools with one name raise ``ValueError`` here, before anything is sent.
     """
 
@@ -35,6 +37,8 @@ class Tools:
         self.schema_only: list[str] = []
         #: MCP servers whose tools are listed when a request is prepared
         self.sources: list[Any] = []
+        #: hosted tools (``ai.tools.WebSearch()``, ...): run by the provider, not here
+        self.hosted: list[Any] = []
         self._items: list[Any] = []
         self._resolved: Optional[tuple[Any, "Tools"]] = None
         #: aisuite's events of the last ``execute_tool`` / ``aexecute_tool`` (tools/aisuite.py)
@@ -42,6 +46,12 @@ class Tools:
         self.last_tool_events: list[dict[str, Any]] = []
         seen: set[str] = set()
         for i, item in enumerate(tools):
+            if is_hosted(item):
+                if any(h.kind == item.kind for h in self.hosted):
+                    raise ValueError(f"two hosted {item.kind} tools were given; pass one")
+                self.hosted.append(item)
+                self._items.append(item)
+                continue
             if _is_tool_source(item):
                 from .mcp import _as_server
 
@@ -66,7 +76,7 @@ class Tools:
             seen.add(tool_name)
 
     def __len__(self) -> int:
-        return len(self.schemas) + len(self.sources)
+        return len(self.schemas) + len(self.sources) + len(self.hosted)
 
     # aisuite's Tools API (behaviour in aisuite.py).
 
@@ -139,7 +149,8 @@ def prepare_tools(tools: Any, owner: Any = None) -> Optional[Tools]:
         return None
     if isinstance(tools, Tools):
         return tools._resolve(owner)
-    if callable(tools) or isinstance(tools, (dict, Tool)) or _is_tool_source(tools):
+    if callable(tools) or isinstance(tools, (dict, Tool)) or _is_tool_source(tools) or \
+            is_hosted(tools):
         tools = [tools]
     if isinstance(tools, (str, bytes)):
         raise TypeError("tools must be a list of functions, Tool objects or schema dicts")

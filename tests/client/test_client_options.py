@@ -224,10 +224,11 @@ def test_client_with_sdk_settings_prints_the_provider_configs_line(server: Fault
     ({"base_url": "https://user:pa55word@proxy.example/v1?token=abc"},
      'ai.Client(provider_configs={"openai": {"base_url": "..."}})'),
     ({"timeout": 20.0, "http_client": object(), "default_headers": {"Authorization": "x"}},
-     'ai.Client(provider_configs={"openai": {"timeout": 20.0, "http_client": ..., '
-     '"default_headers": ...}})'),
+     'ai.Client(provider_configs={"openai": {"http_client": ..., "default_headers": ..., '
+     '"timeout": 20.0}})'),
 ])
 def test_the_provider_is_told_from_the_settings(settings: dict[str, Any], line: str) -> None:
+    # (the client-wide options, timeout and the retry settings, come after the provider's)
     with pytest.raises(TypeError) as info:
         ai.Client(**settings)
     assert line_of(info.value) == line
@@ -257,3 +258,26 @@ def test_the_copy_keeps_the_clients_response_cache() -> None:
                                                                        messages=USER)
     assert not first.cache_hit and again.cache_hit
     assert again.content == first.content
+
+
+# --- Client(timeout=..., max_retries=...): options for every provider -----------------------
+
+
+@pytest.mark.parametrize("cls", [ai.Client, ai.AsyncClient])
+def test_client_wide_options_in_the_constructor(server: FaultServer, cls: type) -> None:
+    """The OpenAI SDK's ``OpenAI(max_retries=0)`` / ``OpenAI(timeout=20.0)``: alone (no
+    provider setting beside them) they are options for every provider, as with_options."""
+    fail_all(server)
+    config = {"openai": {"api_key": OPENAI_KEY, "base_url": server.url + "/v1"}}
+    client = cls(config, max_retries=0, timeout=20.0)
+    with pytest.raises(ai.InternalServerError):
+        if cls is ai.Client:
+            client.chat.completions.create(model="openai:gpt-4o", messages=USER)
+        else:
+            asyncio.run(client.chat.completions.create(model="openai:gpt-4o", messages=USER))
+    assert len(server.requests) == 1  # max_retries=0: no retry
+    assert client.with_options(max_retries=1)._options == {"max_retries": 1, "timeout": 20.0}
+    with pytest.raises(ai.ConfigurationError, match=r"timeout=\.\.\.\) must be"):
+        cls(timeout=-1)
+    with pytest.raises(ai.ConfigurationError, match="max_retries"):
+        cls(max_retries=-1)

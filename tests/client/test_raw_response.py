@@ -332,3 +332,35 @@ def test_native_transport_reports_the_exchange(mode: str, family: str, stream: b
     else:
         assert raw.parse()._request_id == "req_n"
         assert raw.parse().choices[0].message.content == "Hi"
+
+
+# --- with_streaming_response ---------------------------------------------------------------
+
+
+def test_with_streaming_response_gives_the_headers_and_the_body(
+        httpx2_mock: respx.Router) -> None:
+    body = completion("Hello!")
+    httpx2_mock.post(OPENAI_URL).respond(200, json=body, headers={"x-request-id": "req_s",
+                                                                  "X-My-Header": "v"})
+    httpx2_mock.post(GEMINI_URL).respond(200, json={"candidates": [{"content": {
+        "role": "model", "parts": [{"text": "Hi from Gemini"}]}, "finishReason": "STOP"}]})
+    configs = {"openai": {"api_key": KEY}, "google": {"api_key": GEMINI_KEY}}
+    with ai.Client(configs) as client:
+        with client.chat.completions.with_streaming_response.create(
+                model="openai:gpt-4o", messages=USER) as response:
+            assert response.headers["x-my-header"] == "v" and response.request_id == "req_s"
+            assert json.loads("".join(response.iter_lines())) == body  # the bytes sent
+            assert response.parse().content == "Hello!"
+        with client.chat.completions.with_streaming_response.create(
+                model="google:gemini-2.5-flash", messages=USER) as response:
+            assert response.json()["choices"][0]["message"]["content"] == "Hi from Gemini"
+        with pytest.raises(TypeError, match="stream=True"):
+            client.chat.completions.with_streaming_response.create(
+                model="openai:gpt-4o", messages=USER, stream=True)
+
+    async def run() -> list[str]:
+        async with ai.AsyncClient(configs) as aclient:
+            async with aclient.chat.completions.with_streaming_response.create(
+                    model="openai:gpt-4o", messages=USER) as response:
+                return [line async for line in response.iter_lines()]
+    assert json.loads("".join(asyncio.run(run()))) == body

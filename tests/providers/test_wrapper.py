@@ -16,8 +16,12 @@ from aisuite_like.observability.otel import _TracedProvider
 from aisuite_like.providers.base import (
     ChatRequest,
     EmbeddingRequest,
+    FileRequest,
+    ImageRequest,
+    ModerationRequest,
     Provider,
     ResponsesRequest,
+    SpeechRequest,
     TranscriptionRequest,
 )
 from aisuite_like.providers.fallback import FallbackProvider
@@ -37,11 +41,18 @@ _REQUESTS: dict[str, Any] = {
     "stream_response": ResponsesRequest(model="m", params={"input": "Hi"}, stream=True),
     "embedding_limit": EmbeddingRequest(model="m", input=["a"]),
     "embed": EmbeddingRequest(model="m", input=["a"]),
+    "images": ImageRequest("generate", "m", "a fox"),
+    "speech": SpeechRequest("m", "hi", "alloy"),
+    "translate": TranscriptionRequest("m", b"RIFF"),
+    "moderate": ModerationRequest("m", "hi"),
+    "files": FileRequest("list"),
     "close": None,
 }
 _ASYNC = {"acomplete": "complete", "astream": "stream", "atranscribe": "transcribe",
           "alist_models": "list_models", "acreate_response": "create_response",
-          "astream_response": "stream_response", "aembed": "embed", "aclose": "close"}
+          "astream_response": "stream_response", "aembed": "embed", "aimages": "images",
+          "aspeech": "speech", "atranslate": "translate", "amoderate": "moderate",
+          "afiles": "files", "aclose": "close"}
 
 
 def _contract_methods() -> set[str]:

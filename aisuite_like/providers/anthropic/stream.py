@@ -117,7 +117,7 @@ class StreamTranslator:
     """
 
     __slots__ = ("provider", "request_id", "secrets", "id", "model", "created", "_blocks",
-                 "_tool_count", "_usage", "_done")
+                 "_tool_count", "_usage", "_done", "_chars", "_server")
 
     def __init__(self, *, provider: str = PROVIDER, request_id: Optional[str] = None,
                  secrets: Iterable[Optional[str]] = (), created: Optional[int] = None) -> None:
@@ -132,6 +132,8 @@ class StreamTranslator:
         self._tool_count = 0
         self._usage: dict[str, Any] = {}
         self._done = False
+        self._chars = 0  # characters of text so far: where a block's citations point
+        self._server: Any = None  # the server tools' calls (hosted.ServerBlocks), if any
 
     @property
     def done(self) -> bool:
@@ -169,8 +171,10 @@ class StreamTranslator:
                             "content_block_start.content_block")
         kind = block.get("type")
         if kind == "text":
-            self._blocks[index] = ["text", None, None]
+            # [kind, the block's first character, its citations]
+            self._blocks[index] = ["text", self._chars, list(block.get("citations") or ())]
             if block.get("text"):
+                self._chars += len(block["text"])
                 return _chunk(self, _delta(content=block["text"]))
             return None
         if kind == "tool_use":
@@ -195,7 +199,12 @@ class StreamTranslator:
         if kind == "redacted_thinking":
             self._blocks[index] = ["redacted", None, block.get("data", "")]
             return None
-        self._blocks[index] = ["other", None, None]  # server tool blocks: see parse_response
+        if kind == "server_tool_use" or (isinstance(kind, str)
+                                         and kind.endswith("_tool_result")):
+            # the server tools' calls (docs/hosted-tools.md): input JSON comes in deltas
+            self._blocks[index] = ["server", [], block]
+            return None
+        self._blocks[index] = ["other", None, None]
         return None
 
     def _block_delta(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
@@ -203,10 +212,20 @@ class StreamTranslator:
         kind = delta.get("type")
         if kind == "text_delta":
             text = opt_str(delta.get("text"), self.provider, "content_block_delta.delta.text")
+            if text:
+                self._chars += len(text)
             return _chunk(self, _delta(content=text)) if text else None
         state = self._blocks.get(event.get("index", 0))
+        if kind == "citations_delta":
+            if state is not None and state[0] == "text" and isinstance(
+                    delta.get("citation"), dict):
+                state[2].append(delta["citation"])
+            return None
         if kind == "input_json_delta":
             fragment = argument_fragment(delta.get("partial_json"))
+            if fragment and state is not None and state[0] == "server":
+                state[1].append(fragment)
+                return None
             if not fragment or state is None or state[0] != "tool":
                 return None
             return _chunk(self, _delta(tool_calls=[
@@ -225,7 +244,7 @@ class StreamTranslator:
             if state is not None and state[0] == "thinking":
                 state[2] += delta.get("signature", "")
             return None
-        return None  # citations_delta and future delta types carry no text of their own
+        return None  # future delta types carry no text of their own
 
     def _block_stop(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:
         state = self._blocks.get(event.get("index", 0))
@@ -235,6 +254,11 @@ class StreamTranslator:
             block = {"type": "thinking", "thinking": "".join(state[1]), "signature": state[2]}
         elif state[0] == "redacted":
             block = {"type": "redacted_thinking", "data": state[2]}
+        elif state[0] == "text":
+            return self._cited(state)
+        elif state[0] == "server":
+            self._server_block(state)
+            return None
         else:
             return None
         return _chunk(self, _delta(
@@ -249,9 +273,48 @@ class StreamTranslator:
         delta = opt_object(event.get("delta"), self.provider, "message_delta.delta") or {}
         stop_reason = opt_str(delta.get("stop_reason"), self.provider,
                               "message_delta.delta.stop_reason")
-        return _chunk(self, _delta(),
-                      finish_reason=finish_reason_for(stop_reason, self._tool_count > 0),
-                      native=stop_reason, usage=usage_from(self._usage, self.provider))
+        total = usage_from(self._usage, self.provider)
+        chunk = _chunk(self, _delta(),
+                       finish_reason=finish_reason_for(stop_reason, self._tool_count > 0),
+                       native=stop_reason, usage=total)
+        if self._server is not None:  # the hosted calls, on the last chunk
+            counted = self._server.usage(self._usage.get("server_tool_use"))
+            if total is not None and counted is not None:
+                total.server_tool_use = counted
+            object.__setattr__(chunk, "__pydantic_extra__",
+                               {"tool_events": self._server.events()})
+        return chunk
+
+    def _cited(self, state: list[Any]) -> Optional[ChatCompletionChunk]:
+        """A text block with citations, ended: its annotations, in OpenAI's shape."""
+        if not state[2]:
+            return None
+        from .hosted import citations_of
+
+        annotations = citations_of(state[2], state[1], self._chars)
+        if not annotations:
+            return None
+        delta = _delta()
+        object.__setattr__(delta, "__pydantic_extra__", {"annotations": annotations})
+        return _chunk(self, delta)
+
+    def _server_block(self, state: list[Any]) -> None:
+        block = dict(state[2])
+        if self._server is None:
+            from .hosted import ServerBlocks
+
+            self._server = ServerBlocks()
+        if block.get("type") == "server_tool_use":
+            if state[1]:
+                import json
+
+                try:
+                    block["input"] = json.loads("".join(state[1]))
+                except ValueError:
+                    block["input"] = "".join(state[1])
+            self._server.use(block)
+        else:
+            self._server.result(block)
 
     def finish(self) -> None:
         """Call at the end of the body: a stream cut before ``message_stop`` is an error."""

@@ -26,6 +26,7 @@ from ...core.types import (
 from .._common import (
     arguments_json,
     bad_shape,
+    check_file_id,
     json_schema_format,
     loads_arguments,
     need_name,
@@ -108,6 +109,12 @@ def build_request(
         kwargs["system"] = system
 
     tools = translate_tools(request.tools) if request.tools else None
+    betas: list[str] = []
+    if request.hosted_tools:  # Anthropic's server tools (docs/hosted-tools.md)
+        from .hosted import server_tools
+
+        server, betas = server_tools(request.hosted_tools)
+        tools = [*(tools or ()), *server]
     if tools:
         kwargs["tools"] = tools
     tool_choice = translate_tool_choice(request.tool_choice, request.parallel_tool_calls,
@@ -142,9 +149,41 @@ def build_request(
         _apply_reasoning(kwargs, request, default_max_tokens, provider)
     if request.extra:
         _merge_native(kwargs, request.extra, sdk_params=sdk_params, provider=provider)
+    if _reads_files(messages):
+        add_beta(kwargs, FILES_BETA)
+    for beta in betas:
+        add_beta(kwargs, beta)
     if request.prompt_cache == "auto":
         add_cache_breakpoints(kwargs)
     return kwargs
+
+
+#: The beta header value a request needs to read uploads of the Files API (docs/files.md).
+FILES_BETA = "files-api-2025-04-14"
+
+
+def add_beta(kwargs: dict[str, Any], beta: str) -> None:
+    """Add ``beta`` to the request's ``anthropic-beta`` header (the caller's own
+    ``extra_headers`` kept, its betas too)."""
+    headers = dict(kwargs.get("extra_headers") or {})
+    key = next((k for k in headers if k.lower() == "anthropic-beta"), "anthropic-beta")
+    given = [b.strip() for b in str(headers.get(key) or "").split(",") if b.strip()]
+    if beta not in given:
+        given.append(beta)
+    headers[key] = ",".join(given)
+    kwargs["extra_headers"] = headers
+
+
+def _reads_files(messages: list[dict[str, Any]]) -> bool:
+    """Whether a translated user turn holds a block whose source is a Files API upload."""
+    for turn in messages:
+        if turn["role"] != "user":
+            continue
+        for block in turn["content"]:
+            source = block.get("source") if isinstance(block, dict) else None
+            if isinstance(source, dict) and source.get("type") == "file":
+                return True
+    return False
 
 
 def _apply_reasoning(kwargs: dict[str, Any], request: ChatRequest, default_max_tokens: int,
@@ -382,8 +421,12 @@ def _file_block(file: dict[str, Any], *, provider: str, where: int) -> dict[str,
         mime, data = parsed
         kind = "image" if mime.startswith("image/") else "document"
         return {"type": kind, "source": {"type": "base64", "media_type": mime, "data": data}}
-    if file.get("file_id"):
-        return {"type": "document", "source": {"type": "file", "file_id": file["file_id"]}}
+    if file.get("file_id"):  # an upload of Anthropic's Files API (docs/files.md)
+        file_id = check_file_id(file["file_id"], "anthropic", provider, where)
+        name = str(file.get("filename") or "").lower()
+        kind = "image" if name.endswith((".png", ".jpg", ".jpeg", ".gif", ".webp")) \
+            else "document"
+        return {"type": kind, "source": {"type": "file", "file_id": file_id}}
     raise UnsupportedParameterError(
         f"messages[{where}] has a file part without file_data or file_id",
         parameter="messages", provider=provider)
@@ -578,6 +621,9 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
     reasoning: list[str] = []
     thinking_blocks: list[dict[str, Any]] = []
     tool_calls: list[ToolCall] = []
+    annotations: list[dict[str, Any]] = []
+    server: Optional[Any] = None
+    length = 0  # characters of text so far: where each block's citations point
     for position, block in enumerate(content):
         if not isinstance(block, dict):
             raise bad_shape(provider, f"content[{position}]", "an object", block)
@@ -587,6 +633,12 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
             if not isinstance(text, str):
                 raise bad_shape(provider, f"content[{position}].text", "a string", text)
             texts.append(text)
+            if block.get("citations"):
+                from .hosted import citations_of
+
+                annotations.extend(citations_of(block["citations"], length,
+                                                length + len(text)))
+            length += len(text)
         elif kind == "tool_use":
             name = block.get("name")
             if not isinstance(name, str) or not name:
@@ -600,8 +652,17 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
             thinking_blocks.append(_thinking_block(block))
             if kind == "thinking" and block.get("thinking"):
                 reasoning.append(block["thinking"])
-        # Server-tool blocks (server_tool_use, web_search_tool_result, ...) are not client
-        # tool calls; they stay in ``response.raw``.
+        elif kind == "server_tool_use" or (isinstance(kind, str)
+                                           and kind.endswith("_tool_result")):
+            # the server tools' calls (docs/hosted-tools.md): not client tool calls
+            if server is None:
+                from .hosted import ServerBlocks
+
+                server = ServerBlocks()
+            if kind == "server_tool_use":
+                server.use(block)
+            else:
+                server.result(block)
     message = Message.model_construct(
         role="assistant",
         content="".join(texts) or None,
@@ -610,14 +671,27 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
         provider_specific_fields={THINKING_BLOCKS_KEY: thinking_blocks} if thinking_blocks
         else None,
     )
+    if annotations:  # the citations of the hosted tools' results (docs/hosted-tools.md)
+        message.annotations = annotations
     stop_reason = opt_str(data.get("stop_reason"), provider, "stop_reason")
     choice = Choice.model_construct(
         index=0, message=message,
         finish_reason=finish_reason_for(stop_reason, bool(tool_calls)),
         native_finish_reason=stop_reason, intermediate_messages=[])
-    return ChatCompletionResponse.model_construct(
+    usage = usage_from(data.get("usage"), provider)
+    events: list[Any] = []
+    if server is not None or annotations:  # what the hosted tools did
+        events = server.events() if server is not None else []
+        counted = (server.usage((data.get("usage") or {}).get("server_tool_use"))
+                   if server is not None else None)
+        if usage is not None and counted is not None:
+            usage.server_tool_use = counted
+    response = ChatCompletionResponse.model_construct(
         id=data.get("id", ""), created=int(time.time()) if created is None else created,
         model=data.get("model", ""), provider=provider, choices=[choice],
-        usage=usage_from(data.get("usage"), provider), raw=data)
+        usage=usage, raw=data)
+    if events:
+        response.tool_events = events
+    return response
 
 

@@ -30,7 +30,7 @@ from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, wi
 from .. import retry as _retry
 from .._common import host_of_url, own_error_inside, raised_inside, redirect_hooks
 from .._native import native_transport
-from ..base import ChatRequest, Provider
+from ..base import ChatRequest, FileRequest, Provider
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
 from .models import parse_models_page
@@ -75,6 +75,9 @@ class AnthropicProvider(Provider):
     ``DefaultAioHttpClient``, needs ``anthropic[aiohttp]``), ``default_max_tokens``.
     Anything else is passed to the SDK client constructor.
     """
+
+    #: Anthropic's server tools (docs/hosted-tools.md).
+    hosted_tool_kinds = frozenset({"web_search", "web_fetch", "code_execution"})
 
     def __init__(
         self,
@@ -500,6 +503,22 @@ class AnthropicProvider(Provider):
             raise self._error(exc) from exc
         finally:
             await resp.close()
+
+    # -- the Files API (docs/files.md): providers/anthropic/media.py's plans --
+
+    def files(self, request: FileRequest) -> Any:
+        from ..plans import run
+        from .media import files_plan
+
+        return run(self, self._sync_client(), files_plan(request, self.key or PROVIDER),
+                   self._calls.bounds(request.timeout))
+
+    async def afiles(self, request: FileRequest) -> Any:
+        from ..plans import arun
+        from .media import files_plan
+
+        return await arun(self, self._async_client(), files_plan(request, self.key or PROVIDER),
+                          self._calls.bounds(request.timeout))
 
     def close(self) -> None:
         if self._sync is not None:

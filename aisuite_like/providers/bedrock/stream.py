@@ -111,6 +111,9 @@ class StreamTranslator:
         use = (body.get("start") or {}).get("toolUse")
         if use is None:
             return None
+        if use.get("type") == "server_tool_use":  # a Nova system tool's call: not ours to run
+            self._blocks[body.get("contentBlockIndex", 0)] = ["server", None, None, None]
+            return None
         tool_index = self._tool_count
         self._tool_count += 1
         self._blocks[body.get("contentBlockIndex", 0)] = ["tool", tool_index, None, None]

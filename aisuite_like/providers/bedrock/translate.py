@@ -118,6 +118,10 @@ def build_request(request: ChatRequest, *, provider: str = PROVIDER) -> dict[str
         # include_usage: ConverseStream always reports usage; it arrives on the last chunk.
 
     tools = translate_tools(request.tools) if request.tools else None
+    if request.hosted_tools:  # Amazon Nova's system tools (docs/hosted-tools.md)
+        from .hosted import system_tools
+
+        tools = [*(tools or ()), *system_tools(request.hosted_tools, request.model, provider)]
     tool_choice = translate_tool_choice(request.tool_choice, has_tools=bool(tools),
                                         provider=provider)
     if request.tool_choice == "none":
@@ -637,7 +641,7 @@ def usage_from(raw: Optional[dict[str, Any]]) -> Optional[Usage]:
     usage: Usage = build_model(Usage, {
         "prompt_tokens": prompt, "completion_tokens": output_tokens,
         "total_tokens": prompt + output_tokens, "prompt_tokens_details": details,
-        "completion_tokens_details": None})
+        "completion_tokens_details": None, "server_tool_use": None})
     return usage
 
 
@@ -675,11 +679,17 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
     reasoning: list[str] = []
     reasoning_blocks: list[dict[str, Any]] = []
     tool_calls: list[ToolCall] = []
+    hosted: Any = None  # Nova's system tools' calls (hosted.NovaCalls), if any
+    annotations: list[dict[str, Any]] = []
     for block in message_data["content"]:
         if not isinstance(block, dict):
             raise _response_error("a content block is not an object", provider, request_id)
         if "text" in block:
             texts.append(block["text"])
+        elif (isinstance(block.get("toolUse"), dict) and \
+                block["toolUse"].get("type") == "server_tool_use") or \
+                isinstance(block.get("toolResult"), dict) or "citationsContent" in block:
+            hosted = _hosted_block(block, texts, annotations, hosted)
         elif "toolUse" in block:
             use = block["toolUse"]
             if not isinstance(use, dict) or not use.get("name") or not use.get("toolUseId"):
@@ -702,7 +712,7 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
         "tool_calls": tool_calls or None, "tool_call_id": None, "name": None,
         "reasoning_content": "".join(reasoning) or None, "refusal": None,
         "provider_specific_fields": {REASONING_BLOCKS_KEY: reasoning_blocks}
-        if reasoning_blocks else None, "annotations": None, "audio": None})
+        if reasoning_blocks else None, "annotations": annotations or None, "audio": None})
     stop_reason = data.get("stopReason")
     choice = build_model(Choice, {
         "index": 0, "message": message,
@@ -716,7 +726,33 @@ def parse_response(data: dict[str, Any], *, model: str = "", provider: str = PRO
         "tool_events": [], "context_events": [], "fallback_errors": [], "raw": data,
         "system_fingerprint": None,
         "service_tier": None})
+    if hosted is not None:  # what the system tools did (docs/hosted-tools.md)
+        response.tool_events = hosted.events()
+        if response.usage is not None:
+            response.usage.server_tool_use = hosted.usage()
     return response
+
+
+def _hosted_block(block: dict[str, Any], texts: list[str],
+                  annotations: list[dict[str, Any]], hosted: Any) -> Any:
+    """A block of Nova's system tools: a call, its result, or cited text."""
+    from .hosted import NovaCalls, citation_annotations
+
+    if hosted is None:
+        hosted = NovaCalls()
+    if "citationsContent" in block:
+        cited = block["citationsContent"] if isinstance(block["citationsContent"], dict) \
+            else {}
+        text = "".join(c.get("text") or "" for c in cited.get("content") or ()
+                       if isinstance(c, dict))
+        start = sum(len(t) for t in texts)
+        texts.append(text)
+        annotations.extend(citation_annotations(cited, start, start + len(text)))
+    elif "toolUse" in block:
+        hosted.use(block["toolUse"])
+    else:
+        hosted.result(block["toolResult"])
+    return hosted
 
 
 def _plain_messages(messages: list[dict[str, Any]]) -> bool:

@@ -25,11 +25,12 @@ from ...core.errors import (
     scrub_exception,
 )
 from ...core.exchange import CAPTURE, Headers, note
+from ...core.media import ImagesResponse
 from ...core.reading import decode_json, read_reply
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import host_of_url
-from ..base import ChatRequest, EmbeddingRequest, Provider
+from ..base import ChatRequest, EmbeddingRequest, ImageRequest, Provider
 from . import _sdk_seam as seam
 from .embeddings import build_invoke_body, embeddings_limit, parse_invoke_reply
 from .errors import PROVIDER, map_sdk_error
@@ -101,6 +102,9 @@ class BedrockProvider(Provider):
     32 without it), ``retry_clock``: the retry policy of every family
     (``aisuite_like.providers.retry``); botocore's own retries are always off.
     """
+
+    #: Amazon Nova's system tools (docs/hosted-tools.md; other models refuse them).
+    hosted_tool_kinds = frozenset({"web_search", "code_execution"})
 
     #: agents send output_type as native ``outputConfig.textFormat``
     supports_response_format = True
@@ -619,6 +623,47 @@ class BedrockProvider(Provider):
         reply = await _retry.acall(self._calls, self._ainvoke_once, call,
                                    self._calls.bounds(request.timeout))
         return self._embeddings(reply, request)
+
+    # -- images (docs/images.md): InvokeModel with Titan / Nova Canvas / Stability bodies --
+
+    def _image_call(self, request: ImageRequest) -> _Call:
+        from .images import build_image_body
+
+        body = build_image_body(request, self._key())
+        kwargs = {"modelId": request.model, "contentType": "application/json",
+                  "accept": "application/json",
+                  "body": json.dumps(body, ensure_ascii=False).encode()}
+        self._validate_invoke(kwargs)
+        return kwargs, request.model, request.timeout
+
+    def _images(self, reply: tuple[bytes, dict[str, Any]],
+                request: ImageRequest) -> ImagesResponse:
+        from .images import parse_image_reply
+
+        body, headers = reply
+        request_id = headers.get("x-amzn-requestid")
+        if CAPTURE.get() is not None:
+            note(200, Headers(headers), request_id=request_id)
+        data = decode_json(body, self._key(), status_code=200, request_id=request_id)
+        return read_reply(lambda: parse_image_reply(data, request, self._key()),
+                          self._key(), 200, request_id)
+
+    def images(self, request: ImageRequest) -> ImagesResponse:
+        call = self._image_call(request)
+        if not self._ready(request.timeout):
+            self._make_client(request.timeout)
+        reply = _retry.call(self._calls, self._invoke_once, call,
+                            self._calls.bounds(request.timeout))
+        return self._images(reply, request)
+
+    async def aimages(self, request: ImageRequest) -> ImagesResponse:
+        call = self._image_call(request)
+        if not self._ready(request.timeout):
+            await asyncio.get_running_loop().run_in_executor(
+                self._pool(), self._make_client, request.timeout)
+        reply = await _retry.acall(self._calls, self._ainvoke_once, call,
+                                   self._calls.bounds(request.timeout))
+        return self._images(reply, request)
 
     def close(self) -> None:
         with self._lock:

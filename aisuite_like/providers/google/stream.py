@@ -46,7 +46,8 @@ class StreamTranslator:
     """
 
     __slots__ = ("provider", "model", "created", "secrets", "_ids", "_id", "_started",
-                 "_calls", "_usage", "_finished", "_usage_before", "continuation")
+                 "_calls", "_usage", "_finished", "_usage_before", "continuation", "_texts",
+                 "_hosted")
 
     def __init__(self, provider: str = _NAME, model: str = "",
                  created: Optional[int] = None, secrets: Iterable[Optional[str]] = ()) -> None:
@@ -64,6 +65,9 @@ class StreamTranslator:
         # of the requests before this one, and the token to continue with, if any.
         self._usage_before: Optional[Mapping[str, Any]] = None
         self.continuation: Optional[str] = None
+        # candidate index -> its text so far (where grounding supports point)
+        self._texts: dict[int, list[str]] = {}
+        self._hosted: dict[int, Any] = {}  # candidate index -> hosted.Grounding
 
     def next_request(self) -> None:
         """The reply goes on in a new request (``continuation`` was sent): its usage adds up."""
@@ -142,21 +146,42 @@ class StreamTranslator:
             self._finished = True
             finish = _finish(native, index in self._calls)
         content = "".join(parts.text) or None
+        if content:
+            self._texts.setdefault(index, []).append(content)
         reasoning = "".join(parts.reasoning) or None
         psf = parts.psf()
+        annotations = self._grounding(cand, index, parts.others) if (
+            parts.others or cand.get("groundingMetadata")
+            or cand.get("urlContextMetadata")) else None
         role = None
         if index not in self._started:
             self._started.add(index)
             role = "assistant"
         elif (content is None and reasoning is None and tool_calls is None and psf is None
-              and native is None):
+              and native is None and not annotations):
             return None
+        delta = ChoiceDelta.model_construct(role=role, content=content, tool_calls=tool_calls,
+                                            reasoning_content=reasoning,
+                                            provider_specific_fields=psf)
+        if annotations:  # citations of the text so far (docs/hosted-tools.md)
+            object.__setattr__(delta, "__pydantic_extra__", {"annotations": annotations})
         return ChunkChoice.model_construct(
-            index=index,
-            delta=ChoiceDelta.model_construct(role=role, content=content, tool_calls=tool_calls,
-                                              reasoning_content=reasoning,
-                                              provider_specific_fields=psf),
-            finish_reason=finish, native_finish_reason=native)
+            index=index, delta=delta, finish_reason=finish, native_finish_reason=native)
+
+    def _grounding(self, cand: Mapping[str, Any], index: int,
+                   others: list[dict[str, Any]]) -> Optional[list[dict[str, Any]]]:
+        """What the hosted tools did in this event of candidate ``index``: code runs from
+        its parts, its grounding's citations of the candidate's text so far."""
+        from .hosted import Grounding
+
+        grounding = self._hosted.get(index)
+        if grounding is None:
+            grounding = self._hosted[index] = Grounding()
+        for part in others:
+            grounding.part(part)
+        before = len(grounding.annotations)
+        grounding.metadata(cand, "".join(self._texts.get(index, ())))
+        return grounding.annotations[before:] or None
 
     def _chunk(self, choices: list[ChunkChoice], usage: Optional[Usage]) -> ChatCompletionChunk:
         return ChatCompletionChunk.model_construct(
@@ -168,7 +193,15 @@ class StreamTranslator:
             raise APIConnectionError(
                 "the Gemini stream ended before the model finished (no finishReason "
                 "received); the connection was probably closed early", provider=self.provider)
-        return self._chunk([], _usage(_add_usage(self._usage_before, self._usage), self.provider))
+        usage = _usage(_add_usage(self._usage_before, self._usage), self.provider)
+        chunk = self._chunk([], usage)
+        first = self._hosted.get(0)
+        if self._hosted:  # the hosted calls, on the last chunk
+            object.__setattr__(chunk, "__pydantic_extra__", {"tool_events": [
+                e for _, g in sorted(self._hosted.items()) for e in g.events()]})
+            if usage is not None and first is not None and first.usage() is not None:
+                usage.server_tool_use = first.usage()
+        return chunk
 
 
 class _BodyEvents:

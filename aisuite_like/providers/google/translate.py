@@ -116,10 +116,31 @@ def _user_part(p: Any, where: str) -> dict[str, Any]:
         data = parse_data_url(file.get("file_data") or "")
         if data is not None:
             return {"inlineData": {"mimeType": data[0], "data": data[1]}}
+        if file.get("file_id"):  # an upload of Gemini's Files API (docs/files.md)
+            return _uploaded_part(file, where)
     raise UnsupportedParameterError(
         f"{where}: content part {kind!r} is not supported on Gemini (supported: text, "
         "image_url, input_audio, file with a base64 data: URL in file_data)",
         parameter="messages", provider=_NAME)
+
+
+#: Where an uploaded file's uri points (the Gemini API's files, by name).
+_FILES_URI = "https://generativelanguage.googleapis.com/v1beta/"
+
+
+def _uploaded_part(file: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A Files API upload (``files/<id>`` or its uri) as a ``fileData`` part."""
+    from .._common import check_file_id
+
+    index = int(where.rsplit("[", 1)[-1].rstrip("]")) if where.endswith("]") else 0
+    file_id = check_file_id(file["file_id"], "google", _NAME, index)
+    uri = file_id if file_id.startswith("https://") else _FILES_URI + file_id
+    part: dict[str, Any] = {"fileUri": uri}
+    mime = file.get("mime_type") or (mimetypes.guess_type(str(file.get("filename") or ""))[0]
+                                     if file.get("filename") else None)
+    if mime:
+        part["mimeType"] = mime
+    return {"fileData": part}
 
 
 def _user_parts(content: Any, where: str) -> list[dict[str, Any]]:
@@ -474,8 +495,10 @@ class GeminiCall:
         self.http_options = http_options
 
 
-def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
-    """``ChatRequest`` -> the ``generateContent`` body. Pure: builds new structures only."""
+def build_request(request: ChatRequest, provider: str = _NAME, *,
+                  vertex: bool = False) -> GeminiCall:
+    """``ChatRequest`` -> the ``generateContent`` body (``vertex``: for Vertex AI, whose
+    hosted tools take a few more options). Pure: builds new structures only."""
     if request.user is not None:
         raise unsupported(provider, "user", "Gemini has no end-user field (on Vertex AI pass "
                           "labels={'user': ...} instead)")
@@ -490,6 +513,10 @@ def build_request(request: ChatRequest, provider: str = _NAME) -> GeminiCall:
     if system:
         body["systemInstruction"] = {"parts": system}
     tools = _tools(request.tools, request.extra.get("gemini_tools"))
+    if request.hosted_tools:  # Gemini's own tools (docs/hosted-tools.md)
+        from .hosted import gemini_tools
+
+        tools = [*tools, *gemini_tools(request.hosted_tools, provider, vertex)]
     if tools:
         body["tools"] = tools
     tool_config = _tool_config(request.tool_choice, bool(tools))
@@ -743,6 +770,7 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
                         "blockReason)", candidates, missing=candidates is None)
     ids = _CallIds(opt_str(data.get("responseId"), provider, "responseId"))
     choices = []
+    hosted: list[Any] = []  # what the hosted tools did, per candidate
     for position, cand in enumerate(candidates or ()):
         parts_list = _candidate_parts(cand, provider)
         index = cand.get("index", position)
@@ -753,10 +781,17 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
                           function=Function.model_construct(name=n, arguments=a))
                       for cid, n, a in parts.calls] or None
         native = opt_str(cand.get("finishReason"), provider, "candidates[].finishReason")
+        text = "".join(parts.text)
+        grounding = hosted_of(cand, parts_list, text)
+        extra: dict[str, Any] = {}
+        if grounding is not None:
+            hosted.append(grounding)
+            if grounding.annotations:
+                extra["annotations"] = grounding.annotations
         message = Message.model_construct(
-            role="assistant", content="".join(parts.text) or None, tool_calls=tool_calls,
+            role="assistant", content=text or None, tool_calls=tool_calls,
             reasoning_content="".join(parts.reasoning) or None,
-            provider_specific_fields=parts.psf())
+            provider_specific_fields=parts.psf(), **extra)
         choices.append(Choice.model_construct(
             index=index, message=message, finish_reason=_finish(native, bool(tool_calls)),
             native_finish_reason=native))
@@ -767,10 +802,41 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
         choices.append(Choice.model_construct(
             index=0, message=message, finish_reason="content_filter" if blocked else None,
             native_finish_reason=blocked[0] if blocked else None))
+    usage = _usage(data.get("usageMetadata"), provider)
+    more: dict[str, Any] = {}
+    if hosted:
+        more["tool_events"] = [e for g in hosted for e in g.events()]
+        if usage is not None and hosted[0].usage() is not None:
+            usage.server_tool_use = hosted[0].usage()
     return ChatCompletionResponse.model_construct(
         id=data.get("responseId") or ids.base, created=created or int(time.time()),
         model=data.get("modelVersion") or model, provider=provider, choices=choices,
-        usage=_usage(data.get("usageMetadata"), provider), raw=data)
+        usage=usage, raw=data, **more)
+
+
+def hosted_of(cand: Mapping[str, Any], parts: Iterable[Any], text: str) -> Any:
+    """What the hosted tools did in a candidate (``hosted.Grounding``), or None when they
+    did nothing there (no grounding, URL context or code run)."""
+    parts = list(parts)
+    if not (cand.get("groundingMetadata") or cand.get("urlContextMetadata") or any(
+            isinstance(p, Mapping) and ("executableCode" in p or "codeExecutionResult" in p)
+            for p in parts)):
+        return None
+    from .hosted import Grounding
+
+    grounding = Grounding()
+    starts, texts, position = [], [], 0
+    for part in parts:
+        if not isinstance(part, Mapping):
+            continue
+        grounding.part(part)
+        piece = part["text"] if isinstance(part.get("text"), str) and not part.get("thought") \
+            else ""
+        starts.append(position)
+        texts.append(piece)
+        position += len(piece)
+    grounding.metadata(cand, text, starts, texts)
+    return grounding if grounding else None
 
 
 def continuation_token(data: Mapping[str, Any]) -> Optional[str]:

@@ -36,6 +36,7 @@ from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest
 from . import _sdk_seam as seam
 from .audio import atranscript_events, transcript_events, transcription_chat, transcription_from
 from .embeddings import build_embed_call, embeddings_limit, parse_embeddings
+from .endpoints import GoogleEndpoints
 from .errors import _NAME, _request_id, map_sdk_error
 from .models import models_path, parse_models_page
 from .stream import StreamTranslator, _BodyEvents
@@ -148,7 +149,7 @@ def _note_native(reply: Any) -> None:
         note(reply.status, reply.headers, request_id=_request_id(reply.headers), url=reply.url)
 
 
-class GoogleProvider(Provider):
+class GoogleProvider(GoogleEndpoints, Provider):
     """Gemini API (an API key) or Vertex AI (``vertexai=True`` with ``project`` and
     ``location``, credentials as google-genai takes them) through google-genai.
 
@@ -160,6 +161,9 @@ class GoogleProvider(Provider):
     ``api_version``, ``retry_options`` (other ``HttpRetryOptions`` fields, e.g.
     ``initial_delay``).
     """
+
+    #: Gemini's own tools (docs/hosted-tools.md).
+    hosted_tool_kinds = frozenset({"web_search", "code_execution", "web_fetch"})
 
     def __init__(self, **config: Any) -> None:
         if "retry_options" in config:
@@ -369,7 +373,7 @@ class GoogleProvider(Provider):
         return mapped
 
     def _prepare(self, request: ChatRequest, stream: bool) -> "_Prepared":
-        call = build_request(request, self.key)
+        call = build_request(request, self.key, vertex=self._vertex)
         if self._native is not None:
             return self._prepare_native(request, call, stream)
         client = self._sdk()

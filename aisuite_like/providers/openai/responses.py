@@ -202,6 +202,11 @@ def build_chat(request: ChatRequest, sdk_params: frozenset[str], provider: str
     hosted = extra.pop("tools", None)  # hosted tools (web_search, ...) beside the functions
     if hosted:
         kwargs["tools"] = [*kwargs.get("tools", ()), *hosted]
+    if request.hosted_tools:  # ai.tools.WebSearch(), ... (docs/hosted-tools.md)
+        from .hosted import responses_tools
+
+        kwargs["tools"] = [*kwargs.get("tools", ()),
+                           *responses_tools(request.hosted_tools, provider)]
     if extra.get("store") is False:
         # Nothing is stored: reasoning items can only go back to the next turn encrypted.
         include = list(extra.get("include") or ())
@@ -216,21 +221,36 @@ def _item_texts(item: Mapping[str, Any], key: str) -> str:
     return "".join(p.get("text", "") for p in item.get(key) or () if isinstance(p, Mapping))
 
 
-def _message_of(output: list[Any], provider: str) -> tuple[Message, bool]:
+def _message_of(output: list[Any], provider: str) -> tuple[Message, bool, Any]:
     text: list[str] = []
     refusal: list[str] = []
     reasoning: list[str] = []
     calls: list[ToolCall] = []
+    annotations: list[dict[str, Any]] = []
+    hosted: Any = None  # the hosted calls (hosted.OutputCalls), if any
+    length = 0
     for position, item in enumerate(output):
         if not isinstance(item, dict):
             raise bad_shape(provider, f"output[{position}]", "an object", item)
         kind = item.get("type")
+        if kind in ("web_search_call", "code_interpreter_call"):
+            if hosted is None:
+                from .hosted import OutputCalls
+
+                hosted = OutputCalls()
+            hosted.item(item)
         if kind == "message":
             for part in item.get("content") or ():
                 if not isinstance(part, Mapping):
                     continue
                 if part.get("type") == "output_text":
-                    text.append(part.get("text") or "")
+                    piece = part.get("text") or ""
+                    if part.get("annotations"):
+                        from .hosted import annotations_of
+
+                        annotations.extend(annotations_of(part, length))
+                    text.append(piece)
+                    length += len(piece)
                 elif part.get("type") == "refusal":
                     refusal.append(part.get("refusal") or "")
         elif kind == "function_call":
@@ -245,7 +265,9 @@ def _message_of(output: list[Any], provider: str) -> tuple[Message, bool]:
         tool_calls=calls or None, reasoning_content="".join(reasoning) or None,
         refusal="".join(refusal) or None,
         provider_specific_fields={PSF_ITEMS: output} if output else None)
-    return message, bool(calls)
+    if annotations:  # url citations (docs/hosted-tools.md)
+        message.annotations = annotations
+    return message, bool(calls), hosted
 
 
 def _finish(status: Any, details: Any, has_calls: bool) -> str:
@@ -265,15 +287,21 @@ def parse_chat(data: Any, provider: str) -> ChatCompletionResponse:
     output = data.get("output")
     if not isinstance(output, list):
         raise bad_shape(provider, "output", "an array", output)
-    message, has_calls = _message_of(output, provider)
+    message, has_calls, hosted = _message_of(output, provider)
     finish = _finish(data.get("status"), data.get("incomplete_details"), has_calls)
+    usage = usage_from_response(data.get("usage"))
+    more: dict[str, Any] = {}
+    if hosted is not None:  # what the hosted tools did (docs/hosted-tools.md)
+        more["tool_events"] = hosted.events()
+        if usage is not None:
+            usage.server_tool_use = hosted.usage()
     return ChatCompletionResponse.model_construct(
         id=data.get("id") or "", created=int(data.get("created_at") or 0),
         model=data.get("model") or "", provider=provider,
         choices=[Choice.model_construct(index=0, message=message, finish_reason=finish,
                                         native_finish_reason=str(data.get("status")),
                                         intermediate_messages=[])],
-        usage=usage_from_response(data.get("usage")), raw=data)
+        usage=usage, raw=data, **more)
 
 
 class ChatChunks:
@@ -284,7 +312,7 @@ class ChatChunks:
     finish reason and the usage."""
 
     __slots__ = ("provider", "secrets", "done", "_decoder", "_id", "_model", "_created",
-                 "_calls", "_started")
+                 "_calls", "_started", "_chars", "_part_start", "_hosted")
 
     def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
         self.provider = provider
@@ -296,6 +324,9 @@ class ChatChunks:
         self._created = 0
         self._calls: dict[str, int] = {}  # function_call item id -> tool-call index
         self._started = False
+        self._chars = 0  # characters of text so far, and where the current text part began
+        self._part_start = 0
+        self._hosted: Any = None  # the hosted calls (hosted.OutputCalls), if any
 
     def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
         return self._chunks(self._decoder.feed(data), at_end=False)
@@ -347,7 +378,21 @@ class ChatChunks:
             self._created = int(response.get("created_at") or 0)
             return self._chunk(ChoiceDelta.model_construct(content=""))
         if kind == "response.output_text.delta":
-            return self._chunk(ChoiceDelta.model_construct(content=raw.get("delta") or ""))
+            text = raw.get("delta") or ""
+            self._chars += len(text)
+            return self._chunk(ChoiceDelta.model_construct(content=text))
+        if kind == "response.content_part.added":
+            self._part_start = self._chars
+            return None
+        if kind == "response.output_text.annotation.added":
+            from .hosted import annotations_of
+
+            found = annotations_of({"annotations": [raw.get("annotation")]}, self._part_start)
+            if not found:
+                return None
+            delta = ChoiceDelta.model_construct()
+            object.__setattr__(delta, "__pydantic_extra__", {"annotations": found})
+            return self._chunk(delta)
         if kind == "response.refusal.delta":
             return self._chunk(ChoiceDelta.model_construct(refusal=raw.get("delta") or ""))
         if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
@@ -358,6 +403,12 @@ class ChatChunks:
             item = raw.get("item")
             if not isinstance(item, dict):
                 return None
+            if item.get("type") in ("web_search_call", "code_interpreter_call"):
+                if self._hosted is None:
+                    from .hosted import OutputCalls
+
+                    self._hosted = OutputCalls()
+                self._hosted.item(item)
             return self._chunk(ChoiceDelta.model_construct(
                 provider_specific_fields={PSF_ITEMS: [item]}))
         if kind == "response.output_item.added":
@@ -386,7 +437,13 @@ class ChatChunks:
                                       self.secrets, where="response.failed")
             finish = _finish(response.get("status"), response.get("incomplete_details"),
                              bool(self._calls))
-            return self._chunk(ChoiceDelta.model_construct(), finish,
-                               str(response.get("status")),
-                               usage_from_response(response.get("usage")))
+            usage = usage_from_response(response.get("usage"))
+            chunk = self._chunk(ChoiceDelta.model_construct(), finish,
+                                str(response.get("status")), usage)
+            if self._hosted is not None:  # the hosted calls, on the last chunk
+                if usage is not None:
+                    usage.server_tool_use = self._hosted.usage()
+                object.__setattr__(chunk, "__pydantic_extra__",
+                                   {"tool_events": self._hosted.events()})
+            return chunk
         return None

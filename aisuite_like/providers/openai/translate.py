@@ -26,7 +26,15 @@ from ...core.types import (
     ToolCall,
     Usage,
 )
-from .._common import bad_shape, check_n, need_list, need_name, need_object, opt_count
+from .._common import (
+    bad_shape,
+    check_file_id,
+    check_n,
+    need_list,
+    need_name,
+    need_object,
+    opt_count,
+)
 from ..base import ChatRequest
 from ..reasoning import refuse
 from .errors import error_from_body
@@ -85,9 +93,7 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
         # Only OpenAI knows the developer role; for everyone else it is a system prompt.
         return {**m, "role": "system"}
     content = m.get("content")
-    if isinstance(content, list) and any(
-            isinstance(p, dict) and p.get("type") == "image_url"
-            and isinstance(p.get("image_url"), str) for p in content):
+    if isinstance(content, list) and _parts_to_fix(content, spec, index):
         # Accept the shorthand {"type": "image_url", "image_url": "<url>"}; the API wants an
         # object.
         parts = [{"type": "image_url", "image_url": {"url": p["image_url"]}}
@@ -97,6 +103,22 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
     if "provider_specific_fields" in m:
         return {k: v for k, v in m.items() if k != "provider_specific_fields"}
     return m
+
+
+def _parts_to_fix(content: list[Any], spec: ServiceSpec, index: int) -> bool:
+    """Whether a content list holds the image_url shorthand (``"image_url": "<url>"``); a
+    file part naming another family's file id is refused here (docs/files.md)."""
+    shorthand = False
+    for p in content:
+        if isinstance(p, dict):
+            kind = p.get("type")
+            if kind == "image_url" and isinstance(p.get("image_url"), str):
+                shorthand = True
+            elif kind == "file" and isinstance(p.get("file"), Mapping) and \
+                    p["file"].get("file_id") is not None:
+                family = "openai" if spec.key in ("openai", "azure") else spec.key
+                check_file_id(p["file"]["file_id"], family, spec.key, index)
+    return shorthand
 
 
 _SAME_NAME_FIELDS = ("tools", "tool_choice", "parallel_tool_calls", "response_format",
@@ -159,6 +181,16 @@ def build_request(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset
     if request.prompt_cache == "auto" and spec.prompt_cache_key \
             and "prompt_cache_key" not in kwargs:
         kwargs["prompt_cache_key"] = prompt_cache_key(request)
+    if request.hosted_tools:  # a chat search model (others go over the Responses API)
+        from .hosted import search_options
+
+        if spec.key not in ("openai", "azure"):
+            from ...core.hosted import no_hosted_tool
+
+            raise no_hosted_tool(request.hosted_tools[0].kind, spec.key)
+
+        options = search_options(request.hosted_tools, spec.key)
+        kwargs["web_search_options"] = {**options, **kwargs.get("web_search_options", {})}
     return kwargs
 
 

@@ -50,7 +50,9 @@ from .audio import (
     transcription_kwargs,
 )
 from .embeddings import build_embeddings_request, embeddings_limit, parse_embeddings
+from .endpoints import OpenAIEndpoints
 from .errors import map_sdk_error
+from .hosted import is_search_model
 from .models import parse_models
 from .services import SERVICES, ServiceSpec, _spec_for_endpoint
 from .stream import StreamBody
@@ -72,6 +74,9 @@ _AZURE_CONFIG = frozenset({
 _OPENAI_FORMATS = frozenset({"flac", "mp3", "mp4", "mpeg", "mpga", "m4a", "ogg", "wav",
                              "webm"})
 _HF_FORMATS = frozenset({"flac", "mp3", "mpeg", "wav", "ogg", "webm", "m4a"})
+
+#: The hosted tools of OpenAI's API (docs/hosted-tools.md).
+_HOSTED = frozenset({"web_search", "code_execution"})
 
 _SDK_PARAMS: Optional[frozenset[str]] = None
 _RESPONSES_PARAMS: Optional[frozenset[str]] = None
@@ -110,7 +115,7 @@ def _note_reply(reply: Any) -> None:
          url=reply.url)
 
 
-class OpenAIProvider(Provider):
+class OpenAIProvider(OpenAIEndpoints, Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
     Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2), ``max_retry_wait``,
@@ -367,8 +372,20 @@ class OpenAIProvider(Provider):
             scrub_exception(exc, secrets)  # it becomes __cause__: tracebacks print it
         return mapped
 
+    @property
+    def hosted_tool_kinds(self) -> frozenset[str]:  # type: ignore[override]  # per service
+        """OpenAI's and Azure OpenAI's hosted tools (docs/hosted-tools.md)."""
+        return _HOSTED if self.spec.responses_api and self.key in ("openai", "azure") \
+            else frozenset()
+
+    def _responses_route(self, request: ChatRequest) -> bool:
+        """Whether this chat call goes over the Responses API: the config says so, or it
+        gives hosted tools to a model without chat's own web search."""
+        return self._over_responses or request.api == "responses" or bool(
+            request.hosted_tools and not is_search_model(request.model))
+
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
-        if self._over_responses or request.api == "responses":
+        if self._responses_route(request):
             return self._complete_over_responses(request)
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
@@ -379,7 +396,7 @@ class OpenAIProvider(Provider):
                            self._calls.bounds(request.timeout))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
-        if self._over_responses or request.api == "responses":
+        if self._responses_route(request):
             return await self._acomplete_over_responses(request)
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
@@ -461,7 +478,7 @@ class OpenAIProvider(Provider):
     # it does without stream; the request is sent on the first iteration.
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        if self._over_responses or request.api == "responses":
+        if self._responses_route(request):
             kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.stream(self._calls, self._sse, (kwargs, self._chat_chunks),
@@ -475,7 +492,7 @@ class OpenAIProvider(Provider):
                              self._calls.bounds(request.timeout))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        if self._over_responses or request.api == "responses":
+        if self._responses_route(request):
             kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.astream(self._calls, self._asse, (kwargs, self._chat_chunks),

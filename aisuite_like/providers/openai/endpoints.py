@@ -1,0 +1,160 @@
+"""The endpoints beside chat on ``OpenAIProvider`` (docs/images.md, docs/audio.md,
+docs/moderations.md, docs/files.md): the plans of ``media.py`` performed with the SDK's sync
+or async client, through the provider's retries and error mapping (``providers/plans.py``).
+A mixin of the transport, so ``transport.py`` stays about chat."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ...core.media import BinaryResponse, ImagesResponse, ModerationCreateResponse
+from ..base import (
+    FileRequest,
+    ImageRequest,
+    ModerationRequest,
+    SpeechRequest,
+    TranscriptionRequest,
+    mapped_errors,
+)
+from ..plans import Plan, arun, run
+from .audio import parse_transcription, transcription_kwargs
+from .media import (
+    check_endpoint,
+    files_plan,
+    images_plan,
+    moderation_plan,
+    speech_call,
+    translation_of,
+)
+
+__all__ = ["OpenAIEndpoints"]
+
+_NAMED: dict[str, frozenset[str]] = {}
+
+
+def _named(path: str) -> frozenset[str]:
+    """The parameter names of the SDK method at ``path`` (read once from the installed
+    SDK's resource classes)."""
+    found = _NAMED.get(path)
+    if found is None:
+        import importlib
+
+        module, cls, method = {
+            "images.generate": ("openai.resources.images", "Images", "generate"),
+            "images.edit": ("openai.resources.images", "Images", "edit"),
+            "audio.speech": ("openai.resources.audio.speech", "Speech", "create"),
+            "moderations": ("openai.resources.moderations", "Moderations", "create"),
+        }[path]
+        target = getattr(getattr(importlib.import_module(module), cls), method)
+        found = _NAMED[path] = frozenset(inspect.signature(target).parameters) - {"self"}
+    return found
+
+
+def _speech_plan(request: SpeechRequest, service: str) -> Plan[Any]:
+    reply = yield speech_call(request, service, _named("audio.speech"))
+    return reply
+
+
+def _translation_plan(request: TranscriptionRequest, service: str) -> Plan[Any]:
+    check_endpoint("audio.translations", service)
+    kwargs = transcription_kwargs(request, request.response_format)
+    kwargs.pop("language", None)
+    from ..plans import SdkCall
+
+    reply = yield SdkCall("audio.translations.with_raw_response.create", kwargs=kwargs,
+                          read="bytes")
+    return translation_of(parse_transcription(reply.content, request,
+                                              request.response_format, service))
+
+
+class OpenAIEndpoints:
+    """``images``, ``speech``, ``translate``, ``moderate``, ``files`` and their async twins
+    for ``OpenAIProvider`` (which gives ``_sync()``, ``_async()``, ``_calls``, ``_error``
+    and ``key``)."""
+
+    key: str
+    _calls: Any
+
+    if TYPE_CHECKING:  # the transport's
+        def _sync(self) -> Any: ...
+
+        def _async(self) -> Any: ...
+
+        def _error(self, exc: BaseException) -> BaseException: ...
+
+    def _run(self, plan: Plan[Any], timeout: Any) -> Any:
+        return run(self, self._sync(), plan, self._calls.bounds(timeout))  # type: ignore[arg-type]
+
+    async def _arun(self, plan: Plan[Any], timeout: Any) -> Any:
+        return await arun(self, self._async(), plan,  # type: ignore[arg-type]
+                          self._calls.bounds(timeout))
+
+    def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
+        return images_plan(request, self.key, _named(f"images.{request.operation}"))
+
+    def images(self, request: ImageRequest) -> ImagesResponse:
+        response: ImagesResponse = self._run(self._images(request), request.timeout)
+        return response
+
+    async def aimages(self, request: ImageRequest) -> ImagesResponse:
+        response: ImagesResponse = await self._arun(self._images(request), request.timeout)
+        return response
+
+    def speech(self, request: SpeechRequest) -> Any:
+        reply = self._run(_speech_plan(request, self.key), request.timeout)
+        if not request.stream:
+            return BinaryResponse(reply.content, reply.content_type, provider=self.key,
+                                  model=request.model, headers=dict(reply.headers))
+        return reply.headers.get("content-type") or "application/octet-stream", \
+            reply.headers, _chunks(reply, self._error)
+
+    async def aspeech(self, request: SpeechRequest) -> Any:
+        reply = await self._arun(_speech_plan(request, self.key), request.timeout)
+        if not request.stream:
+            return BinaryResponse(reply.content, reply.content_type, provider=self.key,
+                                  model=request.model, headers=dict(reply.headers))
+        return reply.headers.get("content-type") or "application/octet-stream", \
+            reply.headers, _achunks(reply, self._error)
+
+    def translate(self, request: TranscriptionRequest) -> Any:
+        return self._run(_translation_plan(request, self.key), request.timeout)
+
+    async def atranslate(self, request: TranscriptionRequest) -> Any:
+        return await self._arun(_translation_plan(request, self.key), request.timeout)
+
+    def moderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        plan = moderation_plan(request, self.key, _named("moderations"))
+        response: ModerationCreateResponse = self._run(plan, request.timeout)
+        return response
+
+    async def amoderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        plan = moderation_plan(request, self.key, _named("moderations"))
+        response: ModerationCreateResponse = await self._arun(plan, request.timeout)
+        return response
+
+    def files(self, request: FileRequest) -> Any:
+        return self._run(files_plan(request, self.key), request.timeout)
+
+    async def afiles(self, request: FileRequest) -> Any:
+        return await self._arun(files_plan(request, self.key), request.timeout)
+
+
+def _chunks(http: Any, error: Any) -> Iterator[bytes]:
+    """A streamed reply's body as it arrives (a connection lost midway: the mapped error);
+    closing the iterator closes the reply."""
+    try:
+        with mapped_errors(error):
+            yield from http.iter_bytes()
+    finally:
+        http.close()
+
+
+async def _achunks(http: Any, error: Any) -> AsyncIterator[bytes]:
+    try:
+        with mapped_errors(error):
+            async for chunk in http.aiter_bytes():
+                yield chunk
+    finally:
+        await http.aclose()
