@@ -17,7 +17,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from test_otel import Telemetry
 
 import aisuite_like as ai
-from conftest import RECORDED
+from support.recorded import RECORDED
 
 KEY = "sk-test-secret-key-otel-endpoints-123"
 ANT_KEY = "sk-ant-test-otel-endpoints-0123456789"

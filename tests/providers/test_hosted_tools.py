@@ -15,7 +15,7 @@ import pytest
 import respx
 
 import aisuite_like as ai
-from conftest import RECORDED
+from support.recorded import RECORDED
 
 ANT_KEY = "sk-ant-test-hosted-0123456789abcdef"
 OPENAI_KEY = "sk-test-hosted-0123456789abcdef"
