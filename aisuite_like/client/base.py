@@ -61,6 +61,7 @@ class PreparedCall:
 _PORTABLE = frozenset({
     "tool_choice", "parallel_tool_calls", "response_format", "temperature", "top_p",
     "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options", "reasoning_effort",
+    "orphans",
 })
 # Keyword arguments of the tool runner; meaningless without max_turns.
 _RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",

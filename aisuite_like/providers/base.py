@@ -54,7 +54,9 @@ class ChatRequest:
     API (``client.responses.create`` with ``max_turns``; docs/responses.md).
     ``reasoning_effort`` is the portable effort (``"none"`` ... ``"high"``), translated per
     family; ``prompt_cache`` is ``"auto"`` when the family should add its prompt-cache
-    breakpoints or key (docs/reasoning-and-caching.md).
+    breakpoints or key (docs/reasoning-and-caching.md). ``orphans`` is how a tool call
+    without a result is sent: ``"repair"`` (None: a synthetic error result) or ``"error"``
+    (refused); docs/portability.md.
     """
 
     model: str
@@ -78,6 +80,7 @@ class ChatRequest:
     api: Optional[str] = None
     reasoning_effort: Optional[str] = None
     prompt_cache: Optional[str] = None
+    orphans: Optional[str] = None
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""

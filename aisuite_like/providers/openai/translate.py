@@ -16,6 +16,7 @@ from typing import Any, Optional, TypeVar
 
 from ...core.checks import tool_call_id_of
 from ...core.errors import UnsupportedParameterError
+from ...core.portability import fit_history
 from ...core.types import (
     ChatCompletionResponse,
     Choice,
@@ -30,7 +31,7 @@ from .._common import bad_shape, check_n, need_list, need_name, need_object, opt
 from ..base import ChatRequest
 from ..reasoning import refuse
 from .errors import error_from_body
-from .services import SERVICES, ServiceSpec
+from .services import SERVICES, ServiceSpec, history_rules
 
 # --- request translation ------------------------------------------------------------------
 
@@ -112,9 +113,11 @@ def build_request(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset
     ``extra_body``. ``reasoning_field`` overrides the service's reasoning field ("" = none).
     """
     field = spec.reasoning_field if reasoning_field is None else (reasoning_field or None)
+    history = fit_history(request.messages, history_rules(spec), request.orphans,
+                          provider=spec.key)  # ids, orphans, names: docs/portability.md
     kwargs: dict[str, Any] = {
         "model": request.model,
-        "messages": [_wire_message(m, i, spec, field) for i, m in enumerate(request.messages)],
+        "messages": [_wire_message(m, i, spec, field) for i, m in history],
     }
     # OpenAI's own vocabulary: these go out under the same name, as given (tool_choice too:
     # OpenAI's values and services' own ones, e.g. Mistral "any").
