@@ -175,6 +175,15 @@ def build_chat(request: ChatRequest, sdk_params: frozenset[str], provider: str
             "the Responses API returns one answer: n > 1 needs api='chat'", parameter="n",
             provider=provider)
     history = fit_history(request.messages, HISTORY, request.orphans, provider=provider)
+    for index, message in history:
+        content = message.get("content")
+        if isinstance(content, list) and any(
+                isinstance(p, Mapping) and p.get("type") == "input_audio" for p in content):
+            raise UnsupportedParameterError(
+                f"messages[{index}] has an input_audio part, which OpenAI's Responses API does "
+                "not take in its input (text, images and files); send it with api='chat' to "
+                "an audio model (docs/portability.md)", parameter="messages",
+                provider=provider)
     kwargs: dict[str, Any] = {"model": request.model,
                               "input": messages_to_items(history.messages, for_openai=True)}
     if request.tools:

@@ -70,7 +70,11 @@ class ServiceSpec:
     (docs/reasoning-and-caching.md). ``tool_call_ids``: the tool-call ids the API accepts
     (None: any); ids of a history that do not fit are rewritten (docs/portability.md).
     ``message_names``: whether the API takes ``name`` on user, system and assistant messages
-    (where it does not, the field is left out).
+    (where it does not, the field is left out). ``prefix_field``: the field that marks a
+    history's last assistant message as the start of the reply to continue, where the API
+    refuses a history that ends with one otherwise (Mistral's ``prefix``). ``content_parts``:
+    the content part types the API takes in a user message (None: any, sent as given);
+    another one is refused before sending.
     """
 
     key: str
@@ -93,6 +97,8 @@ class ServiceSpec:
     prompt_cache_key: bool = False
     tool_call_ids: Optional[IdRule] = None
     message_names: bool = True
+    prefix_field: Optional[str] = None
+    content_parts: Optional[frozenset[str]] = None
 
 
 def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
@@ -129,11 +135,15 @@ SERVICES: dict[str, ServiceSpec] = dict([
     # Groq's transcriptions: json, text, verbose_json (srt / vtt rendered from segments).
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
          max_tokens_field="max_completion_tokens", transcription_formats=_VERBOSE),
-    # Mistral refuses fields its API does not define (``name`` on a user message is a 422).
+    # Mistral refuses fields its API does not define (``name`` on a user message is a 422),
+    # and a history ending with an assistant message unless it says ``prefix: true``
+    # ("Expected last role User or Tool (or Assistant with prefix True)"); its chat takes
+    # text and images (documents and audio have their own parts and APIs there).
     _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
          transcription_formats=("json",),
          embeddings=EmbeddingsSpec(128, "output_dimension", base64=True),
-         tool_call_ids=MISTRAL_IDS, message_names=False),
+         tool_call_ids=MISTRAL_IDS, message_names=False, prefix_field="prefix",
+         content_parts=frozenset({"text", "image_url"})),
     # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
     _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
          reasoning_field="reasoning_content"),
@@ -208,7 +218,8 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
                    reasoning_effort_as=known.reasoning_effort_as,
                    non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key,
                    embeddings=known.embeddings, tool_call_ids=known.tool_call_ids,
-                   message_names=known.message_names)
+                   message_names=known.message_names, prefix_field=known.prefix_field,
+                   content_parts=known.content_parts)
 
 
 def service_for_base_url(base_url: Any) -> Optional[str]:
