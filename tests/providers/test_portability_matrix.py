@@ -21,6 +21,7 @@ from _bedrock_server import isolate_aws
 from support.portability_cases import (
     COLUMNS,
     FAMILIES,
+    NATIVE,
     SOURCES,
     cases,
     parse_table,
@@ -62,6 +63,22 @@ def test_a_history_is_sent_correctly_to_every_family(server: PortabilityServer, 
         assert set(facts.cells[column]) <= documented[column], (
             f"{column}: {facts.cells[column]} is not what docs/portability.md says "
             f"({sorted(documented[column])}): run scripts/portability_matrix.py")
+
+
+# Our own HTTP transport (docs/transports.md) sends what the translators make, as the SDKs do:
+# one history of each family to every target it serves, sync and async-streamed.
+NATIVE_CASES = [(name, target, mode) for name in sorted(
+    {next(s.name for s in SOURCES.values() if s.family == f) for f in (*FAMILIES, "hand")})
+    for target in NATIVE for mode in ("sync", "async-stream")]
+
+
+@pytest.mark.parametrize("source, target, mode", NATIVE_CASES,
+                         ids=[f"{s}-to-{t}-{m}" for s, t, m in NATIVE_CASES])
+def test_the_native_transport_sends_the_same(server: PortabilityServer, source: str,
+                                             target: str, mode: str) -> None:
+    sdk = run_case(server, history(server, source), source, target, mode)
+    native = run_case(server, history(server, source), source, target, mode, "native")
+    assert native.cells == sdk.cells
 
 
 def test_the_table_has_every_ordered_pair() -> None:

@@ -24,7 +24,8 @@ from conftest import load_recorded
 
 from .portability_server import MODELS, TARGETS, PortabilityServer, Recorded, Turn
 
-__all__ = ["SOURCES", "FAMILIES", "MODES", "cases", "run_case", "call", "render", "Facts",
+__all__ = ["SOURCES", "FAMILIES", "MODES", "NATIVE", "cases", "run_case", "call", "render",
+           "Facts",
            "produce", "wire_view", "COLUMNS", "START", "END", "parse_table"]
 
 FAMILIES = ("openai", "mistral", "anthropic", "google", "bedrock", "responses")
@@ -53,20 +54,27 @@ def tools_for(history: list[dict[str, Any]], *more: str) -> list[dict[str, Any]]
 
 # --- calls through the real client ----------------------------------------------------------
 
-def _configs(server: PortabilityServer) -> dict[str, Any]:
-    return {t: server.config(t) for t in TARGETS}
+#: The targets our own HTTP transport serves too (docs/transports.md); Bedrock is botocore's.
+NATIVE = ("openai", "mistral", "anthropic", "google", "responses")
+
+
+def _configs(server: PortabilityServer, transport: str = "sdk") -> dict[str, Any]:
+    configs = {t: server.config(t) for t in TARGETS}
+    if transport == "native":
+        for target in NATIVE:
+            configs[target]["transport"] = "native"
+    return configs
 
 
 _PROVIDERS = {"responses": OpenAIProvider}  # chat over OpenAI's Responses API
 
 
-def _sync_client(server: PortabilityServer) -> ai.Client:
-    """One sync client per server (its SDK clients are made once)."""
-    client = getattr(server, "_sync_client", None)
-    if client is None:
-        client = ai.Client(_configs(server), providers=_PROVIDERS)
-        server._sync_client = client  # type: ignore[attr-defined]
-    return client
+def _sync_client(server: PortabilityServer, transport: str) -> ai.Client:
+    """One sync client per server and transport (its SDK clients are made once)."""
+    clients = server.__dict__.setdefault("_sync_clients", {})
+    if transport not in clients:
+        clients[transport] = ai.Client(_configs(server, transport), providers=_PROVIDERS)
+    return clients[transport]  # type: ignore[no-any-return]
 
 
 def _read(result: Any, stream: bool) -> ai.ChatCompletionResponse:
@@ -87,7 +95,7 @@ async def _aread(result: Any, stream: bool) -> ai.ChatCompletionResponse:
 
 def call(server: PortabilityServer, target: str, mode: str,
          *requests: Callable[[Optional[ai.ChatCompletionResponse]], list[dict[str, Any]]],
-         **kwargs: Any) -> list[ai.ChatCompletionResponse]:
+         transport: str = "sdk", **kwargs: Any) -> list[ai.ChatCompletionResponse]:
     """``create`` calls to ``target`` on one client, in ``mode`` (sync / async, streamed or
     not: a stream is read to its end and its final response kept); each request's messages
     are made from the reply before it (None for the first)."""
@@ -95,7 +103,7 @@ def call(server: PortabilityServer, target: str, mode: str,
     model = f"{target}:{MODELS[target]}"
     replies: list[ai.ChatCompletionResponse] = []
     if mode.startswith("sync"):
-        client = _sync_client(server)
+        client = _sync_client(server, transport)
         for make in requests:
             messages = make(replies[-1] if replies else None)
             replies.append(_read(client.chat.completions.create(
@@ -103,7 +111,7 @@ def call(server: PortabilityServer, target: str, mode: str,
         return replies
 
     async def run() -> None:
-        async with ai.AsyncClient(_configs(server), providers=_PROVIDERS) as client:
+        async with ai.AsyncClient(_configs(server, transport), providers=_PROVIDERS) as client:
             for make in requests:
                 messages = make(replies[-1] if replies else None)
                 replies.append(await _aread(await client.chat.completions.create(
@@ -520,7 +528,7 @@ def _placement(target: str, history: list[dict[str, Any]], view: View) -> list[s
 
 
 def run_case(server: PortabilityServer, history: list[dict[str, Any]], source: str,
-             target: str, mode: str) -> Facts:
+             target: str, mode: str, transport: str = "sdk") -> Facts:
     """Send ``history`` to ``target`` (the server checks its rules), answer the call the
     target makes, send again: the second request must repeat the first's ids, and carry
     the target's own ids and reasoning as it gave them. Returns the facts of the first."""
@@ -539,7 +547,8 @@ def run_case(server: PortabilityServer, history: list[dict[str, Any]], source: s
         sent.append(copy.deepcopy(sent[0]))
         return sent[0]
     try:
-        reply, final = call(server, target, mode, _given(history), second, tools=tools)
+        reply, final = call(server, target, mode, _given(history), second, tools=tools,
+                            transport=transport)
     except ai.UnsupportedParameterError as exc:
         assert server.requests == [], "refused, yet something was sent"
         assert history == before, "the caller's history was modified"

@@ -30,7 +30,7 @@ from _bedrock_server import ACCESS_KEY, REGION, SECRET_KEY, encode_message, even
 
 from .portability_rules import CHECKS, Issued
 
-__all__ = ["PortabilityServer", "Turn", "Recorded", "Seen", "TARGETS", "MODELS"]
+__all__ = ["PortabilityServer", "Turn", "Recorded", "Fail", "Seen", "TARGETS", "MODELS"]
 
 TARGETS = ("openai", "mistral", "anthropic", "google", "bedrock", "responses")
 #: The model each target is called with (Gemini 3: its thought signatures are checked).
@@ -58,7 +58,15 @@ class Recorded:
     sse: Optional[str] = None
 
 
-Reply = Union[Turn, Recorded]
+@dataclass
+class Fail:
+    """An error reply in the API's own format (429: a rate limit, 500: a server error)."""
+
+    status: int = 429
+    message: str = "rate limited (injected)"
+
+
+Reply = Union[Turn, Recorded, Fail]
 
 
 @dataclass
@@ -192,6 +200,8 @@ class PortabilityServer:
             n = next(self._count)
         if violations:
             return _send(handler, *_error(target, violations))
+        if isinstance(reply, Fail):
+            return _send(handler, *_error(target, [reply.message], reply.status))
         if isinstance(reply, Recorded):
             if reply.sse is not None:
                 return _send(handler, 200, reply.sse.encode(), "text/event-stream")
@@ -250,19 +260,25 @@ def _route(path: str) -> tuple[str, str]:
     raise AssertionError(f"the portability server has no API at {path}")
 
 
-def _error(target: str, violations: list[str]) -> tuple[int, bytes, str, dict[str, str]]:
+def _error(target: str, violations: list[str], status: int = 400
+           ) -> tuple[int, bytes, str, dict[str, str]]:
     message = "; ".join(violations)
     if target in ("openai", "mistral", "responses"):
-        body: Any = {"error": {"message": message, "type": "invalid_request_error",
-                               "param": None, "code": None}}
+        kind = "invalid_request_error" if status == 400 else "rate_limit_error"
+        body: Any = {"error": {"message": message, "type": kind, "param": None,
+                               "code": None}}
     elif target == "anthropic":
-        body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+        kind = {400: "invalid_request_error", 429: "rate_limit_error"}.get(status, "api_error")
+        body = {"type": "error", "error": {"type": kind, "message": message}}
     elif target == "google":
-        body = {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
+        code = {400: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED"}.get(status, "INTERNAL")
+        body = {"error": {"code": status, "message": message, "status": code}}
     else:
-        return 400, json.dumps({"message": message}).encode(), "application/json", {
-            "x-amzn-ErrorType": "ValidationException:http://internal.amazon.com/coral/"}
-    return 400, json.dumps(body).encode(), "application/json", {}
+        code = {400: "ValidationException", 429: "ThrottlingException"}.get(
+            status, "InternalServerException")
+        return status, json.dumps({"message": message}).encode(), "application/json", {
+            "x-amzn-ErrorType": f"{code}:http://internal.amazon.com/coral/"}
+    return status, json.dumps(body).encode(), "application/json", {}
 
 
 def _send(handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str,
