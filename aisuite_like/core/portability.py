@@ -87,8 +87,10 @@ class IdRule:
     ``chars``: the characters allowed, as the body of a regular-expression class
     (``"a-zA-Z0-9_-"``; None: any). ``max_length`` / ``length``: the longest id, or the only
     length, it takes (None: any). ``unique``: the API refuses two calls with one id in a
-    request (a source that reused an id gets a new one from its second call on). ``name``
-    says whose rule it is (in docs and errors).
+    request (a source that reused an id gets a new one from its second call on).
+    ``numbered``: the model reads ids as ``functions.<tool name>:<n>``, ``n`` counting the
+    calls of the conversation from 0 (Kimi K2): a call whose id is not its own such id gets
+    it. ``name`` says whose rule it is (in docs and errors).
     """
 
     name: str
@@ -96,6 +98,7 @@ class IdRule:
     max_length: Optional[int] = None
     length: Optional[int] = None
     unique: bool = False
+    numbered: bool = False
 
     def fits(self, value: str) -> bool:
         """Whether ``value`` is an id this API takes as it is."""
@@ -182,7 +185,7 @@ class _Call:
 class _Ids:
     """The target ids of one request's history, assigned in order."""
 
-    __slots__ = ("rule", "mapping", "used", "calls_seen", "rewritten")
+    __slots__ = ("rule", "mapping", "used", "calls_seen", "rewritten", "count")
 
     def __init__(self, rule: IdRule) -> None:
         self.rule = rule
@@ -190,10 +193,17 @@ class _Ids:
         self.used: set[str] = set()
         self.calls_seen: dict[str, int] = {}
         self.rewritten: dict[str, str] = {}
+        self.count = 0  # calls of the conversation so far
 
-    def for_call(self, source: str) -> str:
-        """The id a call named ``source`` goes out with."""
+    def for_call(self, source: str, name: Any) -> str:
+        """The id a call named ``source`` (of the tool ``name``) goes out with."""
         rule = self.rule
+        position, self.count = self.count, self.count + 1
+        if rule.numbered:
+            numbered = f"functions.{name}:{position}"
+            if numbered != source:
+                self.rewritten.setdefault(source, numbered)
+            return numbered
         seen = self.calls_seen.get(source, 0)
         self.calls_seen[source] = seen + 1
         occurrence = seen if rule.unique else 0
@@ -283,7 +293,7 @@ def fit_history(messages: Sequence[Mapping[str, Any]], rules: HistoryRules,
                         open_calls.append(_Call("", "", name, index, order))
                         continue
                     raise _no_call_id(index, order, source, provider)
-                target = ids.for_call(source) if ids is not None else source
+                target = ids.for_call(source, name) if ids is not None else source
                 open_calls.append(_Call(source, target, name, index, order))
                 if target != source:
                     if new_calls is None:

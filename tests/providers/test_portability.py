@@ -223,6 +223,51 @@ def test_orphans_takes_repair_or_error() -> None:
                                        orphans="fix")  # type: ignore[arg-type]
 
 
+# --- a server whose id rule the table cannot know --------------------------------------------
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_kimi_server_gets_kimis_numbered_ids(server: PortabilityServer, mode: str) -> None:
+    # vLLM serving Kimi K2 (its kimi_k2 parser): provider_configs says tool_call_ids="kimi"
+    history = produce(server, "hand-odd-ids")
+    server.reset()
+    server.reply("kimi", Turn(calls=[("get_weather", {"city": "Rome"})]), Turn(text="Done."))
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}}]
+    configs = {"vllm": server.config("kimi")}
+
+    def then(first: Any) -> list[dict[str, Any]]:
+        message = first.choices[0].message
+        return [*history, message.model_dump(exclude_none=True),
+                {"role": "tool", "tool_call_id": message.tool_calls[0].id, "content": "warm"}]
+
+    if mode == "sync":
+        with ai.Client(configs) as client:
+            reply = client.chat.completions.create(model="vllm:kimi-k2", messages=history,
+                                                   tools=tools)
+            final = client.chat.completions.create(model="vllm:kimi-k2", messages=then(reply),
+                                                   tools=tools)
+    else:
+        async def run() -> Any:
+            async with ai.AsyncClient(configs) as client:
+                first = await client.chat.completions.create(
+                    model="vllm:kimi-k2", messages=history, tools=tools)
+                return first, await client.chat.completions.create(
+                    model="vllm:kimi-k2", messages=then(first), tools=tools)
+        reply, final = asyncio.run(run())
+    assert final.choices[0].message.content == "Done."
+    seen = server.of("kimi")
+    assert [s.violations for s in seen] == [[], []]
+    ids = [c["id"] for m in seen[1].body["messages"] for c in m.get("tool_calls") or ()]
+    assert ids == [f"functions.get_weather:{n}" for n in range(4)]
+    assert reply.choices[0].message.tool_calls[0].id == "functions.get_weather:3"  # Kimi's own
+
+
+def test_an_unknown_id_rule_is_refused_at_configuration() -> None:
+    with pytest.raises(ai.ConfigurationError, match="tool_call_ids"):
+        ai.Client({"vllm": {"tool_call_ids": "strict"}}).chat.completions.create(
+            model="vllm:m", messages=[USER])
+
+
 # --- a live tool run moving between families -------------------------------------------------
 
 def get_weather(city: str) -> str:

@@ -321,7 +321,7 @@ def cases() -> list[tuple[str, str, str]]:
     by_family: dict[str, list[str]] = {}
     for source in SOURCES.values():
         by_family.setdefault(source.family, []).append(source.name)
-    for family, names in by_family.items():
+    for names in by_family.values():
         for target in TARGETS:
             for n in range(max(len(MODES), len(names))):
                 out.append((names[n % len(names)], target, MODES[n % len(MODES)]))
@@ -549,7 +549,7 @@ def run_case(server: PortabilityServer, history: list[dict[str, Any]], source: s
     try:
         reply, final = call(server, target, mode, _given(history), second, tools=tools,
                             transport=transport)
-    except ai.UnsupportedParameterError as exc:
+    except ai.UnsupportedParameterError:
         assert server.requests == [], "refused, yet something was sent"
         assert history == before, "the caller's history was modified"
         return Facts(source, family, target, mode, _facts(

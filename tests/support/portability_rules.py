@@ -13,9 +13,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["Issued", "CHECKS", "GEMINI_PLACEHOLDERS"]
 
@@ -181,6 +181,21 @@ _MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")
 def check_mistral(body: dict[str, Any], issued: Issued) -> list[str]:
     return _check_chat("mistral", body, lambda i: _MISTRAL_ID.fullmatch(i) is not None,
                        "a-z, A-Z, 0-9, with a length of 9.")
+
+
+def check_kimi(body: dict[str, Any], issued: Issued) -> list[str]:
+    """Kimi K2 (served e.g. by vLLM with its kimi_k2 parser) reads a call's id as
+    ``functions.<name>:<n>``, ``n`` counting the conversation's calls from 0; another id
+    throws it off (it answers with its raw tool-call markup)."""
+    out = _check_chat("openai", body, lambda i: True, "any string")
+    position = 0
+    for i, m in enumerate(body.get("messages") or ()):
+        for call in m.get("tool_calls") or ():
+            wanted = f"functions.{call['function']['name']}:{position}"
+            if call.get("id") != wanted:
+                out.append(f"messages[{i}]: tool call id {call.get('id')!r}, not {wanted!r}")
+            position += 1
+    return out
 
 
 # --- Anthropic Messages -------------------------------------------------------------------
@@ -595,5 +610,5 @@ def check_responses(body: dict[str, Any], issued: Issued) -> list[str]:
 
 
 CHECKS: dict[str, Callable[..., list[str]]] = {
-    "openai": check_openai, "mistral": check_mistral, "anthropic": check_anthropic,
+    "openai": check_openai, "mistral": check_mistral, "kimi": check_kimi, "anthropic": check_anthropic,
     "google": check_google, "bedrock": check_bedrock, "responses": check_responses}

@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional, Union
 from urllib.parse import unquote, urlsplit
 
-from _bedrock_server import ACCESS_KEY, REGION, SECRET_KEY, encode_message, event
+from _bedrock_server import ACCESS_KEY, REGION, SECRET_KEY, event
 
 from .portability_rules import CHECKS, Issued
 
@@ -107,7 +107,7 @@ class PortabilityServer:
     def __init__(self) -> None:
         self.issued = Issued()
         self.requests: list[Seen] = []
-        self._replies: dict[str, deque[Reply]] = {t: deque() for t in TARGETS}
+        self._replies: dict[str, deque[Reply]] = {t: deque() for t in (*TARGETS, "kimi")}
         self._count = itertools.count(1)
         self._lock = threading.Lock()
         server = self
@@ -167,11 +167,13 @@ class PortabilityServer:
             return {"endpoint_url": self.url, "region_name": REGION, "max_retries": 0,
                     "aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY}
         base = {"openai": "/openai/v1", "responses": "/openai/v1", "mistral": "/mistral/v1",
-                "anthropic": "", "google": ""}[target]
+                "kimi": "/kimi/v1", "anthropic": "", "google": ""}[target]
         config: dict[str, Any] = {"api_key": f"test-key-{target}-0123456789",
                                   "base_url": self.url + base, "max_retries": 0}
         if target == "responses":
             config["api"] = "responses"
+        if target == "kimi":
+            config["tool_call_ids"] = "kimi"
         return config
 
     def of(self, target: str) -> list[Seen]:
@@ -217,11 +219,15 @@ class PortabilityServer:
     def _render(self, target: str, model: str, turn: Turn, n: int, streamed: bool,
                 body: dict[str, Any]) -> Any:
         ids = [self._call_id(target, n, i) for i in range(len(turn.calls))]
+        if target == "kimi":  # Kimi numbers the calls of the conversation
+            before = sum(len(m.get("tool_calls") or ()) for m in body.get("messages") or ())
+            ids = [f"functions.{name}:{before + i}" for i, (name, _) in enumerate(turn.calls)]
         signature = None
         if turn.reasoning is not None:
             signature = base64.b64encode(f"{target}-signed-{n}".encode()).decode()
             self._issue(_family(target), signature)
-        render = {"openai": _openai, "mistral": _openai, "anthropic": _anthropic,
+        render = {"openai": _openai, "mistral": _openai, "kimi": _openai,
+                  "anthropic": _anthropic,
                   "google": _google, "bedrock": _bedrock, "responses": _responses}[target]
         if target == "responses" and turn.reasoning is not None:
             self._issue("responses", f"rs_{n:04d}")
@@ -231,6 +237,7 @@ class PortabilityServer:
     def _call_id(target: str, n: int, i: int) -> str:
         seed = f"{target}-{n}-{i}"
         return {"openai": "call_" + _token(seed, 24), "mistral": _token(seed, 9),
+                "kimi": "",
                 "anthropic": "toolu_01" + _token(seed, 22), "google": "",
                 "bedrock": "tooluse_" + _token(seed, 22),
                 "responses": "call_" + _token(seed, 24)}[target]
@@ -246,7 +253,8 @@ _BEDROCK = re.compile(r"/model/([^/]+)/(converse|converse-stream)$")
 
 def _route(path: str) -> tuple[str, str]:
     if path.endswith("/chat/completions"):
-        return ("mistral" if path.startswith("/mistral/") else "openai"), ""
+        prefix = path.split("/", 2)[1]
+        return (prefix if prefix in ("mistral", "kimi") else "openai"), ""
     if path.endswith("/responses"):
         return "responses", ""
     if path.endswith("/v1/messages"):
@@ -263,7 +271,7 @@ def _route(path: str) -> tuple[str, str]:
 def _error(target: str, violations: list[str], status: int = 400
            ) -> tuple[int, bytes, str, dict[str, str]]:
     message = "; ".join(violations)
-    if target in ("openai", "mistral", "responses"):
+    if target in ("openai", "mistral", "kimi", "responses"):
         kind = "invalid_request_error" if status == 400 else "rate_limit_error"
         body: Any = {"error": {"message": message, "type": kind, "param": None,
                                "code": None}}

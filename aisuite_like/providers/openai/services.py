@@ -123,6 +123,13 @@ OPENAI_IDS = IdRule("openai", max_length=40)
 #: Mistral's API takes exactly nine letters and digits ("Tool call id was ... but must be
 #: a-z, A-Z, 0-9, with a length of 9").
 MISTRAL_IDS = IdRule("mistral", chars="a-zA-Z0-9", length=9, unique=True)
+#: Kimi K2 reads ids as ``functions.<tool name>:<n>``, ``n`` counting the conversation's calls
+#: (servers that host it, e.g. vLLM or SGLang with the kimi_k2 parser, make such ids).
+KIMI_IDS = IdRule("kimi", numbered=True)
+#: The id rules ``provider_configs[key]["tool_call_ids"]`` may name, over the table's
+#: (docs/portability.md): a model served by a server whose rule the table cannot know.
+ID_RULES: dict[str, Optional[IdRule]] = {"any": None, "openai": OPENAI_IDS,
+                                          "mistral": MISTRAL_IDS, "kimi": KIMI_IDS}
 
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",

@@ -23,7 +23,7 @@ from aisuite_like.core.portability import (
 from aisuite_like.providers.anthropic.translate import ANTHROPIC_IDS
 from aisuite_like.providers.bedrock.translate import BEDROCK_IDS
 from aisuite_like.providers.openai.responses import RESPONSES_IDS
-from aisuite_like.providers.openai.services import MISTRAL_IDS, OPENAI_IDS
+from aisuite_like.providers.openai.services import KIMI_IDS, MISTRAL_IDS, OPENAI_IDS
 
 RULES = {"anthropic": ANTHROPIC_IDS, "bedrock": BEDROCK_IDS, "mistral": MISTRAL_IDS,
          "openai": OPENAI_IDS, "responses": RESPONSES_IDS}
@@ -249,3 +249,15 @@ def test_the_turn_in_progress_is_told_apart() -> None:
     assert turn_lacks_own_reasoning([user, own, result, foreign, result], has_own)
     # a foreign call in an earlier turn does not matter
     assert not turn_lacks_own_reasoning([user, foreign, result, user], has_own)
+
+
+def test_kimi_numbers_the_calls_of_the_conversation() -> None:
+    rules = HistoryRules("kimi", ids=KIMI_IDS)
+    history = [*conversation("call_x", "call_y")[:-1], {"role": "user", "content": "more"},
+               *conversation("call_z")[1:]]
+    fitted = fit_history(history, rules)
+    calls, results = pairs(fitted.messages)
+    assert calls == ["functions.f:0", "functions.f:1", "functions.f:2"] and calls == results
+    # a history Kimi made itself is already numbered so: sent as it is
+    again = fit_history(fitted.messages, rules)
+    assert not again.changed and again.messages is fitted.messages
