@@ -44,7 +44,32 @@ def is_doc_page(path: Path) -> bool:
     return path.suffix == ".md" and (path == ROOT / "README.md" or ROOT / "docs" in path.parents)
 
 
-_sybil_collect = Sybil(parsers=[PythonCodeBlockParser()], patterns=["*.md"],
+class _ReaderCodeBlocks(PythonCodeBlockParser):
+    """The page's Python blocks, each run as a reader would paste it: a hidden block
+    (``<!-- invisible-code-block: python -->``) sees the page's names, to check what the
+    visible blocks did, but the names it binds are undone after it, so no visible block can
+    depend on hidden set-up."""
+
+    def __call__(self, document: Any) -> Iterator[Any]:
+        for region in super().__call__(document):
+            if str(region.lexemes.get("directive", "")).startswith("invisible"):
+                region.evaluator = _checks_only(region.evaluator)
+            yield region
+
+
+def _checks_only(evaluate: Any) -> Any:
+    def run(example: Any) -> Any:
+        namespace = example.namespace
+        before = dict(namespace)
+        try:
+            return evaluate(example)
+        finally:
+            namespace.clear()
+            namespace.update(before)
+    return run
+
+
+_sybil_collect = Sybil(parsers=[_ReaderCodeBlocks()], patterns=["*.md"],
                        fixtures=["_doc_page"]).pytest()
 
 

@@ -5,7 +5,7 @@ requests, wait for the batch, read every result; requests per second, per family
     .venv/bin/python benchmarks/scale_batches.py --n 5000 --repeats 1
     .venv/bin/python benchmarks/scale_batches.py --quick     # N=20, one repeat (smoke test)
 
-The server (tests/_batch_server.py) runs in its own process, so it does not share this
+The server (tests/support/batch_server.py) runs in its own process, so it does not share this
 process's GIL; it ends a batch on the first poll after create. What is measured is our side
 of a batch: validating and translating N requests exactly as ``create`` would, building and
 uploading the JSONL (OpenAI) or the request list (Anthropic, Gemini inline), polling, and
@@ -65,7 +65,7 @@ _GC = _GcTimer()
 
 def _serve() -> None:
     sys.path.insert(0, os.path.join(ROOT, "tests"))
-    from _batch_server import BatchServer
+    from support.batch_server import BatchServer
 
     with BatchServer(polls_to_finish=1) as server:
         print(server.url, flush=True)

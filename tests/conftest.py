@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 # The test files live in folders that mirror the package; the servers and helpers they share
-# (``_fault_server.py``, ``_bedrock_server.py``, ...) live here, importable from every folder.
+# (``support.fault_server.py``, ``support.bedrock_server.py``, ...) live here, importable from every folder.
 _HERE = str(pathlib.Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
@@ -32,7 +32,7 @@ _KEY_VARS = (
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "sdk_only: runs on the SDK transport only (tests/_transports.py)")
+        "markers", "sdk_only: runs on the SDK transport only (tests/support/transports.py)")
 
 
 @pytest.fixture(autouse=True)

@@ -65,6 +65,21 @@ def test_mypy_rejects_what_the_typing_checks_would_miss(tmp_path: Path) -> None:
     assert "wrong_types.py:6: error: Unused \"type: ignore\" comment" in done.stdout
 
 
+def test_mypy_outside_the_repository_finds_the_installed_package(tmp_path: Path) -> None:
+    """An editable install is a path entry (a .pth file; the build backend is hatchling), so
+    a type checker run from a user's own project, outside this checkout, finds the package
+    and its ``py.typed`` (docs/typing.md)."""
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (it is in the test extra)")
+    user = tmp_path / "user_code.py"
+    user.write_text("import aisuite_like\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=skip",
+         "--config-file=", str(user)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"mypy outside the checkout:\n{done.stdout}{done.stderr}"
+
+
 def test_the_typing_checks_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """tests/typing_checks.py is real code: every expression it type-checks also runs."""
     spec = importlib.util.spec_from_file_location("typing_checks", ROOT / TYPING_CHECKS)
@@ -76,7 +91,7 @@ def test_the_typing_checks_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_create_overloads_agree() -> None:
-    """The create / acreate / parse / aparse / stream overloads of client.py list the same
+    """The create / acreate / parse / aparse / stream overloads of client/facade.py list the same
     keyword parameters (the first create overload is the one to edit; ``make overloads``
     copies it into the others)."""
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -282,3 +297,18 @@ def test_the_import_graph_reads_every_kind_of_import() -> None:
     assert "aisuite_like.loop.drivers" not in top["aisuite_like.client.facade"]
     assert "aisuite_like.core.types" in graph["aisuite_like.core.errors"]  # SkippedModel
     assert "aisuite_like.core.types" not in top["aisuite_like.core.errors"]
+
+
+def test_a_private_module_is_imported_only_inside_its_package() -> None:
+    # ``providers/_common.py`` and the like are their package's own: what other layers need
+    # of them lives in a public module (core/reading.py: loads_json; core/content.py: text_of).
+    # A family's ``_sdk_seam`` is the one exception by design: the only module that touches
+    # its SDK's internals, which the family's batches go through too (docs/architecture.md).
+    graph = _graph(deferred=True)
+    outside = sorted(
+        f"{source} (line {line}) imports {target}"
+        for source, targets in graph.items() for target, line in targets.items()
+        if target.rpartition(".")[2].startswith("_")
+        and target.rpartition(".")[2] not in ("__main__", "_sdk_seam")
+        and not (source + ".").startswith(target.rpartition(".")[0] + "."))
+    assert not outside, "\n".join(outside)

@@ -96,7 +96,7 @@ def check_structured_output(lines: list[str]) -> None:
 
 
 def check_agent_handoff(lines: list[str]) -> None:
-    # The timeline of print_trace() comes first; its exact layout belongs to agents.py.
+    # The timeline of print_trace() comes first; its exact layout belongs to agents/run.py.
     assert any("transfer_to_billing" in line for line in lines[:-3])
     assert lines[-3] == ("Tools called: lookup_order, list_payments, transfer_to_billing, "
                          "issue_refund")

@@ -51,6 +51,7 @@ PUBLIC = [
 
 # Type aliases (unions of classes) carry no docstring of their own at run time.
 ALIASES = {"AgentEvent", "ChatCompletionMessageParam", "ContextStrategy", "RunItem", "StreamEvent",
+           "ResponseStreamEvent",
            "TResponseInputItem"}
 
 

@@ -492,6 +492,16 @@ def check_responses() -> None:
         assert_type(event, ai.ResponseStreamEvent)
         if isinstance(event, ai.responses.ResponseTextDeltaEvent):
             assert_type(event.delta, str)
+        if event.type == "response.output_text.delta":  # narrows as the openai SDK's union
+            assert_type(event, ai.responses.ResponseTextDeltaEvent)
+            assert_type(event.delta, str)
+        elif event.type == "response.completed":
+            assert_type(event.response, ai.Response)
+    for item in plain.output:
+        if item.type == "message":
+            assert_type(item, ai.responses.ResponseOutputMessage)
+        elif item.type == "function_call":
+            assert_type(item.arguments, str)
     assert_type(stream.get_final_response(), ai.Response)
     ran = client.responses.create(model="test:m", input="Paris?", tools=[get_weather],
                                   max_turns=2)

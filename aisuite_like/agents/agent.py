@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, Generic, Optional, Union, get_args, get_o
 from pydantic import BaseModel
 
 from ..core.checks import check_max_turns
+from ..core.content import text_of
 from ..core.run_context import RunContextWrapper, TContext
 from ..loop.engine import DEFAULT_MAX_TOOL_RESULT_CHARS, check_tool_bounds
-from ..providers._common import text_of
 from ..tools.base import NoFieldTitles, Tool, strict_schema
 from ..tools.policy import ToolPolicy, check_policy
 from ..tools.toolset import Tools

@@ -18,9 +18,9 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Optional
 
+from ..core.content import text_of
 from ..core.errors import ConcurrentRunError
 from ..core.types import Message
-from ..providers._common import text_of
 
 __all__ = ["Session", "keep_last", "fit_tokens", "ContextStrategy"]
 

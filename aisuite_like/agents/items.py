@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
+from ..core.content import text_of
 from ..core.responses import TResponseInputItem
 from ..core.responses_items import messages_to_items
 from ..core.types import ChatCompletionResponse, ToolCall
-from ..providers._common import text_of
 
 if TYPE_CHECKING:
     from .agent import Agent

@@ -1,7 +1,7 @@
-"""Agents (docs/agents.md): immutable ``Agent`` configuration (defined in
-_agent_config.py, below the run's modules), ``Runner`` to run one, and ``RunResult``. A run
-drives the tool runner's engine (runner.py) through ``AgentLoop`` (_agent_loop.py) with the
-async driver; run state lives in the run, so one agent serves many concurrent runs.
+"""Agents (docs/agents.md): immutable ``Agent`` configuration (defined in agent.py, below
+the run's modules), ``Runner`` to run one, and ``RunResult``. A run drives the tool loop's
+engine (loop/engine.py) through ``AgentLoop`` (turn.py) with the async driver
+(loop/drivers.py); run state lives in the run, so one agent serves many concurrent runs.
 
     agent = ai.Agent(name="weather", model="openai:gpt-4o", instructions="Be brief.",
                      tools=[get_weather])
@@ -10,7 +10,7 @@ async driver; run state lives in the run, so one agent serves many concurrent ru
 
 The OpenAI Agents SDK's names work on these (``context=``, guardrails, ``RunHooks`` /
 ``AgentHooks``, ``handoff()``, ``new_items``, ``stream_events()``, approvals and ``RunState``);
-their building blocks live in _agent_sdk.py, _agent_items.py and _agent_state.py, and the run
+their building blocks live in sdk.py, items.py and state.py, and the run
 below calls them at the SDK's points.
 
 See docs/agents.md for the semantics and the decisions behind them.
@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO, TypeVar, Union
 
 from pydantic import BaseModel
 
-from ..client.base import prepare_call, provider_for_model
+from ..client.prepare import prepare_call, provider_for_model
 from ..core.checks import check_max_turns
+from ..core.content import text_of
 from ..core.cost import price_known
 from ..core.errors import (
     InputGuardrailTripwireTriggered,
@@ -50,7 +51,6 @@ from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Message, T
 from ..loop.drivers import DIRECT_STEPS, DriverSteps, drive_async
 from ..loop.engine import CallModel, ToolBatch, ToolCallRun, to_message
 from ..loop.hooks import RunHooks as _DriverHooks
-from ..providers._common import text_of
 from .agent import (
     FINAL_RESULT,
     Agent,

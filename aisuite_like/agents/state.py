@@ -19,10 +19,10 @@ from typing import Any, Optional, Protocol
 
 from pydantic_core import to_jsonable_python
 
+from ..core.reading import loads_json
 from ..core.run_context import RunContextWrapper, RunUsage
 from ..core.types import ChatCompletionResponse, ToolCall, ToolEvent
 from ..loop.engine import DEFERRED, DONE, ToolBatch, ToolCallRun, to_message
-from ..providers._common import loads_json
 from .agent import Agent
 from .items import ToolApprovalItem
 from .turn import REJECTED, AgentLoop, AgentSetup, Approvals

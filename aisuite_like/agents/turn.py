@@ -1,8 +1,8 @@
-"""An agent run's decisions, layered on the tool runner's engine (``runner.ToolLoop``).
+"""An agent run's decisions, layered on the tool loop's engine (``loop/engine.py``: ``ToolLoop``).
 
 ``AgentLoop`` subclasses the sans-IO engine through its extension points (``request_for``,
 ``after_response``, ``after_tools``) and post-processes the actions the engine returns; the
-async driver of runner.py performs them. Nothing here does I/O and there is no second loop.
+async driver of loop/drivers.py performs them. Nothing here does I/O and there is no second loop.
 What it adds to the engine's rules:
 
 - the agent's instructions as the system message, and the session's context strategy, on
@@ -14,7 +14,7 @@ What it adds to the engine's rules:
 - reflection after the last allowed turn (``reflect_on_tool_use``);
 - ``RunLimits`` bounds on model calls, tool calls and tokens;
 - approvals: a call the policy defers to a person pauses the run (``paused``); a resumed run
-  starts with that batch (``resume_batch``, built by _agent_state.py);
+  starts with that batch (``resume_batch``, built by state.py);
 - what the async layer needs for the Agents SDK's API: the agent of each produced message
   (``owners``, for run items), the pending handoff input filter, the run context.
 """
@@ -375,7 +375,7 @@ class AgentLoop(ToolLoop):
             return self._end("handoff")  # the receiving agent gets no turn in this run
         return self._call_model(self.turn + 1)
 
-    # -- the Agents SDK's view (used by the async layer in agents.py)
+    # -- the Agents SDK's view (used by the async layer in run.py)
 
     def items(self, start: int = 0, end: Optional[int] = None) -> list[RunItem]:
         """The run items of ``produced[start:end]``, each tied to the agent of its turn."""

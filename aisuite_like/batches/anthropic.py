@@ -125,7 +125,7 @@ def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
     url = raw.get("results_url")
     if raw.get("processing_status") != "ended" or not url:
         return []
-    from ..providers._common import same_origin
+    from ..core.origins import same_origin
     from ..providers.anthropic._sdk_seam import jsonl_decoders
 
     if not isinstance(url, str) or not same_origin(
@@ -154,7 +154,7 @@ def _item_result(item: Mapping[str, Any], provider: str) -> Any:
 
 
 def line_result(result: Any, provider: str) -> Any:
-    from ..providers._common import read_reply
+    from ..core.reading import read_reply
     from ..providers.anthropic import error_from_stream_event, parse_response
 
     result = result if isinstance(result, Mapping) else {}

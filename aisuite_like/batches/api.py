@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
-from ..client.base import parse_model, prepare_call, resolve_provider
+from ..client.base import parse_model, resolve_provider
+from ..client.prepare import prepare_call
 from ..core.checks import check_not_empty
 from ..core.errors import APIError
 from ..providers.base import embedding_request

@@ -1,7 +1,7 @@
 """The sans-IO core of ``client.batches``: errors, the unified status vocabulary, batch ids,
 and the drivers that perform a family's SDK calls sync or async.
 
-A family (``_batch_openai``, ``_batch_anthropic``, ``_batch_google``) writes each operation
+A family (``openai.py``, ``anthropic.py``, ``google.py`` here) writes each operation
 once, as a generator of ``SdkCall``s: it yields the SDK call it needs, receives the decoded
 reply, and returns its result. ``run`` performs the calls with the sync SDK client,
 ``arun`` with the async one; both go through the provider's retry policy and error mapping,
@@ -20,7 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypeVar, Union
 
 from ..core.errors import AisuiteLikeError, APIError
-from ..providers._common import JSONTooDeepError, loads_json
+from ..core.reading import JSONTooDeepError, loads_json
 
 if TYPE_CHECKING:
     from ..providers.base import Provider
@@ -189,7 +189,7 @@ def _method(client: Any, path: str) -> Any:
 
 def _decode(provider: "Provider", body: Any, status: Optional[int],
             request_id: Optional[str]) -> Any:
-    from ..providers._common import decode_json
+    from ..core.reading import decode_json
 
     return decode_json(body, provider.key, status_code=status, request_id=request_id)
 

@@ -203,7 +203,7 @@ def _http_status(error: Any) -> Any:
 
 
 def _response(data: Any, provider: str, model: str) -> Any:
-    from ..providers._common import read_reply
+    from ..core.reading import read_reply
     from ..providers.google import parse_response
 
     try:

@@ -213,7 +213,7 @@ def line_result(item: Mapping[str, Any], provider: str) -> Union[Any, APIError]:
 
 def _parsed(parse: Any, provider: str, status: Optional[int],
             request_id: Optional[str]) -> Union[Any, APIError]:
-    from ..providers._common import read_reply
+    from ..core.reading import read_reply
 
     try:
         return read_reply(parse, provider, status, request_id)

@@ -1,13 +1,13 @@
 """The provider that answers from a response cache (docs/cache.md).
 
-``CachedProvider`` wraps the provider of one call, as the traced provider and the fallback
-chain do, so plain calls, streams, every model call of a tool run and every agent turn are
-looked up on their own. A hit sends nothing: the stored response (JSON, never pickle) comes
-back as a new object marked ``cache_hit`` whose ``usage.cost`` is 0; a streamed call replays
-it as chunks. A miss calls the wrapped provider and stores its response; an error is never
-stored. Identical calls made at the same time in one process share one upstream call
-(single flight, sync and async alike): the first looks up and calls, the others wait for its
-response, or its error.
+``CachedProvider`` wraps the provider of one call (a ``WrapperProvider`` in the client's
+provider stack, docs/architecture.md), so plain calls, streams, every model call of a tool
+run and every agent turn are looked up on their own. A hit sends nothing: the stored
+response (JSON, never pickle) comes back as a new object marked ``cache_hit`` whose
+``usage.cost`` is 0; a streamed call replays it as chunks. A miss calls the wrapped provider
+and stores its response; an error is never stored. Identical calls made at the same time in
+one process share one upstream call (single flight, sync and async alike): the first looks
+up and calls, the others wait for its response, or its error.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ..core.secrets import redact
 from ..core.streaming import ChunkAccumulator, response_chunks
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse, mark_cache_outcome
 from ..providers.base import ChatRequest, Provider
+from ..providers.wrapper import WrapperProvider
 from .keys import request_key
 
 __all__ = ["CachedProvider"]
@@ -198,28 +199,22 @@ class Store(Protocol):
     def flights(self) -> Flights: ...
 
 
-class CachedProvider(Provider):
+class CachedProvider(WrapperProvider):
     """``inner`` answering from ``backend`` when it can (``provider_key`` names the provider
     in the keys; entries expire after ``ttl`` seconds, None: never). Anything else is the
     wrapped provider's."""
 
     def __init__(self, inner: Provider, backend: Store, provider_key: str,
                  ttl: Optional[float]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._backend = backend
         self._provider_key = provider_key
         self._ttl = ttl
         self._flights = backend.flights()
-        self.key = getattr(inner, "key", "") or provider_key
-        self._offline = bool(getattr(inner, "_offline", False))
-
-    def __getattr__(self, name: str) -> Any:  # the wrapped provider's (e.g. its endpoint)
-        if name == "_inner":
-            raise AttributeError(name)
-        return getattr(self._inner, name)
+        self.key = inner.key or provider_key
 
     def __repr__(self) -> str:
-        return f"CachedProvider({self._inner!r}, {self._backend!r})"
+        return f"CachedProvider({self.wrapped!r}, {self._backend!r})"
 
     def cache_key(self, request: ChatRequest) -> str:
         """The key ``request`` is stored under in the backend."""
@@ -264,7 +259,7 @@ class CachedProvider(Provider):
             data = self._backend.lookup(key)
             response = loaded(data)
             if response is None:
-                response = self._inner.complete(request)
+                response = self.wrapped.complete(request)
                 data = self._store(key, response)
             outcome = data if data is not None else _ABANDONED
             return response
@@ -282,7 +277,7 @@ class CachedProvider(Provider):
             data = await self._backend.alookup(key)
             response = loaded(data)
             if response is None:
-                response = await self._inner.acomplete(request)
+                response = await self.wrapped.acomplete(request)
                 data = await self._astore(key, response)
             outcome = data if data is not None else _ABANDONED
             return response
@@ -296,14 +291,14 @@ class CachedProvider(Provider):
         """Look up and call without joining the flight (a call made from inside it)."""
         response = loaded(self._backend.lookup(key))
         if response is None:
-            response = self._inner.complete(request)
+            response = self.wrapped.complete(request)
             self._store(key, response)
         return response
 
     async def _acall(self, key: str, request: ChatRequest) -> ChatCompletionResponse:
         response = loaded(await self._backend.alookup(key))
         if response is None:
-            response = await self._inner.acomplete(request)
+            response = await self.wrapped.acomplete(request)
             await self._astore(key, response)
         return response
 
@@ -329,7 +324,7 @@ class CachedProvider(Provider):
         response = loaded(self._backend.lookup(key))
         if response is not None:
             return replayed(response)
-        return self._recorded(key, self._inner.stream(request))
+        return self._recorded(key, self.wrapped.stream(request))
 
     def _recorded(self, key: str, chunks: Iterator[ChatCompletionChunk]
                   ) -> Iterator[ChatCompletionChunk]:
@@ -357,7 +352,7 @@ class CachedProvider(Provider):
                 yield chunk
             return
         recorder = _Recorder()
-        chunks = self._inner.astream(request)
+        chunks = self.wrapped.astream(request)
         try:
             async for chunk in chunks:
                 recorder.add(chunk)

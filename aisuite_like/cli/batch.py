@@ -71,7 +71,7 @@ def add_parser(commands: Any) -> None:
 
 def _requests(path: str, stdin: TextIO) -> list[dict[str, Any]]:
     from ..batches.api import BatchRequestError
-    from ..providers._common import loads_json
+    from ..core.reading import loads_json
     from .input import UsageError, not_utf8, read_text
 
     try:

@@ -1,24 +1,22 @@
 """What ``Client`` and ``AsyncClient`` share: provider configs and the providers made from
-them, and the one preparation of a call (``prepare_call`` -> ``PreparedCall``) that the client,
-agents, durable runs and batches all go through (docs/architecture.md)."""
+them. The one preparation of a call (``prepare_call`` -> ``PreparedCall``) and the provider
+stack it builds are in ``prepare.py`` (docs/architecture.md)."""
 
 from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from functools import partial
-from typing import TYPE_CHECKING, Any, Optional, cast
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import urlsplit
 
 from ..core import (
     checks as _request_checks,
     guard as _guard,
-    hooks as _instrumentation,
     secrets as _secrets,
 )
-from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
-from ..providers.base import ChatRequest, Provider
+from ..core.errors import ConfigurationError, InvalidModelError
+from ..providers.base import Provider
 from ..providers.registry import (
     canonical_key,
     is_offline_key,
@@ -31,46 +29,15 @@ from ..providers.registry import (
 if TYPE_CHECKING:
     from typing_extensions import Self  # 7 ms at import: annotations only
 
-    from ..tools.toolset import Tools
     from .plugins import ModelRouter, ResponseCache
 
-__all__ = ["ClientBase", "PreparedCall", "prepare_call", "resolve_provider", "parse_model",
-           "normalize_messages", "RUNNER_ONLY", "CLIENT_OPTIONS", "configured_provider_keys",
-           "provider_for_model", "split_model"]
+__all__ = ["ClientBase", "resolve_provider", "parse_model", "normalize_messages",
+           "CLIENT_OPTIONS", "configured_provider_keys"]
 
-
-class PreparedCall:
-    """One validated call: the provider to send it to (traced and with its fallbacks when
-    asked), the ``ChatRequest``, its ``Tools`` (None without tools), ``max_turns`` (None: one
-    model call) and the tool runner's options. (A plain class: a dataclass would cost its
-    code generation at ``import aisuite_like``.)"""
-
-    __slots__ = ("provider", "request", "tools", "max_turns", "runner_options")
-
-    def __init__(self, provider: Provider, request: ChatRequest, tools: Optional[Tools] = None,
-                 max_turns: Optional[int] = None,
-                 runner_options: Optional[dict[str, Any]] = None) -> None:
-        self.provider = provider
-        self.request = request
-        self.tools = tools
-        self.max_turns = max_turns
-        self.runner_options = runner_options if runner_options is not None else {}
-
-
-# Portable keyword arguments: ChatRequest fields, translated per provider.
-_PORTABLE = frozenset({
-    "tool_choice", "parallel_tool_calls", "response_format", "temperature", "top_p",
-    "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options", "reasoning_effort",
-    "orphans",
-})
-# Keyword arguments of the tool runner; meaningless without max_turns.
-_RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
-                "tool_policy_context", "tool_timeout", "max_tool_result_chars")
-#: The tool runner's keyword arguments (they need ``max_turns``).
-RUNNER_ONLY = _RUNNER_ONLY
 
 # Message fields that are ours only (``parse()``'s ``parsed``), dropped when a message is input.
 _NOT_SENT: set[str] = {"parsed"}
+
 
 def parse_model(model: Any) -> tuple[str, str]:
     """``"provider:model"`` -> ``(provider key, model name)``, split at the first ':' (the model
@@ -255,42 +222,6 @@ def _check_cache(cache: Any, ttl: Any) -> tuple[Optional[ResponseCache], Optiona
     return cache, None if ttl is None else float(ttl)
 
 
-# Config keys that say which endpoint (and so which model behind a name) a provider calls,
-# and over which API (a chat reply is not a Responses reply).
-_ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
-                  "location", "project", "vertexai", "api")
-
-
-def _endpoint_of(config: Mapping[str, Any]) -> str:
-    """What names a provider's endpoint in its config, for the response cache's key: one
-    name served by two endpoints (an ``openai`` key pointed at a local server) must not
-    share entries. URLs lose their user info and query (they may hold credentials)."""
-    from urllib.parse import urlsplit
-
-    parts = []
-    for name in _ENDPOINT_KEYS:
-        value = config.get(name)
-        if value is None:
-            continue
-        if isinstance(value, str) and "://" in value:
-            url = urlsplit(value)
-            value = f"{url.scheme}://{url.hostname or ''}{f':{url.port}' if url.port else ''}" \
-                    f"{url.path.rstrip('/')}"
-        parts.append(f"{name}={value}")
-    return "@" + ",".join(parts) if parts else ""
-
-
-def _uses_cache(client: ClientBase, asked: Optional[bool]) -> bool:
-    """Whether this call goes through the client's response cache: yes when the client has
-    one, unless ``cache=False``; ``cache=True`` on a client without one is an error."""
-    if client._cache is None:
-        if asked:
-            raise ValueError("cache=True needs a response cache on the client, e.g. "
-                             "ai.Client(cache=ai.cache.MemoryCache())")
-        return False
-    return asked is not False
-
-
 def _refuse_real_request(key: str) -> None:
     raise _guard.RealRequestBlockedError(
         f"provider {key!r} would make a real request inside "
@@ -300,7 +231,7 @@ def _refuse_real_request(key: str) -> None:
 
 class ClientBase:
     """What ``Client`` and ``AsyncClient`` share: the provider configs, the providers made from
-    them on first use, and the one preparation every call goes through (``prepare_call``)."""
+    them on first use; every call is prepared from them (``prepare.py``: ``prepare_call``)."""
 
     def __init__(
         self,
@@ -456,29 +387,9 @@ class ClientBase:
                     _secrets.protect_logs()  # the SDK's and HTTP stack's loggers redact keys
                     self._instances[canon] = provider
                 self._instances[key] = provider
-        if _guard.BLOCK_REAL_REQUESTS[0] and not getattr(provider, "_offline", False):
+        if _guard.BLOCK_REAL_REQUESTS[0] and not provider.offline:
             _refuse_real_request(key)
         return provider
-
-    def _route(self, model: Any) -> Optional[Provider]:
-        """The routing provider of ``model`` when it names an alias of the client's router
-        (``"smart"`` or ``"router:smart"``), else None (a ``"provider:model"``)."""
-        routed = self._routed.get(model) if isinstance(model, str) else None
-        if routed is not None or not isinstance(model, str):
-            return routed
-        alias = model[7:] if model.startswith("router:") else model
-        if ":" in alias:
-            return None
-        assert self._router is not None
-        routed = self._router.routing_provider(alias, self._deployment_provider)
-        if routed is None:
-            aliases = getattr(self._router, "aliases", None)
-            known = f" (its aliases: {', '.join(map(repr, aliases))})" if aliases else ""
-            raise InvalidModelError(
-                f"model {model!r} is neither 'provider:model' (e.g. 'openai:gpt-4o') nor an "
-                f"alias of this client's router{known}")
-        with self._lock:
-            return self._routed.setdefault(model, routed)
 
     def _deployment_provider(self, model: str, settings: Mapping[str, Any],
                              label: str) -> Provider:
@@ -519,53 +430,11 @@ class ClientBase:
         everything = [*self._instances.values(), *(p for _, p in self._deployed.values())]
         return list({id(p): p for p in everything}.values())
 
-    def _cached(self, provider: Provider, key: str) -> Provider:
-        """``provider`` answering from the client's response cache (docs/cache.md)."""
-        made = self._cache_wrapped.get(key)
-        if made is not None and made[0] is provider:
-            return made[1]
-        assert self._cache is not None
-        canon = canonical_key(key)
-        config = self._configs.get(canon) or next(
-            (v for k, v in self._configs.items() if canonical_key(k) == canon), {})
-        wrapped = self._cache.wrap(provider, provider_key=canon + _endpoint_of(config),
-                                   ttl=self._cache_ttl)
-        self._cache_wrapped[key] = (provider, wrapped)
-        return wrapped
-
-    def _with_fallbacks(self, provider: Provider, model: str, name: str,
-                        fallbacks: Any, cached: bool = False) -> Provider:
-        """``provider`` for ``model``, falling back on the ``fallbacks`` models in order."""
-        if isinstance(fallbacks, str) or not isinstance(fallbacks, (list, tuple)) or not all(
-                isinstance(f, str) for f in fallbacks):
-            raise TypeError("fallbacks must be a list of 'provider:model' strings, e.g. "
-                            "fallbacks=['anthropic:claude-sonnet-4-5']")
-        if not fallbacks:
-            return provider
-        from ..providers.fallback import FallbackProvider
-
-        chain: list[tuple[Callable[[], Provider], str, str]] = [(lambda: provider, name, model)]
-        for fallback in fallbacks:  # checked now; each provider made when the call reaches it
-            key, fallback_name = parse_model(fallback)
-            self._check_known(key)
-            chain.append((partial(self._fallback_provider, key, cached), fallback_name,
-                          fallback))
-        return FallbackProvider(chain)
-
     def _check_known(self, key: str) -> None:
         """An unknown provider key raises ``UnknownProviderError`` (without creating one)."""
         if key not in self._instances and canonical_key(key) not in self._instances \
                 and canonical_key(key) not in provider_keys():
             raise unknown_provider(key)
-
-    def _fallback_provider(self, key: str, cached: bool = False) -> Provider:
-        provider = self._provider(key)
-        if cached:  # each model tried is looked up on its own
-            provider = self._cached(provider, key)
-        active = _instrumentation.ACTIVE
-        if active is not None:  # each model tried gets its own span
-            provider = cast(Provider, active.traced(provider))
-        return provider
 
     def close(self) -> None:
         """Release the providers' HTTP resources and close the MCP servers this client
@@ -575,89 +444,6 @@ class ClientBase:
         mcp = sys.modules.get("aisuite_like.tools.mcp")
         if mcp is not None:
             mcp._close_opened_by(self)
-
-
-def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str, Any]
-                 ) -> PreparedCall:
-    """Validate and prepare one call, before anything is sent: the model string, the keyword
-    arguments (portable ones checked and translated into the ``ChatRequest``, the runner's
-    options set apart, ``max_turns`` checked, provider-native ones passed through), the
-    messages (normalized into new dicts; the caller's are never mutated) and the tools (MCP
-    servers opened and listed). The provider is made on first use, traced when instrumented
-    and wrapped in its fallbacks when ``fallbacks=`` is given. ``kwargs`` is consumed. Every
-    entry point uses it: ``create`` and its variants, agents, durable runs and batches."""
-    routed = client._route(model) if client._router is not None else None
-    if routed is not None:  # an alias of the client's router: each deployment is traced
-        name = split_model(client, model)[1]
-        _request_checks.check_arguments(kwargs)
-        cached = _uses_cache(client, kwargs.pop("cache", None))
-        provider = routed
-        if cached:  # a hit sends nothing and takes nothing from the deployments' limits
-            provider = client._cached(routed, f"router:{name}")
-    else:
-        key, name = parse_model(model)
-        if key == "router" and client._router is None:
-            raise ConfigurationError(
-                f"model {model!r} names a router alias, but this client has no router: "
-                "pass ai.Client(router=ai.Router(deployments={...}))")
-        _request_checks.check_arguments(kwargs)
-        cached = _uses_cache(client, kwargs.pop("cache", None))
-        provider = client._provider(key)
-        if cached:  # the response cache answers or stores each model call (docs/cache.md)
-            provider = client._cached(provider, key)
-        if _instrumentation.ACTIVE is not None:  # instrument(): a span around each model call
-            # the traced proxy has Provider's interface (duck-typed, not a subclass)
-            provider = cast(Provider, _instrumentation.ACTIVE.traced(provider))
-    fallbacks = kwargs.pop("fallbacks", None)
-    if fallbacks is not None:
-        provider = client._with_fallbacks(provider, model, name, fallbacks, cached)
-    if client.extract_thinking:  # <think> blocks -> reasoning_content (docs/client.md)
-        from ..providers.think import ThinkTagsProvider
-
-        provider = cast(Provider, ThinkTagsProvider(provider))
-    stream = bool(kwargs.pop("stream", False))
-    max_turns = kwargs.pop("max_turns", None)
-    if max_turns is not None:
-        _request_checks.check_max_turns(max_turns)
-    runner_options = {k: kwargs.pop(k) for k in _RUNNER_ONLY if k in kwargs}
-    if max_turns is None and runner_options:
-        raise ValueError(f"{', '.join(runner_options)} only apply to the tool runner: "
-                         "pass max_turns=N to run tools automatically")
-    tools_arg = kwargs.pop("tools", None)
-    from ..tools.toolset import prepare_tools
-
-    tools = prepare_tools(tools_arg, owner=client)
-    limit_name = "max_tokens"
-    if "max_completion_tokens" in kwargs:
-        if kwargs.get("max_tokens") is not None:
-            raise UnsupportedParameterError(
-                "pass either max_tokens or max_completion_tokens, not both",
-                parameter="max_completion_tokens")
-        kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
-        if kwargs["max_tokens"] is not None:
-            limit_name = "max_completion_tokens"
-    prompt_cache = kwargs.pop("prompt_cache", None)
-    if prompt_cache is None:  # not given: the client's default
-        prompt_cache = client.prompt_cache
-    portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
-    if isinstance(portable.get("response_format"), type):  # a pydantic class: its schema
-        from .structured import response_format_param
-
-        portable["response_format"] = response_format_param(portable["response_format"])
-    extra = kwargs  # what is left is provider-native, passed through untouched
-    if extra:
-        _request_checks.check_unknown_keywords(extra)
-    request = ChatRequest(
-        model=name,
-        messages=_request_checks.check_messages(normalize_messages(messages)),
-        tools=tools.schemas if tools is not None and tools.schemas else None,
-        stream=stream,
-        extra=extra,
-        max_tokens_as=limit_name,
-        prompt_cache="auto" if prompt_cache == "auto" else None,
-        **portable,
-    )
-    return PreparedCall(provider, request, tools, max_turns, runner_options)
 
 
 def configured_provider_keys(client: ClientBase) -> list[str]:
@@ -676,22 +462,6 @@ def configured_provider_keys(client: ClientBase) -> list[str]:
 def resolve_provider(client: ClientBase, key: str) -> Provider:
     """The provider ``client`` uses for ``key`` (made from its config on first use)."""
     return client._provider(key)
-
-
-def split_model(client: ClientBase, model: Any) -> tuple[str, str]:
-    """``(provider key, model name)`` of ``model``; ``("router", alias)`` for an alias of the
-    client's router (``"smart"`` or ``"router:smart"``). Raises ``InvalidModelError`` for
-    anything else that is not ``"provider:model"``."""
-    if client._router is not None and client._route(model) is not None:
-        return "router", model[7:] if model.startswith("router:") else model
-    return parse_model(model)
-
-
-def provider_for_model(client: ClientBase, model: str) -> Provider:
-    """The provider a call to ``model`` goes to: the routing provider of a router alias, else
-    the provider of its key (made from its config on first use)."""
-    routed = client._route(model) if client._router is not None else None
-    return routed if routed is not None else client._provider(parse_model(model)[0])
 
 
 def _check_router(client: ClientBase, router: Any) -> Optional[ModelRouter]:

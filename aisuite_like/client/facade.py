@@ -19,7 +19,8 @@ from typing import (
 from ..core import checks as _request_checks
 from ..core.cost import attach_price_ref
 from ..core.ids import unique_tool_call_ids
-from .base import ClientBase, prepare_call
+from .base import ClientBase
+from .prepare import prepare_call
 
 if TYPE_CHECKING:
     from typing_extensions import Never
@@ -185,7 +186,7 @@ class _Completions:
 
             return _tool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                 **call.runner_options)
-        as_given = getattr(provider, "as_given", None)
+        as_given = provider.as_given
         if as_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
             return as_given(request)
         if request.stream:
@@ -610,7 +611,7 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
 
         return await _atool_runner(provider, request, call.tools, max_turns=call.max_turns,
                                    **call.runner_options)
-    aas_given = getattr(provider, "aas_given", None)
+    aas_given = provider.aas_given
     if aas_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
         return await aas_given(request)
     if request.stream:

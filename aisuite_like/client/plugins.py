@@ -15,9 +15,10 @@ __all__ = ["ResponseCache", "ModelRouter", "DeploymentResolver"]
 @runtime_checkable
 class ResponseCache(Protocol):
     """A response cache (``ai.Client(cache=...)``; ``aisuite_like.cache`` has the backends,
-    docs/cache.md). The preparation of each call that uses it asks for the call's provider
-    wrapped in the cache: a provider that answers from the cache when it can and stores what
-    the wrapped one answers, each entry expiring after ``ttl`` seconds (None: never)."""
+    docs/cache.md). The provider stack of each call that uses it (``prepare.py``) asks for
+    the model's provider wrapped in the cache: a provider that answers from the cache when
+    it can and stores what the wrapped one answers, each entry expiring after ``ttl``
+    seconds (None: never)."""
 
     def wrap(self, provider: Provider, *, provider_key: str, ttl: Optional[float]
              ) -> Provider: ...
@@ -25,8 +26,9 @@ class ResponseCache(Protocol):
 
 #: What a client hands a router to make a deployment's provider: ``(model, settings, label)``
 #: -> the provider for ``model`` (``"provider:model"``) with the client's configuration of that
-#: provider, ``settings`` (the deployment's own ``api_key``, ``base_url``, ...) over it; one
-#: per ``label`` when there are settings, else the client's shared provider.
+#: provider, ``settings`` (the deployment's own ``api_key``, ``base_url``, ...) over it (one
+#: per ``label`` when there are settings, else the client's shared provider), in its layers
+#: of the client's provider stack (``prepare.py``: traced when instrumented).
 DeploymentResolver = Callable[[str, Mapping[str, Any], str], Provider]
 
 

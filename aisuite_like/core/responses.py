@@ -14,7 +14,7 @@ Item and event classes carry the openai SDK's names (``ResponseOutputMessage``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
 from pydantic import Discriminator, Field, Tag
 
@@ -141,9 +141,17 @@ class ResponseFunctionToolCallOutputItem(_Model):
 
 
 class ResponseOutputItemOther(_Model):
-    """Any other output item (a hosted tool's call, ...), as sent."""
+    """Any other output item (a hosted tool's call, ...), as sent. Its ``type`` is any other
+    string at run time; type checkers see the hosted items' names, so that ``item.type ==
+    "message"`` narrows ``Response.output``'s items as the openai SDK's do."""
 
-    type: str
+    if TYPE_CHECKING:
+        type: Literal["web_search_call", "file_search_call", "computer_call",
+                      "code_interpreter_call", "image_generation_call", "local_shell_call",
+                      "mcp_call", "mcp_list_tools", "mcp_approval_request",
+                      "custom_tool_call", "web_fetch_call"]
+    else:
+        type: str
     id: Optional[str] = None
 
 
@@ -282,10 +290,6 @@ class ResponseEvent(_Model):
 
     type: str
     sequence_number: int = 0
-
-
-#: What a Responses stream yields (the openai SDK's name; here the common base class).
-ResponseStreamEvent = ResponseEvent
 
 
 class _ResponseLifecycle(ResponseEvent):
@@ -465,6 +469,22 @@ _EVENT_CLASSES: tuple[type[ResponseEvent], ...] = (
     ResponseReasoningSummaryPartDoneEvent, ResponseReasoningSummaryTextDeltaEvent,
     ResponseReasoningSummaryTextDoneEvent, ResponseErrorEvent,
 )
+
+#: What a Responses stream yields (the openai SDK's name): one of the event classes, told
+#: apart by ``type`` as in the SDK (``if event.type == "response.output_text.delta":
+#: event.delta``). An event of a type without a class of its own (a hosted tool's progress,
+#: ...) arrives as a plain ``ResponseEvent`` (the base of them all) with its fields as sent.
+ResponseStreamEvent = Union[
+    ResponseCreatedEvent, ResponseInProgressEvent, ResponseCompletedEvent,
+    ResponseIncompleteEvent, ResponseFailedEvent, ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent, ResponseContentPartAddedEvent, ResponseContentPartDoneEvent,
+    ResponseTextDeltaEvent, ResponseTextDoneEvent, ResponseRefusalDeltaEvent,
+    ResponseRefusalDoneEvent, ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent, ResponseReasoningTextDeltaEvent,
+    ResponseReasoningTextDoneEvent, ResponseReasoningSummaryPartAddedEvent,
+    ResponseReasoningSummaryPartDoneEvent, ResponseReasoningSummaryTextDeltaEvent,
+    ResponseReasoningSummaryTextDoneEvent, ResponseErrorEvent,
+]
 
 #: event ``type`` -> its class.
 EVENT_TYPES: dict[str, type[ResponseEvent]] = {

@@ -1,7 +1,8 @@
 """The run context of an agent run (the OpenAI Agents SDK's ``RunContextWrapper``).
 
-Kept in a module of its own, with no imports from the rest of the package, because tools.py
-needs it to recognise a tool's context parameter and agents.py builds one per run.
+Kept in a module of its own, with no imports from the rest of the package, because
+tools/base.py needs it to recognise a tool's context parameter and agents/run.py builds one
+per run.
 """
 
 from __future__ import annotations

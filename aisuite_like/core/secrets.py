@@ -8,7 +8,7 @@ installs a ``logging.Filter`` on the loggers of the SDKs and their HTTP stack (o
 anthropic, google_genai, mcp, httpx2, httpcore2, ...) that applies ``redact`` to each record's
 message, arguments and traceback.
 
-The registry of remembered keys lives in ``_secret_forms`` (the error tree uses it too).
+The registry of remembered keys lives in ``secret_forms.py`` (the error tree uses it too).
 Nothing here imports a vendor SDK. The filter runs only for records a logger actually emits
 (a disabled level never builds a record).
 """

@@ -14,6 +14,7 @@ from typing import Any, Generic, Optional
 # A TypeVar with a default (PEP 696): a plain `Stream` means `Stream[ChatCompletionChunk]`.
 from typing_extensions import TypeVar
 
+from .content import text_of
 from .cost import attach_price_ref
 from .ids import CallIdAssigner, _chunk_with_ids
 from .types import (
@@ -42,7 +43,7 @@ _C = TypeVar("_C", bound=ChatCompletionChunk)
 class ChunkAccumulator:
     """Folds chunks of ONE model reply into a response (choice 0 and any others by index).
 
-    ``add`` also gives every tool call a unique id (``_call_ids``; ``prior`` is the
+    ``add`` also gives every tool call a unique id (``ids.py``; ``prior`` is the
     conversation the request sent) and returns the chunk to pass on: the same one, or a copy
     carrying the corrected id, so what the caller sees pairs with the final response."""
 
@@ -165,15 +166,6 @@ class ChunkAccumulator:
 _WORDS = re.compile(r"\S+\s*|\s+")
 
 
-def _text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return "".join(p.get("text", "") for p in content if isinstance(p, dict)
-                   and p.get("type") == "text")
-
-
 def response_chunks(response: ChatCompletionResponse, *, whole: bool = False
                     ) -> Iterator[ChatCompletionChunk]:
     """A response as chunks in the unified (OpenAI) shape, which ``ChunkAccumulator`` folds
@@ -198,7 +190,7 @@ def response_chunks(response: ChatCompletionResponse, *, whole: bool = False
             yield chunk(index, ChoiceDelta(reasoning_content=message.reasoning_content))
         if message.refusal:
             yield chunk(index, ChoiceDelta(refusal=message.refusal))
-        text = _text(message.content)
+        text = text_of(message.content)
         for piece in ([text] if whole and text else _WORDS.findall(text)):
             yield chunk(index, ChoiceDelta(content=piece))
         for i, call in enumerate(message.tool_calls or ()):

@@ -7,8 +7,8 @@
     resp = durable.create(client, model=..., messages=..., tools=[...], max_turns=5)
     result = agent.run_sync("input")
 
-A run is a DBOS workflow; it drives the one tool-loop engine (runner.py) through
-``runner.DriverSteps`` whose model call and tool call are DBOS steps, so a process that dies
+A run is a DBOS workflow; it drives the one tool-loop engine (loop/engine.py) through
+``loop.drivers.DriverSteps`` whose model call and tool call are DBOS steps, so a process that dies
 mid-run resumes, in the next process that launches, from its last completed step. Nothing
 here decides anything about the loop. See docs/durable.md.
 
@@ -385,7 +385,7 @@ def _client_for(run_id: Optional[str], default: Any = None) -> Any:
 def _create_workflow(spec: dict[str, Any]) -> "ChatCompletionResponse":
     """A ``max_turns`` run: the client's own request preparation, the engine, the sync driver
     with durable steps."""
-    from ..client.base import prepare_call
+    from ..client.prepare import prepare_call
     from ..core import checks as _request_checks
     from ..loop.drivers import drive_sync
     from ..loop.engine import ToolLoop

@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union, overload
 
 from ..client.base import ClientBase, parse_model, resolve_provider
-from ..core import checks as _checks, hooks as _hooks
+from ..client.prepare import provider_stack
+from ..core import checks as _checks
 from ..core.errors import UnsupportedFeatureError, UnsupportedParameterError
 from ..providers.base import TRANSCRIPTION_PROVIDERS, Provider, TranscriptionRequest
 
@@ -96,9 +97,8 @@ def prepare_transcription(client: ClientBase, model: str, file: Any, *,
         if timestamp_granularities is not None:
             params["timestamp_granularities"] = list(timestamp_granularities)
         audio = read_audio(file, key, accepts)
-    if _hooks.ACTIVE is not None:  # instrument(): a span around the call, as for chat
-        provider = _hooks.ACTIVE.traced(provider)
-    return provider, TranscriptionRequest(name, audio, params, response_format, stream, timeout)
+    return (provider_stack(client, key, provider),  # a span around the call, as for chat
+            TranscriptionRequest(name, audio, params, response_format, stream, timeout))
 
 
 class TranscriptionStream:
@@ -152,7 +152,8 @@ class AsyncTranscriptionStream:
 
 
 def _as_given(provider: Provider) -> bool:
-    return getattr(provider, "audio_input", None) is None
+    """Whether ``provider`` is an aisuite provider, whose result is returned as it gives it."""
+    return provider.as_given is not None
 
 
 def _transcribe(client: ClientBase, model: str, file: Any, options: dict[str, Any],

@@ -24,11 +24,10 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
-from ..client.base import provider_for_model, split_model
-from ..core import hooks
+from ..client.prepare import provider_for_model, provider_stack, split_model
 from ..core.embeddings import CreateEmbeddingResponse, EmbeddingUsage, embedding, in_format
 from ..core.errors import APIResponseValidationError
-from ..providers.base import EmbeddingRequest, Provider, embedding_request, no_embeddings
+from ..providers.base import EmbeddingRequest, Provider, embedding_request
 
 if TYPE_CHECKING:
     from ..client.base import ClientBase
@@ -72,15 +71,11 @@ def prepare(client: ClientBase, model: str, input: Any, *, dimensions: Any = Non
     request = embedding_request(name, input, dimensions=dimensions,
                                 encoding_format=encoding_format, input_type=input_type,
                                 user=user, timeout=timeout, extra=dict(provider_kwargs or {}))
-    provider = provider_for_model(client, model)
     # instrument(): an ``embeddings`` span per request (a router traces each deployment)
-    if hooks.ACTIVE is not None and key != "router":
-        provider = cast(Provider, hooks.ACTIVE.traced(provider))
+    provider = provider_stack(client, key, provider_for_model(client, model),
+                              routed=key == "router")
     items = request.input
-    check = getattr(provider, "embedding_limit", None)  # a duck-typed provider may lack it
-    if check is None and not callable(getattr(provider, "embed", None)):
-        raise no_embeddings(key)
-    limit = check(request) if check is not None else None
+    limit = provider.embedding_limit(request)
     if limit is not None:
         limit = max(1, limit)
     if limit is None or len(items) <= limit:
@@ -89,7 +84,7 @@ def prepare(client: ClientBase, model: str, input: Any, *, dimensions: Any = Non
         parts = [request.replace(input=items[start:start + limit])
                  for start in range(0, len(items), limit)]
     in_flight = min(len(parts),
-                    getattr(provider, "max_concurrency", None) or DEFAULT_PARTS_IN_FLIGHT)
+                    provider.max_concurrency or DEFAULT_PARTS_IN_FLIGHT)
     return EmbeddingsCall(provider, key, parts, encoding_format, in_flight)
 
 

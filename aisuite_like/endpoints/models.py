@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections.abc import Coroutine, Generator, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Optional, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, Optional, overload
 
 from ..client.base import configured_provider_keys, parse_model, resolve_provider
-from ..core import hooks as _instrumentation
+from ..client.prepare import provider_stack
 from ..core.errors import AisuiteLikeError, NotFoundError
 from ..core.types import Model
 
@@ -86,11 +86,7 @@ def _keys(client: ClientBase, provider: Optional[str], on_error: Any) -> list[st
 
 
 def _provider(client: ClientBase, key: str) -> Provider:
-    provider = resolve_provider(client, key)
-    active = _instrumentation.ACTIVE
-    if active is not None:  # the same wrapping as a chat call's (observability)
-        provider = cast("Provider", active.traced(provider))
-    return provider
+    return provider_stack(client, key, resolve_provider(client, key))
 
 
 def _named(models: list[Model], key: str) -> list[Model]:

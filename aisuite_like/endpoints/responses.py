@@ -21,22 +21,22 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional, Union, overload
+from typing import Any, Literal, Optional, Union, cast, overload
 
-from ..client.base import (
+from ..client.base import ClientBase
+from ..client.prepare import (
     RUNNER_ONLY,
-    ClientBase,
     PreparedCall,
     prepare_call,
     provider_for_model,
+    provider_stack,
     split_model,
 )
-from ..core import hooks as _instrumentation
 from ..core.checks import check_arguments, check_max_turns, check_not_empty
 from ..core.cost import attach_price_ref
 from ..core.errors import UnsupportedParameterError
 from ..core.ids import unique_tool_call_ids
-from ..core.responses import CHAT_USAGE, Response, ResponseEvent
+from ..core.responses import CHAT_USAGE, Response, ResponseEvent, ResponseStreamEvent
 from ..core.responses_events import EventBuilder
 from ..core.responses_items import (
     finish_status,
@@ -133,13 +133,6 @@ def _prepare(client: Any, model: str, input: Any, args: dict[str, Any],
                          max_turns, native)
 
 
-def _traced(provider: Provider) -> Provider:
-    active = _instrumentation.ACTIVE
-    if active is not None:  # instrument(): a span around the call
-        return active.traced(provider)  # type: ignore[no-any-return]  # duck-typed proxy
-    return provider
-
-
 def _prepare_native(client: Any, key: str, name: str, provider: Provider, input: Any,
                     args: dict[str, Any], kwargs: dict[str, Any], stream: bool) -> _Call:
     runner = [k for k in RUNNER_ONLY if k in kwargs]
@@ -160,7 +153,7 @@ def _prepare_native(client: Any, key: str, name: str, provider: Provider, input:
     timeout = kwargs.pop("timeout", None)
     params.update(kwargs)
     request = ResponsesRequest(model=name, params=params, stream=stream, timeout=timeout)
-    return _Call(key, name, _traced(provider), native=request)
+    return _Call(key, name, provider_stack(client, key, provider), native=request)
 
 
 def _prepare_chat(client: Any, key: str, name: str, model: str, provider: Provider,
@@ -373,13 +366,15 @@ class _StreamBase:
         #: every event that arrived (after a mid-stream error, what came before it)
         self.events: list[ResponseEvent] = []
 
-    def _seen(self, event: ResponseEvent) -> ResponseEvent:
+    def _seen(self, event: ResponseEvent) -> ResponseStreamEvent:
         self.events.append(event)
         if event.type in _TERMINAL:
             response = getattr(event, "response", None)
             if response is not None:
                 self._final = _price_native(response, self._call)
-        return event
+        # the union type checkers narrow on ``.type``; an event of a type without a class of
+        # its own is the base class (docs/responses.md)
+        return cast(ResponseStreamEvent, event)
 
     def _final_response(self) -> Response:
         if self._final is None:
@@ -401,7 +396,7 @@ class ResponseStream(_StreamBase):
     def __iter__(self) -> "ResponseStream":
         return self
 
-    def __next__(self) -> ResponseEvent:
+    def __next__(self) -> ResponseStreamEvent:
         if self._done:
             raise StopIteration
         try:
@@ -449,7 +444,7 @@ class AsyncResponseStream(_StreamBase):
     def __aiter__(self) -> "AsyncResponseStream":
         return self
 
-    async def __anext__(self) -> ResponseEvent:
+    async def __anext__(self) -> ResponseStreamEvent:
         if self._done:
             raise StopAsyncIteration
         try:

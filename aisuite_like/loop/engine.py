@@ -26,9 +26,9 @@ from ..core.errors import (
     scrub_exception,
 )
 from ..core.ids import unique_tool_call_ids
+from ..core.reading import loads_json
 from ..core.secret_forms import redact
 from ..core.types import ChatCompletionResponse, Message, ToolCall, ToolEvent
-from ..providers._common import loads_json
 from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, format_result, validation_summary
 from ..tools.policy import ToolPolicyContext, check_policy, evaluate_policy, to_decision
@@ -341,7 +341,7 @@ class ToolLoop:
     ``model_responded(response)`` / ``tools_done(batch)`` -> next action. After ``Finish``,
     ``result`` holds the finalized response.
 
-    Subclasses (agents.py) may override ``request_for``, ``after_response`` and
+    Subclasses (agents/turn.py: ``AgentLoop``) may override ``request_for``, ``after_response`` and
     ``after_tools`` (return an action to take over, or None for the default rule).
     """
 

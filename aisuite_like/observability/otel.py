@@ -46,6 +46,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from ..core.types import cache_outcome
 from ..loop.hooks import RunHooks
+from ..providers.wrapper import WrapperProvider, unwrapped
 from .otel_attributes import (
     agent_labels,
     chat_of,
@@ -119,16 +120,24 @@ class Instrumentation:
             return provider
         return _TracedProvider(provider, self)
 
-    def _start_chat(self, provider: "Provider", request: "ChatRequest") -> "_ChatCall":
-        key = getattr(provider, "key", "") or type(provider).__name__
-        base: dict[str, Any] = {"gen_ai.operation.name": "chat",
-                "gen_ai.provider.name": provider_name(provider, key),
-                "gen_ai.request.model": request.model}
-        host, port = self._endpoint(provider, key)
+    def _shared(self, operation: str, provider: "Provider", model: str) -> dict[str, Any]:
+        """What a call's span and its metrics share: the operation, the model asked for, and
+        the provider's family and endpoint, told from the provider at the bottom of its
+        stack (the one that sends)."""
+        target = unwrapped(provider)
+        key = provider.key or type(target).__name__
+        base: dict[str, Any] = {"gen_ai.operation.name": operation,
+                                "gen_ai.provider.name": provider_name(target, key),
+                                "gen_ai.request.model": model}
+        host, port = self._endpoint(target, key)
         if host:
             base["server.address"] = host
             if port:
                 base["server.port"] = port
+        return base
+
+    def _start_chat(self, provider: "Provider", request: "ChatRequest") -> "_ChatCall":
+        base = self._shared("chat", provider, request.model)
         attributes: dict[str, Any] = dict(base)
         request_settings(request, attributes)
         if self.capture_content:
@@ -266,15 +275,7 @@ class Instrumentation:
 
     def _start_transcription(self, provider: "Provider",
                              request: "TranscriptionRequest") -> "_ChatCall":
-        key = getattr(provider, "key", "") or type(provider).__name__
-        base: dict[str, Any] = {"gen_ai.operation.name": "transcription",
-                                "gen_ai.provider.name": provider_name(provider, key),
-                                "gen_ai.request.model": request.model}
-        host, port = self._endpoint(provider, key)
-        if host:
-            base["server.address"] = host
-            if port:
-                base["server.port"] = port
+        base = self._shared("transcription", provider, request.model)
         span = self.tracer.start_span(f"transcription {request.model}", kind=SpanKind.CLIENT,
                                       attributes=base)
         return _ChatCall(span, base, time.perf_counter())
@@ -365,15 +366,7 @@ class Instrumentation:
     # -- embeddings ------------------------------------------------------------------------
 
     def _start_embeddings(self, provider: "Provider", request: "EmbeddingRequest") -> "_ChatCall":
-        key = getattr(provider, "key", "") or type(provider).__name__
-        base: dict[str, Any] = {"gen_ai.operation.name": "embeddings",
-                                "gen_ai.provider.name": provider_name(provider, key),
-                                "gen_ai.request.model": request.model}
-        host, port = self._endpoint(provider, key)
-        if host:
-            base["server.address"] = host
-            if port:
-                base["server.port"] = port
+        base = self._shared("embeddings", provider, request.model)
         attributes: dict[str, Any] = {
             **base, "gen_ai.request.encoding_formats": [request.encoding_format]}
         if request.dimensions is not None:
@@ -551,57 +544,51 @@ class _ChatCall:
         self.start = start
 
 
-class _TracedProvider:
+class _TracedProvider(WrapperProvider):
     """A provider whose calls are spans; everything else is the wrapped provider's."""
 
-    __slots__ = ("_inner", "_inst", "key")
-
     def __init__(self, inner: "Provider", inst: Instrumentation) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._inst = inst
-        self.key = getattr(inner, "key", "")
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
     def __repr__(self) -> str:
-        return repr(self._inner)
+        return repr(self.wrapped)
 
     def complete(self, request: "ChatRequest") -> "ChatCompletionResponse":
-        return self._inst.complete(self._inner, request)
+        return self._inst.complete(self.wrapped, request)
 
     async def acomplete(self, request: "ChatRequest") -> "ChatCompletionResponse":
-        return await self._inst.acomplete(self._inner, request)
+        return await self._inst.acomplete(self.wrapped, request)
 
     def stream(self, request: "ChatRequest") -> Iterator["ChatCompletionChunk"]:
-        return self._inst.stream(self._inner, request)
+        return self._inst.stream(self.wrapped, request)
 
     def astream(self, request: "ChatRequest") -> AsyncIterator["ChatCompletionChunk"]:
-        return self._inst.astream(self._inner, request)
+        return self._inst.astream(self.wrapped, request)
 
     def transcribe(self, request: "TranscriptionRequest") -> Any:
-        return self._inst.transcribe(self._inner, request)
+        return self._inst.transcribe(self.wrapped, request)
 
     async def atranscribe(self, request: "TranscriptionRequest") -> Any:
-        return await self._inst.atranscribe(self._inner, request)
+        return await self._inst.atranscribe(self.wrapped, request)
 
     def create_response(self, request: "ResponsesRequest") -> "Response":
-        return self._inst.create_response(self._inner, request)
+        return self._inst.create_response(self.wrapped, request)
 
     async def acreate_response(self, request: "ResponsesRequest") -> "Response":
-        return await self._inst.acreate_response(self._inner, request)
+        return await self._inst.acreate_response(self.wrapped, request)
 
     def stream_response(self, request: "ResponsesRequest") -> Iterator["ResponseEvent"]:
-        return self._inst.stream_response(self._inner, request)
+        return self._inst.stream_response(self.wrapped, request)
 
     def astream_response(self, request: "ResponsesRequest") -> AsyncIterator["ResponseEvent"]:
-        return self._inst.astream_response(self._inner, request)
+        return self._inst.astream_response(self.wrapped, request)
 
     def embed(self, request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
-        return self._inst.embed(self._inner, request)
+        return self._inst.embed(self.wrapped, request)
 
     async def aembed(self, request: "EmbeddingRequest") -> "CreateEmbeddingResponse":
-        return await self._inst.aembed(self._inner, request)
+        return await self._inst.aembed(self.wrapped, request)
 
 
 class _StreamState:

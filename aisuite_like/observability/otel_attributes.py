@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from opentelemetry.trace import Span, Status, StatusCode
 
-from ..providers._common import loads_json
+from ..core.reading import loads_json
 
 if TYPE_CHECKING:
     from ..core.responses import Response

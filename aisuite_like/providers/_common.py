@@ -5,11 +5,9 @@ import time)."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
-from itertools import accumulate
 from time import monotonic as _monotonic
-from typing import Any, Optional, TypeVar
+from typing import Any, Optional
 
 from ..core.errors import (
     AisuiteLikeError,
@@ -19,6 +17,8 @@ from ..core.errors import (
     RedirectError,
     UnsupportedParameterError,
 )
+from ..core.origins import origin, origin_text
+from ..core.reading import loads_json
 
 
 def parse_data_url(url: str) -> Optional[tuple[str, str]]:
@@ -65,16 +65,6 @@ def loads_arguments(arguments: Any) -> Any:
     return value if isinstance(value, dict) else {"_value": value}
 
 
-def text_of(content: Any) -> str:
-    """Message content (str or list of OpenAI parts) -> its text, parts joined in order."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return "".join(p.get("text", "") for p in content if isinstance(p, dict)
-                   and p.get("type") == "text")
-
-
 def unsupported(provider: str, parameter: str, why: str = "") -> UnsupportedParameterError:
     return UnsupportedParameterError(
         f"{provider} does not support {parameter!r}{': ' + why if why else ''}. Remove it, or "
@@ -108,8 +98,6 @@ def check_n(provider: str, n: Any) -> int:
 # AttributeError / KeyError / TypeError a shape we did not foresee causes into the same typed
 # error. The checks are isinstance tests on values the translator reads anyway: no schema
 # validation of the whole body, nothing measurable on the happy path.
-
-_SHAPE_ERRORS = (AttributeError, KeyError, TypeError, IndexError, ValueError)
 
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
                int: "a number", float: "a number", type(None): "null"}
@@ -176,59 +164,7 @@ def opt_count(value: Any, provider: str, where: str) -> int:
     raise bad_shape(provider, where, "an integer", value)
 
 
-def unreadable(provider: str, exc: BaseException,
-               what: str = "the reply") -> APIResponseValidationError:
-    """A stray exception raised while reading a reply -> the typed error (its type only: its
-    text may quote the reply)."""
-    return APIResponseValidationError(
-        f"{what} could not be read ({type(exc).__name__} while translating it)",
-        provider=provider)
-
-
 # --- JSON from outside: one decoder with a nesting limit -----------------------------------
-
-#: The deepest nesting of arrays / objects ``loads_json`` reads (pydantic's JSON parser stops at
-#: the same depth). Python's own parser recurses once per level and raises RecursionError
-#: somewhere near 1,000 levels, depending on how deep the caller's stack already is.
-MAX_JSON_DEPTH = 200
-
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-class JSONTooDeepError(ValueError):
-    """JSON nested deeper than ``MAX_JSON_DEPTH`` (a ``ValueError``, like any JSON that cannot
-    be read; ``msg`` as on ``json.JSONDecodeError``)."""
-
-    def __init__(self) -> None:
-        self.msg = f"nested more than {MAX_JSON_DEPTH} levels deep"
-        super().__init__(self.msg)
-
-
-def _too_deep(text: str) -> bool:
-    """Whether ``text`` nests brackets more than ``MAX_JSON_DEPTH`` deep outside its strings
-    (two regex passes and a running sum, all in C)."""
-    skeleton = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
-    return max(accumulate(map(_STEP.__getitem__, skeleton)), default=0) > MAX_JSON_DEPTH
-
-
-def loads_json(text: "str | bytes | bytearray") -> Any:
-    """``json.loads`` for JSON that comes from outside (reply bodies, stream events, tool
-    arguments, batch ids and results, input files): nesting deeper than ``MAX_JSON_DEPTH`` raises
-    ``JSONTooDeepError``, never ``RecursionError``. Text with no more opening brackets than the
-    limit (nearly all of it) is not scanned."""
-    if isinstance(text, (bytes, bytearray)):
-        if text.count(b"[") + text.count(b"{") > MAX_JSON_DEPTH:
-            text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads
-    if isinstance(text, str) and text.count("[") + text.count("{") > MAX_JSON_DEPTH \
-            and _too_deep(text):
-        raise JSONTooDeepError()
-    try:
-        return json.loads(text)
-    except RecursionError:  # the caller's stack was already deep
-        raise JSONTooDeepError() from None
-
 
 def too_deep_for_sdk(exc: BaseException, provider: str) -> Optional[APIResponseValidationError]:
     """The typed error for a ``RecursionError`` an SDK raised while decoding a reply it parses
@@ -238,24 +174,6 @@ def too_deep_for_sdk(exc: BaseException, provider: str) -> Optional[APIResponseV
         return APIResponseValidationError("the reply is JSON nested too deeply to read",
                                           provider=provider)
     return None
-
-
-def decode_json(body: Any, provider: str, *, status_code: Optional[int] = None,
-                request_id: Optional[str] = None) -> Any:
-    """A reply body (bytes or str) -> its JSON value; a body that is not JSON is an
-    ``APIResponseValidationError`` (an empty body too, and one nested deeper than
-    ``MAX_JSON_DEPTH``)."""
-    try:
-        return loads_json(body)
-    except JSONTooDeepError as exc:
-        raise APIResponseValidationError(
-            f"the body is JSON {exc.msg}", provider=provider, status_code=status_code,
-            request_id=request_id) from None
-    except ValueError as exc:
-        kind = "empty" if not body else "not JSON"
-        raise APIResponseValidationError(
-            f"the body is {kind} ({len(body) if body else 0} bytes)", provider=provider,
-            status_code=status_code, request_id=request_id) from exc
 
 
 def json_cut_short(exc: Any) -> bool:
@@ -276,31 +194,6 @@ def bad_stream_json(exc: Any, provider: str) -> APIError:
             "incomplete); the connection was probably lost", provider=provider)
     detail = f" ({exc.msg})" if isinstance(getattr(exc, "msg", None), str) else ""
     return APIResponseValidationError(f"a stream event is not JSON{detail}", provider=provider)
-
-
-T = TypeVar("T")
-
-
-def read_reply(parse: Callable[[], T], provider: str, status_code: Optional[int],
-               request_id: Optional[str]) -> T:
-    """Run a translator's ``parse_response``: its validation errors get the HTTP status and
-    request id; a typed error it raises for an error object in the reply gets the request id;
-    a stray exception becomes an ``APIResponseValidationError``."""
-    try:
-        return parse()
-    except APIResponseValidationError as exc:
-        exc._add_context(status_code, request_id)
-        raise
-    except APIError as exc:  # an error object inside a 200: the mapped error, as is
-        if not exc.request_id:
-            exc.request_id = request_id
-        raise
-    except AisuiteLikeError:
-        raise
-    except _SHAPE_ERRORS as exc:
-        error = unreadable(provider, exc)
-        error._add_context(status_code, request_id)
-        raise error from exc
 
 
 def raised_inside(exc: BaseException) -> Optional[AisuiteLikeError]:
@@ -381,36 +274,6 @@ def json_schema_format(response_format: Any, provider: str,
 # --- redirects: never to another origin (docs/reliability.md#where-requests-go) ------------
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-def _origin(url: str) -> tuple[str, str, Optional[int]]:
-    """``(scheme, host, port)`` of an absolute URL, the port made explicit (``ValueError`` for
-    a port that is not a number)."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
-
-
-def _origin_text(origin: tuple[str, str, Optional[int]]) -> str:
-    scheme, host, port = origin
-    host = f"[{host}]" if ":" in host else host
-    return f"{scheme}://{host}{f':{port}' if port is not None else ''}"
-
-
-def same_origin(url: str, base: str) -> bool:
-    """Whether ``url`` (absolute, or relative to ``base``) is on ``base``'s origin (scheme,
-    host and port); False when either cannot be read."""
-    from urllib.parse import urljoin
-
-    try:
-        return _origin(urljoin(base, url)) == _origin(base)
-    except ValueError:
-        return False
-
-
 def redirect_error(provider: str, url: str, status: Any, location: Optional[str],
                    setting: str = "base_url") -> Optional[RedirectError]:
     """The ``RedirectError`` for a reply ``status`` + ``location`` to a request sent to
@@ -422,13 +285,13 @@ def redirect_error(provider: str, url: str, status: Any, location: Optional[str]
     from urllib.parse import urljoin
 
     try:
-        here = _origin(url)
-        there = _origin(urljoin(url, location.strip()))
+        here = origin(url)
+        there = origin(urljoin(url, location.strip()))
     except ValueError:  # a malformed Location: the transport reports it
         return None
     if there == here:
         return None
-    source, target = _origin_text(here), _origin_text(there)
+    source, target = origin_text(here), origin_text(there)
     return RedirectError(
         f"{provider} at {source} answered {status}, redirecting to another host or port: "
         f"{target}. The redirect was not followed: neither the credentials nor the request "

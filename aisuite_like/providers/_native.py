@@ -21,7 +21,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, Optional
 
 from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
-from ._common import bound_sync_io, redirect_error, same_origin, transport_error
+from ..core.origins import same_origin
+from ._common import bound_sync_io, redirect_error, transport_error
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
            "native_transport"]

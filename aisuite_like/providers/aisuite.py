@@ -27,7 +27,8 @@ from ..core.errors import APIResponseValidationError
 from .base import ChatRequest, Provider, TranscriptionRequest
 from .registry import canonical_key, create_provider, provider_keys
 
-__all__ = ["ProviderFactory", "AisuiteProvider", "as_provider", "is_aisuite_provider"]
+__all__ = ["ProviderFactory", "AisuiteProvider", "DuckTypedProvider", "as_provider",
+           "is_aisuite_provider"]
 
 
 class ProviderFactory:
@@ -62,11 +63,46 @@ def as_provider(obj: Any, key: str) -> Provider:
     if is_aisuite_provider(obj):
         return AisuiteProvider(obj, key)
     if callable(getattr(obj, "complete", None)):  # duck-typed aisuite_like provider
-        return obj  # type: ignore[no-any-return]
+        return DuckTypedProvider(obj, key)
     raise TypeError(
         f"the provider for {key!r} is a {type(obj).__name__}, which is neither an "
         "aisuite_like.Provider (complete/acomplete/stream/astream) nor an aisuite provider "
         "(chat_completions_create)")
+
+
+#: The methods of the ``Provider`` contract a duck-typed provider may have.
+_CONTRACT_METHODS = ("complete", "acomplete", "stream", "astream", "transcribe", "atranscribe",
+                     "list_models", "alist_models", "create_response", "acreate_response",
+                     "stream_response", "astream_response", "embedding_limit", "embed",
+                     "aembed", "close", "aclose")
+
+
+class DuckTypedProvider(Provider):
+    """A provider object that has ``complete`` (and maybe more of the contract) without
+    subclassing ``Provider``, made one at the client's door: each method of the contract it
+    has is its own, the others are the contract's defaults; ``offline`` (or ``_offline``),
+    ``native_responses`` and ``max_concurrency`` are its own when it has them."""
+
+    def __init__(self, inner: Any, key: str = "") -> None:
+        self.inner = inner
+        own = getattr(inner, "key", "")
+        self.key = own if isinstance(own, str) and own else key
+        self.offline = bool(getattr(inner, "offline", getattr(inner, "_offline", False)))
+        self.native_responses = bool(getattr(inner, "native_responses", False))
+        self.max_concurrency = getattr(inner, "max_concurrency", None)
+        methods = {name: getattr(inner, name, None) for name in _CONTRACT_METHODS}
+        if callable(methods["embed"]) and not callable(methods["embedding_limit"]):
+            methods["embedding_limit"] = _no_limit  # it embeds, with no stated limit
+        for name, method in methods.items():
+            if callable(method):
+                setattr(self, name, method)
+
+    def __repr__(self) -> str:
+        return f"DuckTypedProvider({type(self.inner).__name__}, key={self.key!r})"
+
+
+def _no_limit(request: Any) -> None:
+    return None
 
 
 class AisuiteProvider(Provider):

@@ -7,7 +7,7 @@ the contract; each family lives in its own module.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Optional
@@ -220,9 +220,21 @@ class Provider:
 
     #: The registry key this instance was created for (e.g. ``"groq"``); set by the client.
     key: str = ""
-    #: True for the offline providers of ``aisuite_like.testing`` (allowed under
-    #: ``testing.block_real_requests()``).
-    _offline: bool = False
+    #: True for a provider that sends nothing over the network (the offline providers of
+    #: ``aisuite_like.testing``, or one of your own): allowed under
+    #: ``testing.block_real_requests()`` (docs/testing.md). A class that sets ``_offline``
+    #: instead is read the same way.
+    offline: bool = False
+    #: A provider written for aisuite (``providers/aisuite.py``) answers a manual call with
+    #: its reply as it gives it (what aisuite's ``create`` / ``acreate`` return,
+    #: docs/migration.md); None for every other provider.
+    as_given: Optional[Callable[[ChatRequest], Any]] = None
+    aas_given: Optional[Callable[[ChatRequest], Awaitable[Any]]] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_offline" in cls.__dict__ and "offline" not in cls.__dict__:
+            cls.offline = bool(cls.__dict__["_offline"])
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         raise NotImplementedError(f"{type(self).__name__} does not implement complete()")

@@ -1,8 +1,10 @@
-"""``fallbacks=[...]``: a provider-like chain that tries the next model with the same request
-when one fails with a transient error after its own retries.
+"""``fallbacks=[...]``: a chain that tries the next model with the same request when one
+fails with a transient error after its own retries.
 
-``FallbackProvider`` has the ``Provider`` interface, so manual calls, streams, the tool runner
-and agents use it unchanged; in the runner each model call falls back on its own.
+``FallbackProvider`` wraps the requested model's provider (a ``WrapperProvider`` in the
+client's provider stack, docs/architecture.md), so manual calls, streams, the tool runner and
+agents use it unchanged; in the runner each model call falls back on its own. Chat calls
+fall back; everything else of the contract is the requested model's provider's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..core.errors import (
     RateLimitError,
 )
 from .base import ChatRequest, Provider
+from .wrapper import WrapperProvider
 
 if TYPE_CHECKING:
     from ..core.types import SkippedModel
@@ -54,15 +57,19 @@ def skipped_model(label: str, error: APIError) -> SkippedModel:
                         status_code=getattr(error, "status_code", None))
 
 
-class FallbackProvider(Provider):
-    """``chain`` is ``[(resolve, model name, "key:model"), ...]``, the requested model first;
-    ``resolve()`` gives a model's provider and is called only when the call reaches that
-    model, so a fallback's provider (and its key) is resolved only if it is tried. A stream
-    falls back only before its first chunk reached the caller."""
+class FallbackProvider(WrapperProvider):
+    """``first`` serves ``label`` (``"key:model"``), the requested model; ``fallbacks`` are
+    ``[(resolve, model name, "key:model"), ...]``, in order: ``resolve()`` gives a model's
+    provider and is called only when the call reaches that model, so a fallback's provider
+    (and its key) is resolved only if it is tried. A stream falls back only before its first
+    chunk reached the caller. A manual call of an aisuite provider is not its reply as given
+    (``as_given``): the chain reads every reply as a ``ChatCompletionResponse``."""
 
-    def __init__(self, chain: Sequence[tuple[Callable[[], Provider], str, str]]) -> None:
-        self._chain = list(chain)
-        self.key = self._chain[0][0]().key
+    def __init__(self, first: Provider, name: str, label: str,
+                 fallbacks: Sequence[tuple[Callable[[], Provider], str, str]]) -> None:
+        super().__init__(first)
+        self._chain = [(lambda: first, name, label), *fallbacks]
+        self.as_given = self.aas_given = None
 
     def __repr__(self) -> str:
         return f"FallbackProvider({[label for _, _, label in self._chain]})"
@@ -111,7 +118,7 @@ class FallbackProvider(Provider):
 
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         # The first model translates now, so a bad argument raises at create(stream=True).
-        return self._stream(request, self._chain[0][0]().stream(request))
+        return self._stream(request, self.wrapped.stream(request))
 
     def _stream(self, request: ChatRequest, first: Iterator[Any]) -> Iterator[Any]:
         skipped: list[SkippedModel] = []
@@ -130,7 +137,7 @@ class FallbackProvider(Provider):
         yield from chunks
 
     def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        return self._astream(request, self._chain[0][0]().astream(request))
+        return self._astream(request, self.wrapped.astream(request))
 
     async def _astream(self, request: ChatRequest, first: AsyncIterator[Any]) -> AsyncIterator[Any]:
         skipped: list[SkippedModel] = []

@@ -165,7 +165,7 @@ def is_offline_key(key: str) -> bool:
     if key in _USER:
         target = _USER[key]
         cls = _load(target) if isinstance(target, str) else target
-        return bool(getattr(cls, "_offline", False))
+        return isinstance(cls, type) and issubclass(cls, Provider) and cls.offline
     return key == "test"
 
 

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, Optional
 
 from .base import ChatRequest, Provider
+from .wrapper import WrapperProvider
 
 __all__ = ["extract_think", "ThinkStream", "ThinkTagsProvider"]
 
@@ -144,37 +145,33 @@ class ThinkStream:
             yield self.feed(chunk)
 
 
-class ThinkTagsProvider:
+class ThinkTagsProvider(WrapperProvider):
     """``inner`` whose replies have their ``<think>`` blocks extracted (module docstring);
-    everything else is ``inner``'s."""
-
-    __slots__ = ("_inner", "key")
+    everything else is ``inner``'s. An aisuite provider's manual call (``as_given``) is
+    extracted in place too."""
 
     def __init__(self, inner: Provider) -> None:
-        self._inner = inner
-        self.key = getattr(inner, "key", "")
+        super().__init__(inner)
+        as_given, aas_given = inner.as_given, inner.aas_given
+        if as_given is not None:
+            self.as_given = lambda request: extract_think(as_given(request))
+        if aas_given is not None:
+            async def extracted(request: ChatRequest) -> Any:
+                return extract_think(await aas_given(request))
 
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._inner, name)
-        if name == "as_given":  # an aisuite provider's manual call: extracted in place too
-            return lambda request: extract_think(value(request))
-        if name == "aas_given":
-            async def aas_given(request: ChatRequest) -> Any:
-                return extract_think(await value(request))
-            return aas_given
-        return value
+            self.aas_given = extracted
 
     def __repr__(self) -> str:
-        return repr(self._inner)
+        return repr(self.wrapped)
 
     def complete(self, request: ChatRequest) -> Any:
-        return extract_think(self._inner.complete(request))
+        return extract_think(self.wrapped.complete(request))
 
     async def acomplete(self, request: ChatRequest) -> Any:
-        return extract_think(await self._inner.acomplete(request))
+        return extract_think(await self.wrapped.acomplete(request))
 
     def stream(self, request: ChatRequest) -> Iterator[Any]:
-        return ThinkStream().sync(self._inner.stream(request))
+        return ThinkStream().sync(self.wrapped.stream(request))
 
     def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        return ThinkStream().aio(self._inner.astream(request))
+        return ThinkStream().aio(self.wrapped.astream(request))

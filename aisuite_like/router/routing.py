@@ -1,14 +1,15 @@
 """``RoutingProvider``: an alias of a ``Router`` as a provider (docs/router.md).
 
-The client's preparation of a call (``client/base.py: prepare_call``) turns a model that
+The client's preparation of a call (``client/prepare.py: prepare_call``) turns a model that
 names an alias into this provider, so every entry point (``create`` and its variants, the tool
 runner, agents, durable runs) routes each model call without knowing it. Each call:
 
 1. asks the state for a deployment (``limits.pick``: free now, chosen by the strategy; its
    buckets debited), or how long until one is free: the call waits (``max_retry_wait`` in
    all) or raises ``RateLimitError`` naming every deployment and why it is not free;
-2. sends the request to that deployment's provider (traced when instrumented, so the
-   ``chat`` span names the deployment), the transports recording the reply (its headers) in
+2. sends the request to that deployment's provider (in the model layers of the client's
+   provider stack, ``client/prepare.py``: traced when instrumented, so the ``chat`` span
+   names the deployment), the transports recording the reply (its headers) in
    an ``ExchangeCapture`` (``core.exchange``, the record ``with_raw_response`` reads, handed
    on to the caller's own when there is one) and, when another deployment could take the
    call now, the retry layer
@@ -20,7 +21,9 @@ runner, agents, durable runs) routes each model call without knowing it. Each ca
    goes back to 1 with the same request. A stream moves only before its first chunk.
 
 The decisions are in ``_Call`` (sans-IO); the four drivers (``complete``, ``acomplete``,
-``stream``, ``astream``) only perform them.
+``stream``, ``astream``) only perform them, each attempt inside the one envelope
+``_Attempt`` (the reply's record and the hand-up set around it, the deployment released and
+cooled down after it).
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional, Protocol, Union, cast
 
-from ..core import hooks as _instrumentation
 from ..core.cost import attach_price_ref
 from ..core.errors import AisuiteLikeError, APIError, RateLimitError
 from ..core.exchange import CAPTURE, ExchangeCapture
@@ -189,12 +191,9 @@ class _Call:
             route.busy[index] -= 1
 
     def target(self, index: int) -> tuple[Provider, Any]:
-        """The deployment's provider (made on first use; traced when instrumented) and the
-        request with its model."""
+        """The deployment's provider (made on first use, in its provider stack: a span per
+        deployment tried when instrumented) and the request with its model."""
         provider = self.provider.deployment_provider(index)
-        active = _instrumentation.ACTIVE
-        if active is not None:  # a chat (embeddings) span per deployment tried
-            provider = cast(Provider, active.traced(provider))
         return provider, self.request.replace(model=self.route.deployments[index].model_name)
 
     # -- 3. what the attempt taught --
@@ -294,6 +293,72 @@ class _Call:
         return error
 
 
+#: A change of a deployment's records, run by the state (``RouterState.transact``).
+_Change = Callable[[list[Record]], tuple[Sequence[int], Any]]
+
+
+class _Attempt:
+    """One attempt at a deployment, the envelope the four send loops share. Inside it, the
+    reply is recorded in an ``ExchangeCapture`` of its own and the retry layer hands up what
+    the router will move elsewhere (``HAND_UP``). Leaving it hands the record on to the
+    caller's (``headers``: the reply's) and releases the deployment (unless ``holds``: a
+    stream that started keeps it until it ends); an error that moving fixes is swallowed,
+    with ``cool`` the change that cools the deployment down (the loop runs it and tries
+    again); any other error goes on, naming the deployments skipped before it."""
+
+    __slots__ = ("call", "index", "holds", "capture", "tokens", "start", "headers", "cool")
+
+    def __init__(self, call: _Call, index: int, holds: bool = False) -> None:
+        self.call = call
+        self.index = index
+        self.holds = holds
+        self.capture = ExchangeCapture()
+        self.tokens: Any = None
+        self.start = 0.0
+        self.headers: Any = None
+        self.cool: Optional[_Change] = None
+
+    def __enter__(self) -> _Attempt:
+        self.tokens = (CAPTURE.set(self.capture), HAND_UP.set(self.call.hand_up))
+        return self
+
+    def target(self) -> tuple[Provider, Any]:
+        """The deployment's provider and request (``_Call.target``); the latency runs from
+        here."""
+        target = self.call.target(self.index)
+        self.start = time.perf_counter()
+        return target
+
+    def __exit__(self, kind: Any, error: Optional[BaseException], tb: Any) -> bool:
+        capture_token, hand_up_token = self.tokens
+        CAPTURE.reset(capture_token)
+        self.headers = _hand_on(self.capture)
+        HAND_UP.reset(hand_up_token)
+        if error is not None or not self.holds:
+            self.call.release(self.index)
+        if isinstance(error, AisuiteLikeError):
+            self.cool = self.call.failed(self.index, error)
+            return self.cool is not None
+        return False
+
+    def learned(self, reply: Any) -> list[_Change]:
+        """What a reply taught, as changes of the deployment's records: what its headers (and
+        latency) said and, for a whole reply (not a stream's head: ``reply`` None), the
+        tokens its usage charges."""
+        call = self.call
+        latency = time.perf_counter() - self.start if call.router.measures_latency else None
+        found = [call.succeeded(self.index, self.headers, latency)]
+        if reply is not None:
+            found.append(self.used(reply.usage))
+        return [change for change in found if change is not None]
+
+    def used(self, usage: Any) -> Optional[_Change]:
+        """The change that charges a reply's tokens beyond the estimate (a ``tpm``)."""
+        if not self.call.route.uses_tokens or usage is None:
+            return None
+        return self.call.used(self.index, usage)
+
+
 def _prefix(error: AisuiteLikeError, prefix: str) -> None:
     text = str(error)
     if not text.startswith(prefix):
@@ -342,11 +407,8 @@ class RoutingProvider(Provider):
         limits = []
         for index, deployment in enumerate(self.route.deployments):
             provider = self.deployment_provider(index)
-            check = getattr(provider, "embedding_limit", None)
-            if check is None:
-                continue
             try:
-                limit = check(request.replace(model=deployment.model_name))
+                limit = provider.embedding_limit(request.replace(model=deployment.model_name))
             except AisuiteLikeError as error:
                 _prefix(error, f"router alias {self.route.alias!r}, deployment "
                                f"{deployment.name!r}: ")
@@ -364,123 +426,63 @@ class RoutingProvider(Provider):
     def _send(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """One routed request, sent with the deployment provider's ``method``."""
         call = _Call(self, request)
-        state, clock = self.router.state, self.router.clock
-        keys = self.route.keys
-        measure = self.router.measures_latency
+        state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
             if index is None:
-                clock.sleep(call.pending)
+                self.router.clock.sleep(call.pending)
                 continue
-            capture = ExchangeCapture()
-            capture_token = CAPTURE.set(capture)
-            hand_up_token = HAND_UP.set(call.hand_up)
-            try:
-                provider, routed = call.target(index)
-                start = time.perf_counter()
+            with _Attempt(call, index) as attempt:
+                provider, routed = attempt.target()
                 response = getattr(provider, method)(routed)
-            except AisuiteLikeError as error:
-                cool = call.failed(index, error)
-                if cool is None:
-                    raise
-                state.transact((keys[index],), cool)
+            if attempt.cool is not None:
+                state.transact((keys[index],), attempt.cool)
                 continue
-            finally:
-                CAPTURE.reset(capture_token)
-                headers = _hand_on(capture)
-                HAND_UP.reset(hand_up_token)
-                call.release(index)
-            learned = call.succeeded(index, headers,
-                                     time.perf_counter() - start if measure else None)
-            if learned is not None:
-                state.transact((keys[index],), learned)
-            if self.route.uses_tokens:
-                used = call.used(index, response.usage)
-                if used is not None:
-                    state.transact((keys[index],), used)
+            for change in attempt.learned(response):
+                state.transact((keys[index],), change)
             return call.served(response, index)
 
     async def _asend(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """Async twin of ``_send``."""
         call = _Call(self, request)
-        state, clock = self.router.state, self.router.clock
-        keys = self.route.keys
-        measure = self.router.measures_latency
+        state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))
             if index is None:
-                await clock.asleep(call.pending)
+                await self.router.clock.asleep(call.pending)
                 continue
-            capture = ExchangeCapture()
-            capture_token = CAPTURE.set(capture)
-            hand_up_token = HAND_UP.set(call.hand_up)
-            try:
-                provider, routed = call.target(index)
-                start = time.perf_counter()
+            with _Attempt(call, index) as attempt:
+                provider, routed = attempt.target()
                 response = await getattr(provider, method)(routed)
-            except AisuiteLikeError as error:
-                cool = call.failed(index, error)
-                if cool is None:
-                    raise
-                await state.atransact((keys[index],), cool)
+            if attempt.cool is not None:
+                await state.atransact((keys[index],), attempt.cool)
                 continue
-            finally:
-                CAPTURE.reset(capture_token)
-                headers = _hand_on(capture)
-                HAND_UP.reset(hand_up_token)
-                call.release(index)
-            learned = call.succeeded(index, headers,
-                                     time.perf_counter() - start if measure else None)
-            if learned is not None:
-                await state.atransact((keys[index],), learned)
-            if self.route.uses_tokens:
-                used = call.used(index, response.usage)
-                if used is not None:
-                    await state.atransact((keys[index],), used)
+            for change in attempt.learned(response):
+                await state.atransact((keys[index],), change)
             return call.served(response, index)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         call = _Call(self, request)
-        state, clock = self.router.state, self.router.clock
-        keys = self.route.keys
-        measure = self.router.measures_latency
+        state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
             if index is None:
-                clock.sleep(call.pending)
+                self.router.clock.sleep(call.pending)
                 continue
-            capture = ExchangeCapture()
-            capture_token = CAPTURE.set(capture)
-            hand_up_token = HAND_UP.set(call.hand_up)
-            chunks: Optional[Iterator[ChatCompletionChunk]] = None
-            try:
-                provider, routed = call.target(index)
-                start = time.perf_counter()
+            with _Attempt(call, index, holds=True) as attempt:
+                provider, routed = attempt.target()
                 chunks = provider.stream(routed)
-                head: Union[ChatCompletionChunk, None] = next(chunks, None)
-            except AisuiteLikeError as error:
-                call.release(index)
-                _close(chunks)
-                cool = call.failed(index, error)
-                if cool is None:
+                try:
+                    head = next(chunks, None)
+                except BaseException:
+                    _close(chunks)
                     raise
-                state.transact((keys[index],), cool)
-                continue
-            except BaseException:
-                call.release(index)
-                _close(chunks)
-                raise
-            finally:
-                CAPTURE.reset(capture_token)
-                headers = _hand_on(capture)
-                HAND_UP.reset(hand_up_token)
-            break
-        assert chunks is not None
+            if attempt.cool is None:
+                break
+            state.transact((keys[index],), attempt.cool)
         try:
-            learned = call.succeeded(index, headers,
-                                     time.perf_counter() - start if measure else None)
-            if learned is not None:
-                state.transact((keys[index],), learned)
+            for change in attempt.learned(None):
+                state.transact((keys[index],), change)
             if head is None:
                 return
             yield call.served(head, index)
@@ -489,58 +491,37 @@ class RoutingProvider(Provider):
                 if chunk.usage is not None:
                     usage = chunk.usage
                 yield chunk
-            if self.route.uses_tokens and usage is not None:
-                used = call.used(index, usage)
-                if used is not None:
-                    state.transact((keys[index],), used)
+            used = attempt.used(usage)
+            if used is not None:
+                state.transact((keys[index],), used)
         finally:
             call.release(index)
             _close(chunks)
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         call = _Call(self, request)
-        state, clock = self.router.state, self.router.clock
-        keys = self.route.keys
-        measure = self.router.measures_latency
+        state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))
             if index is None:
-                await clock.asleep(call.pending)
+                await self.router.clock.asleep(call.pending)
                 continue
-            capture = ExchangeCapture()
-            capture_token = CAPTURE.set(capture)
-            hand_up_token = HAND_UP.set(call.hand_up)
-            chunks: Any = None
-            try:
-                provider, routed = call.target(index)
-                start = time.perf_counter()
+            with _Attempt(call, index, holds=True) as attempt:
+                provider, routed = attempt.target()
                 chunks = provider.astream(routed)
                 try:
                     head: Optional[ChatCompletionChunk] = await chunks.__anext__()
                 except StopAsyncIteration:
                     head = None
-            except AisuiteLikeError as error:
-                call.release(index)
-                await _aclose(chunks)
-                cool = call.failed(index, error)
-                if cool is None:
+                except BaseException:
+                    await _aclose(chunks)
                     raise
-                await state.atransact((keys[index],), cool)
-                continue
-            except BaseException:
-                call.release(index)
-                await _aclose(chunks)
-                raise
-            finally:
-                CAPTURE.reset(capture_token)
-                headers = _hand_on(capture)
-                HAND_UP.reset(hand_up_token)
-            break
+            if attempt.cool is None:
+                break
+            await state.atransact((keys[index],), attempt.cool)
         try:
-            learned = call.succeeded(index, headers,
-                                     time.perf_counter() - start if measure else None)
-            if learned is not None:
-                await state.atransact((keys[index],), learned)
+            for change in attempt.learned(None):
+                await state.atransact((keys[index],), change)
             if head is None:
                 return
             yield call.served(head, index)
@@ -549,10 +530,9 @@ class RoutingProvider(Provider):
                 if chunk.usage is not None:
                     usage = chunk.usage
                 yield chunk
-            if self.route.uses_tokens and usage is not None:
-                used = call.used(index, usage)
-                if used is not None:
-                    await state.atransact((keys[index],), used)
+            used = attempt.used(usage)
+            if used is not None:
+                await state.atransact((keys[index],), used)
         finally:
             call.release(index)
             await _aclose(chunks)

@@ -44,6 +44,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Literal, Optional, Union
 
+from ..core.content import text_of
 from ..core.embeddings import CreateEmbeddingResponse, EmbeddingUsage, embedding
 from ..core.errors import AisuiteLikeError, ConfigurationError, UnsupportedParameterError
 from ..core.exchange import CAPTURE, Headers, note
@@ -61,7 +62,6 @@ from ..core.types import (
     ToolCall,
     Usage,
 )
-from ..providers._common import text_of
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest
 
 __all__ = [
@@ -204,11 +204,6 @@ def _chunks(response: ChatCompletionResponse) -> Iterator[ChatCompletionChunk]:
     return response_chunks(response)
 
 
-async def _achunks(response: ChatCompletionResponse) -> AsyncIterator[ChatCompletionChunk]:
-    for chunk in _chunks(response):
-        yield chunk
-
-
 # --- the offline providers -------------------------------------------------------------------
 
 
@@ -218,7 +213,7 @@ class _OfflineProvider(Provider):
     the call is made, so a scripted error surfaces at ``create()`` as an HTTP error would; an
     async stream takes it on first iteration (it may need to await ``fn``)."""
 
-    _offline = True
+    offline = True
 
     def _respond(self, request: ChatRequest) -> ChatCompletionResponse:
         raise NotImplementedError

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from ..core.reading import loads_json
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
-from ..providers._common import loads_json
 from .policy import ToolPolicyContext, evaluate_policy, to_decision
 
 if TYPE_CHECKING:

@@ -366,7 +366,7 @@ class MCPServer:
     - ``startup_timeout``: seconds for the server to start and finish the MCP handshake.
     """
 
-    _aisuite_tool_source = True  # tools.py expands it into its tools
+    _aisuite_tool_source = True  # toolset.py expands it into its tools
     _start_failed = "failed to start"
 
     def __init__(self, *, name: str, allowed_tools: Optional[Iterable[str]],
@@ -773,7 +773,7 @@ class _MCPTool(Tool):
         return dict(arguments)
 
 
-# --- glue for tools.py and client.py -----------------------------------------------------
+# --- glue for toolset.py and the client ----------------------------------------------------
 
 _INLINE: dict[str, MCPServer] = {}
 _INLINE_LOCK = threading.Lock()

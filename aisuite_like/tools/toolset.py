@@ -68,7 +68,7 @@ class Tools:
     def __len__(self) -> int:
         return len(self.schemas) + len(self.sources)
 
-    # aisuite's Tools API (behaviour in _aisuite_tools.py).
+    # aisuite's Tools API (behaviour in aisuite.py).
 
     def tools(self, format: str = "openai") -> list[dict[str, Any]]:
         """aisuite's ``tools()``: the schemas in OpenAI's format (``{"type": "function",

@@ -17,8 +17,8 @@ from aisuite_like import (
     RunUsage as Usage,
 )
 from aisuite_like import function_tool as tool
-from aisuite_like import ModelResponse, TResponseInputItem
-from aisuite_like import ToolContext
+from aisuite_like.items import ModelResponse, TResponseInputItem
+from aisuite_like.tool_context import ToolContext
 from auto_mode import input_with_fallback
 
 

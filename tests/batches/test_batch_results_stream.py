@@ -14,8 +14,8 @@ from types import SimpleNamespace
 from typing import Any, Optional
 
 import pytest
-from _batch_server import BatchServer
-from _fault_server import Raw
+from support.batch_server import BatchServer
+from support.fault_server import Raw
 from test_batches import KEYS, configs, make_client, req
 
 import aisuite_like as ai

@@ -1,6 +1,6 @@
 """client.batches never sends a key to another host, never builds a request path from an
 unchecked provider batch id, and never creates a provider batch twice. Through the real SDKs
-against the project's loopback batch server (tests/_batch_server.py); a second loopback
+against the project's loopback batch server (tests/support/batch_server.py); a second loopback
 address (``Witness``, 127.0.0.2) stands for another host."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _batch_server import BatchServer
-from _fault_server import Witness
+from support.batch_server import BatchServer
+from support.fault_server import Witness
 
 import aisuite_like as ai
 
@@ -152,7 +152,7 @@ def submit(mode: str, server: BatchServer, family: str, **extra: Any) -> ai.Batc
 @pytest.mark.parametrize("family", ["openai", "google"])
 def test_create_accepted_but_unanswered_finds_the_batch_instead_of_a_second(
         family: str, mode: str, server: BatchServer) -> None:
-    from _batch_server import AcceptThenStall
+    from support.batch_server import AcceptThenStall
 
     server.fail(CREATE_ROUTE[family], AcceptThenStall())
     batch = submit(mode, server, family, timeout=0.5)
@@ -168,7 +168,7 @@ def test_create_accepted_but_unanswered_finds_the_batch_instead_of_a_second(
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_anthropic_create_accepted_but_unanswered_is_raised_not_resubmitted(
         mode: str, server: BatchServer) -> None:
-    from _batch_server import AcceptThenStall
+    from support.batch_server import AcceptThenStall
 
     server.fail("anthropic.create", AcceptThenStall())
     with pytest.raises(ai.APITimeoutError) as caught:
@@ -182,7 +182,7 @@ def test_anthropic_create_accepted_but_unanswered_is_raised_not_resubmitted(
 @pytest.mark.parametrize("family", ["openai", "google"])
 def test_create_unanswered_and_not_found_is_raised_not_resubmitted(
         family: str, server: BatchServer) -> None:
-    from _fault_server import Stall
+    from support.fault_server import Stall
 
     server.fail(CREATE_ROUTE[family], Stall())  # read, never performed, never answered
     with pytest.raises(ai.APITimeoutError, match="no batch it created was found"):
@@ -193,7 +193,7 @@ def test_create_unanswered_and_not_found_is_raised_not_resubmitted(
 @pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
 def test_create_refused_with_a_status_is_still_retried(family: str,
                                                        server: BatchServer) -> None:
-    from _fault_server import Reply
+    from support.fault_server import Reply
 
     from aisuite_like.testing import FakeClock
 

@@ -1,4 +1,4 @@
-"""client.batches against the project's loopback batch server (tests/_batch_server.py),
+"""client.batches against the project's loopback batch server (tests/support/batch_server.py),
 through the real openai, anthropic and google-genai SDKs. Assertions are on the wire: the
 uploaded JSONL, the batch request bodies, the routes polled."""
 
@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _batch_server import DEEP, BatchServer
-from _fault_server import Reply
+from support.batch_server import DEEP, BatchServer
+from support.fault_server import Reply
 from pydantic import BaseModel, ValidationError
 
 import aisuite_like as ai
@@ -659,7 +659,7 @@ def test_scale_benchmark_quick_runs() -> None:
                                            ("anthropic", "anthropic.retrieve"),
                                            ("google", "gemini.retrieve")])
 def test_a_stalled_poll_times_out_typed(server: BatchServer, family: str, route: str) -> None:
-    from _fault_server import Stall
+    from support.fault_server import Stall
 
     client = make_client(server, max_retries=0, timeout=0.3)
     batch = client.batches.create([req("a", family)])

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _batch_server import BatchServer, embedding_for
+from support.batch_server import BatchServer, embedding_for
 
 import aisuite_like as ai
 

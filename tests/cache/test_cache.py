@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _bedrock_server import BedrockServer, converse_text, isolate_aws, stream_text
-from _fault_server import Delay, FaultServer, Reply, Stream
+from support.bedrock_server import BedrockServer, converse_text, isolate_aws, stream_text
+from support.fault_server import Delay, FaultServer, Reply, Stream
 
 import aisuite_like as ai
 from aisuite_like.cache import MemoryCache, request_key

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _fault_server import FaultServer
-from _redis_server import RedisServer
+from support.fault_server import FaultServer
+from support.redis_server import RedisServer
 
 import aisuite_like as ai
 from aisuite_like.cache import RedisCache, SQLiteCache
@@ -26,7 +26,7 @@ from aisuite_like.cache import RedisCache, SQLiteCache
 KEY = "sk-store-secret-0123456789abcdefXYZ"
 OTHER_KEY = "sk-store-other-9876543210fedcbaQRS"
 USER = [{"role": "user", "content": "Hi"}]
-WORKER = str(pathlib.Path(__file__).parents[1] / "_cache_worker.py")
+WORKER = str(pathlib.Path(__file__).parents[1] / "support" / "cache_worker.py")
 
 
 def config(url: str, key: str = KEY) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _batch_server import BatchServer
+from support.batch_server import BatchServer
 
 from aisuite_like.cli import main
 

@@ -13,8 +13,8 @@ from unittest.mock import patch
 
 import pytest
 import respx
-from _audio_wire import SPEECH
-from _openai_helpers import chunk, completion, sse
+from support.audio_wire import SPEECH
+from support.openai_helpers import chunk, completion, sse
 
 import aisuite_like as ai
 from aisuite_like.provider import ProviderFactory

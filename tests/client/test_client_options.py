@@ -11,8 +11,8 @@ import time
 from typing import Any
 
 import pytest
-from _bedrock_server import BedrockServer, error, isolate_aws
-from _fault_server import FaultServer, Reply, Stall
+from support.bedrock_server import BedrockServer, error, isolate_aws
+from support.fault_server import FaultServer, Reply, Stall
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock, ScriptedProvider

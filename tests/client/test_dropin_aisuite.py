@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import respx
-from _openai_helpers import call, completion, httpx2_mock, wire  # noqa: F401
+from support.openai_helpers import call, completion, httpx2_mock, wire  # noqa: F401
 
 import aisuite_like as ai
 from aisuite_like.providers._aisuite_keys import AZURE_DEFAULT_API_VERSION, aisuite_config

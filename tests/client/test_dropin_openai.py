@@ -19,7 +19,7 @@ import openai
 import pydantic
 import pytest
 import respx
-from _openai_helpers import KEY, call, chunk, completion, httpx2_mock, sse, wire  # noqa: F401
+from support.openai_helpers import KEY, call, chunk, completion, httpx2_mock, sse, wire  # noqa: F401
 from conftest import load_recorded
 from pydantic import BaseModel, Field, ValidationError
 

@@ -1,4 +1,4 @@
-"""The OpenAI SDK's own usage items (tests/_openai_usage_items.py: 30, from its README,
+"""The OpenAI SDK's own usage items (tests/support/openai_usage_items.py: 30, from its README,
 helpers.md, examples/ and API tests) run with only the import and the model strings changed,
 through the real ``openai`` SDK inside our client, against mocked HTTP (respx on httpcore2)
 that answers as OpenAI does. Each item's expected outcome is pinned (strictly: an item that
@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from _openai_helpers import KEY
-from _openai_usage_items import ITEMS, Item
+from support.openai_helpers import KEY
+from support.openai_usage_items import ITEMS, Item
 
 import aisuite_like as ai
 

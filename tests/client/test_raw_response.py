@@ -12,8 +12,8 @@ import httpx
 import httpx2
 import pytest
 import respx
-from _bedrock_server import BedrockServer, converse_text, isolate_aws, stream_text
-from _openai_helpers import KEY, chunk, completion, httpx2_mock, sse  # noqa: F401
+from support.bedrock_server import BedrockServer, converse_text, isolate_aws, stream_text
+from support.openai_helpers import KEY, chunk, completion, httpx2_mock, sse  # noqa: F401
 
 import aisuite_like as ai
 from aisuite_like.core.exchange import CAPTURE
@@ -280,7 +280,7 @@ def test_a_provider_without_http_leaves_the_exchange_empty() -> None:
 @pytest.mark.parametrize("family", ["openai", "anthropic", "google"])
 def test_native_transport_reports_the_exchange(mode: str, family: str, stream: bool,
                                                httpx2_mock: respx.Router) -> None:
-    from _transports import aiohttp_via_httpcore2
+    from support.transports import aiohttp_via_httpcore2
 
     if family == "openai":
         url, model, config = OPENAI_URL, "openai:gpt-4o", {"api_key": KEY}

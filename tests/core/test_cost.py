@@ -11,7 +11,7 @@ from typing import Any
 import genai_prices
 import pytest
 import respx
-from _openai_helpers import KEY, chunk, completion, httpx2_mock, sse  # noqa: F401
+from support.openai_helpers import KEY, chunk, completion, httpx2_mock, sse  # noqa: F401
 
 import aisuite_like as ai
 from aisuite_like import cli

@@ -75,7 +75,8 @@ def test_every_id_fits_the_target_and_calls_keep_their_results(target: str) -> N
 def test_the_same_source_id_gets_the_same_id_on_every_request(target: str) -> None:
     rules = HistoryRules(target, ids=RULES[target])
     first = fit_history(conversation("functions.get_weather:0", "call_abc|def"), rules)
-    longer = conversation("functions.get_weather:0", "call_abc|def")[:-1] + [
+    longer = [
+        *conversation("functions.get_weather:0", "call_abc|def")[:-1],
         {"role": "user", "content": "again"},
         {"role": "assistant", "content": None, "tool_calls": [call("functions.get_time:1")]},
         {"role": "tool", "tool_call_id": "functions.get_time:1", "content": "noon"}]

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import pytest
 import respx
-from _tool_wire import FAMILIES, anthropic_sent, bodies, create as _create, mock
+from support.tool_wire import FAMILIES, anthropic_sent, bodies, create as _create, mock
 
 import aisuite_like as ai
 from aisuite_like.core.ids import unique_tool_call_ids

@@ -14,7 +14,7 @@ from typing import Any
 import httpx2
 import pytest
 import respx
-from _malformed_arguments import MALFORMED_ARGUMENTS
+from support.malformed_arguments import MALFORMED_ARGUMENTS
 
 import aisuite_like as ai
 

@@ -1,7 +1,7 @@
 """Durable runs on DBOS (aisuite_like.durable): crash and resume with SQLite, exactly once.
 
-Every run happens in worker processes (tests/_durable_worker.py) against a loopback
-OpenAI-compatible server started here (tests/_durable_server.py) that counts the model
+Every run happens in worker processes (tests/support/durable_worker.py) against a loopback
+OpenAI-compatible server started here (tests/support/durable_server.py) that counts the model
 calls it answered; the tool appends to a file, so executions are counted across processes.
 A worker is killed with SIGKILL while its second model request is held by the server (so
 the first model call and the first tool call are recorded, and the held request was never
@@ -26,10 +26,10 @@ import pytest
 
 pytest.importorskip("dbos")
 
-from _durable_server import DurableServer
+from support.durable_server import DurableServer
 
 HERE = pathlib.Path(__file__).parents[1]
-WORKER = str(HERE / "_durable_worker.py")
+WORKER = str(HERE / "support" / "durable_worker.py")
 API_KEY = "sk-durable-test-3c1f0e9a7b55d2"
 
 

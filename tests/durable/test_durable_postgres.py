@@ -34,7 +34,7 @@ import pytest
 pytest.importorskip("dbos")
 psycopg = pytest.importorskip("psycopg")
 
-from _durable_server import DurableServer  # noqa: E402
+from support.durable_server import DurableServer  # noqa: E402
 from test_durable import API_KEY, Workers, kill_when_held  # noqa: E402
 
 

@@ -3,8 +3,8 @@ a fresh process cannot import (defined in ``__main__``) are refused before a run
 
 The tampered run is written straight into a real SQLite DBOS database (through DBOS's own
 client, as any writer with access could) and taken by a real worker process
-(tests/_durable_worker.py ``serve``) against the loopback model server
-(tests/_durable_server.py)."""
+(tests/support/durable_worker.py ``serve``) against the loopback model server
+(tests/support/durable_server.py)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ import pytest
 
 pytest.importorskip("dbos")
 
-from _durable_server import DurableServer
+from support.durable_server import DurableServer
 
 from aisuite_like import durable
 from aisuite_like.durable import runs as durable_runs
 
 HERE = pathlib.Path(__file__).parents[1]
-WORKER = str(HERE / "_durable_worker.py")
+WORKER = str(HERE / "support" / "durable_worker.py")
 MESSAGES = [{"role": "user", "content": "record twice"}]
 
 # A module no process of the program declares: importing it, or calling its function, leaves
@@ -100,7 +100,7 @@ def test_a_tampered_run_cannot_make_a_worker_import_an_undeclared_tool(
             assert worker.stdout.readline().strip() == "LAUNCHED", worker.stderr
             writer = DBOSClient(system_database_url=url, application_name="aisuite_like")
             for run_id, tool in (("tampered", "evil_tools:boom"),
-                                 ("declared", "_durable_tools:record")):
+                                 ("declared", "support.durable_tools:record")):
                 writer.enqueue({"queue_name": durable.QUEUE_NAME,
                                 "workflow_name": "aisuite_like.durable.create",
                                 "workflow_id": run_id},

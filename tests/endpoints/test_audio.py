@@ -14,7 +14,7 @@ from typing import Any
 import httpx2
 import pytest
 import respx
-from _audio_wire import SPEECH, SPEECH_BYTES, fields, multipart
+from support.audio_wire import SPEECH, SPEECH_BYTES, fields, multipart
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

@@ -1,5 +1,5 @@
 """``client.embeddings.create`` on Amazon Bedrock through real botocore (InvokeModel, SigV4)
-against the loopback server of tests/_bedrock_server.py: Titan Text Embeddings (one text per
+against the loopback server of tests/support/bedrock_server.py: Titan Text Embeddings (one text per
 request, dimensions, normalize) and Cohere Embed (96 texts per request, input_type), split
 lists sent concurrently and reassembled in order, token counts from the reply header,
 throttling retried, secrets never shown."""
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _bedrock_server import (
+from support.bedrock_server import (
     SECRET_KEY,
     BedrockServer,
     Recorded,
@@ -21,7 +21,7 @@ from _bedrock_server import (
     isolate_aws,
     titan_embedding,
 )
-from _client_calls import embed
+from support.client_calls import embed
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
@@ -161,7 +161,7 @@ def test_the_secret_key_never_shows_in_an_error(server: BedrockServer) -> None:
 
 
 def test_a_reply_that_is_not_an_embedding_is_a_typed_error(server: BedrockServer) -> None:
-    from _bedrock_server import Json
+    from support.bedrock_server import Json
 
     server.reply(Json({"unexpected": True}))
     with pytest.raises(ai.APIResponseValidationError):
@@ -169,7 +169,7 @@ def test_a_reply_that_is_not_an_embedding_is_a_typed_error(server: BedrockServer
 
 
 def test_the_token_header_is_the_count(server: BedrockServer) -> None:
-    from _bedrock_server import Json
+    from support.bedrock_server import Json
 
     server.reply(Json({"embedding": [1.0]}, headers={"X-Amzn-Bedrock-Input-Token-Count": "9"}))
     resp = embed("sync", {"bedrock": server.config()}, model=TITAN, input="t1")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import respx
-from _client_calls import embed, wire
+from support.client_calls import embed, wire
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 import respx
-from _client_calls import embed, wire
-from _openai_helpers import KEY
+from support.client_calls import embed, wire
+from support.openai_helpers import KEY
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

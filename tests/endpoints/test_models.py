@@ -2,7 +2,7 @@
 botocore's ``bedrock`` control-plane client against the loopback Bedrock server), the wire
 asserted (method, path, query, auth), ids written ``"provider:model"``, failures per
 provider. Every test runs on both transports, the SDK's and the native one
-(tests/_transports.py)."""
+(tests/support/transports.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from _bedrock_server import ACCESS_KEY, BedrockServer, Json, error, isolate_aws
-from _openai_helpers import KEY, httpx2_mock  # noqa: F401
-from _transports import each_transport, native, with_transport  # noqa: F401
+from support.bedrock_server import ACCESS_KEY, BedrockServer, Json, error, isolate_aws
+from support.openai_helpers import KEY, httpx2_mock  # noqa: F401
+from support.transports import each_transport, native, with_transport  # noqa: F401
 
 import aisuite_like as ai
 from aisuite_like.providers.base import ChatRequest, Provider

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from _responses_helpers import respond, respond_stream, sdk_events, sdk_response, stream_text
+from support.responses_helpers import respond, respond_stream, sdk_events, sdk_response, stream_text
 from pydantic import BaseModel
 
 import aisuite_like as ai

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from _bedrock_calls import MODEL, MODEL_ID
-from _bedrock_server import BedrockServer, converse_text, converse_tools, stream_text
-from _responses_helpers import respond, respond_stream, sdk_events, sdk_response
+from support.bedrock_calls import MODEL, MODEL_ID
+from support.bedrock_server import BedrockServer, converse_text, converse_tools, stream_text
+from support.responses_helpers import respond, respond_stream, sdk_events, sdk_response
 
 
 @pytest.fixture

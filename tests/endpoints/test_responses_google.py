@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from _responses_helpers import respond, respond_stream, sdk_events, sdk_response, stream_text
+from support.responses_helpers import respond, respond_stream, sdk_events, sdk_response, stream_text
 
 KEY = "AIzaSyTESTKEY-0123456789abcdefghij"
 BASE = "https://generativelanguage.googleapis.com/v1beta/models/"

@@ -4,7 +4,7 @@ as given; the reply and the stream events come back with every field, and valida
 SDK's types. Tool runs (``max_turns``) call ``/v1/responses`` each turn and send the output
 items back as they came (reasoning with ``encrypted_content``); the chat tool runner does the
 same with the provider config ``api="responses"``. Every test runs on both transports, the SDK's
-and the native one (tests/_transports.py)."""
+and the native one (tests/support/transports.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any, Optional
 import httpx
 import pytest
 import respx
-from _openai_helpers import KEY, httpx2_mock  # noqa: F401  (the fixture)
-from _responses_helpers import respond, respond_stream, sdk_events, sdk_response, stream_text
-from _transports import each_transport, native, with_transport  # noqa: F401  (the fixture)
+from support.openai_helpers import KEY, httpx2_mock  # noqa: F401  (the fixture)
+from support.responses_helpers import respond, respond_stream, sdk_events, sdk_response, stream_text
+from support.transports import each_transport, native, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 

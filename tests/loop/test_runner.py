@@ -860,7 +860,7 @@ def test_stream_closed_early_has_no_final_response() -> None:
     assert len(provider.requests) == 1
 
 
-# --- the engine is reusable (agents.py) ---------------------------------------------------
+# --- the engine is reusable (agents/turn.py) ----------------------------------------------
 
 
 def test_engine_extension_points_and_hooks_sync() -> None:

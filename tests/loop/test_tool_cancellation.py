@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import pytest
 import respx
-from _tool_wire import FAMILIES, bodies, mock
+from support.tool_wire import FAMILIES, bodies, mock
 
 import aisuite_like as ai
 
@@ -129,7 +129,7 @@ def test_a_cancelled_streamed_run_keeps_a_consistent_trace(family: str, instrume
 
     # The trace continues as a valid history: every call answered, on the wire.
     route2 = mock(httpx2_mock, family, False, [ANSWER])
-    from _tool_wire import create
+    from support.tool_wire import create
 
     resp, _ = create("sync", family, messages=partial.messages)
     assert resp.content == ANSWER

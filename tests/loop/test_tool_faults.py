@@ -1,5 +1,5 @@
 """Tool faults on the three families, through the real SDKs, against the project's own
-loopback fault server (tests/_fault_server.py): replies that repeat or omit tool-call ids,
+loopback fault server (tests/support/fault_server.py): replies that repeat or omit tool-call ids,
 a tool returning 10 MB, a tool returning NaN / Infinity. Each case asserts on what the
 server received and records its outcome for the fault matrix of docs/reliability.md (with
 ``AISUITE_FAULT_MATRIX=<path>`` set, written to ``<path>.tools.json``; scripts/fault_matrix.py
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import pytest
-from _fault_server import FaultServer, MatrixOutcomes, Reply, Stream
-from _tool_wire import FAMILIES as WIRE
+from support.fault_server import FaultServer, MatrixOutcomes, Reply, Stream
+from support.tool_wire import FAMILIES as WIRE
 
 import aisuite_like as ai
 from aisuite_like.runner import DEFAULT_MAX_TOOL_RESULT_CHARS

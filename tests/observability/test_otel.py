@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import pytest
 import respx
-from _openai_helpers import KEY, chunk, completion, httpx2_mock, sse  # noqa: F401
+from support.openai_helpers import KEY, chunk, completion, httpx2_mock, sse  # noqa: F401
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider

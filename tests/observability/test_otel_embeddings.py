@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import respx
-from _client_calls import embed
-from _openai_helpers import KEY
+from support.client_calls import embed
+from support.openai_helpers import KEY
 from opentelemetry.trace import SpanKind, StatusCode
 from test_otel import Telemetry
 

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 import respx
-from _openai_helpers import KEY, httpx2_mock  # noqa: F401  (the fixture)
-from _responses_helpers import respond, respond_stream
+from support.openai_helpers import KEY, httpx2_mock  # noqa: F401  (the fixture)
+from support.responses_helpers import respond, respond_stream
 from opentelemetry.trace import SpanKind
 from test_otel import Telemetry
 

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _bedrock_calls import MODEL, MODEL_ID, USER, create
-from _bedrock_server import (
+from support.bedrock_calls import MODEL, MODEL_ID, USER, create
+from support.bedrock_server import (
     ACCESS_KEY,
     REGION,
     SECRET_KEY,

@@ -1,5 +1,5 @@
 """Bedrock through the shared retry layer (aisuite_like.providers.retry), via real botocore against the
-loopback Bedrock server (tests/_bedrock_server.py): what is retried and how long we wait
+loopback Bedrock server (tests/support/bedrock_server.py): what is retried and how long we wait
 (``FakeClock`` records the waits), streams retried only before their first chunk, and
 ``max_concurrency`` bounding requests in flight. Every failing case also checks that the AWS
 secret key and session token show in no error text, traceback or DEBUG log record.
@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from _bedrock_server import (
+from support.bedrock_server import (
     SECRET_KEY,
     SESSION_TOKEN,
     BedrockServer,
@@ -40,6 +40,7 @@ from _bedrock_server import (
     isolate_aws,
     stream_text,
 )
+from support.timing import scaled
 from test_provider_bedrock import verify_sigv4
 
 import aisuite_like as ai
@@ -305,11 +306,12 @@ def test_max_retries_0_is_one_attempt(server: BedrockServer, mode: str, status: 
 
 def test_read_timeout_is_retried_per_attempt(server: BedrockServer, mode: str) -> None:
     clock = FakeClock()
-    server.reply(Hang(5.0), converse_text("ok"))
+    server.reply(Hang(scaled(5.0)), converse_text("ok"))
     started = time.monotonic()
-    assert create(mode, config(server, clock, timeout=0.3)).content == "ok"
+    assert create(mode, config(server, clock, timeout=scaled(0.3))).content == "ok"
     assert len(server.requests) == 2 and clock.waits == [0.5]
-    assert time.monotonic() - started < 4.0  # the first attempt gave up after 0.3 s, not 5
+    # the first attempt gave up after 0.3 s, not 5 (both scaled: support/timing.py)
+    assert time.monotonic() - started < scaled(4.0)
     record("server hangs once (timeout=0.3), then answers",
            "the attempt times out and is retried; success")
 
@@ -317,14 +319,14 @@ def test_read_timeout_is_retried_per_attempt(server: BedrockServer, mode: str) -
 def test_server_that_never_answers_times_out_per_attempt(
         server: BedrockServer, mode: str, logs: pytest.LogCaptureFixture) -> None:
     clock = FakeClock()
-    server.default = Hang(5.0)
+    server.default = Hang(scaled(5.0))
     started = time.monotonic()
     with pytest.raises(ai.APITimeoutError, match="127.0.0.1") as info:
-        create(mode, config(server, clock, timeout=1.0, max_retries=1))
+        create(mode, config(server, clock, timeout=scaled(1.0), max_retries=1))
     elapsed = time.monotonic() - started
     assert len(server.requests) == 2 and clock.waits == [0.5]
-    # two attempts of 1 s each (room for a loaded machine to send both), not the server's 5 s
-    assert 1.5 <= elapsed < 8.0
+    # two attempts of 1 s each, not the server's 5 s (all scaled: support/timing.py)
+    assert scaled(1.5) <= elapsed < scaled(8.0)
     assert_no_secret(info.value, logs)
     record("server never answers",
            "APITimeoutError; each attempt bounded by the timeout")

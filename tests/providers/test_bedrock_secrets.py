@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _bedrock_calls import MODEL, USER, create
-from _bedrock_server import (
+from support.bedrock_calls import MODEL, USER, create
+from support.bedrock_server import (
     REGION,
     BedrockServer,
     converse_text,

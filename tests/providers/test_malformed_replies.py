@@ -16,7 +16,7 @@ import httpcore2
 import httpx
 import pytest
 import respx
-from _client_calls import create, stream
+from support.client_calls import create, stream
 
 import aisuite_like as ai
 

@@ -1,6 +1,6 @@
 """The native transport's own promises (docs/transports.md); its fidelity to the SDK path is
 checked by running the recorded-exchange and fault suites on both transports
-(tests/_transports.py).
+(tests/support/transports.py).
 
 - the vendor SDK is not imported on that path (a fresh interpreter, sync, async, streamed);
 - what goes out equals what the SDK sends: the URL (Azure's deployment path and
@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 import respx
-from _fault_server import FaultServer
+from support.fault_server import FaultServer
 
 import aisuite_like as ai
 

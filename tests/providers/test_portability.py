@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _bedrock_server import isolate_aws
+from support.bedrock_server import isolate_aws
 from support.portability_cases import MODES, call, produce
 from support.portability_rules import CHECKS, Issued
 from support.portability_server import MODELS, TARGETS, Fail, PortabilityServer, Turn

@@ -17,15 +17,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _bedrock_server import isolate_aws
+from support.bedrock_server import isolate_aws
 from support.portability_cases import (
     COLUMNS,
     FAMILIES,
     NATIVE,
     SOURCES,
     cases,
+    current_table,
     parse_table,
     produce,
+    render,
     run_case,
 )
 from support.portability_server import TARGETS, PortabilityServer
@@ -79,6 +81,15 @@ def test_the_native_transport_sends_the_same(server: PortabilityServer, source: 
     sdk = run_case(server, history(server, source), source, target, mode)
     native = run_case(server, history(server, source), source, target, mode, "native")
     assert native.cells == sdk.cells
+
+
+def test_the_table_is_what_the_cases_see(server: PortabilityServer) -> None:
+    """Every source to every target once (sync): the facts, rendered, are the table of
+    docs/portability.md, to the letter (the cases above check each mode against it)."""
+    facts = [run_case(server, history(server, name), name, target, "sync")
+             for name in SOURCES for target in TARGETS]
+    assert render(facts) == current_table(DOC.read_text(encoding="utf-8")), (
+        "docs/portability.md's table is stale: run scripts/portability_matrix.py")
 
 
 def test_the_table_has_every_ordered_pair() -> None:

@@ -1,5 +1,5 @@
 """Amazon Bedrock (Converse / ConverseStream) through real botocore against a loopback server of
-our own (tests/_bedrock_server.py): SigV4 signing, the JSON body on the wire, the binary event
+our own (tests/support/bedrock_server.py): SigV4 signing, the JSON body on the wire, the binary event
 stream, errors with their HTTP status and AWS error codes."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _bedrock_calls import MODEL, MODEL_ID, USER, create
-from _bedrock_server import (
+from support.bedrock_calls import MODEL, MODEL_ID, USER, create
+from support.bedrock_server import (
     ACCESS_KEY,
     REGION,
     SECRET_KEY,
@@ -878,7 +878,7 @@ def test_decoder_takes_bytes_in_any_split() -> None:
 def test_decoder_skips_typed_headers_and_rejects_corruption() -> None:
     import struct
 
-    from _bedrock_server import encode_message
+    from support.bedrock_server import encode_message
 
     from aisuite_like.providers.bedrock import EventStreamDecoder
 

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from typing import Any, Optional
 
-import _client_calls as _calls
+from support import client_calls as _calls
 import pytest
 import respx
-from _client_calls import wire
+from support.client_calls import wire
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

@@ -9,7 +9,7 @@ import json
 
 import pytest
 import respx
-from _openai_helpers import call, chunk, completion, create, httpx2_mock, sse, stream, wire  # noqa: F401  (httpx2_mock: the fixture)
+from support.openai_helpers import call, chunk, completion, create, httpx2_mock, sse, stream, wire  # noqa: F401  (httpx2_mock: the fixture)
 
 import aisuite_like as ai
 from aisuite_like.providers.openai.services import MISTRAL_IDS

@@ -11,11 +11,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import _client_calls as calls
+from support import client_calls as calls
 import httpx
 import pytest
 import respx
-from _bedrock_server import (
+from support.bedrock_server import (
     BedrockServer,
     Stream,
     converse,
@@ -24,7 +24,7 @@ from _bedrock_server import (
     isolate_aws,
     usage,
 )
-from _client_calls import wire
+from support.client_calls import wire
 
 import aisuite_like as ai
 from conftest import load_recorded

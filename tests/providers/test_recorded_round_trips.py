@@ -15,7 +15,7 @@ service really received in the recording.
   (base64url, as google-genai encodes it), on the part it came with.
 
 Through the REAL vendor SDKs with HTTP mocked at httpcore2, sync and async, and through the
-native transport (tests/_transports.py: every test runs on both)."""
+native transport (tests/support/transports.py: every test runs on both)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 import respx
-from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
+from support.transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.providers import registry as providers

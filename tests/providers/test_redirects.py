@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _bedrock_server import BedrockServer, Json, isolate_aws
-from _fault_server import FaultServer, Reply, Witness
-from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
+from support.bedrock_server import BedrockServer, Json, isolate_aws
+from support.fault_server import FaultServer, Reply, Witness
+from support.transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 
@@ -164,8 +164,8 @@ def _no_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_bedrock_redirect_to_another_host_is_refused(mode: str, status: int,
                                                      other: Witness) -> None:
-    from _bedrock_calls import create
-    from _bedrock_server import SECRET_KEY
+    from support.bedrock_calls import create
+    from support.bedrock_server import SECRET_KEY
 
     with BedrockServer() as bedrock:
         bedrock.reply(Json({"message": "moved"}, status=status,

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from _transports import transport, with_transport  # noqa: F401  (the fixture)
+from support.transports import transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.core.streaming import ChunkAccumulator

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 import respx
-from _transports import transport, with_transport  # noqa: F401  (the fixture)
+from support.transports import transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from conftest import recorded_files

@@ -16,8 +16,8 @@ from typing import Any, Optional
 
 import pytest
 import respx
-from _openai_helpers import httpx2_mock  # noqa: F401  (the fixture)
-from _transports import provider_config, transport  # noqa: F401  (the fixture)
+from support.openai_helpers import httpx2_mock  # noqa: F401  (the fixture)
+from support.transports import provider_config, transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.providers import ChatRequest

@@ -1,5 +1,5 @@
 """Reply faults on the three families, through the real SDKs, against the project's loopback
-fault server (tests/_fault_server.py): malformed 200 bodies, error objects inside a 200,
+fault server (tests/support/fault_server.py): malformed 200 bodies, error objects inside a 200,
 malformed, misshapen and truncated stream events, and malformed request arguments (refused
 before anything is sent). Each case asserts the typed error, the number of attempts, and that
 the key shows in no exception text, traceback, repr or log record (DEBUG, every logger).
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any, Optional
 
 import pytest
-from _fault_server import (
+from support.fault_server import (
     FaultServer,
     MatrixOutcomes,
     Reply,
@@ -27,8 +27,8 @@ from _fault_server import (
     stream_events,
     success_body,
 )
-from _malformed_arguments import MALFORMED_ARGUMENTS
-from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
+from support.malformed_arguments import MALFORMED_ARGUMENTS
+from support.transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

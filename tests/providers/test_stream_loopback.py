@@ -8,7 +8,7 @@ aiohttp one).
    its wait has a generous guard so a regression fails instead of hanging.)
 2. The server drops the connection mid-stream: the consumer gets APIConnectionError at the
    break and ``stream.chunks`` holds what arrived.
-Every test runs on both transports, the SDK's and the native one (tests/_transports.py).
+Every test runs on both transports, the SDK's and the native one (tests/support/transports.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import threading
 from typing import Any, Optional
 
 import pytest
-from _transports import each_transport, native, with_transport  # noqa: F401  (the fixture)
+from support.transports import each_transport, native, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _fault_server import FaultServer, Reply, Stream
+from support.fault_server import FaultServer, Reply, Stream
 
 import aisuite_like as ai
 from aisuite_like.providers.registry import _USER
@@ -236,7 +236,7 @@ def test_google_aiohttp_connection_error_is_typed() -> None:
 
 def test_google_timeout_as_httpx_timeout(server: FaultServer) -> None:
     import httpx2
-    from _fault_server import Stall
+    from support.fault_server import Stall
 
     server.queue(Stall())
     client = ai.Client({"google": {"base_url": server.url, "api_key": KEY, "max_retries": 0,

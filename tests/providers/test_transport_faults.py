@@ -1,9 +1,9 @@
 """Transport faults on the three families, through the real SDKs, against the project's own
-loopback fault server (tests/_fault_server.py): retries and their waits, timeouts, resets,
+loopback fault server (tests/support/fault_server.py): retries and their waits, timeouts, resets,
 truncated and stalled streams, cancellation, concurrency bounds, fallbacks. Every failing
 case also checks that the API key shows in no exception text, traceback, repr or log record.
 
-Every case runs on both transports, the SDK's and the native one (tests/_transports.py). Each
+Every case runs on both transports, the SDK's and the native one (tests/support/transports.py). Each
 case records its outcome per family; with ``AISUITE_FAULT_MATRIX=<path>`` set, the
 outcomes are written there as JSON (``scripts/fault_matrix.py`` renders them into
 docs/reliability.md).
@@ -22,8 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
 
 import pytest
-from _bedrock_server import isolate_aws
-from _fault_server import (
+from support.bedrock_server import isolate_aws
+from support.fault_server import (
     Delay,
     FaultServer,
     MatrixOutcomes,
@@ -34,7 +34,8 @@ from _fault_server import (
     Trickle,
     error_body,
 )
-from _transports import each_transport, with_transport  # noqa: F401  (the fixture)
+from support.timing import scaled
+from support.transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
@@ -338,10 +339,10 @@ def test_server_that_never_answers_times_out_per_attempt(
     clock = FakeClock()
     started = time.monotonic()
     with pytest.raises(ai.APITimeoutError) as info:
-        create(family, server, clock, mode, cfg={"max_retries": 1, "timeout": 0.3})
+        create(family, server, clock, mode, cfg={"max_retries": 1, "timeout": scaled(0.3)})
     elapsed = time.monotonic() - started
     assert server.attempts == 2 and clock.waits == [0.5]
-    assert 0.5 <= elapsed < 10  # two attempts of 0.3 s each, no real backoff sleep
+    assert scaled(0.5) <= elapsed < scaled(10)  # two attempts of 0.3 s, no real backoff sleep
     assert_no_key(family, info.value, caplog)
     record("server never answers", family,
            "APITimeoutError; each attempt bounded by the timeout")
@@ -352,7 +353,8 @@ TIMEOUT = 0.5  # a whole attempt, in the tests below; "near the timeout" = withi
 
 def _ended_near_the_timeout(server: FaultServer, timeout: float = TIMEOUT) -> float:
     """Seconds from the request's arrival at the server to now (the error was just raised);
-    asserts the attempt ended within a generous 3x of ``timeout``."""
+    asserts the attempt ended within a generous 3x of ``timeout`` (scaled: support/timing.py)."""
+    timeout = scaled(timeout)
     elapsed = time.monotonic() - server.requests[0].at
     assert elapsed < 3 * timeout, f"the attempt took {elapsed:.2f} s (timeout {timeout} s)"
     return elapsed
@@ -365,7 +367,8 @@ def test_trickled_body_times_out_near_the_timeout(
     attempt is bounded by ``timeout``."""
     server.queue(Trickle())
     with pytest.raises(ai.APITimeoutError) as info:
-        create(family, server, FakeClock(), mode, cfg={"max_retries": 0, "timeout": TIMEOUT})
+        create(family, server, FakeClock(), mode,
+               cfg={"max_retries": 0, "timeout": scaled(TIMEOUT)})
     _ended_near_the_timeout(server)
     assert server.attempts == 1
     assert_no_key(family, info.value, caplog)
@@ -389,7 +392,7 @@ def test_stream_kept_alive_without_chunks_times_out(
     seen: list[str] = []
     with pytest.raises(ai.APITimeoutError) as info:
         stream_text(family, server, FakeClock(), mode, seen=seen,
-                    cfg={"max_retries": 0, "timeout": TIMEOUT})
+                    cfg={"max_retries": 0, "timeout": scaled(TIMEOUT)})
     _ended_near_the_timeout(server)
     assert seen == (["hello "] if where == "after-first" else [])
     assert server.attempts == 1
@@ -407,11 +410,11 @@ def test_a_stream_longer_than_the_timeout_with_steady_chunks_completes(
     """A legitimate long stream is not cut: only the time to the first chunk and the gaps
     between chunks are bounded, not the stream's whole length."""
     text = "one two three four five six"
-    server.queue(Stream(text=text, interval=0.1))  # 6 to 10 events: up to 1 s in all
+    server.queue(Stream(text=text, interval=scaled(0.1)))  # 6 to 10 events: up to 1 s in all
     started = time.monotonic()
     assert stream_text(family, server, FakeClock(), mode,
-                       cfg={"max_retries": 0, "timeout": TIMEOUT}) == text
-    assert time.monotonic() - started > TIMEOUT  # longer than the timeout, and not cut
+                       cfg={"max_retries": 0, "timeout": scaled(TIMEOUT)}) == text
+    assert time.monotonic() - started > scaled(TIMEOUT)  # longer than the timeout, not cut
     record("stream longer than the timeout, chunks 0.1 to 0.3 s apart (timeout=0.5)", family,
            "completes: the whole stream is not bounded, only its waits")
 
@@ -422,19 +425,20 @@ def test_a_long_stream_over_aiohttp_completes(family: str, server: FaultServer) 
     """The same over ``async_transport="aiohttp"`` (its own total timeout is not applied to
     a stream: the bounds above are)."""
     text = "one two three four five six"
-    server.queue(Stream(text=text, interval=0.1))
+    server.queue(Stream(text=text, interval=scaled(0.1)))
     assert stream_text(family, server, FakeClock(), "async",
-                       cfg={"max_retries": 0, "timeout": TIMEOUT,
+                       cfg={"max_retries": 0, "timeout": scaled(TIMEOUT),
                             "async_transport": "aiohttp"}) == text
 
 
 def test_stream_gap_timeout_bounds_the_wait_for_each_later_chunk(family: str,
                                                                  server: FaultServer) -> None:
-    server.queue(Stream(interval=0.6))
+    server.queue(Stream(interval=scaled(0.6)))
     seen: list[str] = []
     with pytest.raises(ai.APITimeoutError) as info:
         stream_text(family, server, FakeClock(), seen=seen,
-                    cfg={"max_retries": 0, "timeout": 5, "stream_gap_timeout": 0.2})
+                    cfg={"max_retries": 0, "timeout": scaled(5),
+                         "stream_gap_timeout": scaled(0.2)})
     assert "stream_gap_timeout" in str(info.value)
     assert len(seen) <= 1 and server.attempts == 1
     _ended_near_the_timeout(server, 0.6 + 0.2)
@@ -450,7 +454,8 @@ def test_a_bad_stream_gap_timeout_is_refused(family: str, bad: Any, server: Faul
 def test_per_call_timeout_overrides_config(family: str, server: FaultServer) -> None:
     server.queue(Stall())
     with pytest.raises(ai.APITimeoutError):
-        create(family, server, FakeClock(), cfg={"max_retries": 0, "timeout": 30}, timeout=0.3)
+        create(family, server, FakeClock(), cfg={"max_retries": 0, "timeout": 30},
+               timeout=scaled(0.3))
     assert server.attempts == 1
 
 
@@ -490,7 +495,7 @@ def test_stream_stalled_before_first_chunk_is_retried(family: str, mode: str,
                                                       server: FaultServer) -> None:
     server.queue(Stream(cut_after=0, then="stall"))
     clock = FakeClock()
-    assert stream_text(family, server, clock, mode, timeout=0.3) == "hello world"
+    assert stream_text(family, server, clock, mode, timeout=scaled(0.3)) == "hello world"
     assert server.attempts == 2 and clock.waits == [0.5]
     record("stream stalls before its first event (timeout=0.3)", family,
            "the attempt times out and is retried; success")
@@ -522,7 +527,7 @@ def test_stream_stalled_after_first_chunk_times_out(family: str, mode: str,
     clock = FakeClock()
     seen: list[str] = []
     with pytest.raises(ai.APITimeoutError):
-        stream_text(family, server, clock, mode, seen=seen, timeout=0.3)
+        stream_text(family, server, clock, mode, seen=seen, timeout=scaled(0.3))
     assert seen == ["hello "]
     assert server.attempts == 1 and clock.waits == []
     record("stream stalls after its first chunk (timeout=0.3)", family,
@@ -647,7 +652,8 @@ def test_google_retry_info_is_honoured(server: FaultServer) -> None:
 def test_500_concurrent_async_requests(family: str, limit: Optional[int],
                                        server: FaultServer) -> None:
     n = 500
-    server.queue(*[Delay(0.005)] * n)
+    # unbounded, each request is held long enough that a busy machine still overlaps them
+    server.queue(*[Delay(0.005 if limit else scaled(0.05))] * n)
     cfg = {"max_concurrency": limit} if limit else {}
 
     async def run() -> list[Any]:

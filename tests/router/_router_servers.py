@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from _fault_server import FaultServer, Reply, Stream, stream_events, success_body
+from support.fault_server import FaultServer, Reply, Stream, stream_events, success_body
 
 KEYS = {"openai": "opn-Router-Secret-5e1d9a7c3b", "anthropic": "ant-Router-Secret-8b3f2c6a1e",
         "google": "goo-Router-Secret-2a7c9e4f6d"}

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from _fault_server import Reply, Reset, Stream, stream_events, success_body
+from support.fault_server import Reply, Reset, Stream, stream_events, success_body
 from _router_servers import KEYS, USER, Deployment, deployment
 
 import aisuite_like as ai
@@ -64,9 +64,12 @@ def test_weights_hold_within_noise(servers: list[Deployment]) -> None:
 
 def test_least_busy_sends_to_the_deployment_with_fewest_calls_in_flight(
         servers: list[Deployment]) -> None:
-    from _fault_server import Delay
+    import threading
 
-    servers[0].queue(Delay(0.5))  # deployment 0 answers its first call slowly
+    from support.fault_server import Hold
+
+    release = threading.Event()
+    servers[0].queue(Hold(release))  # deployment 0 holds its first call until released
 
     async def run() -> list[str]:
         # the weights would send (almost) everything to deployment 0
@@ -78,6 +81,7 @@ def test_least_busy_sends_to_the_deployment_with_fewest_calls_in_flight(
                 await asyncio.sleep(0.005)
             others = [await client.chat.completions.create(model="smart", messages=USER)
                       for _ in range(5)]
+            release.set()
             assert (await slow).model == "m-0"
             after = await client.chat.completions.create(model="smart", messages=USER)
             return [r.model for r in others] + [after.model]
@@ -90,7 +94,7 @@ def test_least_busy_sends_to_the_deployment_with_fewest_calls_in_flight(
 
 def test_latency_prefers_the_faster_deployment_once_both_are_measured(
         servers: list[Deployment]) -> None:
-    from _fault_server import Delay
+    from support.fault_server import Delay
 
     # a call through the SDK first, elsewhere: its one-time costs (imports, models built on
     # first use) would otherwise be measured as the latency of the first deployment asked

@@ -1,5 +1,5 @@
 """``RedisState``: the router's buckets and cool-downs shared through a real ``redis-server``
-(started by the tests in a temporary directory, tests/_redis_server.py) between processes and
+(started by the tests in a temporary directory, tests/support/redis_server.py) between processes and
 between routers (docs/router.md, "Shared state")."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from _fault_server import Reply
-from _redis_server import RedisServer
+from support.fault_server import Reply
+from support.redis_server import RedisServer
 from _router_servers import KEYS, USER, Deployment, deployment
 
 import aisuite_like as ai

@@ -26,7 +26,7 @@ from .portability_server import MODELS, TARGETS, PortabilityServer, Recorded, Tu
 
 __all__ = ["SOURCES", "FAMILIES", "MODES", "NATIVE", "cases", "run_case", "call", "render",
            "Facts",
-           "produce", "wire_view", "COLUMNS", "START", "END", "parse_table"]
+           "produce", "wire_view", "COLUMNS", "START", "END", "parse_table", "current_table"]
 
 FAMILIES = ("openai", "mistral", "anthropic", "google", "bedrock", "responses")
 MODES = ("sync", "async", "sync-stream", "async-stream")
@@ -591,9 +591,20 @@ def render(facts: list[Facts]) -> str:
             row = cells.get((family, target))
             if row is None:
                 continue
-            values = ["; ".join(row[c]) or "-" for c in COLUMNS]
+            values = ["; ".join(sorted(row[c], key=_fact_order)) or "-" for c in COLUMNS]
             lines.append(f"| {NAMES[family]} | {NAMES[target]} | " + " | ".join(values) + " |")
     return "\n".join(lines)
+
+
+def _fact_order(fact: str) -> tuple[int, str]:
+    """Facts of a cell in a stable order: by the kind of part first, then by name."""
+    kinds = [k for k in ("image URL", "image data", "PDF", "audio") if fact.startswith(k)]
+    return (("image URL", "image data", "PDF", "audio").index(kinds[0]) if kinds else -1, fact)
+
+
+def current_table(text: str) -> str:
+    """The table between the markers of docs/portability.md, as written."""
+    return text.split(START, 1)[1].split(END, 1)[0].strip()
 
 
 def parse_table(text: str) -> dict[tuple[str, str], dict[str, set[str]]]:

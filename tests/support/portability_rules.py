@@ -610,5 +610,6 @@ def check_responses(body: dict[str, Any], issued: Issued) -> list[str]:
 
 
 CHECKS: dict[str, Callable[..., list[str]]] = {
-    "openai": check_openai, "mistral": check_mistral, "kimi": check_kimi, "anthropic": check_anthropic,
-    "google": check_google, "bedrock": check_bedrock, "responses": check_responses}
+    "openai": check_openai, "mistral": check_mistral, "kimi": check_kimi,
+    "anthropic": check_anthropic, "google": check_google, "bedrock": check_bedrock,
+    "responses": check_responses}

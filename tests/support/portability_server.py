@@ -26,8 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional, Union
 from urllib.parse import unquote, urlsplit
 
-from _bedrock_server import ACCESS_KEY, REGION, SECRET_KEY, event
-
+from .bedrock_server import ACCESS_KEY, REGION, SECRET_KEY, event
 from .portability_rules import CHECKS, Issued
 
 __all__ = ["PortabilityServer", "Turn", "Recorded", "Fail", "Seen", "TARGETS", "MODELS"]

@@ -10,7 +10,7 @@ import pathlib
 from typing import Any
 
 import pytest
-from _bedrock_server import (
+from support.bedrock_server import (
     ACCESS_KEY,
     SECRET_KEY,
     SESSION_TOKEN,
@@ -19,7 +19,7 @@ from _bedrock_server import (
     isolate_aws,
     stream_text,
 )
-from _fault_server import FaultServer, Reply
+from support.fault_server import FaultServer, Reply
 
 import aisuite_like as ai
 from aisuite_like.testing import (

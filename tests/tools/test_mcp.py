@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from _mcp_http import toolbox_http
+from support.mcp_http import toolbox_http
 
 import aisuite_like as ai
 from aisuite_like.mcp import MCPServerHTTP, MCPServerStdio, MCPToolResult

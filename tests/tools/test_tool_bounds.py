@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import respx
-from _tool_wire import FAMILIES, bodies, create, mock, openai_sent
+from support.tool_wire import FAMILIES, bodies, create, mock, openai_sent
 from pydantic import BaseModel, ConfigDict
 
 import aisuite_like as ai

@@ -1,7 +1,7 @@
 """A tool whose exception quotes a configured key does not pass it on: not in the tool result
 sent to the model, not in ``ToolEvent``, not in the spans (content capture on), not in
 ``ToolExecutionError`` (message, repr, traceback). The three families through their real
-SDKs against the loopback fault server (tests/_fault_server.py), sync and async tools."""
+SDKs against the loopback fault server (tests/support/fault_server.py), sync and async tools."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from _fault_server import FaultServer, Reply
-from _tool_wire import FAMILIES as WIRE
+from support.fault_server import FaultServer, Reply
+from support.tool_wire import FAMILIES as WIRE
 
 import aisuite_like as ai
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
+from ...core.reading import unreadable
 from ...core.types import (
     ChatCompletionChunk,
     ChoiceDelta,
@@ -32,7 +33,6 @@ from .._common import (
     opt_object,
     opt_str,
     sse_json,
-    unreadable,
 )
 from .errors import error_from_stream_event
 from .translate import PROVIDER, THINKING_BLOCKS_KEY, finish_reason_for, usage_from

@@ -24,17 +24,11 @@ from ...core.errors import (
     scrub_exception,
 )
 from ...core.exchange import note, note_response
+from ...core.reading import decode_json, read_reply
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import (
-    decode_json,
-    host_of_url,
-    own_error_inside,
-    raised_inside,
-    read_reply,
-    redirect_hooks,
-)
+from .._common import host_of_url, own_error_inside, raised_inside, redirect_hooks
 from .._native import native_transport
 from ..base import ChatRequest, Provider
 from ._sdk_seam import bound_sync_client
@@ -141,7 +135,7 @@ class AnthropicProvider(Provider):
         self._api_key = clean_api_key(api_key or os.environ.get("ANTHROPIC_API_KEY") or None,
                                       "anthropic")
         self._default_max_tokens = default_max_tokens
-        # Retries are ours (aisuite_like._retry), the same on every family: the SDK's are off.
+        # Retries are ours (providers/retry.py), the same on every family: the SDK's are off.
         options: dict[str, Any] = {**client_options, "max_retries": 0}
         if self._api_key is not None:
             options["api_key"] = self._api_key

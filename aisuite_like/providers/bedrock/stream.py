@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, Optional
 
 from ...core.errors import APIConnectionError, APIError, APIResponseValidationError
+from ...core.reading import JSONTooDeepError, loads_json
 from ...core.types import (
     ChatCompletionChunk,
     ChoiceDelta,
@@ -22,7 +23,7 @@ from ...core.types import (
     Usage,
     build_model,
 )
-from .._common import JSONTooDeepError, argument_fragment, loads_json
+from .._common import argument_fragment
 from .errors import PROVIDER, error_from_client_error
 from .translate import REASONING_BLOCKS_KEY, _stored_reasoning, finish_reason_for, usage_from
 

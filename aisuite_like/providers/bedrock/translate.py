@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any, Optional
 
 from ...core.checks import tool_call_id_of
+from ...core.content import text_of
 from ...core.errors import APIError, UnsupportedParameterError
 from ...core.portability import HistoryRules, IdRule, fit_history, turn_lacks_own_reasoning
 from ...core.types import (
@@ -35,7 +36,6 @@ from .._common import (
     loads_arguments,
     parse_data_url,
     stop_sequences,
-    text_of,
     unsupported,
 )
 from ..base import ChatRequest

@@ -25,9 +25,10 @@ from ...core.errors import (
     scrub_exception,
 )
 from ...core.exchange import CAPTURE, Headers, note
+from ...core.reading import decode_json, read_reply
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import decode_json, host_of_url, read_reply
+from .._common import host_of_url
 from ..base import ChatRequest, EmbeddingRequest, Provider
 from . import _sdk_seam as seam
 from .embeddings import build_invoke_body, embeddings_limit, parse_invoke_reply
@@ -235,7 +236,7 @@ class BedrockProvider(Provider):
             self._secrets = (*self._secrets, *found)
             _protect_logs(found)
 
-    # -- the SDK calls (one attempt each; aisuite_like._retry repeats them) -----------------
+    # -- the SDK calls (one attempt each; providers/retry.py repeats them) -----------------
 
     def _converse(self, kwargs: dict[str, Any], timeout: Optional[float]) -> dict[str, Any]:
         return self._client(timeout).converse(**kwargs)  # type: ignore[no-any-return]  # botocore: untyped

@@ -28,7 +28,7 @@ import base64
 import json
 from typing import Any, Optional
 
-from .._common import JSONTooDeepError, loads_json
+from ...core.reading import JSONTooDeepError, loads_json
 
 __all__ = ["CONVERSE_OPERATIONS", "read_converse_body", "converse_body", "body_is_json"]
 

@@ -8,7 +8,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
 from ...core.errors import APIError, error_for_status, parse_retry_after
-from .._common import loads_json, transport_error
+from ...core.reading import loads_json
+from .._common import transport_error
 
 __all__ = ["error_from_response", "map_error"]
 

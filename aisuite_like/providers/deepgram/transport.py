@@ -15,9 +15,10 @@ from ...core.errors import (
     UnsupportedFeatureError,
     UnsupportedParameterError,
 )
+from ...core.reading import decode_json, read_reply
 from ...core.secrets import clean_api_key
 from .. import retry as _retry
-from .._common import bound_sync_io, decode_json, host_of_url, read_reply, redirect_hooks
+from .._common import bound_sync_io, host_of_url, redirect_hooks
 from ..base import ChatRequest, Provider, TranscriptionRequest, mapped_errors
 from .errors import error_from_response, map_error
 from .translate import build_query, parse_transcription

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
+from ...core.reading import unreadable
 from ...core.types import (
     ChatCompletionChunk,
     ChoiceDelta,
@@ -19,7 +20,7 @@ from ...core.types import (
     ChunkChoice,
     Usage,
 )
-from .._common import SSEDecoder, SSEEvent, bad_shape, opt_object, opt_str, sse_json, unreadable
+from .._common import SSEDecoder, SSEEvent, bad_shape, opt_object, opt_str, sse_json
 from .errors import _NAME, error_event
 from .translate import (
     _add_usage,

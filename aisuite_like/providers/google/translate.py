@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
+from ...core.content import text_of
 from ...core.errors import UnsupportedParameterError
 from ...core.portability import HistoryRules, fit_history
 from ...core.types import (
@@ -40,7 +41,6 @@ from .._common import (
     opt_str,
     parse_data_url,
     stop_sequences,
-    text_of,
     unsupported,
 )
 from ..base import ChatRequest

@@ -26,18 +26,11 @@ from ...core.errors import (
     scrub_exception,
 )
 from ...core.exchange import CAPTURE, Headers, note, note_response
+from ...core.reading import decode_json, read_reply
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import (
-    bad_shape,
-    bound_sync_io,
-    decode_json,
-    host_of_url,
-    read_reply,
-    redirect_hooks,
-    redirect_middleware,
-)
+from .._common import bad_shape, bound_sync_io, host_of_url, redirect_hooks, redirect_middleware
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
 from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
@@ -288,7 +281,7 @@ class GoogleProvider(Provider):
             # its own per-event-loop httpx2 client keeps every call on the httpx2 stack.
             async_http = self._own_async_http = seam.async_http_client(
                 follow_redirects=True, event_hooks=redirect_hooks(self.key, is_async=True))
-        # Retries are ours (aisuite_like._retry), the same on every family: one SDK attempt
+        # Retries are ours (providers/retry.py), the same on every family: one SDK attempt
         # (its retry_options also stop the aiohttp path's own implicit retry). The timeout is
         # set on each request by _send, so no X-Server-Timeout header goes out unless the
         # user configured a timeout.

@@ -140,7 +140,7 @@ def parse_transcription(body: bytes, request: TranscriptionRequest, asked: str,
             raise APIResponseValidationError(
                 f"the {asked} transcription is not UTF-8 text", provider=provider) from None
     from ...core.errors import APIResponseValidationError
-    from .._common import decode_json
+    from ...core.reading import decode_json
 
     full = _read_json(decode_json(body, provider), provider, request.model)
     if asked == request.response_format and asked == "json":

@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError, UnsupportedParameterError
 from ...core.portability import HistoryRules, IdRule, fit_history
+from ...core.reading import unreadable
 from ...core.responses import Response, ResponseEvent, parse_event
 from ...core.responses_items import (
     PSF_ITEMS,
@@ -41,7 +42,7 @@ from ...core.types import (
     Message,
     ToolCall,
 )
-from .._common import SSEDecoder, SSEEvent, bad_shape, need_object, sse_json, unreadable
+from .._common import SSEDecoder, SSEEvent, bad_shape, need_object, sse_json
 from ..base import ChatRequest, ResponsesRequest
 from .errors import error_from_body
 from .services import SERVICES

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
+from ...core.reading import unreadable
 from ...core.types import (
     ChatCompletionChunk,
     ChoiceDelta,
@@ -27,7 +28,6 @@ from .._common import (
     need_object,
     opt_object,
     sse_json,
-    unreadable,
 )
 from .errors import error_from_body
 from .translate import (

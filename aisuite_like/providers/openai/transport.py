@@ -25,11 +25,12 @@ from ...core.errors import (
     scrub_exception,
 )
 from ...core.exchange import note, note_response
+from ...core.reading import decode_json, read_reply
 from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import decode_json, host_of_url, read_reply, redirect_hooks
+from .._common import host_of_url, redirect_hooks
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
 from ..base import (
     ChatRequest,
@@ -261,7 +262,7 @@ class OpenAIProvider(Provider):
         import openai
 
         config = self._config
-        # Retries are ours (aisuite_like._retry), the same on every family: the SDK's are off.
+        # Retries are ours (providers/retry.py), the same on every family: the SDK's are off.
         kwargs: dict[str, Any] = {"max_retries": 0}
         if self._api_key is not None:
             kwargs["api_key"] = self._api_key

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import pytest
 import respx
-from _client_calls import create, stream, wire  # noqa: F401  (re-exported)
+from support.client_calls import create, stream, wire  # noqa: F401  (re-exported)
 
 KEY = "sk-test-secret-key-1234567890"
 

@@ -1,5 +1,5 @@
 """A loopback server speaking the three provider batch APIs, for ``client.batches`` tests
-through the real SDKs. Built on ``_fault_server.FaultServer`` (its asyncio server thread,
+through the real SDKs. Built on ``support.fault_server.FaultServer`` (its asyncio server thread,
 connection handling, request log and fault actions).
 
 - OpenAI (``base_url = server.url + "/v1"``): ``POST /v1/files`` (multipart upload),
@@ -22,7 +22,7 @@ batch reply then is),
 anything else -> a success whose text is ``"echo <custom_id>"``. ``outcome = "expired"`` makes
 the next batches expire (no request run); ``outcome = "failed"`` makes them fail as a whole
 (OpenAI and Gemini, with their error objects). ``fail(route, *actions)`` queues fault actions
-(``_fault_server.Reply`` etc., or ``AcceptThenStall()``: the request is performed, its reply
+(``support.fault_server.Reply`` etc., or ``AcceptThenStall()``: the request is performed, its reply
 never sent) for a route such as ``"openai.retrieve"``. ``GET /v1/batches`` and ``GET
 /v1beta/batches`` list the batches, newest first.
 """
@@ -37,7 +37,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from _fault_server import FaultServer, Request, success_body
+from support.fault_server import FaultServer, Request, success_body
 
 __all__ = ["BatchServer", "AcceptThenStall", "DEEP", "embedding_for", "embeddings_body"]
 

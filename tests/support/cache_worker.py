@@ -1,10 +1,10 @@
 """One process's call through a shared response cache (tests/test_cache_stores.py):
 
-    python _cache_worker.py sqlite|redis <path or url> <base url> <api key> <message>
+    python support/cache_worker.py sqlite|redis <path or url> <base url> <api key> <message>
 
 prints ``{"content": ..., "cache_hit": ...}``; or, with ``fill``,
 
-    python _cache_worker.py fill <path> <worker> <count>
+    python support/cache_worker.py fill <path> <worker> <count>
 
 writes ``count`` entries to a SQLiteCache directly (``<worker>-<i>`` -> ``value-<worker>-<i>``)
 and reads each back, as concurrent writers do.

@@ -19,6 +19,9 @@ gets ``Reply()``: a success in its own format, a stream if it asked for one). Ac
   or the SSE events of a stream), its headers at once and then its body one byte every
   ``interval`` seconds (for at most ``hold`` seconds, then close).
 - ``Delay(seconds, then)``: wait, then perform ``then``.
+- ``Hold(release, then)``: wait until the test sets ``release`` (a ``threading.Event``; at
+  most ``limit`` seconds), then perform ``then``: a reply held for as long as the test needs,
+  whatever the machine's load.
 - ``Stall()``: read the request, never answer.
 - ``Reset(mid_body=False)``: a TCP reset (RST) right after reading the request, or after the
   status line, headers and half a body.
@@ -44,7 +47,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-__all__ = ["FaultServer", "Witness", "Reply", "Stream", "Delay", "Stall", "Reset", "Raw", "Trickle",
+__all__ = ["FaultServer", "Witness", "Reply", "Stream", "Delay", "Hold", "Stall", "Reset", "Raw",
+           "Trickle",
            "success_body", "error_body", "stream_events", "FORMATS"]
 
 FORMATS = ("openai", "anthropic", "gemini")
@@ -84,6 +88,13 @@ class Delay:
 
 
 @dataclass
+class Hold:
+    release: threading.Event
+    then: Any = None  # an action; None = the default reply
+    limit: float = 60.0  # then it is performed anyway (a test that forgot to release)
+
+
+@dataclass
 class Stall:
     pass
 
@@ -98,7 +109,7 @@ class Raw:
     data: bytes
 
 
-Action = Union[Reply, Stream, Delay, Stall, Reset, Raw, Trickle]
+Action = Union[Reply, Stream, Delay, Hold, Stall, Reset, Raw, Trickle]
 
 # --- wire formats --------------------------------------------------------------------------
 
@@ -351,6 +362,10 @@ class FaultServer:
         """Carry out ``action``; True when the connection may serve another request."""
         if isinstance(action, Delay):
             await asyncio.sleep(action.seconds)
+            return await self._perform(action.then or Reply(), request, reader, writer)
+        if isinstance(action, Hold):
+            await asyncio.get_running_loop().run_in_executor(
+                None, action.release.wait, action.limit)
             return await self._perform(action.then or Reply(), request, reader, writer)
         if isinstance(action, Stall):
             await self._stall(reader)

@@ -1,6 +1,6 @@
 """A worker process for the durable-run tests (not a test module).
 
-    python _durable_worker.py MODE DATABASE_URL RUN_ID [EXECUTOR_ID]
+    python support/durable_worker.py MODE DATABASE_URL RUN_ID [EXECUTOR_ID]
 
 MODE: ``create`` (a durable max_turns run; ``parallel`` the same), ``agent`` (a DurableAgent run;
 ``agent-async`` through ``await agent.run``), ``resume`` (only
@@ -26,9 +26,9 @@ import sys
 import time
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
 
-import _durable_tools
+from support import durable_tools as _durable_tools
 from dbos import DBOS, SetWorkflowID
 
 from aisuite_like import durable

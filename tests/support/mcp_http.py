@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-TOOLBOX = str(pathlib.Path(__file__).resolve().parent / "mcp_servers" / "toolbox.py")
+TOOLBOX = str(pathlib.Path(__file__).resolve().parents[1] / "mcp_servers" / "toolbox.py")
 
 
 def free_port() -> int:

@@ -8,7 +8,7 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from typing import Any
 
-SPEECH = pathlib.Path(__file__).resolve().parent / "fixtures" / "audio" / "speech.wav"
+SPEECH = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "audio" / "speech.wav"
 SPEECH_BYTES = SPEECH.read_bytes()
 
 

@@ -1,0 +1,321 @@
+"""The one preparation of a call (``prepare_call`` -> ``PreparedCall``) and the one provider
+stack every call goes through (``provider_stack``; docs/architecture.md, "The provider
+stack").
+
+Every feature that meets a provider call is a wrapper (``providers.wrapper.WrapperProvider``)
+and is stacked here, in the order of ``STACK``, for every endpoint (chat and the tool runner,
+agents, durable runs, the Responses API, embeddings, audio, models) and for every router
+deployment; nowhere else is a provider wrapped. The stack is built once per prepared call
+(a tool run's model calls all go through the one its preparation built).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Any, Optional
+from urllib.parse import urlsplit
+
+from ..core import checks as _request_checks, hooks as _instrumentation
+from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
+from ..providers.base import ChatRequest, Provider
+from ..providers.registry import canonical_key
+from .base import ClientBase, normalize_messages, parse_model
+
+if TYPE_CHECKING:
+    from ..tools.toolset import Tools
+
+__all__ = ["STACK", "PreparedCall", "prepare_call", "provider_stack", "RUNNER_ONLY",
+           "split_model", "provider_for_model"]
+
+#: The layers of a call's provider stack, outermost first (docs/architecture.md, "The
+#: provider stack"). The first two are the call's; the others are each model's, once for the
+#: requested model and once for each fallback model tried:
+#:
+#: - ``think``: ``<think>`` extraction (``Client(extract_thinking=True)``), around whichever
+#:   model served;
+#: - ``fallbacks``: ``fallbacks=[...]``, the models' stacks tried in order;
+#: - ``tracing``: ``instrument()``, a span around each model call;
+#: - ``cache``: the response cache (``Client(cache=...)``), a hit sends nothing;
+#: - ``budgets``: the slot of budget admission (reserve before sending, settle after): empty
+#:   until budgets exist;
+#: - ``checks``: the slot of the checks of a request against what the model can do: empty
+#:   until those checks exist;
+#: - ``transport``: the provider of the model's key.
+#:
+#: For a router alias the transport is the routing provider, under the alias's ``cache``
+#: only; each deployment it sends to gets the model layers ``tracing``, ``budgets`` and
+#: ``checks`` over its own provider (so a span names the deployment).
+STACK = ("think", "fallbacks", "tracing", "cache", "budgets", "checks", "transport")
+
+
+class PreparedCall:
+    """One validated call: the provider to send it to (its stack, ``provider_stack``), the
+    ``ChatRequest``, its ``Tools`` (None without tools), ``max_turns`` (None: one model call)
+    and the tool runner's options. (A plain class: a dataclass would cost its code generation
+    at ``import aisuite_like``.)"""
+
+    __slots__ = ("provider", "request", "tools", "max_turns", "runner_options")
+
+    def __init__(self, provider: Provider, request: ChatRequest, tools: Optional[Tools] = None,
+                 max_turns: Optional[int] = None,
+                 runner_options: Optional[dict[str, Any]] = None) -> None:
+        self.provider = provider
+        self.request = request
+        self.tools = tools
+        self.max_turns = max_turns
+        self.runner_options = runner_options if runner_options is not None else {}
+
+
+# --- the stack ------------------------------------------------------------------------------
+
+
+def provider_stack(client: ClientBase, key: str, transport: Provider, *, routed: bool = False,
+                   cache: bool = False, fallbacks: Any = None, model: str = "",
+                   name: str = "", think: bool = False) -> Provider:
+    """``transport`` (the provider of ``key``) in the layers of ``STACK``: tracing always
+    (when instrumented), the response cache with ``cache``, the ``fallbacks`` models
+    (``"key:model"`` strings, checked here; ``model`` / ``name`` are the requested model,
+    whole and without its key) and ``<think>`` extraction with ``think``. ``routed``: the
+    transport is a router alias's routing provider (``key`` is ``"router:<alias>"``), whose
+    deployments carry their own model layers."""
+    provider = _alias_layers(client, key, transport, cache) if routed else \
+        _model_layers(client, key, transport, cache)
+    if fallbacks is not None:
+        provider = _with_fallbacks(client, provider, model, name, fallbacks, cache)
+    if think:  # <think> blocks -> reasoning_content (docs/client.md, "Reasoning")
+        from ..providers.think import ThinkTagsProvider
+
+        provider = ThinkTagsProvider(provider)
+    return provider
+
+
+def _model_layers(client: ClientBase, key: str, provider: Provider, cache: bool) -> Provider:
+    """One model's layers of ``STACK`` over its transport, built from the inside out."""
+    # checks: the checks of a request against the model wrap the transport here.
+    # budgets: budget admission wraps here.
+    if cache:  # the response cache answers or stores each model call (docs/cache.md)
+        provider = _cached(client, provider, key)
+    active = _instrumentation.ACTIVE
+    if active is not None:  # instrument(): a span around each model call
+        traced: Provider = active.traced(provider)
+        return traced
+    return provider
+
+
+def _alias_layers(client: ClientBase, key: str, routing: Provider, cache: bool) -> Provider:
+    """A router alias's layers over its routing provider: the cache (a hit sends nothing and
+    takes nothing from the deployments' limits); the rest are each deployment's."""
+    return _cached(client, routing, key) if cache else routing
+
+
+def _deployment_stack(client: ClientBase, model: str, settings: Mapping[str, Any],
+                      label: str) -> Provider:
+    """What a router is given to reach a deployment: its provider (``ClientBase.
+    _deployment_provider``) in the model layers (not cached: the alias is)."""
+    provider = client._deployment_provider(model, settings, label)
+    return _model_layers(client, parse_model(model)[0], provider, False)
+
+
+# Config keys that say which endpoint (and so which model behind a name) a provider calls,
+# and over which API (a chat reply is not a Responses reply).
+_ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
+                  "location", "project", "vertexai", "api")
+
+
+def _endpoint_of(config: Mapping[str, Any]) -> str:
+    """What names a provider's endpoint in its config, for the response cache's key: one
+    name served by two endpoints (an ``openai`` key pointed at a local server) must not
+    share entries. URLs lose their user info and query (they may hold credentials)."""
+    parts = []
+    for name in _ENDPOINT_KEYS:
+        value = config.get(name)
+        if value is None:
+            continue
+        if isinstance(value, str) and "://" in value:
+            url = urlsplit(value)
+            value = f"{url.scheme}://{url.hostname or ''}{f':{url.port}' if url.port else ''}" \
+                    f"{url.path.rstrip('/')}"
+        parts.append(f"{name}={value}")
+    return "@" + ",".join(parts) if parts else ""
+
+
+def _uses_cache(client: ClientBase, asked: Optional[bool]) -> bool:
+    """Whether this call goes through the client's response cache: yes when the client has
+    one, unless ``cache=False``; ``cache=True`` on a client without one is an error."""
+    if client._cache is None:
+        if asked:
+            raise ValueError("cache=True needs a response cache on the client, e.g. "
+                             "ai.Client(cache=ai.cache.MemoryCache())")
+        return False
+    return asked is not False
+
+
+def _cached(client: ClientBase, provider: Provider, key: str) -> Provider:
+    """``provider`` answering from the client's response cache (docs/cache.md); made once per
+    provider."""
+    made = client._cache_wrapped.get(key)
+    if made is not None and made[0] is provider:
+        return made[1]
+    assert client._cache is not None
+    canon = canonical_key(key)
+    config = client._configs.get(canon) or next(
+        (v for k, v in client._configs.items() if canonical_key(k) == canon), {})
+    wrapped = client._cache.wrap(provider, provider_key=canon + _endpoint_of(config),
+                                 ttl=client._cache_ttl)
+    client._cache_wrapped[key] = (provider, wrapped)
+    return wrapped
+
+
+def _with_fallbacks(client: ClientBase, provider: Provider, model: str, name: str,
+                    fallbacks: Any, cached: bool) -> Provider:
+    """``provider`` for ``model``, falling back on the ``fallbacks`` models in order (each
+    resolved, in its model layers, only when the call reaches it)."""
+    if isinstance(fallbacks, str) or not isinstance(fallbacks, (list, tuple)) or not all(
+            isinstance(f, str) for f in fallbacks):
+        raise TypeError("fallbacks must be a list of 'provider:model' strings, e.g. "
+                        "fallbacks=['anthropic:claude-sonnet-4-5']")
+    if not fallbacks:
+        return provider
+    from ..providers.fallback import FallbackProvider
+
+    chain: list[tuple[Callable[[], Provider], str, str]] = []
+    for fallback in fallbacks:  # checked now; each provider made when the call reaches it
+        key, fallback_name = parse_model(fallback)
+        client._check_known(key)
+        chain.append((partial(_fallback_provider, client, key, cached), fallback_name,
+                      fallback))
+    return FallbackProvider(provider, name, model, chain)
+
+
+def _fallback_provider(client: ClientBase, key: str, cached: bool) -> Provider:
+    return _model_layers(client, key, client._provider(key), cached)
+
+
+# --- routing --------------------------------------------------------------------------------
+
+
+def route(client: ClientBase, model: Any) -> Optional[Provider]:
+    """The routing provider of ``model`` when it names an alias of the client's router
+    (``"smart"`` or ``"router:smart"``), else None (a ``"provider:model"``)."""
+    routed = client._routed.get(model) if isinstance(model, str) else None
+    if routed is not None or not isinstance(model, str):
+        return routed
+    alias = model[7:] if model.startswith("router:") else model
+    if ":" in alias:
+        return None
+    router = client._router
+    assert router is not None
+    routed = router.routing_provider(alias, partial(_deployment_stack, client))
+    if routed is None:
+        aliases = getattr(router, "aliases", None)
+        known = f" (its aliases: {', '.join(map(repr, aliases))})" if aliases else ""
+        raise InvalidModelError(
+            f"model {model!r} is neither 'provider:model' (e.g. 'openai:gpt-4o') nor an "
+            f"alias of this client's router{known}")
+    with client._lock:
+        return client._routed.setdefault(model, routed)
+
+
+def split_model(client: ClientBase, model: Any) -> tuple[str, str]:
+    """``(provider key, model name)`` of ``model``; ``("router", alias)`` for an alias of the
+    client's router (``"smart"`` or ``"router:smart"``). Raises ``InvalidModelError`` for
+    anything else that is not ``"provider:model"``."""
+    if client._router is not None and route(client, model) is not None:
+        return "router", model[7:] if model.startswith("router:") else model
+    return parse_model(model)
+
+
+def provider_for_model(client: ClientBase, model: str) -> Provider:
+    """The provider a call to ``model`` goes to, before its stack: the routing provider of a
+    router alias, else the provider of its key (made from its config on first use)."""
+    routed = route(client, model) if client._router is not None else None
+    return routed if routed is not None else client._provider(parse_model(model)[0])
+
+
+# --- the call -------------------------------------------------------------------------------
+
+# Portable keyword arguments: ChatRequest fields, translated per provider.
+_PORTABLE = frozenset({
+    "tool_choice", "parallel_tool_calls", "response_format", "temperature", "top_p",
+    "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options", "reasoning_effort",
+    "orphans",
+})
+#: The tool runner's keyword arguments (they need ``max_turns``).
+RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",
+               "tool_policy_context", "tool_timeout", "max_tool_result_chars")
+
+
+def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str, Any]
+                 ) -> PreparedCall:
+    """Validate and prepare one call, before anything is sent: the model string, the keyword
+    arguments (portable ones checked and translated into the ``ChatRequest``, the runner's
+    options set apart, ``max_turns`` checked, provider-native ones passed through), the
+    messages (normalized into new dicts; the caller's are never mutated) and the tools (MCP
+    servers opened and listed). The provider is made on first use and put in its stack
+    (``provider_stack``). ``kwargs`` is consumed. Every entry point uses it: ``create`` and
+    its variants, agents, durable runs and batches."""
+    routed = route(client, model) if client._router is not None else None
+    if routed is not None:  # an alias of the client's router
+        name = split_model(client, model)[1]
+        key = f"router:{name}"
+    else:
+        key, name = parse_model(model)
+        if key == "router" and client._router is None:
+            raise ConfigurationError(
+                f"model {model!r} names a router alias, but this client has no router: "
+                "pass ai.Client(router=ai.Router(deployments={...}))")
+    _request_checks.check_arguments(kwargs)
+    cached = _uses_cache(client, kwargs.pop("cache", None))
+    provider = provider_stack(
+        client, key, routed if routed is not None else client._provider(key),
+        routed=routed is not None, cache=cached, fallbacks=kwargs.pop("fallbacks", None),
+        model=model, name=name, think=client.extract_thinking)
+    stream = bool(kwargs.pop("stream", False))
+    max_turns = kwargs.pop("max_turns", None)
+    if max_turns is not None:
+        _request_checks.check_max_turns(max_turns)
+    runner_options = {k: kwargs.pop(k) for k in RUNNER_ONLY if k in kwargs}
+    if max_turns is None and runner_options:
+        raise ValueError(f"{', '.join(runner_options)} only apply to the tool runner: "
+                         "pass max_turns=N to run tools automatically")
+    from ..tools.toolset import prepare_tools
+
+    tools = prepare_tools(kwargs.pop("tools", None), owner=client)
+    request = _chat_request(client, name, messages, tools, stream, kwargs)
+    return PreparedCall(provider, request, tools, max_turns, runner_options)
+
+
+def _chat_request(client: ClientBase, name: str, messages: Any, tools: Optional[Tools],
+                  stream: bool, kwargs: dict[str, Any]) -> ChatRequest:
+    """The ``ChatRequest`` of a call from what is left of its keyword arguments (consumed)."""
+    limit_name = "max_tokens"
+    if "max_completion_tokens" in kwargs:
+        if kwargs.get("max_tokens") is not None:
+            raise UnsupportedParameterError(
+                "pass either max_tokens or max_completion_tokens, not both",
+                parameter="max_completion_tokens")
+        kwargs["max_tokens"] = kwargs.pop("max_completion_tokens")
+        if kwargs["max_tokens"] is not None:
+            limit_name = "max_completion_tokens"
+    prompt_cache = kwargs.pop("prompt_cache", None)
+    if prompt_cache is None:  # not given: the client's default
+        prompt_cache = client.prompt_cache
+    portable = {k: kwargs.pop(k) for k in list(kwargs) if k in _PORTABLE}
+    if isinstance(portable.get("response_format"), type):  # a pydantic class: its schema
+        from .structured import response_format_param
+
+        portable["response_format"] = response_format_param(portable["response_format"])
+    extra = kwargs  # what is left is provider-native, passed through untouched
+    if extra:
+        _request_checks.check_unknown_keywords(extra)
+    return ChatRequest(
+        model=name,
+        messages=_request_checks.check_messages(normalize_messages(messages)),
+        tools=tools.schemas if tools is not None and tools.schemas else None,
+        stream=stream,
+        extra=extra,
+        max_tokens_as=limit_name,
+        prompt_cache="auto" if prompt_cache == "auto" else None,
+        **portable,
+    )
