@@ -102,7 +102,7 @@ class IdRule:
 
     def fits(self, value: str) -> bool:
         """Whether ``value`` is an id this API takes as it is."""
-        if not value:
+        if not value or self.numbered:
             return False
         if self.length is not None and len(value) != self.length:
             return False
@@ -113,7 +113,11 @@ class IdRule:
     def rewrite(self, source: str, attempt: int = 0) -> str:
         """The id ``source`` becomes (``attempt`` > 0: the next candidate after a collision).
         A fixed length is filled with a hash of the source; otherwise the source's allowed
-        characters are kept as a prefix, followed by ``_`` and a hash, within the length."""
+        characters are kept as a prefix, followed by ``_`` and a hash, within the length.
+        (Remembered: a tool run sends its history again on every turn.)"""
+        return _rewrite(self, source, attempt)
+
+    def _make(self, source: str, attempt: int) -> str:
         key = source if attempt == 0 else f"{source}\0{attempt}"
         alphabet = _alphabet(self.chars)
         if self.length is not None:
@@ -124,6 +128,11 @@ class IdRule:
         prefix = prefix[:room].strip("_") if room else ""
         digest = _digest(key, min(_HASH_CHARS, limit), alphabet)
         return f"{prefix}_{digest}" if prefix else digest
+
+
+@lru_cache(maxsize=4096)
+def _rewrite(rule: IdRule, source: str, attempt: int) -> str:
+    return rule._make(source, attempt)
 
 
 @dataclass(frozen=True)
@@ -233,6 +242,8 @@ def fit_history(messages: Sequence[Mapping[str, Any]], rules: HistoryRules,
     """``messages`` (OpenAI-shape dicts, the caller's: never modified) fitted to ``rules``
     (see the module docstring). ``orphans`` is ``"repair"`` (None) or ``"error"``.
     ``provider`` is named in errors."""
+    if _already_fits(messages, rules):  # the common case: nothing to copy or check again
+        return FittedHistory(messages, None, False, {})  # type: ignore[arg-type]
     repair = orphans != "error"
     id_rule = rules.ids
     ids = _Ids(id_rule) if id_rule is not None else None
@@ -312,6 +323,46 @@ def fit_history(messages: Sequence[Mapping[str, Any]], rules: HistoryRules,
     same_places = positions == list(range(len(messages)))
     return FittedHistory(out, None if same_places else positions, True,
                          ids.rewritten if ids is not None else {})
+
+
+def _already_fits(messages: Sequence[Any], rules: HistoryRules) -> bool:
+    """Whether ``messages`` need nothing: every call's id fits the rule and is answered, in
+    order where the rule wants it, by the tool messages right after it, and no ``name`` is
+    to be left out. One quick pass over plain dicts; anything else (a rewrite, an orphan,
+    an object that is not a dict, Kimi's numbering) takes the full pass."""
+    rule = rules.ids
+    if rule is not None and rule.numbered:
+        return False
+    fits = rule.fits if rule is not None else None
+    seen: Optional[set[str]] = set() if rule is not None and rule.unique else None
+    in_order = rules.results_in_call_order
+    names = rules.message_names
+    pending: list[Any] = []
+    for message in messages:
+        if type(message) is not dict:
+            return False
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if not pending or (pending[0] != call_id if in_order else call_id not in pending):
+                return False
+            pending.remove(call_id)
+            continue
+        if pending or (not names and "name" in message):
+            return False
+        calls = message.get("tool_calls") if role == "assistant" else None
+        if calls:
+            for call in calls:
+                call_id = call.get("id") if type(call) is dict else None
+                if type(call_id) is not str or not call_id or (
+                        fits is not None and not fits(call_id)) or call_id in pending:
+                    return False
+                if seen is not None:
+                    if call_id in seen:
+                        return False
+                    seen.add(call_id)
+                pending.append(call_id)
+    return not pending
 
 
 def _order_of(message: Mapping[str, Any], open_calls: list[_Call]) -> int:
