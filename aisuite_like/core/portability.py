@@ -160,15 +160,13 @@ class FittedHistory:
     Iterating gives ``(index, message)`` pairs. ``changed`` is False when the messages are
     the caller's list itself."""
 
-    __slots__ = ("messages", "positions", "changed", "ids")
+    __slots__ = ("messages", "positions", "changed")
 
     def __init__(self, messages: list[dict[str, Any]], positions: Optional[list[int]],
-                 changed: bool, ids: dict[str, str]) -> None:
+                 changed: bool) -> None:
         self.messages = messages
         self.positions = positions
         self.changed = changed
-        #: source id -> the id sent, for the ids that were rewritten
-        self.ids = ids
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         if self.positions is None:
@@ -194,14 +192,13 @@ class _Call:
 class _Ids:
     """The target ids of one request's history, assigned in order."""
 
-    __slots__ = ("rule", "mapping", "used", "calls_seen", "rewritten", "count")
+    __slots__ = ("rule", "mapping", "used", "calls_seen", "count")
 
     def __init__(self, rule: IdRule) -> None:
         self.rule = rule
         self.mapping: dict[tuple[str, int], str] = {}
         self.used: set[str] = set()
         self.calls_seen: dict[str, int] = {}
-        self.rewritten: dict[str, str] = {}
         self.count = 0  # calls of the conversation so far
 
     def for_call(self, source: str, name: Any) -> str:
@@ -209,10 +206,7 @@ class _Ids:
         rule = self.rule
         position, self.count = self.count, self.count + 1
         if rule.numbered:
-            numbered = f"functions.{name}:{position}"
-            if numbered != source:
-                self.rewritten.setdefault(source, numbered)
-            return numbered
+            return f"functions.{name}:{position}"
         seen = self.calls_seen.get(source, 0)
         self.calls_seen[source] = seen + 1
         occurrence = seen if rule.unique else 0
@@ -229,8 +223,6 @@ class _Ids:
             while target in self.used:
                 attempt += 1
                 target = rule.rewrite(base, attempt)
-            if occurrence == 0:
-                self.rewritten[source] = target
         self.mapping[key] = target
         self.used.add(target)
         return target
@@ -243,7 +235,7 @@ def fit_history(messages: Sequence[Mapping[str, Any]], rules: HistoryRules,
     (see the module docstring). ``orphans`` is ``"repair"`` (None) or ``"error"``.
     ``provider`` is named in errors."""
     if _already_fits(messages, rules):  # the common case: nothing to copy or check again
-        return FittedHistory(messages, None, False, {})  # type: ignore[arg-type]
+        return FittedHistory(messages, None, False)  # type: ignore[arg-type]
     repair = orphans != "error"
     id_rule = rules.ids
     ids = _Ids(id_rule) if id_rule is not None else None
@@ -319,10 +311,9 @@ def fit_history(messages: Sequence[Mapping[str, Any]], rules: HistoryRules,
     if open_calls:
         close(len(messages))
     if not changed:
-        return FittedHistory(messages, None, False, {})  # type: ignore[arg-type]
+        return FittedHistory(messages, None, False)  # type: ignore[arg-type]
     same_places = positions == list(range(len(messages)))
-    return FittedHistory(out, None if same_places else positions, True,
-                         ids.rewritten if ids is not None else {})
+    return FittedHistory(out, None if same_places else positions, True)
 
 
 def _already_fits(messages: Sequence[Any], rules: HistoryRules) -> bool:
