@@ -245,7 +245,7 @@ def fit_history(messages: Sequence[Mapping[str, Any]], rules: HistoryRules,
     open_calls: list[_Call] = []
     group_start = 0  # where in ``out`` the results of the open calls begin
 
-    def close(at: int) -> None:
+    def close() -> None:
         nonlocal changed
         missing = [c for c in open_calls if not c.answered]
         if missing:
@@ -279,7 +279,7 @@ def fit_history(messages: Sequence[Mapping[str, Any]], rules: HistoryRules,
             positions.append(index)
             continue
         if open_calls:
-            close(index)
+            close()
         if not rules.message_names and "name" in message:
             message = {k: v for k, v in message.items() if k != "name"}
             changed = True
@@ -309,7 +309,7 @@ def fit_history(messages: Sequence[Mapping[str, Any]], rules: HistoryRules,
         positions.append(index)
         group_start = len(out)
     if open_calls:
-        close(len(messages))
+        close()
     if not changed:
         return FittedHistory(messages, None, False)  # type: ignore[arg-type]
     same_places = positions == list(range(len(messages)))
