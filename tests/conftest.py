@@ -3,10 +3,10 @@ every provider test goes through the real vendor SDK."""
 
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -16,8 +16,6 @@ _HERE = str(pathlib.Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-# Real recorded exchanges (pydantic-ai's cassettes, MIT; see fixtures/recorded/README.md).
-RECORDED = pathlib.Path(__file__).resolve().parent / "fixtures" / "recorded"
 
 _KEY_VARS = (
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
@@ -54,9 +52,35 @@ def _provider_registry() -> Iterator[None]:
     registry._USER.update(saved)
 
 
-def load_recorded(relpath: str) -> dict:
-    return json.loads((RECORDED / relpath).read_text())
+# --- what several test folders share ----------------------------------------------------------
 
 
-def recorded_files(provider: str) -> list[pathlib.Path]:
-    return sorted((RECORDED / provider).glob("*.json"))
+@pytest.fixture(scope="module")
+def server() -> Iterator[Any]:
+    """A loopback ``FaultServer`` (support/fault_server.py) for the module's tests; a file that
+    needs another server defines its own ``server``."""
+    from support.fault_server import FaultServer
+
+    with FaultServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def otel() -> Iterator[Any]:
+    """``ai.instrument()`` into an in-memory exporter and metric reader for the test
+    (support/telemetry.py: ``Telemetry``)."""
+    pytest.importorskip("opentelemetry.sdk")
+    from support.telemetry import instrumented
+
+    with instrumented() as telemetry:
+        yield telemetry
+
+
+@pytest.fixture
+def isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    """No developer AWS credentials, config files or instance metadata reach the test (for
+    the files that build Bedrock clients: ``pytestmark = pytest.mark.usefixtures(...)``)."""
+    from support.bedrock_server import isolate_aws
+
+    isolate_aws(monkeypatch, tmp_path)
+

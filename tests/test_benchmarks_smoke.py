@@ -14,7 +14,7 @@ import subprocess
 import sys
 from typing import Any
 
-from conftest import load_recorded
+from support.recorded import load_recorded
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -79,8 +79,9 @@ def provider_stack(client: ClientBase, key: str, transport: Provider, *, routed:
     whole and without its key) and ``<think>`` extraction with ``think``. ``routed``: the
     transport is a router alias's routing provider (``key`` is ``"router:<alias>"``), whose
     deployments carry their own model layers."""
-    provider = _alias_layers(client, key, transport, cache) if routed else \
-        _model_layers(client, key, transport, cache)
+    cache_key = key if cache else None
+    provider = _alias_layers(client, transport, cache_key) if routed else \
+        _model_layers(client, transport, cache_key)
     if fallbacks is not None:
         provider = _with_fallbacks(client, provider, model, name, fallbacks, cache)
     if think:  # <think> blocks -> reasoning_content (docs/client.md, "Reasoning")
@@ -90,12 +91,14 @@ def provider_stack(client: ClientBase, key: str, transport: Provider, *, routed:
     return provider
 
 
-def _model_layers(client: ClientBase, key: str, provider: Provider, cache: bool) -> Provider:
-    """One model's layers of ``STACK`` over its transport, built from the inside out."""
+def _model_layers(client: ClientBase, provider: Provider, cache_key: Optional[str]
+                  ) -> Provider:
+    """One model's layers of ``STACK`` over its transport, built from the inside out; the
+    cache under ``cache_key`` (the provider key; None: no cache)."""
     # checks: the checks of a request against the model wrap the transport here.
     # budgets: budget admission wraps here.
-    if cache:  # the response cache answers or stores each model call (docs/cache.md)
-        provider = _cached(client, provider, key)
+    if cache_key is not None:  # the response cache answers or stores each model call
+        provider = _cached(client, provider, cache_key)
     active = _instrumentation.ACTIVE
     if active is not None:  # instrument(): a span around each model call
         traced: Provider = active.traced(provider)
@@ -103,18 +106,18 @@ def _model_layers(client: ClientBase, key: str, provider: Provider, cache: bool)
     return provider
 
 
-def _alias_layers(client: ClientBase, key: str, routing: Provider, cache: bool) -> Provider:
+def _alias_layers(client: ClientBase, routing: Provider, cache_key: Optional[str]
+                  ) -> Provider:
     """A router alias's layers over its routing provider: the cache (a hit sends nothing and
     takes nothing from the deployments' limits); the rest are each deployment's."""
-    return _cached(client, routing, key) if cache else routing
+    return _cached(client, routing, cache_key) if cache_key is not None else routing
 
 
 def _deployment_stack(client: ClientBase, model: str, settings: Mapping[str, Any],
                       label: str) -> Provider:
     """What a router is given to reach a deployment: its provider (``ClientBase.
     _deployment_provider``) in the model layers (not cached: the alias is)."""
-    provider = client._deployment_provider(model, settings, label)
-    return _model_layers(client, parse_model(model)[0], provider, False)
+    return _model_layers(client, client._deployment_provider(model, settings, label), None)
 
 
 # Config keys that say which endpoint (and so which model behind a name) a provider calls,
@@ -189,7 +192,7 @@ def _with_fallbacks(client: ClientBase, provider: Provider, model: str, name: st
 
 
 def _fallback_provider(client: ClientBase, key: str, cached: bool) -> Provider:
-    return _model_layers(client, key, client._provider(key), cached)
+    return _model_layers(client, client._provider(key), key if cached else None)
 
 
 # --- routing --------------------------------------------------------------------------------

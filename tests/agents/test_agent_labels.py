@@ -3,6 +3,8 @@ and its ``invoke_agent`` span (docs/agents.md)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import aisuite_like as ai
@@ -34,23 +36,11 @@ def test_bad_labels_are_refused(kwargs: dict, match: str) -> None:
         ai.Agent(name="a", model="test:m", **kwargs)
 
 
-def test_the_agent_span_carries_the_labels() -> None:
-    pytest.importorskip("opentelemetry.sdk")
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+def test_the_agent_span_carries_the_labels(otel: Any) -> None:
     agent = ai.Agent(name="billing", model="test:model", tags=["billing"],
                      metadata={"team": "payments", "limits": {"eur": 10}})
-    ai.instrument(tracer_provider=tracer_provider)
-    try:
-        ai.Runner.run_sync(agent, "hello")
-    finally:
-        ai.uninstrument()
-    (span,) = [s for s in exporter.get_finished_spans() if s.name == "invoke_agent billing"]
+    ai.Runner.run_sync(agent, "hello")
+    (span,) = otel.named("invoke_agent billing")
     assert span.attributes["aisuite_like.agent.tags"] == ("billing",)
     assert span.attributes["aisuite_like.agent.metadata.team"] == "payments"
     assert span.attributes["aisuite_like.agent.metadata.limits"] == '{"eur": 10}'

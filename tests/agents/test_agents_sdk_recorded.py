@@ -11,7 +11,7 @@ import httpx
 from typing_extensions import TypedDict
 
 import aisuite_like as ai
-from tests.conftest import load_recorded
+from support.recorded import load_recorded
 
 OPENAI_URL = "https://api.openai.com/v1/chat/completions"
 

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -38,12 +37,6 @@ FAMILIES = tuple(MODELS)
 def config(family: str, url: str, key: str = KEY, **extra: Any) -> dict[str, Any]:
     base = url + "/v1" if family == "openai" else url
     return {family: {"base_url": base, "api_key": key, "max_retries": 0, **extra}}
-
-
-@pytest.fixture
-def server() -> Iterator[FaultServer]:
-    with FaultServer() as s:
-        yield s
 
 
 def openai_client(server: FaultServer, cache: Any = None, **kwargs: Any) -> ai.Client:
@@ -513,38 +506,15 @@ def test_no_key_in_the_store_and_a_response_echoing_one_is_not_stored(
 # --- observability ---------------------------------------------------------------------------
 
 
-def test_the_chat_span_says_whether_the_cache_answered(server: FaultServer) -> None:
-    pytest.importorskip("opentelemetry.sdk")
-    from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter, reader = InMemorySpanExporter(), InMemoryMetricReader()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
-    meter_provider = MeterProvider(metric_readers=[reader])
-
-    def points(metric: str) -> list[tuple[dict[str, Any], Any]]:
-        data = reader.get_metrics_data()
-        return [(dict(p.attributes or {}), p) for rm in (data.resource_metrics if data else [])
-                for sm in rm.scope_metrics for m in sm.metrics if m.name == metric
-                for p in m.data.data_points]
-
-    ai.instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
-    try:
-        client = openai_client(server)
-        client.chat.completions.create(model="openai:gpt-4o", messages=USER)
-        client.chat.completions.create(model="openai:gpt-4o", messages=USER)
-        list(client.chat.completions.create(model="openai:gpt-4o", messages=USER,
-                                            stream=True))
-        ai.Client(config("openai", server.url)).chat.completions.create(
-            model="openai:gpt-4o", messages=USER)
-    finally:
-        ai.uninstrument()
-    spans = sorted((s for s in exporter.get_finished_spans() if s.name == "chat gpt-4o"),
-                   key=lambda s: s.start_time or 0)
+def test_the_chat_span_says_whether_the_cache_answered(server: FaultServer, otel: Any) -> None:
+    client = openai_client(server)
+    client.chat.completions.create(model="openai:gpt-4o", messages=USER)
+    client.chat.completions.create(model="openai:gpt-4o", messages=USER)
+    list(client.chat.completions.create(model="openai:gpt-4o", messages=USER, stream=True))
+    ai.Client(config("openai", server.url)).chat.completions.create(
+        model="openai:gpt-4o", messages=USER)
+    spans = otel.named("chat gpt-4o")
+    points = otel.points
     assert [s.attributes.get("aisuite_like.cache_hit") for s in spans] == \
         [False, True, True, None]
     assert spans[1].attributes["gen_ai.usage.input_tokens"] == 3
@@ -556,8 +526,6 @@ def test_the_chat_span_says_whether_the_cache_answered(server: FaultServer) -> N
     assert sorted(str(a.get("aisuite_like.cache_hit")) for a, _ in durations) == \
         ["False", "None", "True"]
     assert all(KEY not in str(dict(s.attributes or {})) for s in spans)
-    tracer_provider.shutdown()
-    meter_provider.shutdown()
 
 
 # --- configuration ---------------------------------------------------------------------------

@@ -33,12 +33,6 @@ def config(url: str, key: str = KEY) -> dict[str, Any]:
     return {"openai": {"base_url": url + "/v1", "api_key": key, "max_retries": 0}}
 
 
-@pytest.fixture
-def server() -> Iterator[FaultServer]:
-    with FaultServer() as s:
-        yield s
-
-
 def worker(*args: str) -> dict[str, Any]:
     out = subprocess.run([sys.executable, WORKER, *args], capture_output=True, text=True,
                          timeout=120)

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from support.bedrock_server import BedrockServer, error, isolate_aws
+from support.bedrock_server import BedrockServer, error
 from support.fault_server import FaultServer, Reply, Stall
 
 import aisuite_like as ai
@@ -22,15 +22,7 @@ ANTHROPIC_KEY = "sk-ant-api03-TESTKEY-0123456789abcdef"
 USER = [{"role": "user", "content": "Hi"}]
 
 
-@pytest.fixture(autouse=True)
-def _no_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    isolate_aws(monkeypatch, tmp_path)
-
-
-@pytest.fixture(scope="module")
-def server() -> Any:
-    with FaultServer() as srv:
-        yield srv
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # tests/conftest.py
 
 
 @pytest.fixture(autouse=True)

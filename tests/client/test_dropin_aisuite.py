@@ -383,7 +383,7 @@ def test_configure_under_an_alias_replaces_the_providers_config() -> None:
 
 
 def test_recorded_groq_tool_loop_as_aisuite_code(httpx2_mock: respx.Router) -> None:
-    from conftest import load_recorded
+    from support.recorded import load_recorded
 
     fixture = load_recorded("groq/test_tool_choice_matrix__test_tool_choice_matrix__auto-groq.json")
     route = httpx2_mock.post("https://api.groq.com/openai/v1/chat/completions").mock(

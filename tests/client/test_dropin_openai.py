@@ -20,7 +20,7 @@ import pydantic
 import pytest
 import respx
 from support.openai_helpers import KEY, call, chunk, completion, httpx2_mock, sse, wire  # noqa: F401
-from conftest import load_recorded
+from support.recorded import load_recorded
 from pydantic import BaseModel, Field, ValidationError
 
 import aisuite_like as ai

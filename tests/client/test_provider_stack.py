@@ -8,12 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 import respx
 from support.openai_helpers import KEY, httpx2_mock  # noqa: F401  (the fixture)
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import aisuite_like as ai
 from aisuite_like.cache.provider import CachedProvider
@@ -45,25 +41,13 @@ def test_the_docs_list_the_order_of_the_code() -> None:
     assert tuple(re.findall(r"^\d+\. `(\w+)`", section, re.M)) == STACK
 
 
-@pytest.fixture
-def spans() -> Any:
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
-    ai.instrument(tracer_provider=tracer_provider)
-    try:
-        yield exporter
-    finally:
-        ai.uninstrument()
-
-
 def _claude(text: str) -> dict[str, Any]:
     return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
             "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3}}
 
 
-def test_a_call_through_every_layer(httpx2_mock: respx.Router, spans: Any) -> None:
+def test_a_call_through_every_layer(httpx2_mock: respx.Router, otel: Any) -> None:
     openai = httpx2_mock.post(f"{GATEWAY}/chat/completions").respond(
         429, json={"error": {"message": "slow down", "type": "rate_limit"}})
     claude = httpx2_mock.post(ANTHROPIC_URL).respond(200, json=_claude(
@@ -82,8 +66,7 @@ def test_a_call_through_every_layer(httpx2_mock: respx.Router, spans: Any) -> No
                 reply.choices[0].message.reasoning_content) == ("answer", "plan")
         assert [s.model for s in reply.fallback_errors] == ["openai:gpt-4o"]
     assert openai.call_count == 2 and claude.call_count == 1  # the second is a cache hit
-    chat = sorted((s for s in spans.get_finished_spans() if s.name.startswith("chat ")),
-                  key=lambda s: s.start_time)
+    chat = [s for s in otel.spans() if s.name.startswith("chat ")]
     seen = [(s.name, s.attributes.get("server.address"), s.attributes.get("error.type"),
              s.attributes.get("aisuite_like.cache_hit")) for s in chat]
     assert seen == [  # a span per model tried, the endpoint told from the transport
@@ -100,7 +83,7 @@ def test_a_layer_not_asked_for_is_not_there() -> None:
     assert prepared.provider is client._provider("openai")
 
 
-def test_a_router_alias_is_cached_whole_and_traced_per_deployment(spans: Any) -> None:
+def test_a_router_alias_is_cached_whole_and_traced_per_deployment(otel: Any) -> None:
     router = ai.Router(deployments={"smart": [{"model": "test:one"}]})
     client = ai.Client(router=router, cache=ai.cache.MemoryCache())
     prepared = prepare_call(client, "smart", USER, {})
@@ -109,4 +92,4 @@ def test_a_router_alias_is_cached_whole_and_traced_per_deployment(spans: Any) ->
     assert type(routing).__name__ == "RoutingProvider"
     assert _layers(routing.deployment_provider(0)) == ["tracing", "transport"]
     client.chat.completions.create(model="smart", messages=USER)
-    assert [s.name for s in spans.get_finished_spans()] == ["chat one"]
+    assert [s.name for s in otel.spans()] == ["chat one"]

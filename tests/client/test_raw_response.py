@@ -12,7 +12,7 @@ import httpx
 import httpx2
 import pytest
 import respx
-from support.bedrock_server import BedrockServer, converse_text, isolate_aws, stream_text
+from support.bedrock_server import BedrockServer, converse_text, stream_text
 from support.openai_helpers import KEY, chunk, completion, httpx2_mock, sse  # noqa: F401
 
 import aisuite_like as ai
@@ -29,9 +29,7 @@ ANTHROPIC_KEY = "sk-ant-api03-TESTKEY-0123456789abcdef"
 GEMINI_KEY = "AIzaSyTESTKEY-0123456789abcdefghij"
 
 
-@pytest.fixture(autouse=True)
-def _no_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # tests/conftest.py
 
 
 @pytest.fixture(params=["sync", "async"])

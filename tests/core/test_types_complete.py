@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import load_recorded
+from support.recorded import load_recorded
 
 from aisuite_like.providers import anthropic, openai
 from aisuite_like.types import ChatCompletionResponse, Choice, Message

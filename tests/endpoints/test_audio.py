@@ -551,22 +551,10 @@ def test_the_api_key_never_reaches_an_error_on_openai(httpx2_mock: respx.Router)
     assert KEY not in str(info.value) and KEY not in repr(info.value)
 
 
-def test_the_transcription_span(httpx2_mock: respx.Router) -> None:
-    pytest.importorskip("opentelemetry.sdk")
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+def test_the_transcription_span(httpx2_mock: respx.Router, otel: Any) -> None:
     httpx2_mock.post(OPENAI_URL).respond(200, json={"text": "hi"})
-    ai.instrument(tracer_provider=tracer_provider)
-    try:
-        transcribe("sync", model="openai:whisper-1", file=SPEECH)
-    finally:
-        ai.uninstrument()
-    (span,) = exporter.get_finished_spans()
+    transcribe("sync", model="openai:whisper-1", file=SPEECH)
+    (span,) = otel.spans()
     assert span.name == "transcription whisper-1"
     assert span.attributes["gen_ai.operation.name"] == "transcription"
     assert span.attributes["server.address"] == "api.openai.com"

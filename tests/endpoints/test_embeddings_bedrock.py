@@ -18,7 +18,6 @@ from support.bedrock_server import (
     Recorded,
     cohere_embeddings,
     error,
-    isolate_aws,
     titan_embedding,
 )
 from support.client_calls import embed
@@ -30,9 +29,7 @@ TITAN = "bedrock:amazon.titan-embed-text-v2:0"
 COHERE = "bedrock:cohere.embed-english-v3"
 
 
-@pytest.fixture(autouse=True)
-def _isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # tests/conftest.py
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from support.bedrock_server import ACCESS_KEY, BedrockServer, Json, error, isolate_aws
+from support.bedrock_server import ACCESS_KEY, BedrockServer, Json, error
 from support.openai_helpers import KEY, httpx2_mock  # noqa: F401
 from support.transports import each_transport, native, with_transport  # noqa: F401
 
@@ -33,9 +33,7 @@ OPENAI_LIST = {"object": "list", "data": [
      "owned_by": "system"}]}
 
 
-@pytest.fixture(autouse=True)
-def _no_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # tests/conftest.py
 
 
 @pytest.fixture(params=["sync", "async"])

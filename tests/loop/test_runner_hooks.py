@@ -359,15 +359,9 @@ def test_a_hook_only_one_of_the_chain_overrides_costs_no_extra_call() -> None:
 # --- with the OpenTelemetry instrumentation ----------------------------------------------------
 
 
-def test_instrumentation_watches_a_run_along_with_its_own_hooks(mode: str) -> None:
+def test_instrumentation_watches_a_run_along_with_its_own_hooks(mode: str, otel: Any) -> None:
     from opentelemetry import trace
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
     current: list[str] = []
 
     class Spans(Recorder):
@@ -378,26 +372,22 @@ def test_instrumentation_watches_a_run_along_with_its_own_hooks(mode: str) -> No
     consumer: list[bool] = []
     provider = ScriptedProvider([tool_call("where", {"city": "A"}, id="c1"), "Done."])
     hooks = Spans()
-    ai.instrument(tracer_provider=tracer_provider)
-    try:
-        engine = engine_for(provider, [where], stream=True)
-        if mode == "sync":
-            for _ in drive_sync(engine, provider, hooks):
+    engine = engine_for(provider, [where], stream=True)
+    if mode == "sync":
+        for _ in drive_sync(engine, provider, hooks):
+            consumer.append(trace.get_current_span().get_span_context().is_valid)
+    else:
+        async def main() -> None:
+            async for _ in drive_async(engine, provider, hooks):
                 consumer.append(trace.get_current_span().get_span_context().is_valid)
-        else:
-            async def main() -> None:
-                async for _ in drive_async(engine, provider, hooks):
-                    consumer.append(trace.get_current_span().get_span_context().is_valid)
 
-            asyncio.run(main())
-    finally:
-        ai.uninstrument()
+        asyncio.run(main())
     assert hooks.events[0] == "run start, run=None" and hooks.events[-1] == "run end, run=None"
     assert "result c1: A run=run tool=c1" in hooks.events  # both contexts in force in the tool
     assert hooks.scope.balanced()
     assert current == ["invoke_agent", "invoke_agent"]  # the run's span, while the driver works
     assert consumer and not any(consumer)  # not while the consumer holds a chunk
-    spans = sorted(exporter.get_finished_spans(), key=lambda s: s.start_time or 0)
+    spans = otel.spans()
     (run,) = [s for s in spans if s.name == "invoke_agent"]
     assert [s.name for s in spans if s.parent is not None
             and s.parent.span_id == run.context.span_id] == ["execute_tool where"]

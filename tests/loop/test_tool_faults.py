@@ -45,12 +45,6 @@ def _write_matrix() -> Iterator[None]:
     _OUTCOMES.write()
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FaultServer]:
-    with FaultServer() as srv:
-        yield srv
-
-
 @pytest.fixture(autouse=True)
 def _fresh(server: FaultServer) -> None:
     server.reset()

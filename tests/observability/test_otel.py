@@ -15,12 +15,8 @@ from typing import Any, Optional
 import pytest
 import respx
 from support.openai_helpers import KEY, chunk, completion, httpx2_mock, sse  # noqa: F401
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
+from support.telemetry import Telemetry
 
 import aisuite_like as ai
 from aisuite_like.providers.base import Provider
@@ -32,68 +28,6 @@ CONFIG = {"openai": {"api_key": KEY, "max_retries": 0},
           "anthropic": {"api_key": KEY, "max_retries": 0}}
 USER = [{"role": "user", "content": "Hi"}]
 SSE = {"content-type": "text/event-stream"}
-
-
-class Telemetry:
-    """What the OpenTelemetry SDK received."""
-
-    def __init__(self) -> None:
-        self.exporter = InMemorySpanExporter()
-        self.tracer_provider = TracerProvider()
-        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.exporter))
-        self.reader = InMemoryMetricReader()
-        self.meter_provider = MeterProvider(metric_readers=[self.reader])
-
-    def spans(self) -> list[ReadableSpan]:
-        return sorted(self.exporter.get_finished_spans(), key=lambda s: s.start_time or 0)
-
-    def named(self, name: str) -> list[ReadableSpan]:
-        return [s for s in self.spans() if s.name == name]
-
-    def one(self, name: str) -> ReadableSpan:
-        (span,) = self.named(name)
-        return span
-
-    def children(self, parent: ReadableSpan) -> list[str]:
-        return [s.name for s in self.spans()
-                if s.parent is not None and s.parent.span_id == parent.context.span_id]
-
-    def points(self, metric: str) -> list[tuple[dict[str, Any], Any]]:
-        data = self.reader.get_metrics_data()
-        out = []
-        for rm in data.resource_metrics if data else []:
-            for sm in rm.scope_metrics:
-                for m in sm.metrics:
-                    if m.name == metric:
-                        out += [(dict(p.attributes), p) for p in m.data.data_points]
-        return out
-
-    def everything(self) -> str:
-        """Every name, attribute, event and status text of every span and metric point."""
-        parts = []
-        for s in self.exporter.get_finished_spans():
-            parts += [s.name, json.dumps(dict(s.attributes or {}), default=str),
-                      str(s.status.description)]
-            parts += [json.dumps(dict(e.attributes or {}), default=str) for e in s.events]
-        for name in ("gen_ai.client.token.usage", "gen_ai.client.operation.duration"):
-            parts += [json.dumps(a, default=str) for a, _ in self.points(name)]
-        return "\n".join(parts)
-
-    def assert_no_key(self) -> None:
-        assert KEY not in self.everything()
-
-
-@pytest.fixture
-def otel() -> Iterator[Telemetry]:
-    t = Telemetry()
-    ai.instrument(tracer_provider=t.tracer_provider, meter_provider=t.meter_provider)
-    try:
-        yield t
-    finally:
-        ai.uninstrument()
-        t.assert_no_key()
-        t.tracer_provider.shutdown()
-        t.meter_provider.shutdown()
 
 
 @pytest.fixture(params=["sync", "async"])

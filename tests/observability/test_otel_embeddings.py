@@ -5,7 +5,6 @@ marks its span. Driven through the real ``openai`` SDK with HTTP mocked at httpc
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ import respx
 from support.client_calls import embed
 from support.openai_helpers import KEY
 from opentelemetry.trace import SpanKind, StatusCode
-from test_otel import Telemetry
+from support.telemetry import Telemetry
 
 import aisuite_like as ai
 
@@ -25,19 +24,6 @@ MODEL = "openai:text-embedding-3-small"
 def httpx2_mock() -> Any:
     with respx.mock(using="httpcore2", assert_all_called=False) as router:
         yield router
-
-
-@pytest.fixture
-def otel() -> Iterator[Telemetry]:
-    t = Telemetry()
-    ai.instrument(tracer_provider=t.tracer_provider, meter_provider=t.meter_provider)
-    try:
-        yield t
-    finally:
-        ai.uninstrument()
-        t.assert_no_key()
-        t.tracer_provider.shutdown()
-        t.meter_provider.shutdown()
 
 
 def reply(request: Any) -> respx.MockResponse:

@@ -6,7 +6,6 @@ that parents what runs inside it. Read back with the OpenTelemetry SDK's in-memo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -14,25 +13,12 @@ import respx
 from support.openai_helpers import KEY, httpx2_mock  # noqa: F401  (the fixture)
 from support.responses_helpers import respond, respond_stream
 from opentelemetry.trace import SpanKind
-from test_otel import Telemetry
+from support.telemetry import Telemetry
 
 import aisuite_like as ai
 
 URL = "https://api.openai.com/v1/responses"
 CONFIG = {"openai": {"api_key": KEY, "max_retries": 0}}
-
-
-@pytest.fixture
-def otel() -> Iterator[Telemetry]:
-    t = Telemetry()
-    ai.instrument(tracer_provider=t.tracer_provider, meter_provider=t.meter_provider)
-    try:
-        yield t
-    finally:
-        ai.uninstrument()
-        t.assert_no_key()
-        t.tracer_provider.shutdown()
-        t.meter_provider.shutdown()
 
 
 REPLY = {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",

@@ -30,17 +30,13 @@ from support.bedrock_server import (
     Recorded,
     converse,
     converse_text,
-    isolate_aws,
     usage,
 )
 
 import aisuite_like as ai
 
 
-@pytest.fixture(autouse=True)
-def _isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """No developer credentials, config files or instance metadata reach these tests."""
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # tests/conftest.py
 
 
 @pytest.fixture

@@ -37,7 +37,6 @@ from support.bedrock_server import (
     error,
     event,
     exception_event,
-    isolate_aws,
     stream_text,
 )
 from support.timing import scaled
@@ -67,10 +66,7 @@ def _write_matrix() -> Iterator[None]:
             json.dump(_OUTCOMES, f, indent=1)
 
 
-@pytest.fixture(autouse=True)
-def _isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """No developer credentials, config files or instance metadata reach these tests."""
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # tests/conftest.py
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from support.bedrock_server import (
     converse_text,
     converse_tools,
     error,
-    isolate_aws,
 )
 
 import aisuite_like as ai
@@ -30,9 +29,7 @@ ENV_SECRET = "env-secret-key-Qw3rTy7uIoP4aSdFgHjK"
 ENV_TOKEN = "env-session-token-Zx9cVb2nM5lKjHgFdSa8"
 
 
-@pytest.fixture(autouse=True)
-def _isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # tests/conftest.py
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ import pathlib
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -31,12 +30,6 @@ import aisuite_like as ai
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 USER = [{"role": "user", "content": "hi"}]
 MODELS = {"openai": "openai:gpt-x", "anthropic": "anthropic:claude-x", "google": "google:gemini-x"}
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FaultServer]:
-    with FaultServer() as srv:
-        yield srv
 
 
 def test_no_vendor_sdk_is_imported_on_the_native_path(server: FaultServer) -> None:

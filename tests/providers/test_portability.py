@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import pathlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from support.bedrock_server import isolate_aws
 from support.portability_cases import MODES, call, produce
 from support.portability_rules import CHECKS, Issued
 from support.portability_server import MODELS, TARGETS, Fail, PortabilityServer, Turn
@@ -27,10 +25,7 @@ from support.portability_server import MODELS, TARGETS, Fail, PortabilityServer,
 import aisuite_like as ai
 from aisuite_like.providers.openai import OpenAIProvider
 
-
-@pytest.fixture(autouse=True)
-def _aws(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # Bedrock clients are built here
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from support.bedrock_server import isolate_aws
 from support.portability_cases import (
     COLUMNS,
     FAMILIES,
@@ -35,9 +34,7 @@ from support.portability_server import TARGETS, PortabilityServer
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "portability.md"
 
 
-@pytest.fixture(autouse=True)
-def _aws(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # Bedrock clients are built here
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,6 @@ from support.bedrock_server import (
     error,
     event,
     exception_event,
-    isolate_aws,
     stream_text,
     stream_tools,
     usage,
@@ -46,11 +45,7 @@ import aisuite_like as ai
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
 
 
-@pytest.fixture(autouse=True)
-def _isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """No developer credentials, config files or instance metadata (which would be a
-    non-loopback address) ever reach these tests."""
-    isolate_aws(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # tests/conftest.py
 
 
 @pytest.fixture
@@ -907,24 +902,13 @@ def test_stream_ending_inside_a_message_is_a_connection_error(server: BedrockSer
         stream_all("sync", server.config())
 
 
-def test_instrumented_call_names_bedrock_and_its_endpoint(server: BedrockServer) -> None:
+def test_instrumented_call_names_bedrock_and_its_endpoint(server: BedrockServer,
+                                                          otel: Any) -> None:
     """With ai.instrument(), a Bedrock call is a span naming aws.bedrock and the endpoint it
     went to, with the usage; no secret in any attribute."""
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
-    ai.instrument(tracer_provider=tracer_provider)
-    try:
-        server.reply(converse_text("ok", input_tokens=11, output_tokens=2))
-        create("sync", server.config(aws_session_token=SESSION_TOKEN))
-    finally:
-        ai.uninstrument()
-        tracer_provider.shutdown()
-    (span,) = [s for s in exporter.get_finished_spans() if s.attributes
+    server.reply(converse_text("ok", input_tokens=11, output_tokens=2))
+    create("sync", server.config(aws_session_token=SESSION_TOKEN))
+    (span,) = [s for s in otel.spans() if s.attributes
                and s.attributes.get("gen_ai.provider.name")]
     attributes = dict(span.attributes or {})
     assert attributes["gen_ai.provider.name"] == "aws.bedrock"

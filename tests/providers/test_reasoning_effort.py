@@ -27,7 +27,7 @@ from support.bedrock_server import (
 from support.client_calls import wire
 
 import aisuite_like as ai
-from conftest import load_recorded
+from support.recorded import load_recorded
 
 MODES = ["sync", "async"]
 USER = [{"role": "user", "content": "Is 17 prime?"}]

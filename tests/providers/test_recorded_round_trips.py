@@ -30,7 +30,7 @@ from support.transports import each_transport, with_transport  # noqa: F401  (th
 
 import aisuite_like as ai
 from aisuite_like.providers import registry as providers
-from conftest import load_recorded
+from support.recorded import load_recorded
 
 HF = load_recorded("huggingface/test_huggingface__test_max_completion_tokens.json")
 HF_BODY = HF["interactions"][0]["request"]["body"]

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from support.bedrock_server import BedrockServer, Json, isolate_aws
+from support.bedrock_server import BedrockServer, Json
 from support.fault_server import FaultServer, Reply, Witness
 from support.transports import each_transport, with_transport  # noqa: F401  (the fixture)
 
@@ -30,12 +30,6 @@ PATHS = {"openai": "/v1/chat/completions", "groq": "/v1/chat/completions",
          "anthropic": "/v1/messages", "google": "/v1beta/models/gemini-x:generateContent"}
 FAMILIES = tuple(KEYS)
 ASYNC_TRANSPORTS = ("openai", "anthropic", "google")  # async_transport="aiohttp"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FaultServer]:
-    with FaultServer() as srv:
-        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -154,12 +148,7 @@ def test_redirect_error_is_not_a_reason_to_fall_back(server: FaultServer,
 # --- bedrock: botocore follows no redirect; one to another host is the same typed error ---
 
 
-@pytest.fixture()
-def _no_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    isolate_aws(monkeypatch, tmp_path)
-
-
-@pytest.mark.usefixtures("_no_aws")
+@pytest.mark.usefixtures("isolated_aws")
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_bedrock_redirect_to_another_host_is_refused(mode: str, status: int,

@@ -26,7 +26,7 @@ import aisuite_like as ai
 from aisuite_like.core.streaming import ChunkAccumulator
 from aisuite_like.providers.anthropic import StreamBody, build_request, parse_response
 from aisuite_like.providers.base import ChatRequest
-from conftest import RECORDED, recorded_files
+from support.recorded import RECORDED, recorded_files
 
 FILES = recorded_files("anthropic")
 

@@ -26,7 +26,7 @@ import respx
 from support.transports import transport, with_transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
-from conftest import recorded_files
+from support.recorded import recorded_files
 
 KEY = "AIzaSyREPLAYKEY-0123456789abcdefghij"
 CONFIG = {"google": {"api_key": KEY, "max_retries": 0}}

@@ -1,4 +1,4 @@
-"""Replay of the recorded OpenAI and OpenAI-compatible exchanges (tests/conftest.RECORDED).
+"""Replay of the recorded OpenAI and OpenAI-compatible exchanges (tests/support/recorded.py).
 
 Each chat-completions interaction is replayed through the real SDK (HTTP mocked at httpcore2
 with the recorded reply): the request built from the recorded body must go out as exactly that
@@ -22,7 +22,7 @@ from support.transports import provider_config, transport  # noqa: F401  (the fi
 import aisuite_like as ai
 from aisuite_like.providers import ChatRequest
 from aisuite_like.providers.openai import OpenAIProvider, parse_response
-from conftest import recorded_files
+from support.recorded import recorded_files
 
 SERVICES = ("openai", "groq", "openrouter", "mistral", "deepseek", "cerebras", "huggingface",
             "ollama")
@@ -47,7 +47,7 @@ CASES = _cases()
 
 
 def test_fixtures_are_present() -> None:
-    assert len(CASES) > 150, "recorded fixtures missing: see tests/conftest.RECORDED"
+    assert len(CASES) > 150, "recorded fixtures missing: see tests/support/recorded.py"
 
 
 # --- independent expectations from the recorded JSON ---------------------------------------

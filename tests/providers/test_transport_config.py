@@ -27,12 +27,6 @@ FORMATS = {"openai": "openai", "anthropic": "anthropic", "google": "gemini"}
 KEY = "loc-Secret-7d1e3a5c9b2f"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FaultServer]:
-    with FaultServer() as srv:
-        yield srv
-
-
 @pytest.fixture(autouse=True)
 def _fresh(server: FaultServer) -> Iterator[None]:
     server.reset()

@@ -506,23 +506,13 @@ def test_a_routed_call_falls_back_when_the_alias_is_exhausted(
     assert [s.model for s in resp.fallback_errors] == ["smart"]
 
 
-def test_chat_spans_name_the_deployment_that_was_tried(servers: list[Deployment]) -> None:
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+def test_chat_spans_name_the_deployment_that_was_tried(servers: list[Deployment],
+                                                       otel: Any) -> None:
     a, b = servers[0], servers[1]
     a.queue(Reply(429, {"retry-after": "20"}))
-    ai.instrument(tracer_provider=tracer_provider)
-    try:
-        with ai.Client(router=router("openai", [a, b], [1e9, 1], clock=FakeClock())) as c:
-            c.chat.completions.create(model="smart", messages=USER)
-    finally:
-        ai.uninstrument()
-    spans = sorted(exporter.get_finished_spans(), key=lambda s: s.start_time or 0)
+    with ai.Client(router=router("openai", [a, b], [1e9, 1], clock=FakeClock())) as c:
+        c.chat.completions.create(model="smart", messages=USER)
+    spans = otel.spans()
     seen = [(s.name, s.attributes.get("gen_ai.request.model"),
              s.attributes.get("server.port"), s.attributes.get("error.type"))
             for s in spans if s.name.startswith("chat")]

@@ -20,9 +20,9 @@ from typing import Any, Optional
 import aisuite_like as ai
 from aisuite_like.core.portability import SYNTHETIC_RESULT
 from aisuite_like.providers.openai import OpenAIProvider
-from conftest import load_recorded
 
 from .portability_server import MODELS, TARGETS, PortabilityServer, Recorded, Turn
+from .recorded import load_recorded
 
 __all__ = ["SOURCES", "FAMILIES", "MODES", "NATIVE", "cases", "run_case", "call", "render",
            "Facts",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import traceback
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -23,12 +22,6 @@ FAMILIES = ("openai", "anthropic", "google")
 KEYS = {"openai": "opn-ToolLeak-4f8a1c9e7b2d", "anthropic": "ant-ToolLeak-9c2e7f1a3b5d",
         "google": "ggl-ToolLeak-1b3d5f7a9c2e"}
 USER = [{"role": "user", "content": "go"}]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FaultServer]:
-    with FaultServer() as srv:
-        yield srv
 
 
 @pytest.fixture(autouse=True)
@@ -71,26 +64,18 @@ def no_key(family: str, text: str) -> bool:
 @pytest.mark.parametrize("family", FAMILIES)
 def test_tool_exception_quoting_the_key_reaches_no_one(family: str, tool: str,
                                                        server: FaultServer) -> None:
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from support.telemetry import instrumented
 
-    exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
-    ai.instrument(tracer_provider=tracer_provider, capture_content=True)
-    try:
+    with instrumented(capture_content=True) as otel:
         response = run(family, server, tool)
-    finally:
-        ai.uninstrument()
     sent = json.dumps(server.requests[1].body)
     assert "Error: " in sent and "[REDACTED]" in sent  # the model still learns what failed
     assert no_key(family, sent)
     (event,) = response.tool_events
     assert event.is_error and "[REDACTED]" in event.result and no_key(family, event.result)
     spans = [json.dumps(dict(s.attributes or {}), default=str) + str(s.status.description)
-             for s in exporter.get_finished_spans()]
-    assert any("execute_tool" in s.name for s in exporter.get_finished_spans())
+             for s in otel.spans()]
+    assert any("execute_tool" in s.name for s in otel.spans())
     assert all(no_key(family, text) for text in spans)
 
 
