@@ -11,7 +11,8 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 # servers and timeouts (`make test WORKERS=0` runs in one process).
 WORKERS ?= $(shell python3 -c 'import os; print(2 * (os.cpu_count() or 1))')
 
-.PHONY: test check lint types imports demo bench install clean fault-matrix overloads doc-cassettes
+.PHONY: test check lint types imports demo bench install clean fault-matrix overloads doc-cassettes \
+	portability-matrix
 
 $(VENV)/.venv-stamp:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -58,6 +59,10 @@ fault-matrix: $(STAMP)
 
 overloads: $(STAMP)
 	$(PY) scripts/create_overloads.py
+
+# Re-run the portability matrix and regenerate the ordered-pair table of docs/portability.md.
+portability-matrix: $(STAMP)
+	$(PY) scripts/portability_matrix.py
 
 # Re-record the cassettes the documentation's examples replay (docs/testing.md).
 doc-cassettes: $(STAMP)

@@ -268,6 +268,7 @@ def provider_for_model(client: ClientBase, model: str) -> Provider:
 _PORTABLE = frozenset({
     "tool_choice", "parallel_tool_calls", "response_format", "temperature", "top_p",
     "max_tokens", "stop", "seed", "user", "n", "timeout", "stream_options", "reasoning_effort",
+    "orphans",
 })
 #: The tool runner's keyword arguments (they need ``max_turns``).
 RUNNER_ONLY = ("tool_policy", "on_tool_error", "on_max_turns", "max_tool_concurrency",

@@ -32,6 +32,7 @@ KNOWN_KEYWORDS = frozenset({
     "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "user", "n",
     "timeout", "stream", "stream_options", "max_turns", "tool_policy", "on_tool_error",
     "on_max_turns", "max_tool_concurrency", "fallbacks", "reasoning_effort", "prompt_cache",
+    "orphans",  # how a tool call without its result is sent (docs/portability.md)
     "cache",  # the response cache (docs/cache.md): cache=False bypasses it for one call
 })
 # Provider-native argument names that are close to a known keyword but mean something else:
@@ -199,6 +200,11 @@ def _prompt_cache(name: str, value: Any) -> None:
     check_prompt_cache(value, name)
 
 
+def _orphans(name: str, value: Any) -> None:
+    if value not in ("repair", "error"):
+        raise _bad(name, "'repair' or 'error' (docs/portability.md)", value)
+
+
 # Portable argument -> its check (run only for the arguments actually given).
 _CHECKS = {
     "stream": _bool, "parallel_tool_calls": _bool, "max_tokens": _positive_int,
@@ -206,7 +212,7 @@ _CHECKS = {
     "temperature": _non_negative, "top_p": _top_p, "stop": _stop, "user": _str,
     "stream_options": _stream_options, "timeout": _timeout,
     "response_format": _response_format, "reasoning_effort": _reasoning_effort,
-    "prompt_cache": _prompt_cache,
+    "prompt_cache": _prompt_cache, "orphans": _orphans,
     "cache": _bool,
 }
 

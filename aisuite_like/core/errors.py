@@ -36,6 +36,7 @@ __all__ = [
     "UnknownProviderError",
     "MissingDependencyError",
     "UnsupportedParameterError",
+    "OrphanToolMessageError",
     "UnsupportedFeatureError",
     "ConfigurationError",
     "ToolExecutionError",
@@ -223,6 +224,19 @@ class UnsupportedParameterError(AisuiteLikeError, ValueError):
         super().__init__(message)
         self.parameter = parameter
         self.provider = provider
+
+
+class OrphanToolMessageError(UnsupportedParameterError):
+    """A history whose tool calls and results do not pair (docs/portability.md), refused
+    before anything is sent: a tool result that answers no open call, or, with
+    ``orphans="error"``, a tool call without a result. ``index`` is the position of the
+    message in ``messages``; ``tool_call_id`` the id it carries."""
+
+    def __init__(self, message: str, *, index: int, tool_call_id: Any = None,
+                 provider: str | None = None):
+        super().__init__(message, parameter="messages", provider=provider)
+        self.index = index
+        self.tool_call_id = tool_call_id
 
 
 class UnsupportedFeatureError(AisuiteLikeError, ValueError):

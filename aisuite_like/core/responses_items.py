@@ -429,17 +429,27 @@ def _calls(message: Any) -> list[tuple[str, str, str]]:
     return out
 
 
-def _verbatim(items: Sequence[Any], calls: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
+def _verbatim(items: Sequence[Any], calls: list[tuple[str, str, str]],
+              answers: Optional[str] = None, for_openai: bool = False) -> list[dict[str, Any]]:
     """Recorded items, with each function_call's ``call_id`` as the message now says (the
-    tool runner may have renamed a duplicate id)."""
+    tool runner may have renamed a duplicate id; an id may have been fitted to the API:
+    docs/portability.md) and, for a tool message, its output's ``call_id`` as the message's
+    ``answers``. For OpenAI, reasoning items whose ``encrypted_content`` is another
+    provider's state (written by :func:`encode_state`) are left out: OpenAI cannot read it."""
     out: list[dict[str, Any]] = []
     position = 0
     for item in items:
         item = dict(item) if isinstance(item, Mapping) else item.model_dump(exclude_none=True)
-        if item.get("type") == "function_call" and position < len(calls):
+        kind = item.get("type")
+        if kind == "function_call" and position < len(calls):
             if item.get("call_id") != calls[position][0]:
                 item["call_id"] = calls[position][0]
             position += 1
+        elif kind == "function_call_output" and answers and item.get("call_id") != answers:
+            item["call_id"] = answers
+        elif kind == "reasoning" and for_openai and decode_state(
+                item.get("encrypted_content")) is not None:
+            continue
         out.append(item)
     return out
 
@@ -459,7 +469,9 @@ def messages_to_items(messages: Iterable[Any], *, for_openai: bool = False
         psf = field_of(message, "provider_specific_fields") or {}
         recorded = psf.get(PSF_ITEMS) if isinstance(psf, Mapping) else None
         if recorded:
-            out.extend(_verbatim(recorded, _calls(message)))
+            out.extend(_verbatim(recorded, _calls(message),
+                                 field_of(message, "tool_call_id") if role == "tool" else None,
+                                 for_openai))
             continue
         content = field_of(message, "content")
         if role == "tool":

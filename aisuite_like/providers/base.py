@@ -59,6 +59,9 @@ class ChatRequest:
     breakpoints or key (docs/reasoning-and-caching.md). ``hosted_tools`` are the
     ``ai.tools.WebSearch`` / ``CodeExecution`` / ``WebFetch`` given among the tools, for the
     family to map to its own server tools (docs/hosted-tools.md).
+    breakpoints or key (docs/reasoning-and-caching.md). ``orphans`` is how a tool call
+    without a result is sent: ``"repair"`` (None: a synthetic error result) or ``"error"``
+    (refused); docs/portability.md.
     """
 
     model: str
@@ -83,6 +86,7 @@ class ChatRequest:
     reasoning_effort: Optional[str] = None
     prompt_cache: Optional[str] = None
     hosted_tools: Optional[tuple[Any, ...]] = None
+    orphans: Optional[str] = None
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""

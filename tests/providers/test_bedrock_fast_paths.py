@@ -198,12 +198,11 @@ class _NoWait:
     ({"guardrailConfig": {"guardrailIdentifier": 5}}, "guardrailConfig"),
     ({"messages": [{"role": "user", "content": [{"image": "not a block"}]}]},
      "messages[0].content[0].image"),
-    ({"messages": [*USER, {"role": "assistant", "tool_calls": [
-        {"id": 7, "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "7", "content": "r"}],
+    ({"messages": [*USER, {"role": "assistant", "content": [
+        {"toolUse": {"toolUseId": 7, "name": "f", "input": {}}}]}],
       "tools": [{"type": "function", "function": {"name": "f", "parameters": {
           "type": "object", "properties": {}}}}]},
-     "toolUseId"),
+     "toolUseId"),  # a Converse-native block, sent as given
 ])
 @pytest.mark.parametrize("stream", [False, True])
 def test_botocore_validation_still_refuses_before_sending(

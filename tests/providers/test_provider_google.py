@@ -288,12 +288,16 @@ def test_history_from_another_provider_gets_the_placeholder_signature(
     assert wire(route, 0)["contents"][1]["parts"][0]["thoughtSignature"] == placeholder
 
 
-def test_tool_result_that_matches_no_call_needs_a_name(mode: str,
-                                                       httpx2_mock: respx.Router) -> None:
+def test_tool_result_that_matches_no_call_is_refused(mode: str,
+                                                     httpx2_mock: respx.Router) -> None:
+    # Gemini answers a functionResponse without its functionCall turn with a 400: refused
+    # before sending, naming the message (docs/portability.md).
     route = httpx2_mock.post(URL).respond(200, json=reply(part_text("ok")))
-    with pytest.raises(ValueError, match="name"):
+    with pytest.raises(ai.OrphanToolMessageError, match=r"messages\[1\].*'zz'") as info:
         create(mode, CONFIG, messages=[{"role": "user", "content": "x"},
-                                       {"role": "tool", "tool_call_id": "zz", "content": "r"}])
+                                       {"role": "tool", "tool_call_id": "zz", "name": "f",
+                                        "content": "r"}])
+    assert info.value.index == 1
     assert route.call_count == 0
 
 
@@ -517,11 +521,12 @@ def test_callers_messages_are_not_mutated(mode: str, httpx2_mock: respx.Router) 
         {"role": "user", "content": [{"type": "text", "text": "q"},
                                      {"type": "image_url", "image_url": {"url": "https://x/y.gif"}}]},
         {"role": "assistant", "content": "c", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}],
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}},
+            {"id": "c2", "type": "function", "function": {"name": "f", "arguments": '{"a": 2}'}}],
          "provider_specific_fields": {"thought_signatures": [
              {"part": "function_call", "id": "c1", "signature": "S"}]}},
-        {"role": "tool", "tool_call_id": "c1", "content": "r"},
-        {"role": "tool", "tool_call_id": "c1", "name": "f", "content": "r2"},
+        {"role": "tool", "tool_call_id": "c2", "content": "r2"},  # out of call order
+        {"role": "tool", "tool_call_id": "c1", "name": "f", "content": "r"},
     ]
     before = copy.deepcopy(messages)
     tools = [copy.deepcopy(WEATHER_TOOL)]

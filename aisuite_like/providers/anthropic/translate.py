@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from ...core.checks import tool_call_id_of
 from ...core.errors import UnsupportedParameterError
+from ...core.portability import HistoryRules, IdRule, fit_history, turn_lacks_own_reasoning
 from ...core.types import (
     ChatCompletionResponse,
     Choice,
@@ -66,6 +67,12 @@ _FALLBACK_SDK_PARAMS = frozenset({
 # an error, so nothing is silently overridden.
 _MERGEABLE_NATIVE = frozenset({"metadata", "output_config", "extra_body"})
 
+#: The Messages API takes tool-use ids of letters, digits, ``_`` and ``-`` (``String should
+#: match pattern '^[a-zA-Z0-9_-]+$'``), each once in a request; others are rewritten
+#: (docs/portability.md).
+ANTHROPIC_IDS = IdRule("anthropic", chars="a-zA-Z0-9_-", unique=True)
+HISTORY = HistoryRules("anthropic", ids=ANTHROPIC_IDS)
+
 # OpenAI content part types with no Messages API equivalent: rejected with a clear error. Any
 # other unknown type is taken for an Anthropic-native block and passed through untouched.
 _OPENAI_ONLY_PARTS = frozenset({"input_audio", "audio", "refusal"})
@@ -98,7 +105,8 @@ def build_request(
             raise unsupported(provider, f"stream_options.{sorted(unknown)[0]}")
         # include_usage: Anthropic always reports usage; it arrives on the last chunk.
 
-    system, messages = translate_messages(request.messages, provider=provider)
+    system, messages = translate_messages(request.messages, provider=provider,
+                                          orphans=request.orphans)
     kwargs: dict[str, Any] = {
         "model": request.model,
         "messages": messages,
@@ -153,6 +161,12 @@ def build_request(
         add_beta(kwargs, FILES_BETA)
     for beta in betas:
         add_beta(kwargs, beta)
+    if _thinking_on(kwargs.get("thinking")) and turn_lacks_own_reasoning(
+            request.messages, _has_thinking):
+        # Claude takes one thinking setting per assistant turn, and a turn whose tool calls
+        # came without Claude's thinking (another family's, e.g. after a fallback) is one
+        # without it: it is finished with thinking off (docs/portability.md).
+        del kwargs["thinking"]
     if request.prompt_cache == "auto":
         add_cache_breakpoints(kwargs)
     return kwargs
@@ -184,6 +198,13 @@ def _reads_files(messages: list[dict[str, Any]]) -> bool:
             if isinstance(source, dict) and source.get("type") == "file":
                 return True
     return False
+def _thinking_on(thinking: Any) -> bool:
+    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _has_thinking(message: Any) -> bool:
+    psf = message.get("provider_specific_fields")
+    return isinstance(psf, dict) and bool(psf.get(THINKING_BLOCKS_KEY))
 
 
 def _apply_reasoning(kwargs: dict[str, Any], request: ChatRequest, default_max_tokens: int,
@@ -296,18 +317,23 @@ def _merge_native(kwargs: dict[str, Any], extra: dict[str, Any], *, sdk_params: 
 
 def translate_messages(
     messages: Iterable[dict[str, Any]], *, provider: str = PROVIDER,
+    orphans: Optional[str] = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """OpenAI messages -> ``(system, messages)`` of the Messages API.
 
-    System and developer messages (any position) are merged in order into ``system``: a string
-    when there is exactly one plain-text one, else a list of text blocks. ``tool`` messages
-    become ``tool_result`` blocks of a user turn; consecutive turns of the same role are merged
-    into one (so parallel tool results share one user message, followed by any user text).
+    The history is first fitted to the API (``core/portability.py``: tool-use ids, orphaned
+    calls and results). System and developer messages (any position) are merged in order
+    into ``system``: a string when there is exactly one plain-text one, else a list of text
+    blocks. ``tool`` messages become ``tool_result`` blocks of a user turn; consecutive turns
+    of the same role are merged into one (so parallel tool results share one user message,
+    followed by any user text).
     """
     system_blocks: list[dict[str, Any]] = []
     system_strings: list[str] = []
     turns: list[dict[str, Any]] = []
-    for i, msg in enumerate(messages):
+    history = fit_history(messages if isinstance(messages, list) else list(messages), HISTORY,
+                          orphans, provider=provider)
+    for i, msg in history:
         role = msg.get("role")
         if role in ("system", "developer"):
             content = msg.get("content")

@@ -19,6 +19,7 @@ from typing import Any, Optional
 from ...core.checks import tool_call_id_of
 from ...core.content import text_of
 from ...core.errors import APIError, UnsupportedParameterError
+from ...core.portability import HistoryRules, IdRule, fit_history, turn_lacks_own_reasoning
 from ...core.types import (
     ChatCompletionResponse,
     Choice,
@@ -65,6 +66,12 @@ __all__ = [
 #: as Converse sent them (``{"reasoningText": {"text", "signature"}}``, or
 #: ``{"redactedContent": <base64 text>}``), to be sent back unchanged on the next turn.
 REASONING_BLOCKS_KEY = "reasoning_blocks"
+
+#: Converse takes ``toolUseId`` of 1 to 64 characters, and Claude behind it only letters,
+#: digits, ``_`` and ``-``, each id once in a request; others are rewritten
+#: (docs/portability.md).
+BEDROCK_IDS = IdRule("bedrock", chars="a-zA-Z0-9_-", max_length=64, unique=True)
+HISTORY = HistoryRules("bedrock", ids=BEDROCK_IDS)
 
 # Top-level Converse request fields a caller may pass as provider-native arguments. Any other
 # native argument goes into ``additionalModelRequestFields`` (the model's own parameters, e.g.
@@ -129,7 +136,7 @@ def build_request(request: ChatRequest, *, provider: str = PROVIDER) -> dict[str
     # Without a toolConfig Converse rejects toolUse / toolResult blocks: describe them in text.
     as_text = not tools and "toolConfig" not in request.extra
     system, messages = translate_messages(request.messages, tools_as_text=as_text,
-                                          provider=provider)
+                                          provider=provider, orphans=request.orphans)
     kwargs: dict[str, Any] = {"modelId": request.model, "messages": messages}
     if system:
         kwargs["system"] = system
@@ -162,9 +169,25 @@ def build_request(request: ChatRequest, *, provider: str = PROVIDER) -> dict[str
         kwargs["outputConfig"] = output_config
     if request.extra:
         _merge_native(kwargs, request.extra, provider=provider)
+    fields = kwargs.get("additionalModelRequestFields")
+    thinking = fields.get("thinking") if isinstance(fields, dict) else None
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive") \
+            and turn_lacks_own_reasoning(request.messages, _has_reasoning):
+        # Claude takes one thinking setting per assistant turn: a turn whose tool calls came
+        # without its reasoning (another family's) is finished with thinking off
+        # (docs/portability.md). A new dict: the fields may be the caller's.
+        kwargs["additionalModelRequestFields"] = {
+            k: v for k, v in fields.items() if k != "thinking"}  # type: ignore[union-attr]
+        if not kwargs["additionalModelRequestFields"]:
+            del kwargs["additionalModelRequestFields"]
     if request.prompt_cache == "auto":
         add_cache_points(kwargs, request.model)
     return kwargs
+
+
+def _has_reasoning(message: Any) -> bool:
+    psf = message.get("provider_specific_fields")
+    return isinstance(psf, dict) and bool(psf.get(REASONING_BLOCKS_KEY))
 
 
 # Model-id patterns (docs/reasoning-and-caching.md): how each family takes the effort.
@@ -314,7 +337,7 @@ def _merge_field(kwargs: dict[str, Any], name: str, value: Any, *, provider: str
 
 def translate_messages(
     messages: Iterable[dict[str, Any]], *, tools_as_text: bool = False,
-    provider: str = PROVIDER,
+    provider: str = PROVIDER, orphans: Optional[str] = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """OpenAI messages -> ``(system, messages)`` of Converse.
 
@@ -327,7 +350,9 @@ def translate_messages(
     """
     system: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []
-    for i, msg in enumerate(messages):
+    history = fit_history(messages if isinstance(messages, list) else list(messages), HISTORY,
+                          orphans, provider=provider)  # ids, orphans: docs/portability.md
+    for i, msg in history:
         role = msg.get("role")
         if role in ("system", "developer"):
             system.extend(_content_blocks(msg.get("content"), provider=provider, where=i,

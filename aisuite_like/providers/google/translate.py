@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from ...core.content import text_of
 from ...core.errors import UnsupportedParameterError
+from ...core.portability import HistoryRules, fit_history
 from ...core.types import (
     ChatCompletionResponse,
     Choice,
@@ -255,13 +256,21 @@ def _function_response(m: Mapping[str, Any], where: str,
     return {"functionResponse": response}
 
 
-def _contents(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """OpenAI messages -> (system parts, contents). Consecutive same-role turns are merged
-    (so consecutive tool results form ONE user content)."""
+#: Gemini takes any call id (or none), pairs parallel results with their calls by position
+#: (so they go in call order), and may match a result without an id by position.
+HISTORY = HistoryRules("google", results_in_call_order=True, results_by_position=True)
+
+
+def _contents(messages: list[dict[str, Any]], orphans: Optional[str] = None,
+              provider: str = _NAME) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """OpenAI messages -> (system parts, contents), the history first fitted to Gemini
+    (``core/portability.py``: orphaned calls and results, results in call order).
+    Consecutive same-role turns are merged (so consecutive tool results form ONE user
+    content)."""
     system: list[dict[str, Any]] = []
     contents: list[dict[str, Any]] = []
     pending: list[tuple[str, str]] = []  # tool calls of the last assistant message, unanswered
-    for i, m in enumerate(messages):
+    for i, m in fit_history(messages, HISTORY, orphans, provider=provider):
         role = m.get("role")
         where = f"messages[{i}]"
         if role in ("system", "developer"):
@@ -508,7 +517,7 @@ def build_request(request: ChatRequest, provider: str = _NAME, *,
     if request.stream_options and set(request.stream_options) - {"include_usage"}:
         raise unsupported(provider, "stream_options",
                           "only include_usage is understood (Gemini always reports usage)")
-    system, contents = _contents(request.messages)
+    system, contents = _contents(request.messages, request.orphans, provider)
     body: dict[str, Any] = {"contents": contents}
     if system:
         body["systemInstruction"] = {"parts": system}

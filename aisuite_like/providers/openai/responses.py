@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError, UnsupportedParameterError
+from ...core.portability import HistoryRules, IdRule, fit_history
 from ...core.reading import unreadable
 from ...core.responses import Response, ResponseEvent, parse_event
 from ...core.responses_items import (
@@ -154,6 +155,12 @@ class NativeEvents:
 
 _UNSUPPORTED = ("stop", "seed")
 
+#: OpenAI's Responses API takes ``call_id`` of at most 64 characters (``Invalid
+#: 'input[].call_id': string too long``), and pairs a ``function_call_output`` with the one
+#: ``function_call`` of its id: others are rewritten (docs/portability.md).
+RESPONSES_IDS = IdRule("responses", max_length=64, unique=True)
+HISTORY = HistoryRules("responses", ids=RESPONSES_IDS)
+
 
 def build_chat(request: ChatRequest, sdk_params: frozenset[str], provider: str
                ) -> dict[str, Any]:
@@ -168,8 +175,18 @@ def build_chat(request: ChatRequest, sdk_params: frozenset[str], provider: str
         raise UnsupportedParameterError(
             "the Responses API returns one answer: n > 1 needs api='chat'", parameter="n",
             provider=provider)
+    history = fit_history(request.messages, HISTORY, request.orphans, provider=provider)
+    for index, message in history:
+        content = message.get("content")
+        if isinstance(content, list) and any(
+                isinstance(p, Mapping) and p.get("type") == "input_audio" for p in content):
+            raise UnsupportedParameterError(
+                f"messages[{index}] has an input_audio part, which OpenAI's Responses API does "
+                "not take in its input (text, images and files); send it with api='chat' to "
+                "an audio model (docs/portability.md)", parameter="messages",
+                provider=provider)
     kwargs: dict[str, Any] = {"model": request.model,
-                              "input": messages_to_items(request.messages, for_openai=True)}
+                              "input": messages_to_items(history.messages, for_openai=True)}
     if request.tools:
         kwargs["tools"] = tools_to_responses(request.tools)
     if request.tool_choice is not None:

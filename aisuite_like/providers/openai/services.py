@@ -9,7 +9,10 @@ no I/O, no SDK import.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Optional
+
+from ...core.portability import HistoryRules, IdRule
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,14 @@ class ServiceSpec:
     model names known not to reason (matched from the start; None: the service decides): they
     take only ``reasoning_effort="none"``, which then sends nothing.
     ``prompt_cache_key``: whether ``prompt_cache="auto"`` sends a ``prompt_cache_key``
-    (docs/reasoning-and-caching.md).
+    (docs/reasoning-and-caching.md). ``tool_call_ids``: the tool-call ids the API accepts
+    (None: any); ids of a history that do not fit are rewritten (docs/portability.md).
+    ``message_names``: whether the API takes ``name`` on user, system and assistant messages
+    (where it does not, the field is left out). ``prefix_field``: the field that marks a
+    history's last assistant message as the start of the reply to continue, where the API
+    refuses a history that ends with one otherwise (Mistral's ``prefix``). ``content_parts``:
+    the content part types the API takes in a user message (None: any, sent as given);
+    another one is refused before sending.
     """
 
     key: str
@@ -85,6 +95,10 @@ class ServiceSpec:
     reasoning_effort_as: str = "reasoning_effort"
     non_reasoning: Optional[str] = None
     prompt_cache_key: bool = False
+    tool_call_ids: Optional[IdRule] = None
+    message_names: bool = True
+    prefix_field: Optional[str] = None
+    content_parts: Optional[frozenset[str]] = None
 
 
 def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
@@ -104,20 +118,39 @@ _VERBOSE = ("json", "text", "verbose_json")
 OPENAI_NON_REASONING = (r"(?:ft:)?(?:gpt-3\.5|gpt-4(?:$|[-:o]|\.1|\.5)|chatgpt-4o|davinci"
                         r"|babbage)")
 
+#: OpenAI's (and Azure's) Chat Completions take tool-call ids of at most 40 characters.
+OPENAI_IDS = IdRule("openai", max_length=40)
+#: Mistral's API takes exactly nine letters and digits ("Tool call id was ... but must be
+#: a-z, A-Z, 0-9, with a length of 9").
+MISTRAL_IDS = IdRule("mistral", chars="a-zA-Z0-9", length=9, unique=True)
+#: Kimi K2 reads ids as ``functions.<tool name>:<n>``, ``n`` counting the conversation's calls
+#: (servers that host it, e.g. vLLM or SGLang with the kimi_k2 parser, make such ids).
+KIMI_IDS = IdRule("kimi", numbered=True)
+#: The id rules ``provider_configs[key]["tool_call_ids"]`` may name, over the table's
+#: (docs/portability.md): a model served by a server whose rule the table cannot know.
+ID_RULES: dict[str, Optional[IdRule]] = {"any": None, "openai": OPENAI_IDS,
+                                          "mistral": MISTRAL_IDS, "kimi": KIMI_IDS}
+
 SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
          openai_native=True, transcription_formats=_ALL_FORMATS, transcription_stream=True,
          responses_api=True, non_reasoning=OPENAI_NON_REASONING, prompt_cache_key=True,
-         embeddings=_OPENAI_EMBEDDINGS),
+         embeddings=_OPENAI_EMBEDDINGS, tool_call_ids=OPENAI_IDS),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
          openai_native=True, transcription_formats=_ALL_FORMATS, responses_api=True,
-         embeddings=_OPENAI_EMBEDDINGS),
+         embeddings=_OPENAI_EMBEDDINGS, tool_call_ids=OPENAI_IDS),
     # Groq's transcriptions: json, text, verbose_json (srt / vtt rendered from segments).
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
          max_tokens_field="max_completion_tokens", transcription_formats=_VERBOSE),
+    # Mistral refuses fields its API does not define (``name`` on a user message is a 422),
+    # and a history ending with an assistant message unless it says ``prefix: true``
+    # ("Expected last role User or Tool (or Assistant with prefix True)"); its chat takes
+    # text and images (documents and audio have their own parts and APIs there).
     _row("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
          transcription_formats=("json",),
-         embeddings=EmbeddingsSpec(128, "output_dimension", base64=True)),
+         embeddings=EmbeddingsSpec(128, "output_dimension", base64=True),
+         tool_call_ids=MISTRAL_IDS, message_names=False, prefix_field="prefix",
+         content_parts=frozenset({"text", "image_url"})),
     # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
     _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
          reasoning_field="reasoning_content"),
@@ -152,6 +185,12 @@ SERVICES: dict[str, ServiceSpec] = dict([
 ])
 
 
+@lru_cache(maxsize=64)
+def history_rules(spec: ServiceSpec) -> HistoryRules:
+    """What the service's API requires of a history (docs/portability.md)."""
+    return HistoryRules(spec.key, ids=spec.tool_call_ids, message_names=spec.message_names)
+
+
 def embedding_services() -> list[str]:
     """The keys of the services with an embeddings API, in table order."""
     return [key for key, spec in SERVICES.items() if spec.embeddings is not None]
@@ -168,8 +207,9 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
     registered with ``OpenAIProvider``) sends the limit as the service of the table at that
     host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
     ``max_tokens``, the one name every compatible server knows, on any other host; its
-    reasoning effort, prompt cache and embeddings follow that service too (another host: the
-    effort as given, no cache key, no model table, OpenAI's embeddings)."""
+    reasoning effort, prompt cache, embeddings and tool-call id rule follow that service too
+    (another host: the effort as given, no cache key, no model table, OpenAI's embeddings
+    and id rule)."""
     if spec.key != "openai" or not base_url:
         return spec
     netloc = _netloc(str(base_url))
@@ -184,7 +224,9 @@ def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
     return replace(spec, max_tokens_field=known.max_tokens_field,
                    reasoning_effort_as=known.reasoning_effort_as,
                    non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key,
-                   embeddings=known.embeddings)
+                   embeddings=known.embeddings, tool_call_ids=known.tool_call_ids,
+                   message_names=known.message_names, prefix_field=known.prefix_field,
+                   content_parts=known.content_parts)
 
 
 def service_for_base_url(base_url: Any) -> Optional[str]:

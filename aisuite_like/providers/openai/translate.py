@@ -16,6 +16,7 @@ from typing import Any, Optional, TypeVar
 
 from ...core.checks import tool_call_id_of
 from ...core.errors import UnsupportedParameterError
+from ...core.portability import fit_history
 from ...core.types import (
     ChatCompletionResponse,
     Choice,
@@ -38,7 +39,7 @@ from .._common import (
 from ..base import ChatRequest
 from ..reasoning import refuse
 from .errors import error_from_body
-from .services import SERVICES, ServiceSpec
+from .services import SERVICES, ServiceSpec, history_rules
 
 # --- request translation ------------------------------------------------------------------
 
@@ -93,6 +94,8 @@ def _wire_message(m: Mapping[str, Any], index: int, spec: ServiceSpec,
         # Only OpenAI knows the developer role; for everyone else it is a system prompt.
         return {**m, "role": "system"}
     content = m.get("content")
+    if spec.content_parts is not None and isinstance(content, list):
+        _check_parts(content, index, spec)
     if isinstance(content, list) and _parts_to_fix(content, spec, index):
         # Accept the shorthand {"type": "image_url", "image_url": "<url>"}; the API wants an
         # object.
@@ -121,6 +124,19 @@ def _parts_to_fix(content: list[Any], spec: ServiceSpec, index: int) -> bool:
     return shorthand
 
 
+def _check_parts(content: list[Any], index: int, spec: ServiceSpec) -> None:
+    """A service that takes only some content parts refuses the others before sending."""
+    assert spec.content_parts is not None
+    for part in content:
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind not in spec.content_parts:
+            raise UnsupportedParameterError(
+                f"messages[{index}] has a content part of type {kind!r}, which {spec.key}'s "
+                f"chat API does not take (it takes: {', '.join(sorted(spec.content_parts))}); "
+                "send the file's text, or use a provider that reads it (docs/portability.md)",
+                parameter="messages", provider=spec.key)
+
+
 _SAME_NAME_FIELDS = ("tools", "tool_choice", "parallel_tool_calls", "response_format",
                      "temperature", "top_p", "stop", "seed", "user")
 
@@ -134,10 +150,15 @@ def build_request(request: ChatRequest, spec: ServiceSpec, sdk_params: frozenset
     ``extra_body``. ``reasoning_field`` overrides the service's reasoning field ("" = none).
     """
     field = spec.reasoning_field if reasoning_field is None else (reasoning_field or None)
-    kwargs: dict[str, Any] = {
-        "model": request.model,
-        "messages": [_wire_message(m, i, spec, field) for i, m in enumerate(request.messages)],
-    }
+    history = fit_history(request.messages, history_rules(spec), request.orphans,
+                          provider=spec.key)  # ids, orphans, names: docs/portability.md
+    messages = [_wire_message(m, i, spec, field) for i, m in history]
+    last = messages[-1] if messages else None
+    if spec.prefix_field and last is not None and last.get("role") == "assistant" \
+            and not last.get("tool_calls"):
+        # a history that ends with the assistant: the reply continues that message
+        messages[-1] = {**last, spec.prefix_field: True}
+    kwargs: dict[str, Any] = {"model": request.model, "messages": messages}
     # OpenAI's own vocabulary: these go out under the same name, as given (tool_choice too:
     # OpenAI's values and services' own ones, e.g. Mistral "any").
     for name in _SAME_NAME_FIELDS:

@@ -13,6 +13,7 @@ import asyncio
 import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from dataclasses import replace
 from typing import Any, Optional
 
 from ...core.audio import MB, AudioInput
@@ -54,7 +55,7 @@ from .endpoints import OpenAIEndpoints
 from .errors import map_sdk_error
 from .hosted import is_search_model
 from .models import parse_models
-from .services import SERVICES, ServiceSpec, _spec_for_endpoint
+from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint
 from .stream import StreamBody
 from .translate import build_request, parse_response
 
@@ -62,7 +63,7 @@ from .translate import build_request, parse_response
 _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
-    "api", "max_embedding_inputs",
+    "api", "max_embedding_inputs", "tool_call_ids",
 }) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
@@ -127,7 +128,9 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     table), ``organization``/``project`` (openai, azure), ``api`` (``"chat"`` default, or
     ``"responses"``: chat calls go over the Responses API, on the services that have it;
     docs/responses.md), ``max_embedding_inputs`` (inputs per embeddings request, over the
-    table's ``embeddings`` column); azure also ``api_version``, ``azure_endpoint``,
+    table's ``embeddings`` column), ``tool_call_ids`` (the server's tool-call id rule, over
+    the table's: ``"kimi"``, ``"mistral"``, ``"openai"`` or ``"any"``;
+    docs/portability.md); azure also ``api_version``, ``azure_endpoint``,
     ``azure_deployment``, ``azure_ad_token``, ``azure_ad_token_provider``.
     """
 
@@ -173,6 +176,13 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                 f"api='responses': {service!r} has no Responses API; the services that have "
                 f"it: {', '.join(k for k, v in SERVICES.items() if v.responses_api)}")
         self._over_responses = api == "responses"
+        ids = config.pop("tool_call_ids", None)
+        if ids is not None:  # the server's id rule, over the table's (docs/portability.md)
+            if ids not in ID_RULES:
+                raise ConfigurationError(
+                    f"tool_call_ids must be one of {', '.join(map(repr, ID_RULES))} for "
+                    f"provider {service!r}, got {ids!r}")
+            self.spec = replace(self.spec, tool_call_ids=ID_RULES[ids])
         self._reasoning_field = config.pop("reasoning_field", None)
         self._embedding_inputs = config.pop("max_embedding_inputs", None)
         if self._embedding_inputs is not None and (
