@@ -648,7 +648,11 @@ def test_500_concurrent_async_requests(family: str, limit: Optional[int],
     n = 500
     # unbounded, each request is held long enough that a busy machine still overlaps them
     server.queue(*[Delay(0.005 if limit else scaled(0.05))] * n)
-    cfg = {"max_concurrency": limit} if limit else {}
+    # 500 connections at once to a server in this process: room for a busy machine to accept
+    # them all (the SDKs' own connect timeout is 5 s)
+    cfg: dict[str, Any] = {"timeout": scaled(30)}
+    if limit:
+        cfg["max_concurrency"] = limit
 
     async def run() -> list[Any]:
         async with ai.AsyncClient(config(family, server, FakeClock(), **cfg)) as client:
