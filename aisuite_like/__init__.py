@@ -207,11 +207,13 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         Model as Model,
         PromptTokensDetails as PromptTokensDetails,
         SkippedModel as SkippedModel,
+        TokenCount as TokenCount,
         ToolCall as ToolCall,
         ToolEvent as ToolEvent,
         Usage as Usage,
     )
     from .endpoints.models import ModelList as ModelList
+    from .model_info.types import ModelInfo as ModelInfo
     from .endpoints.responses import (
         AsyncResponseStream as AsyncResponseStream,
         ResponseStream as ResponseStream,
@@ -301,6 +303,8 @@ _LAZY = {
     # core/types.py, endpoints/models.py (client.models)
     "Model": "core.types",
     "ModelList": "endpoints.models",
+    # client.models.info / count_tokens (docs/models.md)
+    "ModelInfo": "model_info.types", "TokenCount": "core.types",
     # client/stream_events.py (chat.completions.stream)
     **{name: "client.stream_events" for name in (
         "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",

@@ -35,6 +35,7 @@ __all__ = [
     "FinishReason",
     "StopReason",
     "Model",
+    "TokenCount",
     "with_request_id",
     "mark_cache_outcome",
     "cache_outcome",
@@ -502,6 +503,19 @@ class Model(_Model):
         return super().to_dict(mode=mode, use_api_names=use_api_names,
                                exclude_unset=exclude_unset, exclude_defaults=exclude_defaults,
                                exclude_none=exclude_none, warnings=warnings)
+
+
+class TokenCount(BaseModel):
+    """The input tokens of a request (``client.models.count_tokens``, docs/models.md):
+    ``input_tokens``; ``exact`` is True when the provider's own counting API counted them,
+    False for an estimate (about four characters a token: docs/context.md); ``source`` says
+    which (``"anthropic messages/count_tokens"``, ``"estimate"``, ...); ``model`` is the
+    ``"provider:model"`` counted for."""
+
+    input_tokens: int
+    exact: bool
+    source: str
+    model: str = ""
 
 
 if TYPE_CHECKING:

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal, Optional, overload
 
 from ..client.base import configured_provider_keys, parse_model, resolve_provider
 from ..client.prepare import provider_stack
-from ..core.errors import AisuiteLikeError, NotFoundError
-from ..core.types import Model
+from ..core.errors import AisuiteLikeError, NotFoundError, UnsupportedFeatureError
+from ..core.types import Model, TokenCount
 
 if TYPE_CHECKING:
     from ..client.base import ClientBase
-    from ..providers.base import Provider
+    from ..model_info.types import ModelInfo
+    from ..providers.base import ChatRequest, Provider
 
 __all__ = ["Models", "AsyncModels", "ModelList"]
 
@@ -122,6 +123,53 @@ def _find(models: Sequence[Model], model: str) -> Model:
                         provider=key, status_code=404)
 
 
+def _info_args(client: ClientBase, model: str, live: Any) -> tuple[str, str]:
+    if not isinstance(live, bool):
+        raise TypeError(f"live must be True or False, got {live!r}")
+    key, name = parse_model(model)
+    client._check_known(key)
+    return key, name
+
+
+def _info(client: ClientBase, key: str, name: str, raw: Any, live: bool) -> ModelInfo:
+    """The ``ModelInfo`` of ``key:name`` from its sources (``raw``: the provider's entry when
+    asked live)."""
+    from ..model_info.info import merged_info, provider_facts
+    from ..model_info.profile import client_profile
+
+    if live and raw is None:
+        raise NotFoundError(f"model {key}:{name!r} is not among the models provider {key!r} "
+                            f"lists, so it cannot describe it (live=False reads the "
+                            "snapshot only)", provider=key, status_code=404)
+    profile = client_profile(client, key, name)
+    return merged_info(key, name, provider=provider_facts(key, raw) if live else None,
+                       **profile)
+
+
+def _count_request(client: ClientBase, model: str, messages: Any, tools: Any, system: Any
+                   ) -> tuple[Provider, ChatRequest]:
+    """The provider and ``ChatRequest`` whose input is counted: the call ``create`` would
+    prepare for these arguments (messages checked, tools made schemas), ``system`` first."""
+    from ..client.prepare import prepare_call
+
+    if system is not None:
+        if not isinstance(system, str):
+            raise TypeError(f"system must be a string, got {type(system).__name__}")
+        if not isinstance(messages, (list, tuple)):
+            raise TypeError("messages must be a list of messages")
+        messages = [{"role": "system", "content": system}, *messages]
+    kwargs: dict[str, Any] = {"tools": tools} if tools is not None else {}
+    prepared = prepare_call(client, model, messages, kwargs)
+    return prepared.provider, prepared.request
+
+
+def _estimated(model: str, request: ChatRequest) -> TokenCount:
+    from ..context.tokens import estimate_request
+
+    return TokenCount(input_tokens=estimate_request(request.messages, request.tools),
+                      exact=False, source="estimate (about 4 characters a token)", model=model)
+
+
 class Models:
     """``client.models`` of the sync client (docs/models.md)."""
 
@@ -150,6 +198,26 @@ class Models:
         (``NotFoundError`` when it is not there)."""
         key, _ = parse_model(model)
         return _find(self.list(key).data, model)
+
+    def info(self, model: str, *, live: bool = False) -> ModelInfo:
+        """What is known about ``model`` (``"provider:model"``): a ``ModelInfo`` from the
+        snapshot shipped in the package, a probe profile of the provider's config, and with
+        ``live=True`` the provider's own model endpoint (one request: its models list), each
+        more trusted than the one before. Unknown facts are None."""
+        key, name = _info_args(self._client, model, live)
+        raw = _provider(self._client, key).model_metadata(name) if live else None
+        return _info(self._client, key, name, raw, live)
+
+    def count_tokens(self, model: str, messages: Any, *, tools: Any = None,
+                     system: Optional[str] = None) -> TokenCount:
+        """The input tokens of a call with these ``messages`` (and ``tools``, ``system``):
+        counted by the provider's counting API where its family has one (``exact=True``),
+        else estimated (``exact=False``). One request to the provider, or none."""
+        provider, request = _count_request(self._client, model, messages, tools, system)
+        try:
+            return provider.count_tokens(request)
+        except UnsupportedFeatureError:
+            return _estimated(model, request)
 
 
 class _ModelListRequest:
@@ -218,3 +286,18 @@ class AsyncModels:
         """One model, by its ``"provider:model"`` id (as ``Client.models.retrieve``)."""
         key, _ = parse_model(model)
         return _find((await self._list(key, "raise")).data, model)
+
+    async def info(self, model: str, *, live: bool = False) -> ModelInfo:
+        """``Client.models.info``, awaited."""
+        key, name = _info_args(self._client, model, live)
+        raw = await _provider(self._client, key).amodel_metadata(name) if live else None
+        return _info(self._client, key, name, raw, live)
+
+    async def count_tokens(self, model: str, messages: Any, *, tools: Any = None,
+                           system: Optional[str] = None) -> TokenCount:
+        """``Client.models.count_tokens``, awaited."""
+        provider, request = _count_request(self._client, model, messages, tools, system)
+        try:
+            return await provider.acount_tokens(request)
+        except UnsupportedFeatureError:
+            return _estimated(model, request)

@@ -748,3 +748,15 @@ def bound_pool_classes(classes: Any) -> bool:
         if pool_cls not in _pool_classes.values():
             classes[scheme] = _deadline_pool_class(pool_cls)
     return True
+
+
+def counted(data: Any, provider: str, field: str, source: str, model: str) -> Any:
+    """A counting API's reply (``{field: N, ...}``) -> ``TokenCount`` (exact); any other
+    shape an ``APIResponseValidationError``."""
+    from ..core.types import TokenCount
+
+    value = need_object(data, provider, "the reply").get(field)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise bad_shape(provider, field, "a count (an integer >= 0)", value,
+                        missing=value is None)
+    return TokenCount(input_tokens=value, exact=True, source=source, model=model)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
     from ..core.errors import UnsupportedFeatureError
     from ..core.media import ImagesResponse, ModerationCreateResponse, Upload
     from ..core.responses import Response, ResponseEvent
-    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model, TokenCount
 
 __all__ = ["ChatRequest", "ResponsesRequest", "EmbeddingRequest", "Provider",
            "TranscriptionRequest", "embedding_request", "ImageRequest", "SpeechRequest",
@@ -443,6 +443,37 @@ class Provider:
         import asyncio
 
         return await asyncio.to_thread(self.list_models)
+
+    # -- knowing the model (docs/models.md) --
+
+    def count_tokens(self, request: ChatRequest) -> TokenCount:
+        """The input tokens of ``request`` counted by the provider's own counting API
+        (``client.models.count_tokens``). A family without one raises
+        ``UnsupportedFeatureError`` before anything is sent (the default); the caller then
+        estimates, labelled ``exact=False``."""
+        from ..core.errors import UnsupportedFeatureError
+
+        raise UnsupportedFeatureError(
+            f"provider {self.key or type(self).__name__!r} has no token counting API (the "
+            "families that have one: anthropic, google, openai, bedrock)",
+            feature="models.count_tokens", provider=self.key or None)
+
+    async def acount_tokens(self, request: ChatRequest) -> TokenCount:
+        """Async ``count_tokens``; the default runs it in a thread."""
+        import asyncio
+
+        return await asyncio.to_thread(self.count_tokens, request)
+
+    def model_metadata(self, model: str) -> Any:
+        """The provider's own description of ``model`` (``client.models.info(model,
+        live=True)``): its entry of the models list (``Model.raw``), or None when the list
+        has no entry for it. A family with a richer per-model endpoint (Ollama's
+        ``/api/show``) overrides it."""
+        return next((m.raw for m in self.list_models() if m.id == model), None)
+
+    async def amodel_metadata(self, model: str) -> Any:
+        """Async ``model_metadata``."""
+        return next((m.raw for m in await self.alist_models() if m.id == model), None)
 
     # -- the Responses API (docs/responses.md). Every provider answers
     # ``client.responses.create`` through ``complete`` / ``stream`` and the pure translation

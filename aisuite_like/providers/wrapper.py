@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..core.embeddings import CreateEmbeddingResponse
     from ..core.media import ImagesResponse, ModerationCreateResponse
     from ..core.responses import Response, ResponseEvent
-    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Model, TokenCount
 
 __all__ = ["WrapperProvider", "unwrapped"]
 
@@ -85,6 +85,18 @@ class WrapperProvider(Provider):
 
     async def alist_models(self) -> list[Model]:
         return await self.wrapped.alist_models()
+
+    def count_tokens(self, request: ChatRequest) -> TokenCount:
+        return self.wrapped.count_tokens(request)
+
+    async def acount_tokens(self, request: ChatRequest) -> TokenCount:
+        return await self.wrapped.acount_tokens(request)
+
+    def model_metadata(self, model: str) -> Any:
+        return self.wrapped.model_metadata(model)
+
+    async def amodel_metadata(self, model: str) -> Any:
+        return await self.wrapped.amodel_metadata(model)
 
     # -- the Responses API
 

@@ -13,7 +13,22 @@ from ..base import FileRequest
 from ..plans import Plan, SdkCall
 from .translate import FILES_BETA
 
-__all__ = ["files_plan", "parse_file"]
+__all__ = ["files_plan", "parse_file", "count_plan", "COUNT_PARAMS"]
+
+#: The arguments of ``messages.create`` that ``messages.count_tokens`` takes too (what the
+#: count is of); the sampling arguments and ``max_tokens`` are not sent to the count.
+COUNT_PARAMS = ("model", "messages", "system", "tools", "tool_choice", "thinking",
+                "cache_control", "output_config", "extra_headers")
+
+
+def count_plan(kwargs: dict[str, Any], provider: str, model: str) -> Plan[Any]:
+    """``POST /v1/messages/count_tokens`` (the SDK's ``messages.count_tokens``) for the
+    ``messages.create`` arguments ``kwargs`` of a request: ``TokenCount``."""
+    from .._common import counted
+
+    params = {name: kwargs[name] for name in COUNT_PARAMS if name in kwargs}
+    data = yield SdkCall("messages.with_raw_response.count_tokens", kwargs=params)
+    return counted(data, provider, "input_tokens", "anthropic messages/count_tokens", model)
 
 
 def _epoch(value: Any) -> Optional[int]:

@@ -15,18 +15,25 @@ import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ...core.errors import (
     AisuiteLikeError,
     AuthenticationError,
     ConfigurationError,
+    UnsupportedFeatureError,
     scrub_exception,
 )
 from ...core.exchange import note, note_response
 from ...core.reading import decode_json, read_reply
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
+from ...core.types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Model,
+    TokenCount,
+    with_request_id,
+)
 from .. import retry as _retry
 from .._common import host_of_url, own_error_inside, raised_inside, redirect_hooks
 from .._native import native_transport
@@ -36,6 +43,9 @@ from .errors import map_sdk_error
 from .models import parse_models_page
 from .stream import StreamBody
 from .translate import DEFAULT_MAX_TOKENS, PROVIDER, build_request, parse_response
+
+if TYPE_CHECKING:
+    from ..plans import Plan
 
 #: Seconds that bound an attempt when no timeout is configured: the anthropic SDK's 600 s.
 _DEFAULT_TIMEOUT = 600.0
@@ -503,6 +513,30 @@ class AnthropicProvider(Provider):
             raise self._error(exc) from exc
         finally:
             await resp.close()
+
+    # -- token counting (docs/models.md): POST /v1/messages/count_tokens --
+
+    def _count(self, request: ChatRequest) -> "Plan[TokenCount]":
+        if self._native is not None:
+            raise UnsupportedFeatureError(
+                f"{self._key()}: token counting goes through the anthropic SDK; the native "
+                "transport has no counting path yet", feature="models.count_tokens",
+                provider=self._key())
+        from .media import count_plan
+
+        return count_plan(self._kwargs(request), self._key(), f"{self._key()}:{request.model}")
+
+    def count_tokens(self, request: ChatRequest) -> TokenCount:
+        from ..plans import run
+
+        return run(self, self._sync_client(), self._count(request),
+                   self._calls.bounds(request.timeout))
+
+    async def acount_tokens(self, request: ChatRequest) -> TokenCount:
+        from ..plans import arun
+
+        return await arun(self, self._async_client(), self._count(request),
+                          self._calls.bounds(request.timeout))
 
     # -- the Files API (docs/files.md): providers/anthropic/media.py's plans --
 
