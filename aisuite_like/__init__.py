@@ -213,11 +213,11 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         Usage as Usage,
     )
     from .endpoints.models import ModelList as ModelList
-    from .model_info.types import ModelInfo as ModelInfo
     from .endpoints.responses import (
         AsyncResponseStream as AsyncResponseStream,
         ResponseStream as ResponseStream,
     )
+    from .model_info.types import ModelInfo as ModelInfo
     from .observability.switch import instrument as instrument, uninstrument as uninstrument
     from .providers.base import (
         ChatRequest as ChatRequest,

@@ -46,27 +46,27 @@ DEEPSEEK = "https://api-docs.deepseek.com/quick_start/pricing"
 NOVA = "https://docs.aws.amazon.com/nova/latest/userguide/what-is-nova.html"
 XAI = "https://docs.x.ai/docs/models"
 
-T, I, P, A, V = "text", "image", "pdf", "audio", "video"
+T, IMG, P, A, V = "text", "image", "pdf", "audio", "video"
 
-_GPT5 = dict(context_window=400_000, max_output_tokens=128_000, input_modalities=[T, I, P],
+_GPT5 = dict(context_window=400_000, max_output_tokens=128_000, input_modalities=[T, IMG, P],
              output_modalities=[T], tools=True, parallel_tool_calls=True, json_schema=True,
              reasoning=True, prompt_cache=True)
-_GPT4O = dict(max_output_tokens=16_384, input_modalities=[T, I, P], output_modalities=[T],
+_GPT4O = dict(max_output_tokens=16_384, input_modalities=[T, IMG, P], output_modalities=[T],
               tools=True, parallel_tool_calls=True, json_schema=True, reasoning=False,
               prompt_cache=True)
-_GPT41 = dict(context_window=1_047_576, max_output_tokens=32_768, input_modalities=[T, I, P],
+_GPT41 = dict(context_window=1_047_576, max_output_tokens=32_768, input_modalities=[T, IMG, P],
               output_modalities=[T], tools=True, parallel_tool_calls=True, json_schema=True,
               reasoning=False, prompt_cache=True)
 _O_SERIES = dict(context_window=200_000, max_output_tokens=100_000, output_modalities=[T],
                  tools=True, json_schema=True, reasoning=True,
                  reasoning_efforts=["low", "medium", "high"], prompt_cache=True)
-_CLAUDE = dict(context_window=200_000, input_modalities=[T, I, P], output_modalities=[T],
+_CLAUDE = dict(context_window=200_000, input_modalities=[T, IMG, P], output_modalities=[T],
                tools=True, parallel_tool_calls=True, prompt_cache=True)
 _GEMINI_25 = dict(context_window=1_048_576, max_output_tokens=65_536,
-                  input_modalities=[T, I, A, V, P], output_modalities=[T], tools=True,
+                  input_modalities=[T, IMG, A, V, P], output_modalities=[T], tools=True,
                   parallel_tool_calls=True, json_schema=True, reasoning=True, prompt_cache=True)
 _GEMINI_20 = dict(context_window=1_048_576, max_output_tokens=8_192,
-                  input_modalities=[T, I, A, V, P], output_modalities=[T], json_schema=True,
+                  input_modalities=[T, IMG, A, V, P], output_modalities=[T], json_schema=True,
                   reasoning=False)
 
 #: (genai-prices provider, model id) -> (the vendor's page, its documented facts).
@@ -85,16 +85,16 @@ VENDOR: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {
     ("openai", "gpt-4.1-mini"): (OPENAI + "gpt-4.1-mini", _GPT41),
     ("openai", "gpt-4.1-nano"): (OPENAI + "gpt-4.1-nano", _GPT41),
     ("openai", "gpt-4-turbo"): (OPENAI + "gpt-4-turbo", dict(
-        context_window=128_000, max_output_tokens=4_096, input_modalities=[T, I],
+        context_window=128_000, max_output_tokens=4_096, input_modalities=[T, IMG],
         output_modalities=[T], tools=True, parallel_tool_calls=True, json_schema=False,
         reasoning=False)),
     ("openai", "gpt-3.5-turbo"): (OPENAI + "gpt-3.5-turbo", dict(
         context_window=16_385, max_output_tokens=4_096, input_modalities=[T],
         output_modalities=[T], tools=True, parallel_tool_calls=True, json_schema=False,
         reasoning=False)),
-    ("openai", "o1"): (OPENAI + "o1", {**_O_SERIES, "input_modalities": [T, I, P]}),
-    ("openai", "o3"): (OPENAI + "o3", {**_O_SERIES, "input_modalities": [T, I, P]}),
-    ("openai", "o4-mini"): (OPENAI + "o4-mini", {**_O_SERIES, "input_modalities": [T, I, P]}),
+    ("openai", "o1"): (OPENAI + "o1", {**_O_SERIES, "input_modalities": [T, IMG, P]}),
+    ("openai", "o3"): (OPENAI + "o3", {**_O_SERIES, "input_modalities": [T, IMG, P]}),
+    ("openai", "o4-mini"): (OPENAI + "o4-mini", {**_O_SERIES, "input_modalities": [T, IMG, P]}),
     ("openai", "o3-mini"): (OPENAI + "o3-mini", {**_O_SERIES, "input_modalities": [T]}),
     ("openai", "o1-mini"): (OPENAI + "o1-mini", dict(
         context_window=128_000, max_output_tokens=65_536, input_modalities=[T],
@@ -140,10 +140,10 @@ VENDOR: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {
         output_modalities=[T], tools=True, reasoning=True,
         reasoning_efforts=["low", "medium", "high"])),
     ("groq", "meta-llama/llama-4-scout-17b-16e-instruct"): (GROQ, dict(
-        context_window=131_072, max_output_tokens=8_192, input_modalities=[T, I],
+        context_window=131_072, max_output_tokens=8_192, input_modalities=[T, IMG],
         output_modalities=[T], tools=True, reasoning=False)),
     ("groq", "meta-llama/llama-4-maverick-17b-128e-instruct"): (GROQ, dict(
-        context_window=131_072, max_output_tokens=8_192, input_modalities=[T, I],
+        context_window=131_072, max_output_tokens=8_192, input_modalities=[T, IMG],
         output_modalities=[T], tools=True, reasoning=False)),
     ("groq", "whisper-large-v3"): (GROQ, dict(input_modalities=[A], output_modalities=[T],
                                               tools=False)),
@@ -151,7 +151,7 @@ VENDOR: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {
                                                  output_modalities=[T])),
     ("mistral", "codestral"): (MISTRAL, dict(tools=True, input_modalities=[T],
                                              output_modalities=[T])),
-    ("mistral", "pixtral-large"): (MISTRAL, dict(tools=True, input_modalities=[T, I],
+    ("mistral", "pixtral-large"): (MISTRAL, dict(tools=True, input_modalities=[T, IMG],
                                                  output_modalities=[T])),
     ("mistral", "mistral-small-latest"): (MISTRAL, dict(tools=True)),
     ("deepseek", "deepseek-chat"): (DEEPSEEK, dict(
@@ -159,13 +159,13 @@ VENDOR: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {
         reasoning=False)),
     ("deepseek", "deepseek-reasoner"): (DEEPSEEK, dict(
         input_modalities=[T], output_modalities=[T], json_schema=False, reasoning=True)),
-    ("aws", "amazon.nova-pro-v1:0"): (NOVA, dict(input_modalities=[T, I, V, P],
+    ("aws", "amazon.nova-pro-v1:0"): (NOVA, dict(input_modalities=[T, IMG, V, P],
                                                  output_modalities=[T], tools=True)),
-    ("aws", "amazon.nova-lite-v1:0"): (NOVA, dict(input_modalities=[T, I, V, P],
+    ("aws", "amazon.nova-lite-v1:0"): (NOVA, dict(input_modalities=[T, IMG, V, P],
                                                   output_modalities=[T], tools=True)),
     ("aws", "amazon.nova-micro-v1:0"): (NOVA, dict(input_modalities=[T],
                                                    output_modalities=[T], tools=True)),
-    ("x-ai", "grok-4-0709"): (XAI, dict(input_modalities=[T, I], output_modalities=[T],
+    ("x-ai", "grok-4-0709"): (XAI, dict(input_modalities=[T, IMG], output_modalities=[T],
                                         tools=True, reasoning=True)),
     ("x-ai", "grok-3"): (XAI, dict(input_modalities=[T], output_modalities=[T], tools=True)),
 }

@@ -123,3 +123,106 @@ def test_the_callers_messages_are_not_mutated(httpx2_mock: respx.Router) -> None
     ai.Client({"anthropic": {"api_key": ANTHROPIC_KEY}}).models.count_tokens(
         "anthropic:claude-sonnet-4-5", messages, system=SYSTEM)
     assert json.dumps(messages) == before
+
+
+# --- openai: POST /v1/responses/input_tokens -------------------------------------------------
+
+def test_openai_counts_with_the_sdks_own_request(mode: str, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post("https://api.openai.com/v1/responses/input_tokens").mock(
+        return_value=httpx.Response(200, json={"object": "response.input_tokens",
+                                               "input_tokens": 57}))
+    count = counted(mode, {"openai": {"api_key": KEY}}, "openai:gpt-4o", tools=TOOLS,
+                    system=SYSTEM)
+    assert (count.input_tokens, count.exact, count.source) == (
+        57, True, "openai responses/input_tokens")
+    ours = route.calls[-1].request
+
+    import openai
+
+    openai.OpenAI(api_key=KEY).responses.input_tokens.count(
+        model="gpt-4o",
+        input=[{"role": "system", "content": SYSTEM},
+               {"role": "user", "content": "What is the weather in Paris?"}],
+        tools=[{"type": "function", "name": "weather",
+                "description": "The weather in a city.",
+                "parameters": TOOLS[0]["function"]["parameters"],
+                "strict": False}])  # a chat tool is not strict unless it says so
+    assert _wire(ours) == _wire(route.calls[-1].request)
+    assert ours.headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_an_openai_compatible_service_estimates(httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.route()
+    count = ai.Client({"groq": {"api_key": KEY}}).models.count_tokens(
+        "groq:llama-3.3-70b-versatile", MESSAGES)
+    assert count.exact is False and not route.calls
+
+
+# --- google: models/{model}:countTokens --------------------------------------------------------
+
+GEMINI_COUNT = ("https://generativelanguage.googleapis.com/v1beta/models/"
+                "gemini-2.5-flash:countTokens")
+
+
+def test_gemini_counts_with_the_sdks_own_request(mode: str, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(GEMINI_COUNT).mock(
+        return_value=httpx.Response(200, json={"totalTokens": 9}))
+    count = counted(mode, {"google": {"api_key": GEMINI_KEY}}, "google:gemini-2.5-flash")
+    assert (count.input_tokens, count.exact, count.source) == (9, True, "gemini countTokens")
+    ours = route.calls[-1].request
+
+    from google import genai
+
+    sdk = genai.Client(api_key=GEMINI_KEY, http_options={"api_version": "v1beta"})
+    sdk.models.count_tokens(model="gemini-2.5-flash", contents=[
+            {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]}])
+    assert _wire(ours) == _wire(route.calls[-1].request)
+    assert ours.headers["x-goog-api-key"] == GEMINI_KEY
+
+
+def test_gemini_counts_a_system_prompt_and_tools_inside_a_whole_request(
+        httpx2_mock: respx.Router) -> None:
+    # google-genai refuses system_instruction / tools in count_tokens on the Gemini API;
+    # the REST API counts them inside generateContentRequest (Google's reference).
+    route = httpx2_mock.post(GEMINI_COUNT).mock(
+        return_value=httpx.Response(200, json={"totalTokens": 61}))
+    count = ai.Client({"google": {"api_key": GEMINI_KEY}}).models.count_tokens(
+        "google:gemini-2.5-flash", MESSAGES, tools=TOOLS, system=SYSTEM)
+    assert count.input_tokens == 61
+    assert json.loads(route.calls[-1].request.content) == {"generateContentRequest": {
+        "model": "models/gemini-2.5-flash",
+        "contents": [{"role": "user", "parts": [{"text": "What is the weather in Paris?"}]}],
+        "systemInstruction": {"parts": [{"text": SYSTEM}]},
+        "tools": [{"functionDeclarations": [{
+            "name": "weather", "description": "The weather in a city.",
+            "parametersJsonSchema": TOOLS[0]["function"]["parameters"]}]}]}}
+
+
+# --- bedrock: CountTokens (the loopback Bedrock server, real botocore) -----------------------
+
+@pytest.mark.usefixtures("isolated_aws")
+def test_bedrock_counts_with_botocores_own_request(mode: str) -> None:
+    from support.bedrock_server import REGION, BedrockServer, Json
+
+    model = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+    with BedrockServer() as server:
+        server.reply(Json({"inputTokens": 33}), Json({"inputTokens": 33}))
+        count = counted(mode, {"bedrock": server.config()}, f"bedrock:{model}", tools=TOOLS,
+                        system=SYSTEM)
+        import botocore.session
+
+        sdk = botocore.session.get_session().create_client(
+            "bedrock-runtime", region_name=REGION, endpoint_url=server.url,
+            **{k: v for k, v in server.config().items() if k.startswith("aws_")})
+        sdk.count_tokens(modelId=model, input={"converse": {
+            "messages": [{"role": "user",
+                          "content": [{"text": "What is the weather in Paris?"}]}],
+            "system": [{"text": SYSTEM}],
+            "toolConfig": {"tools": [{"toolSpec": {
+                "name": "weather", "description": "The weather in a city.",
+                "inputSchema": {"json": TOOLS[0]["function"]["parameters"]}}}]}}})
+        ours, theirs = server.requests
+    assert (count.input_tokens, count.exact, count.source) == (33, True, "bedrock CountTokens")
+    assert (ours.method, ours.path) == (theirs.method, theirs.path)
+    assert ours.path.endswith("/count-tokens")
+    assert json.loads(ours.raw) == json.loads(theirs.raw)

@@ -27,7 +27,13 @@ from ...core.errors import (
 from ...core.exchange import CAPTURE, Headers, note
 from ...core.media import ImagesResponse
 from ...core.reading import decode_json, read_reply
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
+from ...core.types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Model,
+    TokenCount,
+    with_request_id,
+)
 from .. import retry as _retry
 from .._common import host_of_url
 from ..base import ChatRequest, EmbeddingRequest, ImageRequest, Provider
@@ -82,6 +88,8 @@ _CONFIG_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token
 
 # One request as the retry drivers pass it: Converse kwargs, model, per-call timeout.
 _Call = tuple[dict[str, Any], str, Optional[float]]
+#: The fields of a Converse request that CountTokens counts (its ``input.converse``).
+COUNT_FIELDS = ("messages", "system", "toolConfig", "additionalModelRequestFields")
 
 _END = object()  # end of an async-bridged stream
 _STREAM_BUFFER = 64  # body reads an async stream decodes ahead of its consumer, at most
@@ -451,6 +459,68 @@ class BedrockProvider(Provider):
             await loop.run_in_executor(self._pool(), self._control_client)
         return self._models(await _retry.acall(self._calls, self._alist_models_once, None,
                                                self._calls.bounds()))
+
+    # -- token counting (docs/models.md): CountTokens, the Converse input of a request --
+
+    def _count_call(self, request: ChatRequest) -> _Call:
+        converse = build_request(request.replace(stream=False), provider=self._key())
+        kwargs = {"modelId": converse["modelId"], "input": {"converse": {
+            name: converse[name] for name in COUNT_FIELDS if name in converse}}}
+        shape = self._input_shapes.get("CountTokens")
+        if shape is None:
+            model = self._session.get_service_model("bedrock-runtime")
+            shape = self._input_shapes["CountTokens"] = \
+                model.operation_model("CountTokens").input_shape
+        try:
+            self._validate_parameters(kwargs, shape)
+        except self._exc.ParamValidationError as exc:
+            raise self._error(exc) from exc
+        return kwargs, request.model, request.timeout
+
+    def _count(self, kwargs: dict[str, Any], timeout: Optional[float]) -> dict[str, Any]:
+        return self._client(timeout).count_tokens(**kwargs)  # type: ignore[no-any-return]  # botocore: untyped
+
+    def _count_once(self, call: _Call) -> dict[str, Any]:
+        try:
+            return self._count(call[0], call[2])
+        except self._sdk_errors() as exc:
+            raise self._error(exc) from exc
+
+    async def _acount_once(self, call: _Call) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()  # the attempt's deadline reaches the thread
+        try:
+            return await loop.run_in_executor(self._pool(), context.run, self._count,
+                                              call[0], call[2])
+        except self._sdk_errors() as exc:
+            raise self._error(exc) from exc
+
+    def _counted(self, data: dict[str, Any], model: str) -> TokenCount:
+        from .._common import counted
+
+        _note_metadata(data, self.base_url)
+        request_id = (data.get("ResponseMetadata") or {}).get("RequestId")
+        count: TokenCount = read_reply(
+            lambda: counted(data, self._key(), "inputTokens", "bedrock CountTokens",
+                            f"{self._key()}:{model}"), self._key(), 200, request_id)
+        return count
+
+    def count_tokens(self, request: ChatRequest) -> TokenCount:
+        call = self._count_call(request)
+        if not self._ready(request.timeout):
+            self._make_client(request.timeout)
+        data = _retry.call(self._calls, self._count_once, call,
+                           self._calls.bounds(request.timeout))
+        return self._counted(data, request.model)
+
+    async def acount_tokens(self, request: ChatRequest) -> TokenCount:
+        call = self._count_call(request)
+        if not self._ready(request.timeout):
+            await asyncio.get_running_loop().run_in_executor(
+                self._pool(), self._make_client, request.timeout)
+        data = await _retry.acall(self._calls, self._acount_once, call,
+                                  self._calls.bounds(request.timeout))
+        return self._counted(data, request.model)
 
     # -- async: the sync transport on a bounded thread pool (botocore is sync-only) ----------
 

@@ -40,7 +40,7 @@ from ..base import FileRequest, ImageRequest, SpeechRequest, no_endpoint
 from ..plans import Plan, SdkCall
 from .errors import error_event
 
-__all__ = ["images_plan", "speech_plan", "files_plan", "parse_file", "is_imagen"]
+__all__ = ["count_body", "images_plan", "speech_plan", "files_plan", "parse_file", "is_imagen"]
 
 #: The aspect ratios each kind of model makes.
 _IMAGEN_RATIOS = ("1:1", "3:4", "4:3", "9:16", "16:9")
@@ -391,3 +391,20 @@ def files_plan(request: FileRequest, provider: str, call: Call) -> Plan[Any]:
         return FileDeleted(id=request.file_id)
     raise no_endpoint("files", provider, "Gemini's Files API does not give back an uploaded "
                       "file's bytes (files.content); keep your own copy")
+
+
+def count_body(body: Mapping[str, Any], vertex: bool) -> dict[str, Any]:
+    """The body of ``models/{model}:countTokens`` for a ``generateContent`` body (the count
+    is of its contents, system instruction and tools; never its generation config).
+
+    Without a system instruction or tools it is ``{"contents": [...]}``, what google-genai's
+    ``models.count_tokens`` sends. With them: on Vertex AI the fields beside ``contents`` (as
+    the SDK sends them there); on the Gemini API, which counts those only inside a whole
+    request, ``{"generateContentRequest": {"model", "contents", "systemInstruction",
+    "tools"}}`` (Google's REST reference; the SDK refuses them in this mode). The caller sets
+    the ``model`` of that request."""
+    counted = {name: body[name] for name in ("contents", "systemInstruction", "tools")
+               if name in body}
+    if vertex or set(counted) <= {"contents"}:
+        return counted
+    return {"generateContentRequest": {"model": "", **counted}}

@@ -21,6 +21,7 @@ from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
     InvalidModelError,
+    UnsupportedFeatureError,
     UnsupportedParameterError,
     redacted,
     scrub_exception,
@@ -28,7 +29,13 @@ from ...core.errors import (
 from ...core.exchange import CAPTURE, Headers, note, note_response
 from ...core.reading import decode_json, read_reply
 from ...core.secrets import clean_api_key
-from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
+from ...core.types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Model,
+    TokenCount,
+    with_request_id,
+)
 from .. import retry as _retry
 from .._common import bad_shape, bound_sync_io, host_of_url, redirect_hooks, redirect_middleware
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
@@ -38,6 +45,7 @@ from .audio import atranscript_events, transcript_events, transcription_chat, tr
 from .embeddings import build_embed_call, embeddings_limit, parse_embeddings
 from .endpoints import GoogleEndpoints
 from .errors import _NAME, _request_id, map_sdk_error
+from .media import count_body
 from .models import models_path, parse_models_page
 from .stream import StreamTranslator, _BodyEvents
 from .translate import (
@@ -496,6 +504,65 @@ class GoogleProvider(GoogleEndpoints, Provider):
                 data = merge_continued(data, self._body(response))
         _note_reply(response, http_request)
         return self._parse(data, p.model, response)
+
+    # -- token counting (docs/models.md): models/{model}:countTokens --
+
+    def _count_prepared(self, request: ChatRequest) -> tuple["_Prepared", dict[str, Any]]:
+        if self._native is not None:
+            raise UnsupportedFeatureError(
+                f"{self.key}: token counting goes through google-genai's API client; the "
+                "native transport has no counting path yet", feature="models.count_tokens",
+                provider=self.key)
+        call = build_request(request.replace(max_tokens=None, stream=False), self.key,
+                             vertex=self._vertex)
+        body = count_body(call.body, self._vertex)
+        client = self._sdk()
+        try:
+            resource = seam.model_resource(client, request.model)
+        except ValueError as exc:
+            raise InvalidModelError(f"invalid Gemini model name {request.model!r}: {exc}") \
+                from exc
+        if "generateContentRequest" in body:
+            body["generateContentRequest"]["model"] = resource
+        timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
+        return _Prepared(client, resource + ":countTokens", call,
+                         self._http_options(request, call), request.model, timeout), body
+
+    def _counted(self, data: dict[str, Any], p: "_Prepared", response: Any,
+                 http_request: Any) -> TokenCount:
+        from .._common import counted
+
+        _note_reply(response, http_request)
+        count: TokenCount = read_reply(
+            lambda: counted(data, self.key, "totalTokens", "gemini countTokens",
+                            f"{self.key}:{p.model}"),
+            self.key, 200, _request_id(getattr(response, "headers", None)))
+        return count
+
+    def _count_once(self, prepared: tuple["_Prepared", dict[str, Any]]) -> TokenCount:
+        p, body = prepared
+        with mapped_errors(self._error):
+            http_request = self._build(p, body, False)
+            response = p.client.send(http_request, p.http_options)
+            data = self._body(response)
+        return self._counted(data, p, response, http_request)
+
+    async def _acount_once(self, prepared: tuple["_Prepared", dict[str, Any]]) -> TokenCount:
+        p, body = prepared
+        with mapped_errors(self._error):
+            http_request = self._build(p, body, self._aiohttp)
+            response = await p.client.asend(http_request, p.http_options)
+            data = self._body(response)
+        return self._counted(data, p, response, http_request)
+
+    def count_tokens(self, request: ChatRequest) -> TokenCount:
+        return _retry.call(self._calls, self._count_once, self._count_prepared(request),
+                           self._calls.bounds(request.timeout))
+
+    async def acount_tokens(self, request: ChatRequest) -> TokenCount:
+        return await _retry.acall(self._calls, self._acount_once,
+                                  self._count_prepared(request),
+                                  self._calls.bounds(request.timeout))
 
     # -- the models list (docs/models.md): page by page, each page through the same retries
 

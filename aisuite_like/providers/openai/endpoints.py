@@ -9,8 +9,11 @@ import inspect
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ...core.errors import UnsupportedFeatureError
 from ...core.media import BinaryResponse, ImagesResponse, ModerationCreateResponse
+from ...core.types import TokenCount
 from ..base import (
+    ChatRequest,
     FileRequest,
     ImageRequest,
     ModerationRequest,
@@ -84,12 +87,37 @@ class OpenAIEndpoints:
 
         def _error(self, exc: BaseException) -> BaseException: ...
 
+        def _responses_params(self) -> frozenset[str]: ...
+
     def _run(self, plan: Plan[Any], timeout: Any) -> Any:
         return run(self, self._sync(), plan, self._calls.bounds(timeout))  # type: ignore[arg-type]
 
     async def _arun(self, plan: Plan[Any], timeout: Any) -> Any:
         return await arun(self, self._async(), plan,  # type: ignore[arg-type]
                           self._calls.bounds(timeout))
+
+    # -- token counting (docs/models.md): OpenAI's POST /v1/responses/input_tokens --
+
+    def _count(self, request: ChatRequest) -> Plan[TokenCount]:
+        from ..registry import canonical_key
+        from . import responses as _responses
+        from .media import count_plan
+
+        if canonical_key(self.key) != "openai" or getattr(self, "_native", None) is not None:
+            raise UnsupportedFeatureError(
+                f"{self.key}: no token counting API (OpenAI's own, through the openai SDK, "
+                "has one)", feature="models.count_tokens", provider=self.key)
+        kwargs = _responses.build_chat(request.replace(stream=False, max_tokens=None),
+                                       self._responses_params(), self.key)
+        return count_plan(kwargs, self.key, f"{self.key}:{request.model}")
+
+    def count_tokens(self, request: ChatRequest) -> TokenCount:
+        count: TokenCount = self._run(self._count(request), request.timeout)
+        return count
+
+    async def acount_tokens(self, request: ChatRequest) -> TokenCount:
+        count: TokenCount = await self._arun(self._count(request), request.timeout)
+        return count
 
     def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
         return images_plan(request, self.key, _named(f"images.{request.operation}"))

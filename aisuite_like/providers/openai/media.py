@@ -318,3 +318,20 @@ def files_plan(request: FileRequest, service: str) -> Plan[Any]:
     from ...core.media import BinaryResponse
 
     return BinaryResponse(reply.content, reply.content_type, provider=service)
+
+
+#: The arguments of ``responses.create`` that ``responses.input_tokens.count`` takes too
+#: (what the count is of); sampling and output limits are not sent to the count.
+COUNT_PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "text",
+                "parallel_tool_calls", "reasoning", "truncation", "conversation",
+                "previous_response_id", "extra_headers")
+
+
+def count_plan(kwargs: dict[str, Any], provider: str, model: str) -> Plan[Any]:
+    """``POST /v1/responses/input_tokens`` (the SDK's ``responses.input_tokens.count``) for
+    the ``responses.create`` arguments ``kwargs`` of a request: ``TokenCount``."""
+    from .._common import counted
+
+    params = {name: kwargs[name] for name in COUNT_PARAMS if name in kwargs}
+    data = yield SdkCall("responses.input_tokens.with_raw_response.count", kwargs=params)
+    return counted(data, provider, "input_tokens", "openai responses/input_tokens", model)
