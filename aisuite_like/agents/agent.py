@@ -184,6 +184,11 @@ class Agent(Generic[TContext]):
                 raise TypeError(f"{kind} must be {cls.__name__} objects (use the "
                                 f"@{kind[:-1]} decorator)")
             set_(self, kind, tuple(guards or ()))
+        if self.model is not None and (tools or handoffs):
+            # a model known not to call tools cannot run this agent (docs/models.md)
+            from ..model_info.checks import check_tools_capable
+
+            check_tools_capable(*parse_model(self.model), f"agent {self.name!r}")
         set_(self, "tools", tools)
         set_(self, "handoffs", handoffs)
         set_(self, "_handoff_map", MappingProxyType(handoff_map))

@@ -181,17 +181,19 @@ class Budget:
 
 def worst_case(key: str, models: tuple[str, ...], messages: Sequence[dict[str, Any]],
                tools: Any, max_tokens: Optional[int], n: Optional[int], *,
-               batch: bool = False, output_cap: Optional[int] = None) -> Quote:
-    """A call's worst case: its input tokens (the estimate) times the input price, plus its
-    output bound times the output price (``max_tokens``, else ``output_cap``, else
-    ``DEFAULT_OUTPUT_TOKENS``; times ``n``), priced by genai-prices for the first of
-    ``models`` it knows (at batch prices when ``batch``)."""
-    input_tokens = estimate_request(messages, tools)
+               batch: bool = False, output_cap: Optional[int] = None,
+               counted: Optional[int] = None) -> Quote:
+    """A call's worst case: its input tokens (``counted`` by the provider when given, else
+    the estimate) times the input price, plus its output bound times the output price
+    (``max_tokens``, else ``output_cap``, else ``DEFAULT_OUTPUT_TOKENS``; times ``n``),
+    priced by genai-prices for the first of ``models`` it knows (at batch prices when
+    ``batch``)."""
+    input_tokens = counted if counted is not None else estimate_request(messages, tools)
     bound = output_bound(max_tokens if max_tokens is not None else output_cap)
     output_tokens = bound * (n if n is not None and n > 1 else 1)
     cost = price_tokens(key, models, {"input_tokens": input_tokens,
                                       "output_tokens": output_tokens}, batch=batch)
-    return Quote(cost, input_tokens, output_tokens, estimated=True, batch=batch)
+    return Quote(cost, input_tokens, output_tokens, estimated=counted is None, batch=batch)
 
 
 def embeddings_worst_case(key: str, model: str, inputs: Sequence[Any], tokens: bool, *,

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from typing import TYPE_CHECKING, Any, Optional, cast
 
 from ..core.cost import attach_price_ref, cost_of, price_tokens, price_usage
-from ..core.errors import BudgetStateError
+from ..core.errors import BudgetStateError, UnsupportedFeatureError
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider, ResponsesRequest
 from ..providers.wrapper import WrapperProvider
 from .admission import Admission, Step, aperform, perform
@@ -155,10 +155,32 @@ class BudgetProvider(WrapperProvider):
 
     # -- pricing (pure)
 
-    def _admission(self, request: ChatRequest) -> Admission:
+    def _admission(self, request: ChatRequest, counted: Optional[int] = None) -> Admission:
         quote = worst_case(self._key, (request.model,), request.messages, request.tools,
-                           request.max_tokens, request.n)
+                           request.max_tokens, request.n, counted=counted)
         return Admission(self._budgets, quote, f"{self._key}:{request.model}")
+
+    # With count_tokens=True the input is the provider's count (through the layers below: the
+    # checks layer keeps it for its own context-window check); a family without a counting
+    # API is estimated as without it.
+
+    def _count(self, request: ChatRequest) -> Optional[int]:
+        if not request.count_tokens:
+            return None
+        try:
+            count = self.wrapped.count_tokens(request)
+        except UnsupportedFeatureError:
+            return None
+        return count.input_tokens if count.exact else None
+
+    async def _acount(self, request: ChatRequest) -> Optional[int]:
+        if not request.count_tokens:
+            return None
+        try:
+            count = await self.wrapped.acount_tokens(request)
+        except UnsupportedFeatureError:
+            return None
+        return count.input_tokens if count.exact else None
 
     def _cost(self, response: Any, model: str) -> Optional[float]:
         """What a reply cost: priced for the provider and model that answered (a fallback's
@@ -216,12 +238,13 @@ class BudgetProvider(WrapperProvider):
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         return cast("ChatCompletionResponse", self._admitted(
-            self._admission(request), self.wrapped.complete, request,
+            self._admission(request, self._count(request)), self.wrapped.complete, request,
             self._reply_cost(request.model)))
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
         return cast("ChatCompletionResponse", await self._aadmitted(
-            self._admission(request), self.wrapped.acomplete, request,
+            self._admission(request, await self._acount(request)), self.wrapped.acomplete,
+            request,
             self._reply_cost(request.model)))
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
@@ -230,7 +253,8 @@ class BudgetProvider(WrapperProvider):
     def _metered(self, request: Any, native: Optional[ResponsesRequest]) -> Iterator[Any]:
         """A stream admitted on its first ``next()`` (so a stream never started holds no
         reservation) and settled when it ends, fails or is closed."""
-        admission, meter, add = self._stream_admission(request, native)
+        counted = self._count(request) if native is None else None
+        admission, meter, add = self._stream_admission(request, native, counted)
         perform(admission.admit())
         chunks: Any = None
         try:
@@ -245,13 +269,14 @@ class BudgetProvider(WrapperProvider):
                 close()
             _settle_quietly(meter.settle())
 
-    def _stream_admission(self, request: Any, native: Optional[ResponsesRequest]
+    def _stream_admission(self, request: Any, native: Optional[ResponsesRequest],
+                          counted: Optional[int] = None
                           ) -> tuple[Admission, StreamMeter, Any]:
         if native is not None:
             admission = self._responses_admission(native)
             meter = StreamMeter(admission, self._key, native.model)
             return admission, meter, meter.add_event
-        admission = self._admission(request)
+        admission = self._admission(request, counted)
         meter = StreamMeter(admission, self._key, request.model)
         return admission, meter, meter.add
 
@@ -260,7 +285,8 @@ class BudgetProvider(WrapperProvider):
 
     async def _ametered(self, request: Any, native: Optional[ResponsesRequest]
                         ) -> AsyncIterator[Any]:
-        admission, meter, add = self._stream_admission(request, native)
+        counted = await self._acount(request) if native is None else None
+        admission, meter, add = self._stream_admission(request, native, counted)
         await aperform(admission.admit())
         chunks: Any = None
         try:

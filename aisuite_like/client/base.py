@@ -143,7 +143,9 @@ def _made_provider(key: str, config: Mapping[str, Any], canon: str) -> Provider:
     time (aisuite code replaces it)."""
     from ..providers.aisuite import ProviderFactory, as_provider
 
-    return as_provider(ProviderFactory.create_provider(key, dict(config)), canon)
+    # "profile" (a probe profile, docs/models.md) is the client's, not the provider's
+    config = {name: value for name, value in config.items() if name != "profile"}
+    return as_provider(ProviderFactory.create_provider(key, config), canon)
 
 
 def _setting_text(name: str, value: Any) -> str:
@@ -271,6 +273,7 @@ class ClientBase:
         max_retry_wait: Optional[float] = None,
         max_concurrency: Optional[int] = None,
         stream_gap_timeout: Optional[float] = None,
+        checks: str = "on",
         **unknown: Any,
     ) -> None:
         # Client-wide options (the OpenAI SDK's OpenAI(timeout=, max_retries=)): over every
@@ -285,7 +288,7 @@ class ClientBase:
                 name, {**unknown, **given}, ("provider_configs", "providers",
                                              "extra_param_mode", "extract_thinking", "cache",
                                              "cache_ttl", "router", "prompt_cache", "budget",
-                                             *CLIENT_OPTIONS),
+                                             "checks", *CLIENT_OPTIONS),
                 configs_given=provider_configs is not None, call=f"ai.{name}")
         if given:
             _check_client_options(given, f"{type(self).__name__}()")
@@ -295,7 +298,11 @@ class ClientBase:
                                               "extract_thinking": extract_thinking,
                                               "cache": cache, "cache_ttl": cache_ttl,
                                               "router": router, "prompt_cache": prompt_cache,
-                                              "budget": budget}
+                                              "budget": budget, "checks": checks}
+        if checks not in ("on", "off"):
+            raise ValueError(f"checks must be 'on' or 'off', got {checks!r}")
+        #: Whether calls are checked against what is known of their model (docs/models.md).
+        self._checks = checks == "on"
         #: Options every provider this client builds gets over its config (with_options()).
         self._options: dict[str, Any] = given
         self._cache, self._cache_ttl = _check_cache(cache, cache_ttl)

@@ -115,6 +115,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> Stream: ...
 
@@ -153,6 +155,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -191,6 +195,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> Union[Stream, ChatCompletionResponse]: ...
 
@@ -251,6 +257,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -289,6 +297,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -327,6 +337,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -368,6 +380,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -405,6 +419,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -455,6 +471,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -492,6 +510,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -534,6 +554,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ChatCompletionStream[_ParsedT]: ...
 
@@ -571,6 +593,8 @@ class _Completions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ChatCompletionStream[None]: ...
 
@@ -702,6 +726,8 @@ class Client(ClientBase):
     breakpoints / a cache key where the provider needs them (a call opts out with
     ``prompt_cache=False``; docs/reasoning-and-caching.md). ``budget`` (an ``ai.Budget``, or
     a list) must admit every model call of the client before it is sent (docs/budgets.md).
+    ``checks="off"`` turns off the checks of each call against what is known of its model
+    (docs/models.md; a call's ``checks=`` overrides it).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
@@ -718,6 +744,7 @@ class Client(ClientBase):
                  max_retry_wait: Optional[float] = None,
                  max_concurrency: Optional[int] = None,
                  stream_gap_timeout: Optional[float] = None,
+                 checks: Literal["on", "off"] = "on",
                  **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers,
@@ -726,7 +753,7 @@ class Client(ClientBase):
                          prompt_cache=prompt_cache, budget=budget,
                          timeout=timeout, max_retries=max_retries,
                          max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
-                         stream_gap_timeout=stream_gap_timeout, **unknown)
+                         stream_gap_timeout=stream_gap_timeout, checks=checks, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -873,6 +900,8 @@ class _AsyncCompletions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> AsyncStream: ...
 
@@ -911,6 +940,8 @@ class _AsyncCompletions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ChatCompletionResponse: ...
 
@@ -949,6 +980,8 @@ class _AsyncCompletions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> Union[AsyncStream, ChatCompletionResponse]: ...
 
@@ -990,6 +1023,8 @@ class _AsyncCompletions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ParsedChatCompletion[_ParsedT]: ...
 
@@ -1027,6 +1062,8 @@ class _AsyncCompletions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> ParsedChatCompletion[None]: ...
 
@@ -1069,6 +1106,8 @@ class _AsyncCompletions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> _AsyncStreamManager[_ParsedT]: ...
 
@@ -1106,6 +1145,8 @@ class _AsyncCompletions:
         cache: Optional[bool] = None,
         budget: Union[Budget, Sequence[Budget], None] = None,
         context: Optional[ContextWindow] = None,
+        checks: Optional[Literal["on", "off"]] = None,
+        count_tokens: bool = False,
         **kwargs: Any,
     ) -> _AsyncStreamManager[None]: ...
 
@@ -1136,6 +1177,7 @@ class AsyncClient(ClientBase):
                  max_retry_wait: Optional[float] = None,
                  max_concurrency: Optional[int] = None,
                  stream_gap_timeout: Optional[float] = None,
+                 checks: Literal["on", "off"] = "on",
                  **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
@@ -1143,7 +1185,7 @@ class AsyncClient(ClientBase):
                          prompt_cache=prompt_cache, budget=budget,
                          timeout=timeout, max_retries=max_retries,
                          max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
-                         stream_gap_timeout=stream_gap_timeout, **unknown)
+                         stream_gap_timeout=stream_gap_timeout, checks=checks, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

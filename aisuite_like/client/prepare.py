@@ -42,8 +42,10 @@ __all__ = ["STACK", "PreparedCall", "prepare_call", "provider_stack", "RUNNER_ON
 #:   deployment's own): the model's worst case reserved before sending, its cost settled
 #:   after (docs/budgets.md); a cache hit never reaches it, a fallback model is admitted at
 #:   its own price;
-#: - ``checks``: the slot of the checks of a request against what the model can do: empty
-#:   until those checks exist;
+#: - ``checks``: the checks of a request against what is known of the model (tools,
+#:   modalities, the output cap, a probe profile; with ``count_tokens=True`` the context
+#:   window), before anything is sent (docs/models.md); not there with
+#:   ``Client(checks="off")``;
 #: - ``transport``: the provider of the model's key.
 #:
 #: For a router alias the transport is the routing provider, under the alias's ``cache``
@@ -75,19 +77,23 @@ class PreparedCall:
 
 def provider_stack(client: ClientBase, key: str, transport: Provider, *, routed: bool = False,
                    cache: bool = False, fallbacks: Any = None, model: str = "",
-                   name: str = "", think: bool = False, budget: Any = None) -> Provider:
+                   name: str = "", think: bool = False, budget: Any = None,
+                   checks: Optional[bool] = None) -> Provider:
     """``transport`` (the provider of ``key``) in the layers of ``STACK``: tracing always
     (when instrumented), the response cache with ``cache``, the ``fallbacks`` models
     (``"key:model"`` strings, checked here; ``model`` / ``name`` are the requested model,
     whole and without its key), ``<think>`` extraction with ``think``, and the client's
     budgets with the call's ``budget`` (a ``Budget``, a list, or None). ``routed``: the
     transport is a router alias's routing provider (``key`` is ``"router:<alias>"``), whose
-    deployments carry their own model layers."""
+    deployments carry their own model layers. ``checks``: whether the model layers have the
+    ``checks`` layer (None: as the client says)."""
     budgets = call_budgets(client, budget)
+    checked = client._checks if checks is None else checks
     provider = _alias_layers(client, key, transport, cache, budgets) if routed else \
-        _model_layers(client, key, transport, cache, budgets)
+        _model_layers(client, key, transport, cache, budgets, checked, name)
     if fallbacks is not None:
-        provider = _with_fallbacks(client, provider, model, name, fallbacks, cache, budgets)
+        provider = _with_fallbacks(client, provider, model, name, fallbacks, cache, budgets,
+                                   checked)
     if think:  # <think> blocks -> reasoning_content (docs/client.md, "Reasoning")
         from ..providers.think import ThinkTagsProvider
 
@@ -106,9 +112,12 @@ def call_budgets(client: ClientBase, budget: Any) -> tuple[Any, ...]:
 
 
 def _model_layers(client: ClientBase, key: str, provider: Provider, cache: bool,
-                  budgets: tuple[Any, ...] = ()) -> Provider:
-    """One model's layers of ``STACK`` over its transport, built from the inside out."""
-    # checks: the checks of a request against the model wrap the transport here.
+                  budgets: tuple[Any, ...] = (), checks: Optional[bool] = None,
+                  name: str = "") -> Provider:
+    """One model's layers of ``STACK`` over its transport, built from the inside out
+    (``name``: the model, when the stack is for one)."""
+    if client._checks if checks is None else checks:
+        provider = _checked(client, key, provider, name)
     if budgets:  # admitted at this model's price before anything is sent
         from ..budgets.provider import BudgetProvider
 
@@ -120,6 +129,36 @@ def _model_layers(client: ClientBase, key: str, provider: Provider, cache: bool,
         traced: Provider = active.traced(provider)
         return traced
     return provider
+
+
+def _checked(client: ClientBase, key: str, provider: Provider, name: str) -> Provider:
+    """The ``checks`` layer over ``provider``: what is known of model ``name`` of ``key``
+    (the snapshot's facts, a probe profile of ``key``'s config) checked before sending
+    (docs/models.md). Nothing is known of the model (or of any, without ``name``): no
+    layer."""
+    profile = _profile(client, key)
+    if profile is None:
+        from ..model_info.snapshot import facts_of
+
+        if not name or not facts_of(key, name).known:
+            return provider
+    from ..model_info.checks import ChecksProvider
+
+    return ChecksProvider(provider, key, profile)
+
+
+def _profile(client: ClientBase, key: str) -> Any:
+    """The probe profile of ``key``'s config (``{"profile": path}``), or None."""
+    config = client._configs.get(key)
+    if config is None:
+        canon = canonical_key(key)
+        config = client._configs.get(canon) or next(
+            (v for k, v in client._configs.items() if canonical_key(k) == canon), None)
+    if not config or config.get("profile") is None:
+        return None
+    from ..model_info.profile import load_profile
+
+    return load_profile(config["profile"])
 
 
 def _alias_layers(client: ClientBase, key: str, routing: Provider, cache: bool,
@@ -142,7 +181,8 @@ def _deployment_stack(client: ClientBase, model: str, settings: Mapping[str, Any
     _deployment_provider``) in the model layers (not cached: the alias is), admitted by
     ``budgets`` (the call's, the client's and the deployment's own)."""
     provider = client._deployment_provider(model, settings, label)
-    return _model_layers(client, parse_model(model)[0], provider, False, budgets)
+    key, name = parse_model(model)
+    return _model_layers(client, key, provider, False, budgets, name=name)
 
 
 # Config keys that say which endpoint (and so which model behind a name) a provider calls,
@@ -196,7 +236,8 @@ def _cached(client: ClientBase, provider: Provider, key: str) -> Provider:
 
 
 def _with_fallbacks(client: ClientBase, provider: Provider, model: str, name: str,
-                    fallbacks: Any, cached: bool, budgets: tuple[Any, ...] = ()) -> Provider:
+                    fallbacks: Any, cached: bool, budgets: tuple[Any, ...] = (),
+                    checks: Optional[bool] = None) -> Provider:
     """``provider`` for ``model``, falling back on the ``fallbacks`` models in order (each
     resolved, in its model layers, only when the call reaches it)."""
     if isinstance(fallbacks, str) or not isinstance(fallbacks, (list, tuple)) or not all(
@@ -211,14 +252,15 @@ def _with_fallbacks(client: ClientBase, provider: Provider, model: str, name: st
     for fallback in fallbacks:  # checked now; each provider made when the call reaches it
         key, fallback_name = parse_model(fallback)
         client._check_known(key)
-        chain.append((partial(_fallback_provider, client, key, cached, budgets),
-                      fallback_name, fallback))
+        chain.append((partial(_fallback_provider, client, key, cached, budgets, checks,
+                              fallback_name), fallback_name, fallback))
     return FallbackProvider(provider, name, model, chain)
 
 
 def _fallback_provider(client: ClientBase, key: str, cached: bool,
-                       budgets: tuple[Any, ...] = ()) -> Provider:
-    return _model_layers(client, key, client._provider(key), cached, budgets)
+                       budgets: tuple[Any, ...] = (), checks: Optional[bool] = None,
+                       name: str = "") -> Provider:
+    return _model_layers(client, key, client._provider(key), cached, budgets, checks, name)
 
 
 # --- routing --------------------------------------------------------------------------------
@@ -295,13 +337,17 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
                 f"model {model!r} names a router alias, but this client has no router: "
                 "pass ai.Client(router=ai.Router(deployments={...}))")
     _request_checks.check_arguments(kwargs)
+    checked = _checks_of(kwargs.pop("checks", None), client._checks)
+    counting = kwargs.pop("count_tokens", False)
+    if not isinstance(counting, bool):
+        raise TypeError(f"count_tokens must be True or False, got {counting!r}")
     cached = _uses_cache(client, kwargs.pop("cache", None))
     budget = kwargs.pop("budget", None)  # this call's, besides the client's (docs/budgets.md)
     own = routed if routed is not None else client._provider(key)
     fallbacks = kwargs.pop("fallbacks", None)
     provider = provider_stack(
         client, key, own, routed=routed is not None, cache=cached, fallbacks=fallbacks,
-        model=model, name=name, think=client.extract_thinking, budget=budget)
+        model=model, name=name, think=client.extract_thinking, budget=budget, checks=checked)
     stream = bool(kwargs.pop("stream", False))
     max_turns = kwargs.pop("max_turns", None)
     if max_turns is not None:
@@ -327,7 +373,20 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     request = _chat_request(client, name, messages, tools, stream, kwargs)
     if hosted is not None:
         request.hosted_tools = hosted
+    if counting:
+        request.count_tokens = True
+    if not checked:
+        request.checks = False
     return PreparedCall(provider, request, tools, max_turns, runner_options)
+
+
+def _checks_of(value: Any, default: bool) -> bool:
+    """A call's ``checks=`` (``"on"`` / ``"off"``; None: the client's)."""
+    if value is None:
+        return default
+    if value not in ("on", "off"):
+        raise ValueError(f"checks must be 'on' or 'off', got {value!r}")
+    return bool(value == "on")
 
 
 def _bind_context(client: ClientBase, value: Any, provider_key: str, budget: Any) -> Any:

@@ -34,6 +34,7 @@ KNOWN_KEYWORDS = frozenset({
     "on_max_turns", "max_tool_concurrency", "fallbacks", "reasoning_effort", "prompt_cache",
     "orphans",  # how a tool call without its result is sent (docs/portability.md)
     "cache",  # the response cache (docs/cache.md): cache=False bypasses it for one call
+    "checks", "count_tokens",  # what is known of the model, checked (docs/models.md)
 })
 # Provider-native argument names that are close to a known keyword but mean something else:
 # they pass through untouched (Anthropic ``speed``, ``top_k`` of Anthropic / Gemini / vLLM /

@@ -37,6 +37,8 @@ __all__ = [
     "MissingDependencyError",
     "UnsupportedParameterError",
     "OrphanToolMessageError",
+    "ModelCapabilityError",
+    "PromptTooLongError",
     "UnsupportedFeatureError",
     "ConfigurationError",
     "ToolExecutionError",
@@ -133,6 +135,21 @@ class BadRequestError(APIStatusError):
 
 class ContextWindowExceededError(BadRequestError):
     """The prompt does not fit the model's context window."""
+
+
+class PromptTooLongError(ContextWindowExceededError):
+    """With ``count_tokens=True``, a prompt whose counted tokens exceed the model's context
+    window, refused before anything is sent (docs/models.md): ``model``, ``limit`` (the
+    context window), ``input_tokens`` (the count), ``source`` (where the window came
+    from). ``status_code`` is None: no provider answered."""
+
+    def __init__(self, message: str, *, model: str, limit: int, input_tokens: int,
+                 source: str, provider: str | None = None) -> None:
+        super().__init__(message, provider=provider)
+        self.model = model
+        self.limit = limit
+        self.input_tokens = input_tokens
+        self.source = source
 
 
 class RateLimitError(APIStatusError):
@@ -237,6 +254,21 @@ class OrphanToolMessageError(UnsupportedParameterError):
         super().__init__(message, parameter="messages", provider=provider)
         self.index = index
         self.tool_call_id = tool_call_id
+
+
+class ModelCapabilityError(UnsupportedParameterError):
+    """A request the model cannot serve by what is known of it (docs/models.md, "Checks
+    before sending"), refused before anything is sent: ``model`` (``"provider:model"``),
+    ``parameter`` (``"tools"``, ``"messages"``, ``"max_tokens"``, ...), ``limit`` (the fact
+    that refuses it: ``False``, the input modalities, the output cap), ``source`` (where the
+    fact came from: the snapshot and its date, a probe profile, the provider)."""
+
+    def __init__(self, message: str, *, model: str, parameter: str, limit: Any, source: str,
+                 provider: str | None = None):
+        super().__init__(message, parameter=parameter, provider=provider)
+        self.model = model
+        self.limit = limit
+        self.source = source
 
 
 class UnsupportedFeatureError(AisuiteLikeError, ValueError):

@@ -112,7 +112,7 @@ class Facts:
     and where each came from. Made once per model and kept."""
 
     __slots__ = ("model", "tools", "input_modalities", "max_output_tokens", "context_window",
-                 "info")
+                 "info", "known")
 
     def __init__(self, info: ModelInfo) -> None:
         self.info = info
@@ -122,6 +122,9 @@ class Facts:
             if info.input_modalities is not None else None
         self.max_output_tokens = info.max_output_tokens
         self.context_window = info.context_window
+        #: Whether anything a check reads is known (else a call needs no checks layer).
+        self.known = any(v is not None for v in (
+            self.tools, self.input_modalities, self.max_output_tokens, self.context_window))
 
 
 _facts: dict[tuple[str, str], Facts] = {}

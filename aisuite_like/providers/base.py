@@ -61,7 +61,10 @@ class ChatRequest:
     family to map to its own server tools (docs/hosted-tools.md).
     breakpoints or key (docs/reasoning-and-caching.md). ``orphans`` is how a tool call
     without a result is sent: ``"repair"`` (None: a synthetic error result) or ``"error"``
-    (refused); docs/portability.md.
+    (refused); docs/portability.md. ``count_tokens`` asks for the prompt to be counted by the
+    provider before sending (the context-window check, budgets, the router's token buckets);
+    ``checks`` False turns off the checks against what is known of the model
+    (docs/models.md).
     """
 
     model: str
@@ -87,6 +90,8 @@ class ChatRequest:
     prompt_cache: Optional[str] = None
     hosted_tools: Optional[tuple[Any, ...]] = None
     orphans: Optional[str] = None
+    count_tokens: bool = False
+    checks: bool = True
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn)."""

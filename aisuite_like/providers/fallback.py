@@ -20,6 +20,8 @@ from ..core.errors import (
     APITimeoutError,
     BudgetExceededError,
     InternalServerError,
+    ModelCapabilityError,
+    PromptTooLongError,
     RateLimitError,
 )
 from .base import ChatRequest, Provider
@@ -33,9 +35,10 @@ __all__ = ["FallbackProvider", "FALLBACK_ERRORS", "skipped_model"]
 #: Errors that move on to the next model (after the failing model's own retries). Anything
 #: else (a bad request, a wrong key) is the caller's to fix and is raised at once.
 FALLBACK_ERRORS = (RateLimitError, InternalServerError, APIConnectionError, APITimeoutError)
-#: What moves a fallback chain on: those, and a budget's refusal of a model (nothing was sent;
-#: a cheaper model may fit: docs/budgets.md).
-_MOVES_ON = (*FALLBACK_ERRORS, BudgetExceededError)
+#: What moves a fallback chain on: those, and a refusal of a model before anything was sent
+#: (a budget's: a cheaper model may fit, docs/budgets.md; what is known of the model: another
+#: may serve the request, docs/models.md).
+_MOVES_ON = (*FALLBACK_ERRORS, BudgetExceededError, ModelCapabilityError, PromptTooLongError)
 
 
 def _name_fallback(error: AisuiteLikeError, label: str, skipped: list[SkippedModel]) -> None:

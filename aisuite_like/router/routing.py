@@ -39,8 +39,11 @@ from ..core.errors import (
     AisuiteLikeError,
     APIError,
     BudgetExceededError,
+    ModelCapabilityError,
+    PromptTooLongError,
     RateLimitError,
     UnpricedModelError,
+    UnsupportedFeatureError,
 )
 from ..core.exchange import CAPTURE, ExchangeCapture
 from ..providers.base import ChatRequest, EmbeddingRequest, Provider
@@ -50,7 +53,7 @@ from .limits import Limits, Pick, Record, describe, pick, read_limits, settle
 
 if TYPE_CHECKING:
     from ..core.embeddings import CreateEmbeddingResponse
-    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, SkippedModel
+    from ..core.types import ChatCompletionChunk, ChatCompletionResponse, SkippedModel, TokenCount
     from .deployments import Deployment
     from .state import RouterState
 
@@ -143,12 +146,14 @@ class _Call:
                  "waited", "pending", "last_error", "hand_up")
 
     def __init__(self, provider: RoutingProvider,
-                 request: Union[ChatRequest, EmbeddingRequest]) -> None:
+                 request: Union[ChatRequest, EmbeddingRequest],
+                 counted: Optional[float] = None) -> None:
         self.provider = provider
         self.route = route = provider.route
         self.router = provider.router
         self.request = request
-        self.tokens = _estimate(request) if route.uses_tokens else 0.0
+        self.tokens = (counted if counted is not None else _estimate(request)) \
+            if route.uses_tokens else 0.0
         self.excluded = [False] * len(route.deployments)
         self.skipped: list[SkippedModel] = []
         self.waited = 0.0
@@ -209,8 +214,10 @@ class _Call:
                ) -> Optional[Callable[[list[Record]], tuple[Sequence[int], Any]]]:
         """After an attempt failed: the transaction that cools the deployment down (the call
         moves on), or None: the error is raised to the caller (not one that moving fixes)."""
-        if isinstance(error, (BudgetExceededError, UnpricedModelError)):
-            # a budget refused this deployment before anything was sent: try the others
+        if isinstance(error, (BudgetExceededError, UnpricedModelError, ModelCapabilityError,
+                              PromptTooLongError)):
+            # a budget, or what is known of its model, refused this deployment before
+            # anything was sent: try the others
             self.skipped.append(skipped_model(self.route.deployments[index].name, error))
             self.last_error = error
             self.excluded[index] = True
@@ -421,6 +428,38 @@ class RoutingProvider(Provider):
                            f"{deployment.name!r}: ")
             raise
 
+    # -- with count_tokens=True, the token buckets take the provider's count of the prompt
+    # (by the first deployment's provider, through its layers: a count it keeps if it serves)
+
+    def _count_request(self, request: Any) -> Optional[tuple[Provider, ChatRequest]]:
+        if not isinstance(request, ChatRequest) or not request.count_tokens or \
+                not self.route.uses_tokens:
+            return None
+        first = self.route.deployments[0]
+        return self.deployment_provider(0), request.replace(model=first.model_name)
+
+    @staticmethod
+    def _tokens(count: TokenCount, request: ChatRequest) -> Optional[float]:
+        return float(count.input_tokens + (request.max_tokens or 0)) if count.exact else None
+
+    def _counted(self, request: Any) -> Optional[float]:
+        found = self._count_request(request)
+        if found is None:
+            return None
+        try:
+            return self._tokens(found[0].count_tokens(found[1]), request)
+        except UnsupportedFeatureError:  # no counting API: the estimate
+            return None
+
+    async def _acounted(self, request: Any) -> Optional[float]:
+        found = self._count_request(request)
+        if found is None:
+            return None
+        try:
+            return self._tokens(await found[0].acount_tokens(found[1]), request)
+        except UnsupportedFeatureError:
+            return None
+
     # -- calls --
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
@@ -454,7 +493,7 @@ class RoutingProvider(Provider):
 
     def _send(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """One routed request, sent with the deployment provider's ``method``."""
-        call = _Call(self, request)
+        call = _Call(self, request, self._counted(request))
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
@@ -473,7 +512,7 @@ class RoutingProvider(Provider):
 
     async def _asend(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """Async twin of ``_send``."""
-        call = _Call(self, request)
+        call = _Call(self, request, await self._acounted(request))
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))
@@ -491,7 +530,7 @@ class RoutingProvider(Provider):
             return call.served(response, index)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        call = _Call(self, request)
+        call = _Call(self, request, self._counted(request))
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
@@ -528,7 +567,7 @@ class RoutingProvider(Provider):
             _close(chunks)
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        call = _Call(self, request)
+        call = _Call(self, request, await self._acounted(request))
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))

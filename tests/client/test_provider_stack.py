@@ -14,6 +14,7 @@ from support.openai_helpers import KEY, httpx2_mock  # noqa: F401  (the fixture)
 import aisuite_like as ai
 from aisuite_like.cache.provider import CachedProvider
 from aisuite_like.client.prepare import STACK, prepare_call
+from aisuite_like.model_info.checks import ChecksProvider
 from aisuite_like.observability.otel import _TracedProvider
 from aisuite_like.providers.fallback import FallbackProvider
 from aisuite_like.providers.think import ThinkTagsProvider
@@ -24,7 +25,7 @@ GATEWAY = "http://gw.example.test/v1"
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 USER = [{"role": "user", "content": "Hi"}]
 _LAYERS = {ThinkTagsProvider: "think", FallbackProvider: "fallbacks",
-           _TracedProvider: "tracing", CachedProvider: "cache"}
+           _TracedProvider: "tracing", CachedProvider: "cache", ChecksProvider: "checks"}
 
 
 def _layers(provider: Any) -> list[str]:
@@ -57,8 +58,8 @@ def test_a_call_through_every_layer(httpx2_mock: respx.Router, otel: Any) -> Non
                        cache=ai.cache.MemoryCache(), extract_thinking=True)
     kwargs = {"fallbacks": ["anthropic:claude-x"]}
     prepared = prepare_call(client, "openai:gpt-4o", USER, dict(kwargs))
-    assert _layers(prepared.provider) == [
-        name for name in STACK if name not in ("budgets", "checks")]  # their slots are empty
+    assert _layers(prepared.provider) == [  # gpt-4o is known: its facts are checked
+        name for name in STACK if name != "budgets"]  # no budget given
     replies = [client.chat.completions.create(model="openai:gpt-4o", messages=USER, **kwargs)
                for _ in range(2)]
     for reply in replies:  # <think> extracted from whichever model served
@@ -78,9 +79,15 @@ def test_a_call_through_every_layer(httpx2_mock: respx.Router, otel: Any) -> Non
 
 def test_a_layer_not_asked_for_is_not_there() -> None:
     client = ai.Client({"openai": {"api_key": KEY}})
-    prepared = prepare_call(client, "openai:gpt-4o", USER, {})
+    prepared = prepare_call(client, "openai:my-own-model", USER, {})  # nothing known of it
     assert _layers(prepared.provider) == ["transport"]
     assert prepared.provider is client._provider("openai")
+    for off in (prepare_call(client, "openai:gpt-4o", USER, {"checks": "off"}),
+                prepare_call(ai.Client({"openai": {"api_key": KEY}}, checks="off"),
+                             "openai:gpt-4o", USER, {})):
+        assert _layers(off.provider) == ["transport"]
+    assert _layers(prepare_call(client, "openai:gpt-4o", USER, {}).provider) == [
+        "checks", "transport"]
 
 
 def test_a_router_alias_is_cached_whole_and_traced_per_deployment(otel: Any) -> None:

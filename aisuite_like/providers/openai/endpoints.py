@@ -21,7 +21,7 @@ from ..base import (
     TranscriptionRequest,
     mapped_errors,
 )
-from ..plans import Plan, arun, run
+from ..plans import Plan, SdkCall, arun, run
 from .audio import parse_transcription, transcription_kwargs
 from .media import (
     check_endpoint,
@@ -31,6 +31,9 @@ from .media import (
     speech_call,
     translation_of,
 )
+
+if TYPE_CHECKING:
+    from .services import ServiceSpec
 
 __all__ = ["OpenAIEndpoints"]
 
@@ -89,6 +92,9 @@ class OpenAIEndpoints:
 
         def _responses_params(self) -> frozenset[str]: ...
 
+        _config: dict[str, Any]
+        spec: ServiceSpec
+
     def _run(self, plan: Plan[Any], timeout: Any) -> Any:
         return run(self, self._sync(), plan, self._calls.bounds(timeout))  # type: ignore[arg-type]
 
@@ -118,6 +124,35 @@ class OpenAIEndpoints:
     async def acount_tokens(self, request: ChatRequest) -> TokenCount:
         count: TokenCount = await self._arun(self._count(request), request.timeout)
         return count
+
+    # -- a model's own description (client.models.info(live=True)): Ollama's /api/show --
+
+    def _show(self, model: str) -> Plan[Any]:
+        import httpx2
+
+        from ...core.reading import decode_json
+
+        base = str(self._config.get("base_url") or self.spec.base_url or "").rstrip("/")
+        root = base[:-3] if base.endswith("/v1") else base
+        reply = yield SdkCall("post", args=(f"{root}/api/show",),
+                              kwargs={"body": {"model": model}, "cast_to": httpx2.Response},
+                              read="raw")
+        data = decode_json(reply.content, self.key, status_code=reply.status_code)
+        return data if isinstance(data, dict) else None
+
+    def model_metadata(self, model: str) -> Any:
+        from ..registry import canonical_key
+
+        if canonical_key(self.key) != "ollama" or getattr(self, "_native", None) is not None:
+            return super().model_metadata(model)  # type: ignore[misc]  # Provider's
+        return self._run(self._show(model), None)
+
+    async def amodel_metadata(self, model: str) -> Any:
+        from ..registry import canonical_key
+
+        if canonical_key(self.key) != "ollama" or getattr(self, "_native", None) is not None:
+            return await super().amodel_metadata(model)  # type: ignore[misc]  # Provider's
+        return await self._arun(self._show(model), None)
 
     def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
         return images_plan(request, self.key, _named(f"images.{request.operation}"))
