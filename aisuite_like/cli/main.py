@@ -3,6 +3,8 @@
     aisuite-like chat -m openai:gpt-4o-mini "prompt" [--system S] [--tool pkg.mod:func ...]
                       [--max-turns N] [--stream] [--json] [--usage]
     aisuite-like providers
+    aisuite-like models info MODEL [--live] [--json]
+    aisuite-like probe KEY [--base-url URL] [--model M] [--out PATH]
     aisuite-like batch submit FILE.jsonl [--wait] | batch status ID | batch results ID
 
 Exit codes: 0 ok; 2 usage (bad arguments, bad model string, unknown provider, bad ``--tool``,
@@ -79,6 +81,23 @@ def _build_parser() -> argparse.ArgumentParser:
     from . import batch as _cli_batch
 
     _cli_batch.add_parser(commands)
+    models = commands.add_parser(
+        "models", help="what is known of a model (docs/models.md)",
+        description="What is known of a model: context window, output cap, modalities, "
+                    "tools, reasoning, prices, and where each fact came from.")
+    models_sub = models.add_subparsers(dest="models_command", metavar="SUBCOMMAND",
+                                       parser_class=_Parser)
+    models_sub.required = True
+    info = models_sub.add_parser("info", help="print what is known of MODEL",
+                                 description="Print each fact of MODEL ('provider:model') "
+                                             "with its source; unknown facts say so.")
+    info.add_argument("model", help="'provider:model', e.g. anthropic:claude-sonnet-4-5")
+    info.add_argument("--live", action="store_true",
+                      help="ask the provider's own model endpoint too (one request)")
+    info.add_argument("--json", action="store_true", help="print the ModelInfo as JSON")
+    from . import probe as _cli_probe
+
+    _cli_probe.add_parser(commands)
     return parser
 
 
@@ -311,6 +330,12 @@ def main(argv: Optional[Sequence[str]] = None, *, stdin: Optional[TextIO] = None
             from . import batch as _cli_batch
 
             return _cli_batch.run(args, out, err, stdin or sys.stdin)
+        if args.command == "models":
+            return _models_info(args, out)
+        if args.command == "probe":
+            from . import probe as _cli_probe
+
+            return _cli_probe.run(args, out, err)
         return _chat(args, out, err, stdin or sys.stdin)
     except _UsageError as exc:
         err.write(f"aisuite-like: error: {exc}\n")
@@ -339,6 +364,39 @@ def main(argv: Optional[Sequence[str]] = None, *, stdin: Optional[TextIO] = None
             err.write(f"aisuite-like: error: the output cannot be written to stdout in "
                       f"{encoding} ({exc.reason}); set PYTHONIOENCODING=utf-8\n")
         return EXIT_ERROR
+
+
+def _models_info(args: argparse.Namespace, out: TextIO) -> int:
+    """``aisuite-like models info MODEL [--live] [--json]``."""
+    import aisuite_like as ai
+
+    from ..model_info.types import FACT_FIELDS
+
+    with ai.Client() as client:
+        info = client.models.info(args.model, live=args.live)
+    if args.json:
+        out.write(info.model_dump_json(indent=2) + "\n")
+        return EXIT_OK
+    out.write(f"{info.model}" + (f" (snapshot entry {info.matched})" if info.matched else
+                                 " (not in the snapshot)") + "\n")
+    width = max(len(name) for name in FACT_FIELDS)
+    for name in FACT_FIELDS:
+        value = getattr(info, name)
+        if value is None:
+            out.write(f"  {name:<{width}}  unknown\n")
+            continue
+        if isinstance(value, tuple):
+            shown = ", ".join(value)
+        elif name == "prices":
+            shown = ", ".join(f"{k.removesuffix('_per_mtok')} ${v}/M" for k, v in
+                              value.model_dump(exclude_none=True).items() if k != "tiered")
+            shown += " (tiered)" if value.tiered else ""
+        else:
+            shown = str(value)
+        source = info.sources[name]
+        conflicts = "".join(f"; {who} said {said}" for who, said in source.conflicts.items())
+        out.write(f"  {name:<{width}}  {shown}  [{source.describe()}{conflicts}]\n")
+    return EXIT_OK
 
 
 def _stdout_closed(out: TextIO, err: TextIO) -> int:

@@ -79,6 +79,16 @@ def _refuse(facts: Facts, parameter: str, limit: Any, what: str, fact: str,
         model=facts.model, parameter=parameter, limit=limit, source=source, provider=provider)
 
 
+def _limit_field(provider: str, given: str) -> str:
+    """The field the token limit goes out as to ``provider`` (the compatible services' table
+    says; ``given`` where the service takes it as sent)."""
+    from ..providers.openai.services import SERVICES
+    from ..providers.registry import canonical_key
+
+    spec = SERVICES.get(canonical_key(provider))
+    return (spec.max_tokens_field if spec is not None else None) or given
+
+
 def _check_profile(profile: Profile, model: str, request: ChatRequest, provider: str) -> None:
     """A parameter the probe saw the endpoint refuse: ``UnsupportedParameterError``."""
     refused: list[tuple[str, str]] = []
@@ -90,8 +100,10 @@ def _check_profile(profile: Profile, model: str, request: ChatRequest, provider:
     if isinstance(response_format, Mapping) and response_format.get("type") == "json_schema" \
             and profile.refuses("json_schema"):
         refused.append(("response_format", "json_schema"))
-    if request.max_tokens is not None and profile.refuses(request.max_tokens_as):
-        refused.append((request.max_tokens_as, request.max_tokens_as))
+    if request.max_tokens is not None:
+        sent = _limit_field(provider, request.max_tokens_as)  # the field on the wire
+        if profile.refuses(sent):
+            refused.append((request.max_tokens_as, sent))
     if request.stream and (request.stream_options or {}).get("include_usage") \
             and profile.refuses("stream_usage"):
         refused.append(("stream_options", "stream_usage"))
