@@ -12,7 +12,8 @@ Two public sources, both read offline:
 
 A fact in both wins from ``VENDOR`` and keeps genai-prices' value as a conflict.
 
-Run: ``.venv/bin/python scripts/model_snapshot.py [--date YYYY-MM-DD]``.
+Run: ``.venv/bin/python scripts/model_snapshot.py [--date YYYY-MM-DD]``; it also rewrites
+the table of docs/models.md (between its markers) from the snapshot.
 """
 
 from __future__ import annotations
@@ -279,12 +280,67 @@ def build(date: str) -> dict[str, Any]:
     }
 
 
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "models.md"
+TABLE_START, TABLE_END = "<!-- models-table:start -->", "<!-- models-table:end -->"
+#: The families of the table in docs/models.md (one row per model a vendor page describes).
+TABLE_FAMILIES = ("openai", "anthropic", "google", "bedrock", "groq", "mistral", "deepseek",
+                  "xai")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "?"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def table(snapshot: dict[str, Any]) -> str:
+    """The markdown table of docs/models.md: the models of ``TABLE_FAMILIES`` whose facts a
+    vendor page gives ("?": unknown)."""
+    rows = ["| model | context | max output | input | tools | parallel | JSON schema | "
+            "reasoning | prompt cache | $ in / out per M |",
+            "| --- | ---: | ---: | --- | --- | --- | --- | --- | --- | --- |"]
+    for key in TABLE_FAMILIES:
+        for entry in snapshot["families"].get(key, ()):
+            sources = entry["sources"]
+            if not any(not str(v).startswith("genai-prices") for v in sources.values()):
+                continue
+            facts = entry["facts"]
+            prices = facts.get("prices") or {}
+            price = "?" if not prices else (
+                f"{prices.get('input_per_mtok', '?')} / {prices.get('output_per_mtok', '?')}"
+                + (" (tiered)" if prices.get("tiered") else ""))
+            cells = [f"`{key}:{entry['id']}`"] + [_cell(facts.get(name)) for name in (
+                "context_window", "max_output_tokens", "input_modalities", "tools",
+                "parallel_tool_calls", "json_schema", "reasoning", "prompt_cache")] + [price]
+            rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def write_table(snapshot: dict[str, Any], docs: Path = DOCS) -> None:
+    """Put ``table(snapshot)`` between the table's markers in docs/models.md."""
+    text = docs.read_text(encoding="utf-8")
+    head, rest = text.split(TABLE_START, 1)
+    _, tail = rest.split(TABLE_END, 1)
+    docs.write_text(f"{head}{TABLE_START}\n{table(snapshot)}{TABLE_END}{tail}",
+                    encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--date", default=datetime.date.today().isoformat())
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--no-docs", action="store_true",
+                        help="do not rewrite the table in docs/models.md")
     args = parser.parse_args()
     snapshot = build(args.date)
+    if not args.no_docs:
+        write_table(snapshot)
     Path(args.out).write_text(json.dumps(snapshot, indent=None, separators=(",", ":"),
                                          sort_keys=True) + "\n")
     total = sum(len(v) for v in snapshot["families"].values())

@@ -28,7 +28,8 @@ KEY_VERSION = 1
 # ChatRequest fields that do not change the answer, or are keyed their own way.
 _NOT_KEYED = frozenset({"messages", "extra", "timeout", "stream", "stream_options",
                         "max_tokens_as",
-                        "prompt_cache"})  # the provider's prompt cache: not the answer
+                        "prompt_cache",  # the provider's prompt cache: not the answer
+                        "count_tokens", "checks"})  # what is checked before sending
 _FIELDS = tuple(f.name for f in dataclasses.fields(ChatRequest) if f.name not in _NOT_KEYED)
 _NUMBERS = frozenset({"temperature", "top_p"})  # 1 and 1.0 are one setting
 # Provider-native arguments that never take part: headers and timeouts, and credentials.

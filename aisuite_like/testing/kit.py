@@ -333,7 +333,9 @@ class ScriptedProvider(_OfflineProvider):
 # (computed once; the rest are its positional arguments or handled separately).
 _FN_KWARGS = tuple(f.name for f in dataclasses.fields(ChatRequest)
                    if f.name not in ("model", "messages", "tools", "stream", "extra",
-                                     "max_tokens_as", "prompt_cache"))
+                                     "max_tokens_as", "prompt_cache",
+                                     # the client's own (docs/models.md), never a call's
+                                     "count_tokens", "checks"))
 
 
 def _call_kwargs(request: ChatRequest) -> dict[str, Any]:

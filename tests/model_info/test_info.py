@@ -91,6 +91,20 @@ def test_the_script_writes_the_shipped_snapshot(tmp_path: Path) -> None:
     out = tmp_path / "snapshot.json"
     shipped = json.loads((ROOT / "aisuite_like/model_info/data/snapshot.json").read_text())
     subprocess.run([sys.executable, str(ROOT / "scripts/model_snapshot.py"), "--date",
-                    shipped["date"], "--out", str(out)], check=True, capture_output=True)
+                    shipped["date"], "--out", str(out), "--no-docs"], check=True,
+                   capture_output=True)
     assert json.loads(out.read_text()) == shipped  # the shipped file is the script's output
     assert shipped["sources"]["genai-prices"].startswith("genai-prices")
+
+
+def test_the_docs_table_is_the_snapshots() -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import model_snapshot
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    shipped = json.loads((ROOT / "aisuite_like/model_info/data/snapshot.json").read_text())
+    docs = (ROOT / "docs/models.md").read_text()
+    inside = docs.split(model_snapshot.TABLE_START, 1)[1].split(model_snapshot.TABLE_END)[0]
+    assert inside.strip() == model_snapshot.table(shipped).strip(), \
+        "run scripts/model_snapshot.py to rewrite the table of docs/models.md"
