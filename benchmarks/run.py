@@ -37,7 +37,7 @@ from server import ServerProcess, measure_capacity  # noqa: E402
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
 SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
              "otel", "mcp", "prompt_cache", "cache", "embeddings", "aloop", "native",
-             "router")
+             "router", "checks")
 #: The families that have a native transport (docs/transports.md).
 NATIVE_FAMILIES = ("openai", "anthropic", "google")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
@@ -61,6 +61,7 @@ FULL = {
     "cache": {"repeats": 3, "warmup": 30, "calls": 200},
     "cache_memory": {"entries": 100_000},
     "router": {"repeats": 3, "warmup": 30, "calls": 300},
+    "checks": {"repeats": 3, "warmup": 30, "calls": 300},
     "router_async": {"repeats": 2, "warmup": 100, "requests": 2000, "concurrency": 100},
     "embeddings_one": {"repeats": 3, "warmup": 30, "calls": 200, "inputs": 1},
     "embeddings_list": {"repeats": 3, "warmup": 2, "calls": 10, "inputs": 10_000},
@@ -86,6 +87,7 @@ QUICK = {
     "cache": {"repeats": 1, "warmup": 1, "calls": 3},
     "cache_memory": {"entries": 100},
     "router": {"repeats": 1, "warmup": 1, "calls": 4},
+    "checks": {"repeats": 1, "warmup": 1, "calls": 4},
     "router_async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
     "embeddings_one": {"repeats": 1, "warmup": 1, "calls": 3, "inputs": 1},
     "embeddings_list": {"repeats": 1, "warmup": 0, "calls": 1, "inputs": 3000},
@@ -676,6 +678,25 @@ def plan_router(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_checks(base: str, families: list[str],
+                sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """The checks before sending (docs/models.md): a call to a model the snapshot knows
+    against the same call with ``checks="off"``, interleaved on one client in each process."""
+    s = sizes["checks"]
+    rows: list[Row] = []
+    jobs: list[Job] = []
+    for family in families:
+        row = Row("checks", f"{family}: call with the checks vs checks='off'", "ms/call",
+                  ours_label="checks on", raw_label="checks off", budget=RATIO_LE[1.03])
+        rows.append(row)
+        for _ in range(s["repeats"]):
+            jobs.append(Job(_task("checks", family, "ours", base, warmup=s["warmup"],
+                                  calls=s["calls"]),
+                            [Target(row, "ours", "checked", 1e3),
+                             Target(row, "raw", "unchecked", 1e3)]))
+    return rows, jobs
+
+
 def plan_embeddings(base: str, families: list[str],
                     sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
     """``embeddings.create`` on the OpenAI wire (the loopback server's ``/v1/embeddings``):
@@ -700,7 +721,7 @@ PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
             "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache,
             "embeddings": plan_embeddings, "aloop": plan_aloop, "native": plan_native,
-            "router": plan_router}
+            "router": plan_router, "checks": plan_checks}
 
 
 # ----------------------------------------------------------------------------- output ---

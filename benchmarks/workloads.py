@@ -1087,12 +1087,54 @@ def router_overhead(task: dict[str, Any]) -> dict[str, Any]:
             "value": statistics.median(routed), "unit": "s/call"}
 
 
+#: Models the snapshot knows (docs/models.md), so their calls have the checks layer; the
+#: loopback server answers any model name alike.
+KNOWN_MODELS = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5",
+                "google": "gemini-2.5-flash",
+                "bedrock": "anthropic.claude-sonnet-4-5-20250929-v1:0"}
+
+
+def checks_overhead(task: dict[str, Any]) -> dict[str, Any]:
+    """The checks before sending (docs/models.md) on a model the snapshot knows, against the
+    same call with ``checks="off"``, on one client, interleaved: the median time per call of
+    each (``checked``, ``unchecked``)."""
+    p = task["params"]
+    driver = _Ours(task["family"], task["base"])
+    client = driver.client()
+    model = f"{task['family']}:{KNOWN_MODELS[task['family']]}"
+    expected = "The capital of France is Paris."
+
+    def call(checks: str) -> float:
+        t0 = time.perf_counter()
+        text = client.chat.completions.create(model=model, messages=MESSAGES, checks=checks,
+                                              **driver.kwargs).choices[0].message.content
+        elapsed = time.perf_counter() - t0
+        if text != expected:
+            raise AssertionError("unexpected reply text")
+        return elapsed
+
+    for _ in range(p["warmup"]):
+        call("on")
+        call("off")
+    checked, unchecked = [], []
+    for i in range(p["calls"]):
+        if i % 2:
+            checked.append(call("on"))
+            unchecked.append(call("off"))
+        else:
+            unchecked.append(call("off"))
+            checked.append(call("on"))
+    _close(client)
+    return {"checked": statistics.median(checked), "unchecked": statistics.median(unchecked),
+            "value": statistics.median(checked), "unit": "s/call"}
+
+
 SCENARIOS = {"sequential": sequential, "responses": responses,
              "async": async_throughput, "streaming": streaming,
              "tool_loop": tool_loop, "rss": rss, "mcp": mcp, "cache": cache,
              "translate": translate, "embeddings": embeddings,
              "acreate_loop": acreate_loop, "inflight": inflight_memory,
-             "router": router_overhead}
+             "router": router_overhead, "checks": checks_overhead}
 
 
 def main(argv: list[str]) -> int:

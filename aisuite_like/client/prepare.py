@@ -136,15 +136,19 @@ def _checked(client: ClientBase, key: str, provider: Provider, name: str) -> Pro
     (the snapshot's facts, a probe profile of ``key``'s config) checked before sending
     (docs/models.md). Nothing is known of the model (or of any, without ``name``): no
     layer."""
-    profile = _profile(client, key)
-    if profile is None:
+    made = client._checked.get(key)
+    if made is None or made[0] is not provider:  # once per provider: it holds no call's state
+        from ..model_info.checks import ChecksProvider
+
+        profile = _profile(client, key)
+        made = (provider, ChecksProvider(provider, key, profile), profile is not None)
+        client._checked[key] = made
+    if not made[2]:
         from ..model_info.snapshot import facts_of
 
         if not name or not facts_of(key, name).known:
             return provider
-    from ..model_info.checks import ChecksProvider
-
-    return ChecksProvider(provider, key, profile)
+    return made[1]
 
 
 def _profile(client: ClientBase, key: str) -> Any:

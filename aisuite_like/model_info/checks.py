@@ -37,6 +37,9 @@ __all__ = ["ChecksProvider", "check_request", "check_tools_capable", "part_modal
            "estimated_count"]
 
 _CHECKED = frozenset({"image", "pdf", "audio"})
+#: The facts of a model with a probe profile: (key, model, the profile's path) -> Facts.
+_PROFILED: dict[tuple[str, str, str], Facts] = {}
+_lock = threading.Lock()
 #: The last count made in this thread / task: (the messages list it was of, its length,
 #: (provider key, model), the count). The layers of one model call (the router's buckets,
 #: the budgets, the context-window check) each ask for the count; the first asks the
@@ -175,29 +178,26 @@ class ChecksProvider(WrapperProvider):
         super().__init__(wrapped)
         self._key = key
         self._profile = profile
-        self._facts: dict[str, Facts] = {}
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"ChecksProvider({self.wrapped!r})"
 
     def _facts_of(self, model: str) -> Facts:
-        found = self._facts.get(model)
+        profile = self._profile
+        if profile is None:
+            return facts_of(self._key, model)
+        found = _PROFILED.get((self._key, model, profile.path))
         if found is None:
-            if self._profile is None:
-                found = facts_of(self._key, model)
-            else:
-                from .info import merged_info
-                from .profile import facts_of_profile
+            from .info import merged_info
+            from .profile import facts_of_profile
 
-                found = Facts(merged_info(self._key, model,
-                                          profile=facts_of_profile(self._profile, model),
-                                          profile_detail=self._profile.path,
-                                          profile_date=self._profile.date))
-            with self._lock:
-                if len(self._facts) > 256:
-                    self._facts.clear()
-                self._facts[model] = found
+            found = Facts(merged_info(self._key, model,
+                                      profile=facts_of_profile(profile, model),
+                                      profile_detail=profile.path, profile_date=profile.date))
+            with _lock:
+                if len(_PROFILED) > 4096:  # a bounded memo (model names come from callers)
+                    _PROFILED.clear()
+                _PROFILED[(self._key, model, profile.path)] = found
         return found
 
     def _check(self, request: ChatRequest) -> Optional[Facts]:
