@@ -275,12 +275,35 @@ class ChecksProvider(WrapperProvider):
         await self._acounted(self._check(request), request)
         return await self.wrapped.acomplete(request)
 
+    # A stream's refusal surfaces on its first ``next()``, as a budget's does: a fallback
+    # chain or a router then moves on to the next model; the count of ``count_tokens=True``
+    # is asked then too (nothing is sent before the stream is iterated).
+
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        self._counted(self._check(request), request)
+        try:
+            facts = self._check(request)
+        except (ModelCapabilityError, PromptTooLongError) as error:
+            return _refused(error)
+        if request.count_tokens:
+            return self._stream_counted(facts, request)
         return self.wrapped.stream(request)
 
+    def _stream_counted(self, facts: Optional[Facts], request: ChatRequest
+                        ) -> Iterator[ChatCompletionChunk]:
+        self._counted(facts, request)
+        chunks = self.wrapped.stream(request)
+        try:
+            yield from chunks
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        facts = self._check(request)
+        try:
+            facts = self._check(request)
+        except (ModelCapabilityError, PromptTooLongError) as error:
+            return _arefused(error)
         if not request.count_tokens:
             return self.wrapped.astream(request)
         return self._astream_counted(facts, request)
@@ -296,3 +319,13 @@ class ChecksProvider(WrapperProvider):
             close = getattr(chunks, "aclose", None)
             if close is not None:
                 await close()
+
+
+def _refused(error: Exception) -> Iterator[Any]:
+    raise error
+    yield  # pragma: no cover  (makes this a generator)
+
+
+async def _arefused(error: Exception) -> AsyncIterator[Any]:
+    raise error
+    yield  # pragma: no cover  (makes this an async generator)

@@ -244,3 +244,30 @@ def test_one_count_serves_the_budget_and_the_check(httpx2_mock: respx.Router) ->
     client.chat.completions.create(model="anthropic:claude-sonnet-4-5", messages=MESSAGES,
                                    max_tokens=10, count_tokens=True)
     assert len(count.calls) == 1 and len(send.calls) == 1
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_stream_falls_back_and_routes_past_a_model_that_cannot_serve(mode: str) -> None:
+    from aisuite_like.testing import ScriptedProvider
+
+    router = ai.Router({"smart": [{"model": "openai:o1-mini", "weight": 1e9},
+                                  {"model": "openai:gpt-4o", "weight": 1}]})
+    scripted = ScriptedProvider(["Hi", "Hi"])
+    options: dict[str, Any] = {"providers": {"openai": scripted}, "router": router}
+    calls = [{"model": "openai:o1-mini", "fallbacks": ["openai:gpt-4o"]}, {"model": "smart"}]
+    for call in calls:
+        if mode == "sync":
+            stream = ai.Client(**options).chat.completions.create(
+                messages=MESSAGES, tools=TOOLS, stream=True, **call)
+            chunks = list(stream)
+        else:
+            async def run(call: dict[str, Any] = call) -> list[Any]:
+                async with ai.AsyncClient(**options) as client:
+                    stream = await client.chat.completions.create(
+                        messages=MESSAGES, tools=TOOLS, stream=True, **call)
+                    return [chunk async for chunk in stream]
+
+            chunks = asyncio.run(run())
+        assert [s.error_type for s in chunks[0].fallback_errors] == ["ModelCapabilityError"]
+        assert "o1-mini" in chunks[0].fallback_errors[0].model
+    assert [r.model for r in scripted.requests] == ["gpt-4o", "gpt-4o"]  # o1-mini: nothing
