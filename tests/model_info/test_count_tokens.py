@@ -36,6 +36,15 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 
 def counted(mode: str, config: dict[str, Any], model: str, **kwargs: Any) -> ai.TokenCount:
+    if any(c.get("transport") == "native" for c in config.values()):
+        from support.transports import aiohttp_via_httpcore2
+
+        with aiohttp_via_httpcore2():  # the native async transport's aiohttp, on the mock
+            return _counted(mode, config, model, **kwargs)
+    return _counted(mode, config, model, **kwargs)
+
+
+def _counted(mode: str, config: dict[str, Any], model: str, **kwargs: Any) -> ai.TokenCount:
     if mode == "sync":
         with ai.Client(config) as client:
             return client.models.count_tokens(model, MESSAGES, **kwargs)
@@ -49,11 +58,12 @@ def counted(mode: str, config: dict[str, Any], model: str, **kwargs: Any) -> ai.
 
 # --- anthropic: POST /v1/messages/count_tokens ------------------------------------------------
 
-def test_anthropic_counts_with_the_sdks_own_request(mode: str,
+@pytest.mark.parametrize("transport", ["sdk", "native"])
+def test_anthropic_counts_with_the_sdks_own_request(mode: str, transport: str,
                                                     httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.post("https://api.anthropic.com/v1/messages/count_tokens").mock(
         return_value=httpx.Response(200, json={"input_tokens": 412}))
-    count = counted(mode, {"anthropic": {"api_key": ANTHROPIC_KEY}},
+    count = counted(mode, {"anthropic": {"api_key": ANTHROPIC_KEY, "transport": transport}},
                     "anthropic:claude-sonnet-4-5", tools=TOOLS, system=SYSTEM)
     assert count == ai.TokenCount(input_tokens=412, exact=True,
                                   source="anthropic messages/count_tokens",
@@ -127,12 +137,14 @@ def test_the_callers_messages_are_not_mutated(httpx2_mock: respx.Router) -> None
 
 # --- openai: POST /v1/responses/input_tokens -------------------------------------------------
 
-def test_openai_counts_with_the_sdks_own_request(mode: str, httpx2_mock: respx.Router) -> None:
+@pytest.mark.parametrize("transport", ["sdk", "native"])
+def test_openai_counts_with_the_sdks_own_request(mode: str, transport: str,
+                                                 httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.post("https://api.openai.com/v1/responses/input_tokens").mock(
         return_value=httpx.Response(200, json={"object": "response.input_tokens",
                                                "input_tokens": 57}))
-    count = counted(mode, {"openai": {"api_key": KEY}}, "openai:gpt-4o", tools=TOOLS,
-                    system=SYSTEM)
+    count = counted(mode, {"openai": {"api_key": KEY, "transport": transport}},
+                    "openai:gpt-4o", tools=TOOLS, system=SYSTEM)
     assert (count.input_tokens, count.exact, count.source) == (
         57, True, "openai responses/input_tokens")
     ours = route.calls[-1].request

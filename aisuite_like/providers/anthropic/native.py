@@ -67,6 +67,12 @@ class AnthropicNative:
         """The HTTP request for ``models.list(**query)`` (one page)."""
         return get_request(self.models_url, self._headers, query)
 
+    def count_request(self, kwargs: Mapping[str, Any]) -> NativeRequest:
+        """The HTTP request for ``messages.count_tokens(**kwargs)``."""
+        request = self.request(kwargs)
+        return NativeRequest(request.url.replace("/v1/messages", "/v1/messages/count_tokens",
+                                                 1), request.headers, request.body)
+
     def request(self, kwargs: Mapping[str, Any]) -> NativeRequest:
         """The HTTP request for ``messages.create(**kwargs)``."""
         extra_headers = {header: str(kwargs[name]) for name, header in _HEADER_PARAMS.items()

@@ -21,7 +21,6 @@ from ...core.errors import (
     AisuiteLikeError,
     AuthenticationError,
     ConfigurationError,
-    UnsupportedFeatureError,
     scrub_exception,
 )
 from ...core.exchange import note, note_response
@@ -517,22 +516,50 @@ class AnthropicProvider(Provider):
     # -- token counting (docs/models.md): POST /v1/messages/count_tokens --
 
     def _count(self, request: ChatRequest) -> "Plan[TokenCount]":
-        if self._native is not None:
-            raise UnsupportedFeatureError(
-                f"{self._key()}: token counting goes through the anthropic SDK; the native "
-                "transport has no counting path yet", feature="models.count_tokens",
-                provider=self._key())
         from .media import count_plan
 
         return count_plan(self._kwargs(request), self._key(), f"{self._key()}:{request.model}")
 
+    def _native_count(self, request: ChatRequest) -> Any:
+        from .media import COUNT_PARAMS
+
+        kwargs = self._kwargs(request)
+        return self._native.count_request({k: kwargs[k] for k in COUNT_PARAMS if k in kwargs})
+
+    def _native_counted(self, reply: Any, model: str) -> TokenCount:
+        from .._common import counted
+
+        request_id = reply.headers.get("request-id")
+        note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+        data = decode_json(reply.content, self._key(), status_code=reply.status,
+                           request_id=request_id)
+        count: TokenCount = read_reply(
+            lambda: counted(data, self._key(), "input_tokens",
+                            "anthropic messages/count_tokens", f"{self._key()}:{model}"),
+            self._key(), reply.status, request_id)
+        return count
+
     def count_tokens(self, request: ChatRequest) -> TokenCount:
+        if self._native is not None:
+            native = self._native
+            return _retry.call(
+                self._calls, lambda r: self._native_counted(native.http.post(r), request.model),
+                self._native_count(request), self._calls.bounds(request.timeout))
         from ..plans import run
 
         return run(self, self._sync_client(), self._count(request),
                    self._calls.bounds(request.timeout))
 
     async def acount_tokens(self, request: ChatRequest) -> TokenCount:
+        if self._native is not None:
+            native = self._native
+
+            async def once(http_request: Any) -> TokenCount:
+                return self._native_counted(await native.http.apost(http_request),
+                                            request.model)
+
+            return await _retry.acall(self._calls, once, self._native_count(request),
+                                      self._calls.bounds(request.timeout))
         from ..plans import arun
 
         return await arun(self, self._async_client(), self._count(request),

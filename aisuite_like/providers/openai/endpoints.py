@@ -94,6 +94,7 @@ class OpenAIEndpoints:
 
         _config: dict[str, Any]
         spec: ServiceSpec
+        _native: Any
 
     def _run(self, plan: Plan[Any], timeout: Any) -> Any:
         return run(self, self._sync(), plan, self._calls.bounds(timeout))  # type: ignore[arg-type]
@@ -104,25 +105,65 @@ class OpenAIEndpoints:
 
     # -- token counting (docs/models.md): OpenAI's POST /v1/responses/input_tokens --
 
-    def _count(self, request: ChatRequest) -> Plan[TokenCount]:
+    def _count_kwargs(self, request: ChatRequest) -> dict[str, Any]:
         from ..registry import canonical_key
         from . import responses as _responses
-        from .media import count_plan
 
-        if canonical_key(self.key) != "openai" or getattr(self, "_native", None) is not None:
+        if canonical_key(self.key) != "openai":
             raise UnsupportedFeatureError(
-                f"{self.key}: no token counting API (OpenAI's own, through the openai SDK, "
-                "has one)", feature="models.count_tokens", provider=self.key)
-        kwargs = _responses.build_chat(request.replace(stream=False, max_tokens=None),
-                                       self._responses_params(), self.key)
-        return count_plan(kwargs, self.key, f"{self.key}:{request.model}")
+                f"{self.key}: no token counting API (OpenAI's own has one)",
+                feature="models.count_tokens", provider=self.key)
+        return _responses.build_chat(request.replace(stream=False, max_tokens=None),
+                                     self._responses_params(), self.key)
+
+    def _native_counted(self, reply: Any, model: str) -> TokenCount:
+        from ...core.exchange import note
+        from ...core.reading import decode_json, read_reply
+        from .._common import counted
+
+        request_id = reply.headers.get("x-request-id")
+        note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+        data = decode_json(reply.content, self.key, status_code=reply.status,
+                           request_id=request_id)
+        count: TokenCount = read_reply(
+            lambda: counted(data, self.key, "input_tokens", "openai responses/input_tokens",
+                            f"{self.key}:{model}"), self.key, reply.status, request_id)
+        return count
+
+    def _native_count(self, request: ChatRequest) -> Any:
+        from .media import COUNT_PARAMS
+
+        kwargs = self._count_kwargs(request)
+        return self._native.request({k: kwargs[k] for k in COUNT_PARAMS if k in kwargs},
+                                    path="/responses/input_tokens")
 
     def count_tokens(self, request: ChatRequest) -> TokenCount:
-        count: TokenCount = self._run(self._count(request), request.timeout)
+        from .. import retry as _retry
+        from .media import count_plan
+
+        native = self._native
+        if native is not None:
+            return _retry.call(
+                self._calls, lambda r: self._native_counted(native.http.post(r), request.model),
+                self._native_count(request), self._calls.bounds(request.timeout))
+        plan = count_plan(self._count_kwargs(request), self.key, f"{self.key}:{request.model}")
+        count: TokenCount = self._run(plan, request.timeout)
         return count
 
     async def acount_tokens(self, request: ChatRequest) -> TokenCount:
-        count: TokenCount = await self._arun(self._count(request), request.timeout)
+        from .. import retry as _retry
+        from .media import count_plan
+
+        native = self._native
+        if native is not None:
+            async def once(http_request: Any) -> TokenCount:
+                return self._native_counted(await native.http.apost(http_request),
+                                            request.model)
+
+            return await _retry.acall(self._calls, once, self._native_count(request),
+                                      self._calls.bounds(request.timeout))
+        plan = count_plan(self._count_kwargs(request), self.key, f"{self.key}:{request.model}")
+        count: TokenCount = await self._arun(plan, request.timeout)
         return count
 
     # -- a model's own description (client.models.info(live=True)): Ollama's /api/show --
@@ -143,14 +184,14 @@ class OpenAIEndpoints:
     def model_metadata(self, model: str) -> Any:
         from ..registry import canonical_key
 
-        if canonical_key(self.key) != "ollama" or getattr(self, "_native", None) is not None:
+        if canonical_key(self.key) != "ollama" or self._native is not None:
             return super().model_metadata(model)  # type: ignore[misc]  # Provider's
         return self._run(self._show(model), None)
 
     async def amodel_metadata(self, model: str) -> Any:
         from ..registry import canonical_key
 
-        if canonical_key(self.key) != "ollama" or getattr(self, "_native", None) is not None:
+        if canonical_key(self.key) != "ollama" or self._native is not None:
             return await super().amodel_metadata(model)  # type: ignore[misc]  # Provider's
         return await self._arun(self._show(model), None)
 
