@@ -246,7 +246,7 @@ def probe(base_url: str, model: str, *, api_key: Optional[str] = None,
         endpoint.close()
     return {
         "profile_version": PROFILE_VERSION,
-        "base_url": base_url,
+        "base_url": _shown(base_url),
         "model": model,
         "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
         "requests": endpoint.requests,
@@ -254,6 +254,15 @@ def probe(base_url: str, model: str, *, api_key: Optional[str] = None,
                    MAX_OUTPUT_TOKENS},
         "features": {name: found.get(name) for name in FEATURES},
     }
+
+
+def _shown(url: str) -> str:
+    """``url`` without user info or query (they may hold credentials): what a profile keeps."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
 def add_parser(commands: Any) -> None:

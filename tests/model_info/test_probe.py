@@ -95,6 +95,7 @@ def test_every_feature_on(tmp_path: Path) -> None:
         requests = list(server.requests)
     assert code == 0 and profile["features"] == ALL_ON
     assert profile["profile_version"] == 1 and profile["model"] == "m"
+    assert profile["base_url"] == server.url + "/v1"
     assert profile["requests"] == len(requests) <= MAX_REQUESTS
     for request in requests:  # every request is tiny
         body = request.body
@@ -201,3 +202,18 @@ def test_a_profile_written_by_hand_is_honoured(tmp_path: Path) -> None:
         client.chat.completions.create(model="vllm:any", messages=user, checks="off",
                                        max_tokens=5)
         assert len(server.requests) == 1
+
+
+def test_the_profile_never_holds_a_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-probe-secret-0123456789"
+    monkeypatch.setenv("PROBE_KEY", secret)
+    with ModelServer(Switchable(set())) as server:
+        host = server.url.split("://", 1)[1]
+        out = tmp_path / "p.json"
+        err = io.StringIO()
+        code = main(["probe", "vllm", "--base-url", f"http://user:{secret}@{host}/v1?k={secret}",
+                     "--model", "m", "--api-key-env", "PROBE_KEY", "--out", str(out)],
+                    stdout=io.StringIO(), stderr=err)
+        auth = server.requests[0].headers.get("authorization")
+    assert code == 0 and auth  # sent to the server (httpx2 makes the user info Basic auth)
+    assert secret not in out.read_text() and secret not in err.getvalue()
