@@ -164,10 +164,9 @@ def _count_request(client: ClientBase, model: str, messages: Any, tools: Any, sy
 
 
 def _estimated(model: str, request: ChatRequest) -> TokenCount:
-    from ..context.tokens import estimate_request
+    from ..model_info.checks import estimated_count
 
-    return TokenCount(input_tokens=estimate_request(request.messages, request.tools),
-                      exact=False, source="estimate (about 4 characters a token)", model=model)
+    return estimated_count(request, model)
 
 
 class Models:
