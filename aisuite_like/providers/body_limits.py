@@ -133,8 +133,10 @@ def _bounded_class(cls: Any) -> type:
         finally:
             await parts.aclose()
 
+    # A copy made with ``type(response)(...)`` (an error's scrubbed response) has no meter.
     return type(f"Bounded{cls.__name__}", (cls,), {"iter_bytes": iter_bytes,
-                                                   "aiter_bytes": aiter_bytes})
+                                                   "aiter_bytes": aiter_bytes,
+                                                   "_aisuite_meter": None})
 
 
 _classes: dict[type, type] = {}
