@@ -210,6 +210,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
             self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
                                         self._secrets(), self._calls.host)
+            self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(service={self.key!r})"
@@ -317,7 +318,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     http_client = self._user_http_client(False)
                     if http_client is None:  # the SDK's defaults, and no redirect elsewhere
                         http_client = openai.DefaultHttpxClient(
-                            event_hooks=redirect_hooks(self.key, is_async=False))
+                            event_hooks=redirect_hooks(self.key, is_async=False,
+                                                limits=self._calls.body))
                     client = cls(**self._client_kwargs(http_client))
                     bound_sync_client(client)  # timeout bounds the whole attempt
                     self._client = client
@@ -337,7 +339,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     import openai
 
                     http_client = self._user_http_client(True)
-                    hooks = redirect_hooks(self.key, is_async=True)
+                    hooks = redirect_hooks(self.key, is_async=True,
+                                                limits=self._calls.body)
                     if http_client is None and self._transport == "aiohttp":
                         try:
                             http_client = openai.DefaultAioHttpClient(event_hooks=hooks)
