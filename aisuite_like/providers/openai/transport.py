@@ -388,6 +388,11 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return _HOSTED if self.spec.responses_api and self.key in ("openai", "azure") \
             else frozenset()
 
+    @property
+    def native_parameters(self) -> frozenset[str]:  # type: ignore[override]  # per service
+        """The service's own request fields (the ``native_params`` of its row)."""
+        return self.spec.native_params
+
     def _responses_route(self, request: ChatRequest) -> bool:
         """Whether this chat call goes over the Responses API: the config says so, or it
         gives hosted tools to a model without chat's own web search."""
