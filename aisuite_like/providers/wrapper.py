@@ -41,8 +41,9 @@ class WrapperProvider(Provider):
 
     The attributes of the contract (``key``, ``offline``, ``native_responses``,
     ``max_concurrency``, ``as_given`` / ``aas_given``, ``hosted_tool_kinds``,
-    ``native_parameters``) are the wrapped provider's, read once when the wrapper is made (the stack is made once per prepared call); a subclass may set
-    its own after ``super().__init__``. ``close`` / ``aclose`` close the wrapped provider."""
+    ``native_parameters``) are the wrapped provider's, read once when the wrapper is made
+    (the stack is made once per prepared call); a subclass may set its own after
+    ``super().__init__``. ``close`` / ``aclose`` close the wrapped provider."""
 
     def __init__(self, wrapped: Provider) -> None:
         self.wrapped = wrapped

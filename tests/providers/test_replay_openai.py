@@ -17,7 +17,7 @@ from typing import Any, Optional
 import pytest
 import respx
 from support.openai_helpers import httpx2_mock  # noqa: F401  (the fixture)
-from support.transports import provider_config, transport  # noqa: F401  (the fixture)
+from support.transports import native, provider_config, transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.providers import ChatRequest
@@ -245,6 +245,11 @@ def test_replay(service: str, url: str, interaction: dict, mode: str,
             assert isinstance(result, ai.APIError), result
             assert error["message"] in str(result)
             assert result.provider == service
+            if not native():  # the SDK's exception, as its Stream raises it, is __cause__
+                import openai
+
+                assert type(result.__cause__) is openai.APIError, repr(result.__cause__)
+                assert result.__cause__.body == error
             received = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
             assert received == (expected[0]["content"] or "") if expected else True
             return

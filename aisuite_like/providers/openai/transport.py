@@ -52,7 +52,7 @@ from .audio import (
 )
 from .embeddings import build_embeddings_request, embeddings_limit, parse_embeddings
 from .endpoints import OpenAIEndpoints
-from .errors import map_sdk_error
+from .errors import map_sdk_error, sdk_stream_error
 from .hosted import is_search_model
 from .models import parse_models
 from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint
@@ -556,13 +556,20 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     # Stream: an event carrying only ``retry:`` / ``id:`` is valid SSE (the SDK's parser fails
     # on its empty data), and bytes that are not UTF-8 are a typed error.
 
+    def _sdk_body(self, response: Any) -> StreamBody:
+        """The decoder of an SDK-transport stream: an error event's typed error has the SDK's
+        exception for it as ``__cause__``."""
+        secrets = self._secrets()
+        return StreamBody(self.key, secrets,
+                          lambda error: sdk_stream_error(error, response.request, secrets))
+
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
-        body = StreamBody(self.key, self._secrets())
         response = None
         try:
             with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                body = self._sdk_body(response)
                 note_response(response, response.headers.get("x-request-id"))
                 for data in response.iter_bytes():
                     yield from body.feed(data)
@@ -574,12 +581,12 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                 response.close()  # releases the connection, also on early exit
 
     async def _astream(self, kwargs: dict[str, Any]) -> AsyncIterator[ChatCompletionChunk]:
-        body = StreamBody(self.key, self._secrets())
         response = None
         try:
             with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                body = self._sdk_body(response)
                 note_response(response, response.headers.get("x-request-id"))
                 async for data in response.aiter_bytes():
                     for chunk in body.feed(data):
