@@ -261,24 +261,43 @@ def _netloc(url: str) -> str:
     return urlsplit(url).netloc.lower()
 
 
-def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
-    """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
-    registered with ``OpenAIProvider``) sends the limit as the service of the table at that
-    host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
-    ``max_tokens``, the one name every compatible server knows, on any other host; its
-    reasoning effort, prompt cache, embeddings and tool-call id rule follow that service too
-    (another host: the effort as given, no cache key, no model table, OpenAI's embeddings
-    and id rule)."""
+def foreign_host(spec: ServiceSpec, base_url: Any) -> Optional[str]:
+    """The host of ``base_url`` when the ``openai`` row is pointed at a host that is neither
+    OpenAI's (``*.openai.com``) nor the default host of another row: a server whose rules
+    the table cannot know (None otherwise)."""
     if spec.key != "openai" or not base_url:
+        return None
+    netloc = _netloc(str(base_url))
+    host = netloc.rsplit("@", 1)[-1].split(":", 1)[0]
+    if host == "openai.com" or host.endswith(".openai.com") or _known_at(netloc) is not None:
+        return None
+    return host
+
+
+def _known_at(netloc: str) -> Optional[ServiceSpec]:
+    return next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
+                 and not s.openai_native), None)
+
+
+def _spec_for_endpoint(spec: ServiceSpec, base_url: Any, openai_proxy: bool = False
+                       ) -> ServiceSpec:
+    """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
+    registered with ``OpenAIProvider``) follows the service of the table at that host
+    (OpenRouter: the limit as sent; Hugging Face's router: ``max_tokens``): its limit field,
+    reasoning effort, prompt cache, embeddings and tool-call id rule. At any other host the
+    limit goes out under the name the caller gave it, the effort as given, no cache key, no
+    model table, OpenAI's embeddings and id rule, and every service's own request fields
+    pass the "did you mean" check. ``openai_proxy`` (the config setting) says the host is
+    OpenAI behind a proxy or gateway: OpenAI's own row, unchanged."""
+    if spec.key != "openai" or not base_url or openai_proxy:
         return spec
     netloc = _netloc(str(base_url))
     host = netloc.rsplit("@", 1)[-1].split(":", 1)[0]
     if host == "openai.com" or host.endswith(".openai.com"):
         return spec
-    known = next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
-                  and not s.openai_native), None)
+    known = _known_at(netloc)
     if known is None:  # any server may be behind it: no service's own field is a typo
-        return replace(spec, max_tokens_field="max_tokens", non_reasoning=None,
+        return replace(spec, max_tokens_field=None, non_reasoning=None,
                        prompt_cache_key=False, native_params=ALL_NATIVE_PARAMS)
     return replace(spec, max_tokens_field=known.max_tokens_field,
                    reasoning_effort_as=known.reasoning_effort_as,

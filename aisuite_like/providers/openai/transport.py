@@ -55,7 +55,7 @@ from .endpoints import OpenAIEndpoints
 from .errors import map_sdk_error, sdk_stream_error
 from .hosted import is_search_model
 from .models import parse_models
-from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint
+from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint, foreign_host
 from .stream import StreamBody
 from .translate import build_request, parse_response
 
@@ -63,7 +63,7 @@ from .translate import build_request, parse_response
 _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
-    "api", "max_embedding_inputs", "tool_call_ids",
+    "api", "max_embedding_inputs", "tool_call_ids", "openai_proxy",
 }) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
@@ -116,6 +116,30 @@ def _note_reply(reply: Any) -> None:
          url=reply.url)
 
 
+_warned_hosts: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def _warn_foreign_host(host: Optional[str]) -> None:
+    """Once per host and process: the ``openai`` key pointed at a host the table does not
+    know leaves OpenAI's model rules off (say which setting keeps them)."""
+    if host is None:
+        return
+    with _warned_lock:
+        if host in _warned_hosts:
+            return
+        _warned_hosts.add(host)
+    import warnings
+
+    warnings.warn(
+        f"provider 'openai' at {host}, which is not OpenAI's host: OpenAI's model rules are "
+        "off there (the token limit goes out under the name you gave it, reasoning_effort "
+        "is not checked against OpenAI's models, prompt_cache='auto' sends no "
+        "prompt_cache_key). If this is OpenAI behind a proxy or gateway, set "
+        "provider_configs={'openai': {..., 'openai_proxy': True}}; if it is another server, "
+        "'openai_proxy': False silences this warning.", UserWarning, stacklevel=4)
+
+
 class OpenAIProvider(OpenAIEndpoints, Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
@@ -130,8 +154,11 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     docs/responses.md), ``max_embedding_inputs`` (inputs per embeddings request, over the
     table's ``embeddings`` column), ``tool_call_ids`` (the server's tool-call id rule, over
     the table's: ``"kimi"``, ``"mistral"``, ``"openai"`` or ``"any"``;
-    docs/portability.md); azure also ``api_version``, ``azure_endpoint``,
-    ``azure_deployment``, ``azure_ad_token``, ``azure_ad_token_provider``.
+    docs/portability.md), ``openai_proxy`` (openai only: True when ``base_url`` is OpenAI
+    behind a proxy or gateway, so OpenAI's model rules apply there; False for another server;
+    unset: another server, with a warning once per host the table does not know); azure also
+    ``api_version``, ``azure_endpoint``, ``azure_deployment``, ``azure_ad_token``,
+    ``azure_ad_token_provider``.
     """
 
     def __init__(self, service: str = "openai", **config: Any) -> None:
@@ -165,8 +192,15 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             raise ConfigurationError("pass either async_transport='aiohttp' or "
                                      "async_http_client, not both")
         self.key = service
-        self.spec = _spec_for_endpoint(
-            spec, config.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
+        base_url = config.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+        proxy = config.pop("openai_proxy", None)
+        if proxy is not None and (not isinstance(proxy, bool) or service != "openai"):
+            raise ConfigurationError(
+                f"openai_proxy must be True or False, and only for the 'openai' key (its "
+                f"base_url is OpenAI behind a proxy or not); got {proxy!r} for {service!r}")
+        if proxy is None:
+            _warn_foreign_host(foreign_host(spec, base_url))
+        self.spec = _spec_for_endpoint(spec, base_url, bool(proxy))
         self._transport = transport
         api = config.pop("api", "chat")
         if api not in ("chat", "responses"):
