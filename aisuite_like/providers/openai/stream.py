@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
+from ...core.logprobs import choice_logprobs
 from ...core.reading import unreadable
 from ...core.types import (
     ChatCompletionChunk,
@@ -196,12 +197,13 @@ class StreamTranslator:
                 # message equals the non-streamed one and can be sent back as is.
                 psf = {"reasoning_details": list(state.details.values())}
                 state.details = None
+        logprobs = choice_logprobs(c.get("logprobs"), self.provider)
         role = None
         if not state.started:
             state.started = True
             role = "assistant"
         elif (content is None and reasoning is None and refusal is None and tool_calls is None
-              and native is None):
+              and native is None and logprobs is None):
             return None
         sent = set(_DELTA_FIELDS.intersection(delta))
         if role is not None:
@@ -219,6 +221,7 @@ class StreamTranslator:
         return _make(ChunkChoice, {
             "index": index, "delta": out_delta, "finish_reason": finish,
             "native_finish_reason": (c.get("native_finish_reason") or native) if native else None,
+            "logprobs": logprobs,
         }, _extras(c, _CHUNK_CHOICE_FIELDS), choice_sent)
 
     def finish(self) -> None:
