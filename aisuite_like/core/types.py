@@ -18,6 +18,7 @@ __all__ = [
     "Function",
     "ToolCall",
     "Message",
+    "message_input",
     "Choice",
     "PromptTokensDetails",
     "CompletionTokensDetails",
@@ -171,6 +172,17 @@ class Message(_ItemAccess, _Model):
     # OpenAI's own message fields, as sent (None elsewhere), so SDK code reading them runs.
     annotations: Optional[list[Any]] = None
     audio: Optional[dict[str, Any]] = None
+
+
+def message_input(message: Any, exclude: Optional[set[str]] = None) -> dict[str, Any]:
+    """A message object (ours, or an SDK's with ``model_dump``) as input again: the fields
+    that hold a value, and an assistant turn's ``content`` even when it is null, as the OpenAI
+    SDK sends a reply's message (chat templates of some servers, llama.cpp's, read the
+    ``content`` of every message)."""
+    out: dict[str, Any] = message.model_dump(exclude_none=True, exclude=exclude)
+    if out.get("role") == "assistant":
+        out.setdefault("content", None)
+    return out
 
 
 class Choice(_Model):
