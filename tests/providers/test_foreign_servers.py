@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from support.model_server import ModelServer, chat_reply, tool_call_reply
+from support.fault_server import Reply
+from support.model_server import ModelServer, chat_reply, responses_reply, streamed, tool_call_reply
 from support.transports import provider_config, transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
@@ -114,3 +115,112 @@ def test_a_reply_message_sent_back_keeps_content_null(mode: str,
 def _results(response: Any) -> list[dict[str, Any]]:
     return [{"role": "tool", "tool_call_id": c.id, "content": "sunny"}
             for c in response.choices[0].message.tool_calls]
+
+
+# --- responses.create where there is no Responses API --------------------------------------
+
+
+def _chat_only(request: Any) -> Any:
+    """A server with chat completions only (llama.cpp, many mock servers): 404 elsewhere."""
+    if request.path.endswith("/chat/completions"):
+        return streamed(chat_reply("from chat")) if request.stream else chat_reply("from chat")
+    return Reply(status=404, body={"error": {"code": 404, "message": "File Not Found",
+                                             "type": "not_found_error"}})
+
+
+def _answer(client: Any, stream: bool, **kwargs: Any) -> Any:
+    """``responses.create(model="openai:m", input="Hi")``'s text (a coroutine on AsyncClient)."""
+    create = client.responses.create
+    if isinstance(client, ai.Client):
+        if stream:
+            with create(model="openai:m", input="Hi", stream=True, **kwargs) as events:
+                return events.get_final_response().output_text
+        return create(model="openai:m", input="Hi", **kwargs).output_text
+
+    async def text() -> str:
+        if stream:
+            events = await create(model="openai:m", input="Hi", stream=True, **kwargs)
+            async with events:
+                return str((await events.get_final_response()).output_text)
+        return str((await create(model="openai:m", input="Hi", **kwargs)).output_text)
+    return text()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_responses_at_a_host_without_them_go_over_chat(mode: str, stream: bool,
+                                                       caplog: pytest.LogCaptureFixture
+                                                       ) -> None:
+    """The openai key at another host: /responses first (a gateway in front of OpenAI has
+    it); its 404 sends this call and every later one over chat, with one warning."""
+    def twice(client: Any) -> Any:
+        if isinstance(client, ai.Client):
+            return [_answer(client, stream), _answer(client, stream)]
+
+        async def both() -> list[str]:
+            return [await _answer(client, stream), await _answer(client, stream)]
+        return both()
+
+    with ModelServer(_chat_only) as server:
+        assert _run(mode, _config("openai", server), twice) == ["from chat", "from chat"]
+    assert [r.path for r in server.requests] == [
+        "/v1/responses", "/v1/chat/completions", "/v1/chat/completions"]
+    warned = [r for r in caplog.records if "has no Responses API" in r.getMessage()]
+    assert len(warned) == 1
+
+
+def test_a_tool_run_at_a_host_without_responses_goes_over_chat(mode: str) -> None:
+    def reply(request: Any) -> Any:
+        if not request.path.endswith("/chat/completions"):
+            return _chat_only(request)
+        if len(request.body["messages"]) == 1:
+            return tool_call_reply("call_1", "weather", {"city": "Paris"})
+        return chat_reply("sunny")
+
+    def call(client: Any) -> Any:
+        return client.responses.create(model="openai:m", input="Weather?", tools=[weather],
+                                       max_turns=3)
+
+    with ModelServer(reply) as server:
+        response = _run(mode, _config("openai", server), call)
+    assert response.output_text == "sunny"
+    assert [r.path for r in server.requests] == [
+        "/v1/responses", "/v1/chat/completions", "/v1/chat/completions"]
+
+
+@pytest.mark.parametrize("body", [
+    {"error": {"message": "The model `m` does not exist", "type": "invalid_request_error",
+               "param": None, "code": "model_not_found"}},
+    {"error": {"message": "Previous response with id 'resp_1' not found.",
+               "type": "invalid_request_error", "param": "previous_response_id",
+               "code": "previous_response_not_found"}}])
+def test_a_404_of_a_responses_api_is_raised_as_it_is(body: dict[str, Any]) -> None:
+    with ModelServer(lambda r: Reply(status=404, body=body)) as server, \
+            ai.Client(_config("openai", server)) as client:
+        with pytest.raises(ai.NotFoundError):
+            client.responses.create(model="openai:m", input="Hi")
+    assert [r.path for r in server.requests] == ["/v1/responses"]
+
+
+def test_api_responses_says_the_host_has_the_responses_api() -> None:
+    with ModelServer(_chat_only) as server, \
+            ai.Client(_config("openai", server, api="responses")) as client:
+        with pytest.raises(ai.NotFoundError):
+            client.responses.create(model="openai:m", input="Hi")
+    assert [r.path for r in server.requests] == ["/v1/responses"]
+
+
+def test_the_responses_api_of_a_gateway_is_used(mode: str) -> None:
+    def reply(request: Any) -> Any:
+        return responses_reply("native") if request.path.endswith("/responses") else Reply(404)
+
+    with ModelServer(reply) as server:
+        assert _run(mode, _config("openai", server), lambda c: _answer(c, False)) == "native"
+    assert [r.path for r in server.requests] == ["/v1/responses"]
+
+
+def test_server_state_after_the_404_is_refused_saying_why() -> None:
+    with ModelServer(_chat_only) as server, ai.Client(_config("openai", server)) as client:
+        with pytest.raises(ai.UnsupportedParameterError, match="answered 404 to /responses"):
+            client.responses.create(model="openai:m", input="Hi",
+                                    previous_response_id="resp_1")
+    assert [r.path for r in server.requests] == ["/v1/responses"]
