@@ -6,7 +6,6 @@ the real SDKs and the native transport, sync and async."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -224,3 +223,41 @@ def test_server_state_after_the_404_is_refused_saying_why() -> None:
             client.responses.create(model="openai:m", input="Hi",
                                     previous_response_id="resp_1")
     assert [r.path for r in server.requests] == ["/v1/responses"]
+
+
+# --- embeddings of the wrong shape ---------------------------------------------------------
+
+
+def _vectors(*vectors: Any) -> Reply:
+    return Reply(body={"object": "list", "model": "e", "usage": {"prompt_tokens": 2,
+                                                                  "total_tokens": 2},
+                       "data": [{"object": "embedding", "index": i, "embedding": v}
+                                for i, v in enumerate(vectors)]})
+
+
+@pytest.mark.parametrize(("reply", "inputs", "says"), [
+    # llama.cpp without pooling: a vector per token of the input
+    (_vectors([[0.1, 0.2], [0.3, 0.4]]), ["one"], "a list of numbers"),
+    (_vectors([0.1, 0.2], [0.3, 0.4]), ["one"], "do not match the 1 inputs"),
+    (_vectors([0.1, 0.2]), ["one", "two"], "do not match the 2 inputs"),
+    (_vectors([0.1, 0.2], [0.3]), ["one", "two"], "lengths"),
+    (_vectors([0.1, "x"]), ["one"], "a list of numbers"),
+    (_vectors([]), ["one"], "empty"),
+])
+@pytest.mark.parametrize("key", ["openai", "ollama"])
+def test_embeddings_of_the_wrong_shape_are_a_typed_error(key: str, mode: str, reply: Reply,
+                                                          inputs: list[str], says: str) -> None:
+    def call(client: Any) -> Any:
+        return client.embeddings.create(model=f"{key}:e", input=inputs)
+
+    with ModelServer(lambda r: reply) as server:
+        with pytest.raises(ai.APIResponseValidationError, match=says):
+            _run(mode, _config(key, server), call)
+    assert len(server.requests) == 1  # not retried
+
+
+def test_embeddings_of_the_right_shape_come_back() -> None:
+    with ModelServer(lambda r: _vectors([0.1, 0.2], [0.3, 0.4])) as server, \
+            ai.Client(_config("openai", server)) as client:
+        response = client.embeddings.create(model="openai:e", input=["one", "two"])
+    assert [e.embedding for e in response.data] == [[0.1, 0.2], [0.3, 0.4]]
