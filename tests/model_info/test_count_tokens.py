@@ -176,10 +176,13 @@ GEMINI_COUNT = ("https://generativelanguage.googleapis.com/v1beta/models/"
                 "gemini-2.5-flash:countTokens")
 
 
-def test_gemini_counts_with_the_sdks_own_request(mode: str, httpx2_mock: respx.Router) -> None:
+@pytest.mark.parametrize("transport", ["sdk", "native"])
+def test_gemini_counts_with_the_sdks_own_request(mode: str, transport: str,
+                                                 httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.post(GEMINI_COUNT).mock(
         return_value=httpx.Response(200, json={"totalTokens": 9}))
-    count = counted(mode, {"google": {"api_key": GEMINI_KEY}}, "google:gemini-2.5-flash")
+    count = counted(mode, {"google": {"api_key": GEMINI_KEY, "transport": transport}},
+                    "google:gemini-2.5-flash")
     assert (count.input_tokens, count.exact, count.source) == (9, True, "gemini countTokens")
     ours = route.calls[-1].request
 
@@ -192,14 +195,15 @@ def test_gemini_counts_with_the_sdks_own_request(mode: str, httpx2_mock: respx.R
     assert ours.headers["x-goog-api-key"] == GEMINI_KEY
 
 
+@pytest.mark.parametrize("transport", ["sdk", "native"])
 def test_gemini_counts_a_system_prompt_and_tools_inside_a_whole_request(
-        httpx2_mock: respx.Router) -> None:
+        transport: str, httpx2_mock: respx.Router) -> None:
     # google-genai refuses system_instruction / tools in count_tokens on the Gemini API;
     # the REST API counts them inside generateContentRequest (Google's reference).
     route = httpx2_mock.post(GEMINI_COUNT).mock(
         return_value=httpx.Response(200, json={"totalTokens": 61}))
-    count = ai.Client({"google": {"api_key": GEMINI_KEY}}).models.count_tokens(
-        "google:gemini-2.5-flash", MESSAGES, tools=TOOLS, system=SYSTEM)
+    count = ai.Client({"google": {"api_key": GEMINI_KEY, "transport": transport}}).models \
+        .count_tokens("google:gemini-2.5-flash", MESSAGES, tools=TOOLS, system=SYSTEM)
     assert count.input_tokens == 61
     assert json.loads(route.calls[-1].request.content) == {"generateContentRequest": {
         "model": "models/gemini-2.5-flash",

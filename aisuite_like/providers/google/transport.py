@@ -21,7 +21,6 @@ from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
     InvalidModelError,
-    UnsupportedFeatureError,
     UnsupportedParameterError,
     redacted,
     scrub_exception,
@@ -511,14 +510,21 @@ class GoogleProvider(GoogleEndpoints, Provider):
     # -- token counting (docs/models.md): models/{model}:countTokens --
 
     def _count_prepared(self, request: ChatRequest) -> tuple["_Prepared", dict[str, Any]]:
-        if self._native is not None:
-            raise UnsupportedFeatureError(
-                f"{self.key}: token counting goes through google-genai's API client; the "
-                "native transport has no counting path yet", feature="models.count_tokens",
-                provider=self.key)
         call = build_request(request.replace(max_tokens=None, stream=False), self.key,
                              vertex=self._vertex)
         body = count_body(call.body, self._vertex)
+        timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
+        if self._native is not None:  # the Gemini API on our own connections
+            from .native import model_resource
+
+            resource = model_resource(request.model)
+            if "generateContentRequest" in body:
+                body["generateContentRequest"]["model"] = resource
+            native = self._native
+            url = native.url(request.model, False).replace(":generateContent", ":countTokens")
+            return _Prepared(None, url, call,  # type: ignore[arg-type]  # no SDK client
+                             native.headers(call.http_options, timeout), request.model,
+                             timeout), body
         client = self._sdk()
         try:
             resource = seam.model_resource(client, request.model)
@@ -527,7 +533,6 @@ class GoogleProvider(GoogleEndpoints, Provider):
                 from exc
         if "generateContentRequest" in body:
             body["generateContentRequest"]["model"] = resource
-        timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
         return _Prepared(client, resource + ":countTokens", call,
                          self._http_options(request, call), request.model, timeout), body
 
@@ -542,8 +547,23 @@ class GoogleProvider(GoogleEndpoints, Provider):
             self.key, 200, _request_id(getattr(response, "headers", None)))
         return count
 
+    def _native_counted(self, p: "_Prepared", reply: Any) -> TokenCount:
+        from .._common import counted
+
+        _note_native(reply)
+        data = self._decode(reply.content, reply.headers)
+        count: TokenCount = read_reply(
+            lambda: counted(data, self.key, "totalTokens", "gemini countTokens",
+                            f"{self.key}:{p.model}"),
+            self.key, 200, _request_id(reply.headers))
+        return count
+
     def _count_once(self, prepared: tuple["_Prepared", dict[str, Any]]) -> TokenCount:
         p, body = prepared
+        if self._native is not None:
+            native = self._native
+            return self._native_counted(p, native.http.post(
+                native.request(p.path, p.http_options, body)))
         with mapped_errors(self._error):
             http_request = self._build(p, body, False)
             response = p.client.send(http_request, p.http_options)
@@ -552,6 +572,10 @@ class GoogleProvider(GoogleEndpoints, Provider):
 
     async def _acount_once(self, prepared: tuple["_Prepared", dict[str, Any]]) -> TokenCount:
         p, body = prepared
+        if self._native is not None:
+            native = self._native
+            return self._native_counted(p, await native.http.apost(
+                native.request(p.path, p.http_options, body)))
         with mapped_errors(self._error):
             http_request = self._build(p, body, self._aiohttp)
             response = await p.client.asend(http_request, p.http_options)
