@@ -46,13 +46,16 @@ _REQUESTS: dict[str, Any] = {
     "translate": TranscriptionRequest("m", b"RIFF"),
     "moderate": ModerationRequest("m", "hi"),
     "files": FileRequest("list"),
+    "count_tokens": ChatRequest(model="m", messages=USER),
+    "model_metadata": "m",
     "close": None,
 }
 _ASYNC = {"acomplete": "complete", "astream": "stream", "atranscribe": "transcribe",
           "alist_models": "list_models", "acreate_response": "create_response",
           "astream_response": "stream_response", "aembed": "embed", "aimages": "images",
           "aspeech": "speech", "atranslate": "translate", "amoderate": "moderate",
-          "afiles": "files", "aclose": "close"}
+          "afiles": "files", "acount_tokens": "count_tokens",
+          "amodel_metadata": "model_metadata", "aclose": "close"}
 
 
 def _contract_methods() -> set[str]:
