@@ -46,7 +46,7 @@ from .._common import SSEDecoder, SSEEvent, bad_shape, need_object, sse_json
 from ..base import ChatRequest, ResponsesRequest
 from .errors import error_from_body
 from .services import SERVICES
-from .translate import prompt_cache_key
+from .translate import _arguments, prompt_cache_key
 
 __all__ = ["build_native", "parse_native", "NativeEvents", "build_chat", "parse_chat",
            "ChatChunks"]
@@ -238,7 +238,20 @@ def _item_texts(item: Mapping[str, Any], key: str) -> str:
     return "".join(p.get("text", "") for p in item.get(key) or () if isinstance(p, Mapping))
 
 
+def _call_item(item: Any) -> Any:
+    """A ``function_call`` item whose ``arguments`` is not the JSON string the API defines
+    (an object, a number, null, as some servers send) with them as a string, as the chat
+    translator reads such calls: an object as its JSON, null as no arguments. The tool run
+    then answers a call it cannot use with an error result, and the item goes back (and
+    into the final response) in the shape the API defines."""
+    if isinstance(item, dict) and item.get("type") == "function_call" \
+            and not isinstance(item.get("arguments"), str):
+        return {**item, "arguments": _arguments(item.get("arguments"))}
+    return item
+
+
 def _message_of(output: list[Any], provider: str) -> tuple[Message, bool, Any]:
+    output = [_call_item(item) for item in output]
     text: list[str] = []
     refusal: list[str] = []
     reasoning: list[str] = []
@@ -417,7 +430,7 @@ class ChatChunks:
                 reasoning_content=raw.get("delta") or ""))
         if kind == "response.output_item.done":
             # each finished item rides on the message, in order, to go back as it is
-            item = raw.get("item")
+            item = _call_item(raw.get("item"))
             if not isinstance(item, dict):
                 return None
             if item.get("type") in ("web_search_call", "code_interpreter_call"):
@@ -429,7 +442,7 @@ class ChatChunks:
             return self._chunk(ChoiceDelta.model_construct(
                 provider_specific_fields={PSF_ITEMS: [item]}))
         if kind == "response.output_item.added":
-            item = raw.get("item") or {}
+            item = _call_item(raw.get("item") or {})
             if item.get("type") != "function_call":
                 return None
             index = self._calls[str(item.get("id") or item.get("call_id"))] = len(self._calls)
