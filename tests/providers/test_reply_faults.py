@@ -466,7 +466,8 @@ def test_stream_request_answered_with_a_plain_error_object(
     assert type(error) is expected, repr(error)
     assert server.attempts == 3
     _assert_no_key(family, error, caplog)
-    record(f"stream request answered with a plain {fault[6:]}", family,
+    record(fault.replace("error object in a 200", "stream request answered with a plain "
+                         "error object"), family,
            f"{expected.__name__} after 3 attempts (retried as its status)")
 
 
