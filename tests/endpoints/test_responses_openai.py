@@ -482,3 +482,31 @@ def test_the_tool_runner_answers_non_string_arguments_with_an_error_result() -> 
     tool_message = response.choices[0].intermediate_messages[1]
     assert tool_message.role == "tool" and "must be a JSON object in a string" in str(
         tool_message.content)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("run", [False, True], ids=["native", "tool-run"])
+def test_a_stream_answered_with_a_plain_json_response_is_that_response(
+        run: bool, mode: str, httpx2_mock: respx.Router) -> None:
+    """A server that answers a Responses stream request with the whole response as JSON: the
+    stream ends with that response (its ``response.completed``), in one attempt."""
+    reply = body([message("Sunny.")], rid="resp_plain")
+    route = httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=reply))
+    kwargs: dict[str, Any] = {"model": "openai:gpt-4o", "input": "Weather?"}
+    if run:
+        kwargs.update(tools=[get_weather], max_turns=2)
+    events, final = respond_stream(mode, with_transport(CONFIG), **kwargs)
+    assert route.call_count == 1
+    assert final.output_text == "Sunny."
+    assert events[-1].type == "response.completed"
+    sdk_response(final)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_stream_answered_with_a_plain_error_object_is_its_typed_error(
+        mode: str, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json={
+        "error": {"message": "bad input", "type": "invalid_request_error"}}))
+    with pytest.raises(ai.BadRequestError, match="bad input"):
+        respond_stream(mode, with_transport(CONFIG), model="openai:gpt-4o", input="hi")
+    assert route.call_count == 1

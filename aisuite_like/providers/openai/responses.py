@@ -20,8 +20,8 @@ from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError, UnsupportedParameterError
 from ...core.portability import HistoryRules, IdRule, fit_history
-from ...core.reading import unreadable
-from ...core.responses import Response, ResponseEvent, parse_event
+from ...core.reading import read_reply, unreadable
+from ...core.responses import Response, ResponseCompletedEvent, ResponseEvent, parse_event
 from ...core.responses_items import (
     PSF_ITEMS,
     messages_to_items,
@@ -30,6 +30,7 @@ from ...core.responses_items import (
     tools_to_responses,
     usage_from_response,
 )
+from ...core.streaming import response_chunks
 from ...core.types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
@@ -42,7 +43,7 @@ from ...core.types import (
     Message,
     ToolCall,
 )
-from .._common import SSEDecoder, SSEEvent, bad_shape, need_object, sse_json
+from .._common import PlainBody, SSEDecoder, SSEEvent, bad_shape, need_object, sse_json
 from ..base import ChatRequest, ResponsesRequest
 from .errors import error_from_body
 from .services import SERVICES
@@ -108,18 +109,30 @@ class NativeEvents:
     decoder. An ``error`` event raises the typed error it stands for; the stream is over
     after ``response.completed`` / ``incomplete`` / ``failed``."""
 
-    __slots__ = ("provider", "secrets", "done", "_decoder")
+    __slots__ = ("provider", "secrets", "done", "_decoder", "_plain")
 
     def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
         self.provider = provider
         self.secrets = tuple(secrets)
         self.done = False
         self._decoder = SSEDecoder(provider)
+        self._plain = PlainBody(provider)
 
     def feed(self, data: bytes) -> Iterator[ResponseEvent]:
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._events(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ResponseEvent]:
+        if self._plain.is_json:  # a server that answered the stream request with JSON
+            response = read_reply(lambda: parse_native(self._plain.document(), self.provider),
+                                  self.provider, 200, None)
+            self.done = True
+            yield ResponseCompletedEvent.model_construct(
+                type="response.completed", response=response, sequence_number=0)
+            return
+        yield from self._events(self._decoder.feed(self._plain.rest()), at_end=False)
         yield from self._events(self._decoder.end(), at_end=True)
         if not self.done:
             raise APIConnectionError(
@@ -342,13 +355,14 @@ class ChatChunks:
     finish reason and the usage."""
 
     __slots__ = ("provider", "secrets", "done", "_decoder", "_id", "_model", "_created",
-                 "_calls", "_started", "_chars", "_part_start", "_hosted")
+                 "_calls", "_started", "_chars", "_part_start", "_hosted", "_plain")
 
     def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
         self.provider = provider
         self.secrets = tuple(secrets)
         self.done = False
         self._decoder = SSEDecoder(provider)
+        self._plain = PlainBody(provider)
         self._id = ""
         self._model = ""
         self._created = 0
@@ -359,9 +373,19 @@ class ChatChunks:
         self._hosted: Any = None  # the hosted calls (hosted.OutputCalls), if any
 
     def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._chunks(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ChatCompletionChunk]:
+        if self._plain.is_json:  # a server that answered the stream request with JSON
+            self.done = True
+            yield from response_chunks(read_reply(
+                lambda: parse_chat(self._plain.document(), self.provider), self.provider,
+                200, None), whole=True)
+            return
+        yield from self._chunks(self._decoder.feed(self._plain.rest()), at_end=False)
         yield from self._chunks(self._decoder.end(), at_end=True)
         if not self.done:
             raise APIConnectionError(
