@@ -453,6 +453,10 @@ def _url_problem(value: Any) -> Optional[str]:
     except ValueError:
         return ""
     if parts.scheme.lower() in ("http", "https") and parts.hostname:
+        try:  # "https://..." (a placeholder) parses, but its host cannot be looked up
+            parts.hostname.encode("idna")
+        except UnicodeError:
+            return f"; its host {parts.hostname!r} is not a valid host name"
         return None
     if "://" not in text and text:
         return f"; e.g. 'http://{text}'"

@@ -18,6 +18,7 @@ __all__ = [
     "Function",
     "ToolCall",
     "Message",
+    "message_input",
     "Choice",
     "PromptTokensDetails",
     "CompletionTokensDetails",
@@ -202,6 +203,17 @@ class ChoiceLogprobs(_Model):
 
     content: Optional[list[ChatCompletionTokenLogprob]] = None
     refusal: Optional[list[ChatCompletionTokenLogprob]] = None
+
+
+def message_input(message: Any, exclude: Optional[set[str]] = None) -> dict[str, Any]:
+    """A message object (ours, or an SDK's with ``model_dump``) as input again: the fields
+    that hold a value, and an assistant turn's ``content`` even when it is null, as the OpenAI
+    SDK sends a reply's message (chat templates of some servers, llama.cpp's, read the
+    ``content`` of every message)."""
+    out: dict[str, Any] = message.model_dump(exclude_none=True, exclude=exclude)
+    if out.get("role") == "assistant":
+        out.setdefault("content", None)
+    return out
 
 
 class Choice(_Model):

@@ -10,6 +10,7 @@ errors are mapped by ``errors.py``; the SDK's private internals are reached only
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
@@ -21,6 +22,7 @@ from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
+    NotFoundError,
     UnsupportedParameterError,
     scrub_exception,
 )
@@ -79,6 +81,7 @@ _HF_FORMATS = frozenset({"flac", "mp3", "mpeg", "wav", "ogg", "webm", "m4a"})
 #: The hosted tools of OpenAI's API (docs/hosted-tools.md).
 _HOSTED = frozenset({"web_search", "code_execution"})
 
+_log = logging.getLogger("aisuite_like.providers")
 _SDK_PARAMS: Optional[frozenset[str]] = None
 _RESPONSES_PARAMS: Optional[frozenset[str]] = None
 #: Seconds that bound an attempt when no timeout is configured: the openai SDK's 600 s.
@@ -210,6 +213,12 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                 f"api='responses': {service!r} has no Responses API; the services that have "
                 f"it: {', '.join(k for k, v in SERVICES.items() if v.responses_api)}")
         self._over_responses = api == "responses"
+        # The openai key at another host (a gateway, a compatible server) may have no
+        # Responses API: a 404 there sends client.responses over chat from then on, unless
+        # the config says api="responses" (docs/responses.md).
+        self._probe_responses = service == "openai" and not self._over_responses and \
+            self.spec is not spec
+        self._no_responses = False
         ids = config.pop("tool_call_ids", None)
         if ids is not None:  # the server's id rule, over the table's (docs/portability.md)
             if ids not in ID_RULES:
@@ -244,6 +253,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
             self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
                                         self._secrets(), self._calls.host)
+            self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(service={self.key!r})"
@@ -351,7 +361,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     http_client = self._user_http_client(False)
                     if http_client is None:  # the SDK's defaults, and no redirect elsewhere
                         http_client = openai.DefaultHttpxClient(
-                            event_hooks=redirect_hooks(self.key, is_async=False))
+                            event_hooks=redirect_hooks(self.key, is_async=False,
+                                                limits=self._calls.body))
                     client = cls(**self._client_kwargs(http_client))
                     bound_sync_client(client)  # timeout bounds the whole attempt
                     self._client = client
@@ -371,7 +382,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     import openai
 
                     http_client = self._user_http_client(True)
-                    hooks = redirect_hooks(self.key, is_async=True)
+                    hooks = redirect_hooks(self.key, is_async=True,
+                                                limits=self._calls.body)
                     if http_client is None and self._transport == "aiohttp":
                         try:
                             http_client = openai.DefaultAioHttpClient(event_hooks=hooks)
@@ -759,7 +771,24 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     @property
     def native_responses(self) -> bool:  # type: ignore[override]  # per service
-        return self.spec.responses_api
+        return self.spec.responses_api and not self._no_responses
+
+    def responses_missing(self, error: BaseException) -> bool:
+        """Whether ``error`` (of a Responses API request) says this endpoint has no Responses
+        API: a 404 that names no model, parameter or stored response, from a host that is not
+        OpenAI's. Then it is remembered, and ``client.responses`` goes over chat."""
+        if not self._probe_responses or not isinstance(error, NotFoundError):
+            return False
+        code = error.code or ""
+        if error.param is not None or (code.endswith("_not_found") and code != "not_found"):
+            return False  # the route exists: OpenAI's own 404 of a model or a response
+        if not self._no_responses:
+            self._no_responses = True
+            _log.warning("%s at %s has no Responses API (404 from /responses): "
+                         "client.responses goes over chat completions from now on; set "
+                         "api='responses' in its config if it has one", self.key,
+                         self._calls.host)
+        return True
 
     def _responses_params(self) -> frozenset[str]:
         if self._native is not None:
