@@ -71,6 +71,12 @@ class GatewayConfig:
     def __post_init__(self) -> None:
         _check(self)
 
+    def __repr__(self) -> str:  # never a key, a password or a provider's settings
+        return (f"GatewayConfig(models={self.models!r}, providers={sorted(self.providers)!r}, "
+                f"host={self.host!r}, port={self.port!r}, require_keys={self.require_keys!r}, "
+                f"storage_url={_shown_url(self.storage_url)!r}, "
+                f"redis={'set' if self.redis_url else None!r})")
+
 
 def _number(value: Any, what: str, *, integer: bool = False, minimum: float = 0,
             exclusive: bool = True) -> Any:

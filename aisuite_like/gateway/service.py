@@ -164,13 +164,22 @@ class Gateway:
         self._admin_hash = hash_key(config.admin_key) if config.admin_key else None
         self._tracer: Any = None
         if config.telemetry or tracer_provider is not None:
-            from opentelemetry import trace
+            # A SERVER span per request; the client's spans (ai.instrument(): [telemetry]
+            # enabled, or the caller's own call) are its children.
+            try:
+                from opentelemetry import trace
+            except ImportError:
+                from ..core.errors import MissingDependencyError
 
+                raise MissingDependencyError(
+                    "[telemetry] enabled needs OpenTelemetry: pip install "
+                    "'aisuite-like[otel]' opentelemetry-sdk") from None
             self._tracer = (tracer_provider or trace.get_tracer_provider()).get_tracer(
                 "aisuite_like.gateway")
-            from ..observability.switch import instrument
+            if config.telemetry:
+                from ..observability.switch import instrument
 
-            instrument(tracer_provider=tracer_provider)
+                instrument(tracer_provider=tracer_provider)
         self.draining = False
 
     # --- keys ----------------------------------------------------------------------------
