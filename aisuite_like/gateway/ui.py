@@ -86,6 +86,22 @@ function chart(rows, by, names, svgId, legendId) {
   const x = s => starts.length < 2 ? W / 2 : P + (W - 2 * P) * starts.indexOf(s)
                                               / (starts.length - 1);
   const y = c => H - P - (H - 2 * P) * c / top;
+  const label = (text, lx, ly, anchor) => {
+    const t = document.createElementNS(NS, "text");
+    t.setAttribute("x", lx); t.setAttribute("y", ly); t.setAttribute("font-size", "11");
+    t.setAttribute("text-anchor", anchor); t.textContent = text; svg.appendChild(t);
+  };
+  const axis = document.createElementNS(NS, "polyline");
+  axis.setAttribute("points", P + "," + P + " " + P + "," + (H - P) + " " + (W - P) + ","
+                    + (H - P));
+  axis.setAttribute("fill", "none"); axis.setAttribute("stroke", "#999"); svg.appendChild(axis);
+  label("$" + money(top), P + 4, P - 8, "start");
+  const hour = s => new Date(s * 1000).toISOString().slice(5, 13).replace("T", " ") + "h";
+  if (starts.length) {
+    label(hour(starts[0]), x(starts[0]), H - P + 16, starts.length < 2 ? "middle" : "start");
+    if (starts.length > 1) label(hour(starts[starts.length - 1]),
+                                 x(starts[starts.length - 1]), H - P + 16, "end");
+  }
   names.forEach((name, i) => {
     const color = COLORS[i % COLORS.length];
     const points = rows.filter(r => (r[by] === null ? "(none)" : r[by]) === name)
