@@ -92,9 +92,18 @@ class _Recorder:
         self._pending: list[RequestRecord] = []
         self._lock = asyncio.Lock()
         self._task: Optional[asyncio.Task[None]] = None
+        self.dropped = 0
+
+    #: Records held while the store cannot be written; past it the oldest are dropped (and
+    #: counted in ``dropped``) so a store that is down cannot exhaust the memory.
+    MAX_PENDING = 100_000
 
     def add(self, record: RequestRecord) -> None:
         self._pending.append(record)
+        if len(self._pending) > self.MAX_PENDING:
+            excess = len(self._pending) - self.MAX_PENDING
+            del self._pending[:excess]
+            self.dropped += excess
 
     async def flush(self) -> None:
         async with self._lock:
@@ -102,9 +111,10 @@ class _Recorder:
             if batch:
                 try:
                     await asyncio.to_thread(self._store.add_records, batch)
-                except Exception:
+                except Exception as exc:
                     self._pending[:0] = batch  # kept for the next flush
-                    log.exception("the gateway could not write %d records", len(batch))
+                    log.error("the gateway could not write %d records (kept for the next "
+                              "try): %s: %s", len(batch), type(exc).__name__, redact(str(exc)))
 
     async def _loop(self) -> None:
         while True:
