@@ -163,6 +163,8 @@ class Store:
     def __init__(self, url: str) -> None:
         self._lock = threading.Lock()
         self._postgres = url.startswith(("postgresql://", "postgres://"))
+        #: A local file (SQLite): reads are fast enough to make on the event loop.
+        self.local = not self._postgres
         if self._postgres:
             try:
                 import psycopg
@@ -181,8 +183,14 @@ class Store:
             path = path or ":memory:"
             self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
                                          timeout=30)
+            self._reader, self._read_lock = self._conn, self._lock
             if path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode=WAL")
+                # WAL: a reader does not wait for the writer, so a key's lookup (made on the
+                # event loop) never waits for a batch of records being written
+                self._reader = sqlite3.connect(path, check_same_thread=False,
+                                               isolation_level=None, timeout=30)
+                self._read_lock = threading.Lock()
             self.where = f"sqlite:{path}"
         with self._lock:
             for statement in _SCHEMA:
@@ -203,6 +211,9 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+        if not self._postgres and self._reader is not self._conn:
+            with self._read_lock:
+                self._reader.close()
 
     # --- keys ----------------------------------------------------------------------------
 
@@ -248,8 +259,12 @@ class Store:
         if not text.startswith(KEY_PREFIX) or len(text) > 200:
             return None
         digest = hash_key(text)
-        rows = self._run(f"SELECT {_KEY_COLUMNS} FROM gateway_keys WHERE key_hash = ?",
-                         (digest,))
+        statement = f"SELECT {_KEY_COLUMNS} FROM gateway_keys WHERE key_hash = ?"
+        if self._postgres:
+            rows = self._run(statement, (digest,))
+        else:
+            with self._read_lock:
+                rows = [tuple(r) for r in self._reader.execute(statement, (digest,))]
         if not rows:
             return None
         key = _key_from_row(rows[0])
