@@ -25,7 +25,10 @@ CONFIG_VARIABLE = "AISUITE_LIKE_GATEWAY_CONFIG"
 
 _SERVER_KEYS = {"host", "port", "max_body_bytes", "request_timeout", "max_in_flight_per_key",
                 "log_content", "shutdown_timeout", "metrics_public"}
-_TOP_KEYS = {"server", "auth", "storage", "models", "providers", "router", "telemetry"}
+_TOP_KEYS = {"server", "auth", "storage", "models", "providers", "router", "telemetry",
+             "cache"}
+_CACHE_KEYS = {"backend", "ttl", "maxsize", "path", "url", "url_env"}
+_CACHE_BACKENDS = ("memory", "sqlite", "redis")
 
 
 @dataclass
@@ -67,6 +70,9 @@ class GatewayConfig:
     redis_url: Optional[str] = field(default=None, repr=False)
     #: Spans per request with OpenTelemetry (``ai.instrument()`` is called at start-up).
     telemetry: bool = False
+    #: The client's response cache (docs/cache.md): ``{"backend": "memory" | "sqlite" |
+    #: "redis", "ttl": seconds, "maxsize": n, "path": file, "url": redis URL}``; empty: none.
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         _check(self)
@@ -130,6 +136,19 @@ def _check(config: GatewayConfig) -> None:
                                          or len(config.admin_key) < 16):
         raise ConfigurationError("the gateway's admin key must be a string of at least 16 "
                                  "characters (make one with `aisuite-like gateway keys admin`)")
+    if config.cache:
+        bad = sorted(set(config.cache) - _CACHE_KEYS)
+        if bad:
+            raise ConfigurationError(f"gateway config: unknown [cache] setting(s) "
+                                     f"{', '.join(bad)}; expected {', '.join(sorted(_CACHE_KEYS))}")
+        backend = config.cache.get("backend")
+        if backend not in _CACHE_BACKENDS:
+            raise ConfigurationError(f"gateway [cache] backend must be one of "
+                                     f"{', '.join(_CACHE_BACKENDS)}, got {backend!r}")
+        if backend == "sqlite" and not config.cache.get("path"):
+            raise ConfigurationError("gateway [cache] backend = \"sqlite\" needs path")
+        if backend == "redis" and not config.cache.get("url"):
+            raise ConfigurationError("gateway [cache] backend = \"redis\" needs url (or url_env)")
     if not config.require_keys and not is_loopback(config.host):
         raise ConfigurationError(
             f"the gateway refuses to serve {config.host} without keys (require_keys = false "
@@ -218,7 +237,8 @@ def load_config(source: Any) -> GatewayConfig:
                        for alias, entries in dict(router.get("deployments") or {}).items()}
         router["deployments"] = deployments
     telemetry = dict(data.get("telemetry") or {})
-    return GatewayConfig(
+    cache = _resolve_env(dict(data.get("cache") or {}), "[cache]")
+    return GatewayConfig(cache=cache,
         models=dict(data.get("models") or {}), providers=providers, router=router,
         **server, require_keys=auth.get("require_keys", True), admin_key=auth.get("admin_key"),
         storage_url=storage.get("url", "sqlite:///gateway.db"),

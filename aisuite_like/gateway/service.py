@@ -166,7 +166,8 @@ class Gateway:
             options = {k: v for k, v in config.router.items() if k != "deployments"}
             router = Router(config.router["deployments"], **options,
                             **({"state": router_state} if config.redis_url else {}))
-        self.client = AsyncClient(provider_configs=config.providers or None, router=router)
+        self.client = AsyncClient(provider_configs=config.providers or None, router=router,
+                                  **_cache_options(config.cache))
         self.store = open_store(config.storage_url)
         self.limits = KeyLimits(router_state, budget_state, config.max_in_flight_per_key)
         self.recorder = _Recorder(self.store)
@@ -490,6 +491,27 @@ def _EventStream(body: Any, ended: Callable[[], Awaitable[None]]) -> Any:
 
 
 _EVENT_STREAM: Any = None
+
+
+def _cache_options(settings: dict[str, Any]) -> dict[str, Any]:
+    """The client's ``cache`` and ``cache_ttl`` of the config's ``[cache]`` (docs/cache.md)."""
+    if not settings:
+        return {}
+    backend = settings["backend"]
+    if backend == "memory":
+        from ..cache.memory import MemoryCache
+
+        cache: Any = MemoryCache(maxsize=int(settings.get("maxsize", 1024)))
+    elif backend == "sqlite":
+        from ..cache.sqlite import SQLiteCache
+
+        cache = SQLiteCache(settings["path"])
+    else:
+        from ..cache.redis import RedisCache
+
+        cache = RedisCache(settings["url"])
+    ttl = settings.get("ttl")
+    return {"cache": cache, **({"cache_ttl": float(ttl)} if ttl is not None else {})}
 
 
 def _end_span(call: Call, status: int) -> None:

@@ -241,3 +241,36 @@ def test_no_valid_key_is_401_and_reaches_no_provider() -> None:
                     model="gpt", messages=[{"role": "user", "content": "hi"}])
             assert gateway.records() == []  # refused traffic is counted, not stored
     assert upstream.requests == []
+
+
+def test_a_router_alias_and_the_response_cache() -> None:
+    """The config's router aliases and cache are the client's own: a routed call records the
+    deployment that served it, a repeated call is answered by the cache and recorded as a
+    hit."""
+    config = base_config({"smart": "router:smart"},
+                         router={"deployments": {"smart": [{"model": "test:eu"},
+                                                           {"model": "test:us"}]}},
+                         cache={"backend": "memory", "ttl": 60})
+    with GatewayServer(config) as gateway:
+        client = _sdk(gateway, gateway.new_key("routed"))
+        first = client.chat.completions.create(model="smart", messages=[
+            {"role": "user", "content": "same question"}])
+        again = client.chat.completions.create(model="smart", messages=[
+            {"role": "user", "content": "same question"}])
+        records = gateway.records()
+    assert again.choices[0].message.content == first.choices[0].message.content
+    assert [r["cache_hit"] for r in records] == [False, True]
+    assert records[0]["deployment"] in ("test:eu", "test:us")
+
+
+def test_importing_the_package_loads_no_web_framework() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, aisuite_like as ai\n"
+            "ai.gateway.GatewayConfig(models={'m': 'test:offline'})\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('starlette', 'uvicorn', 'multipart', 'python_multipart')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=scaled(60), check=True)
+    assert done.stdout.strip() == "[]"
