@@ -55,11 +55,15 @@ FORBIDDEN = frozenset({
     "tool_policy_context", "tool_timeout", "max_tool_result_chars", "context",
 })
 _FORBIDDEN_SUFFIXES = ("_key", "_url", "_token", "_secret", "_endpoint", "_headers")
+#: API parameters whose names end so but choose nothing of the kind.
+_ALLOWED = frozenset({"prompt_cache_key"})
 _CONTENT_LIMIT = 65536  # characters of content a record keeps (log_content = true)
 
 
 def refuse_forbidden(body: dict[str, Any]) -> None:
     for name in body:
+        if name in _ALLOWED:
+            continue
         if name in FORBIDDEN or (isinstance(name, str) and name.endswith(_FORBIDDEN_SUFFIXES)):
             raise GatewayError(400, f"{name!r} cannot be set through the gateway: the gateway "
                                "chooses providers, their URLs, keys and transports, and its own "

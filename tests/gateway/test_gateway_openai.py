@@ -134,6 +134,9 @@ def test_a_model_outside_the_config_is_404_and_a_provider_choice_is_refused(
                                                                   "content": "hi"}],
                                        extra_headers={"x-api-key": "ignored"},
                                        extra_body={"extra_headers": {"a": "b"}})
+    # an API parameter whose name only looks like one passes
+    assert client.chat.completions.create(model="fast", prompt_cache_key="team-a-chat",
+                                          messages=[{"role": "user", "content": "hi"}])
 
 
 def _upstream(reply: Any) -> tuple[ModelServer, dict[str, Any]]:

@@ -219,3 +219,28 @@ def test_metrics_in_prometheus_text() -> None:
         in text
     assert "aisuite_gateway_in_flight 0" in text
     assert "counted" not in text  # no key name is a label
+
+
+def test_a_client_that_leaves_a_stream_frees_its_key_and_is_recorded() -> None:
+    events = sse_reply(" ".join(f"w{i}" for i in range(40)), usage=(9, 40)).events
+    with ModelServer(lambda request: Stream(events=events, interval=0.1)) as upstream:
+        with GatewayServer(_config(upstream, max_in_flight_per_key=1)) as gateway:
+            key = gateway.new_key("leaver")
+            client = _sdk(gateway, key)
+            stream = client.chat.completions.create(model="smart", messages=HI, stream=True)
+            iterator = iter(stream)
+            next(iterator), next(iterator)
+            stream.close()  # the client goes away mid-stream
+            deadline = time.monotonic() + scaled(15)
+            records: list[Any] = []
+            while time.monotonic() < deadline:
+                records = gateway.records()
+                if records:
+                    break
+                time.sleep(0.1)
+            assert [(r["status"], r["stream"]) for r in records] == [(499, True)]
+            assert records[0]["error_type"] == "CancelledError"
+            assert gateway.gateway.limits.in_flight() == 0
+            again = client.chat.completions.create(model="smart", messages=HI, stream=True)
+            assert next(iter(again)).choices  # the key's one slot is free again
+            again.close()
