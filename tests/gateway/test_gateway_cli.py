@@ -81,3 +81,54 @@ def test_serve_refuses_an_open_gateway_on_a_public_address(tmp_path: pathlib.Pat
                           env={**os.environ})
     assert done.returncode != 0
     assert "open relay" in done.stderr and "0.0.0.0" in done.stderr
+
+
+def test_two_worker_processes_share_a_keys_rpm_through_redis(tmp_path: pathlib.Path) -> None:
+    """``serve --workers 2``: two uvicorn worker processes on one port (the kernel hands each
+    new connection to one of them); with ``redis_url`` a key's rpm holds across them."""
+    pytest.importorskip("redis")
+    from support.redis_server import RedisServer
+
+    port = _free_port()
+    db = tmp_path / "gateway.db"
+    with RedisServer() as redis:
+        config = tmp_path / "gateway.toml"
+        config.write_text(f'[models]\nfast = "test:offline"\n\n[server]\nport = {port}\n\n'
+                          f'[storage]\nurl = "sqlite:///{db}"\nredis_url = "{redis.url}"\n')
+        made = subprocess.run([*CLI, "gateway", "keys", "create", "--config", str(config),
+                               "--name", "paced", "--rpm", "4"],
+                              capture_output=True, text=True, timeout=scaled(60), check=True)
+        key = made.stdout.strip()
+        proc = subprocess.Popen([*CLI, "serve", "--config", str(config), "--workers", "2"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            import httpx2
+
+            deadline = time.monotonic() + scaled(90)
+            statuses: list[int] = []
+            while len(statuses) < 8:
+                try:
+                    # a new connection each time, so the kernel may hand it to either worker
+                    reply = httpx2.post(
+                        f"http://127.0.0.1:{port}/v1/chat/completions",
+                        headers={"authorization": f"Bearer {key}", "connection": "close"},
+                        json={"model": "fast", "messages": [{"role": "user", "content": "x"}]},
+                        timeout=scaled(10))
+                except httpx2.ConnectError:
+                    assert proc.poll() is None, proc.communicate()[1]
+                    assert time.monotonic() < deadline, "the gateway did not start"
+                    time.sleep(0.2)
+                    continue
+                statuses.append(reply.status_code)
+            import redis as redis_py
+
+            shared = redis_py.Redis.from_url(redis.url).keys("aisuite_like:gateway:*")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.communicate(timeout=scaled(60))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    assert statuses.count(200) == 4 and statuses.count(429) == 4, statuses
+    assert shared  # the key's bucket lives in Redis, where every worker reads it
