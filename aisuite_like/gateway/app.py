@@ -11,7 +11,7 @@ from typing import Any
 from .config import load_config
 from .errors import GatewayError, openai_body
 from .routes import routes
-from .service import Gateway
+from .service import Deadline, Gateway
 
 __all__ = ["create_app", "Gateway"]
 
@@ -74,8 +74,8 @@ class _Limits:
             return message
 
         try:
-            await asyncio.wait_for(self.app(scope, limited_receive, tracked_send),
-                                   self.timeout + 5.0)
+            async with Deadline(self.timeout + 5.0):
+                await self.app(scope, limited_receive, tracked_send)
         except _TooLarge:
             if not started:
                 await too_large()

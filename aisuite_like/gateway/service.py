@@ -35,7 +35,7 @@ from .store import (
     open_store,
 )
 
-__all__ = ["Gateway", "Call", "FORBIDDEN", "refuse_forbidden", "dump", "deployment_of",
+__all__ = ["Gateway", "Call", "Deadline", "FORBIDDEN", "refuse_forbidden", "dump", "deployment_of",
            "json_body", "final_usage", "estimate", "sse_data", "OURS"]
 
 log = logging.getLogger("aisuite_like.gateway")
@@ -352,7 +352,8 @@ class Gateway:
             if self.draining:
                 raise GatewayError(503, "the gateway is shutting down; retry", "server_error",
                                    "shutting_down")
-            return await asyncio.wait_for(handler(call, request), self.remaining(call))
+            async with Deadline(self.remaining(call)):
+                return await handler(call, request)
         except asyncio.TimeoutError:
             error = GatewayError(504, f"the request took longer than the gateway's "
                                  f"{self.config.request_timeout:g} s limit", "timeout",
@@ -516,6 +517,37 @@ def _cache_options(settings: dict[str, Any]) -> dict[str, Any]:
         cache = RedisCache(settings["url"])
     ttl = settings.get("ttl")
     return {"cache": cache, **({"cache_ttl": float(ttl)} if ttl is not None else {})}
+
+
+class Deadline:
+    """``async with Deadline(seconds):`` raises ``asyncio.TimeoutError`` when the block runs
+    longer (what ``asyncio.timeout`` does on 3.11, here for 3.10 too): the current task is
+    cancelled at the deadline, with no task of its own per request as ``wait_for`` makes."""
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._fired = False
+        self._task: Optional[asyncio.Task[Any]] = None
+        self._handle: Optional[asyncio.TimerHandle] = None
+
+    def _fire(self) -> None:
+        self._fired = True
+        if self._task is not None:
+            self._task.cancel()
+
+    async def __aenter__(self) -> "Deadline":
+        self._task = asyncio.current_task()
+        self._handle = asyncio.get_running_loop().call_later(self._seconds, self._fire)
+        return self
+
+    async def __aexit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        if self._fired and kind is asyncio.CancelledError:
+            uncancel = getattr(self._task, "uncancel", None)
+            if uncancel is not None:  # 3.11+: this cancellation was ours, not the caller's
+                uncancel()
+            raise asyncio.TimeoutError from None
 
 
 def _end_span(call: Call, status: int) -> None:
