@@ -131,3 +131,27 @@ def test_messages_reach_an_openai_upstream_translated() -> None:
     assert sent[1]["messages"][2]["content"] == "sunny" and sent[1]["stream"] is True
     assert [r["endpoint"] for r in records] == ["messages", "messages"]
     assert records[1]["prompt_tokens"] == 30 and records[1]["completion_tokens"] == 6
+
+
+def test_an_upstream_failure_mid_stream_is_an_error_event() -> None:
+    from support.fault_server import Stream
+    from support.model_server import sse_reply
+
+    events = sse_reply("one two three").events
+    with ModelServer(lambda request: Stream(events=events, cut_after=2, then="reset")) \
+            as upstream:
+        config = base_config({"gpt": "openai:gpt-4o"}, providers={
+            "openai": {"api_key": "sk-upstream-0123456789", "base_url": upstream.url + "/v1",
+                       "max_retries": 0}})
+        with GatewayServer(config) as gateway:
+            client = _sdk(gateway, gateway.new_key("cut"))
+            seen: list[str] = []
+            with pytest.raises(anthropic.APIStatusError) as failed:
+                with client.messages.stream(model="gpt", max_tokens=50, messages=[
+                        {"role": "user", "content": "hi"}]) as stream:
+                    for event in stream:
+                        seen.append(event.type)
+            records = gateway.records()
+    assert seen[0] == "message_start" and "message_stop" not in seen
+    assert failed.value.body["type"] == "error"
+    assert records[0]["status"] == 502 and records[0]["error_type"] == "APIConnectionError"

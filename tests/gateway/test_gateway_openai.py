@@ -175,16 +175,20 @@ def test_the_upstream_gets_the_call_and_no_caller_key(tmp_path: Any) -> None:
             assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == \
                 "streamedfromupstream"
             assert client.embeddings.create(model="gpt", input="x").data[0].embedding
+            assert client.responses.create(model="gpt", input="r").output_text == \
+                "from upstream"
             transcript = client.audio.transcriptions.create(
                 model="whisper", file=("speech.wav", SPEECH_BYTES), language="en")
             assert transcript.text == "hello from the audio"
             records = gateway.records()
     sent = upstream.requests
     assert [r.path for r in sent] == ["/v1/chat/completions", "/v1/chat/completions",
-                                      "/v1/embeddings", "/v1/audio/transcriptions"]
+                                      "/v1/embeddings", "/v1/responses",
+                                      "/v1/audio/transcriptions"]
+    assert sent[3].body["model"] == "gpt-4o" and sent[3].body["input"] == "r"
     assert sent[0].body["model"] == "gpt-4o" and sent[0].body["max_tokens"] == 20
     assert sent[1].body["stream_options"] == {"include_usage": True}
-    parts = multipart(SimpleNamespace(headers=sent[3].headers, content=sent[3].body))
+    parts = multipart(SimpleNamespace(headers=sent[4].headers, content=sent[4].body))
     assert parts["file"][0].data == SPEECH_BYTES and parts["language"][0].text == "en"
     for request in sent:  # the gateway's provider key upstream, never the caller's
         assert request.headers["authorization"] == f"Bearer {UPSTREAM_KEY}"
