@@ -292,15 +292,17 @@ def routes(gw: Gateway) -> list[Any]:
             models = body.get("models")
             if isinstance(models, str):
                 models = [m for m in models.split(",")]
+            unknown = [m for m in models or () if m.strip() not in gw.config.models]
+            if unknown:
+                raise GatewayError(400, f"models {', '.join(map(str, unknown))} are not in the "
+                                   f"gateway's [models] ({', '.join(gw.config.models)})",
+                                   param="models")
             expires = parse_duration(body["expires"]) if body.get("expires") else None
             text, key = await asyncio.to_thread(
                 gw.store.create_key, str(body.get("name") or ""), models=models,
                 rpm=body.get("rpm"), tpm=body.get("tpm"), budget=budget, budget_window=window,
                 expires_in=expires)
-            unknown = [m for m in key.models or () if m not in gw.config.models]
-            return JSONResponse({"key": text, **key.public(),
-                                 **({"unknown_models": unknown} if unknown else {})},
-                                status_code=201)
+            return JSONResponse({"key": text, **key.public()}, status_code=201)
         return await _admin(gw, request, action)
 
     async def revoke_key(request: Request) -> Any:

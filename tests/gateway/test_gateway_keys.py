@@ -185,6 +185,8 @@ def test_the_admin_api_needs_the_admin_key(upstream: ModelServer) -> None:
         assert gateway.admin("DELETE", "/admin/keys/ordinary").status_code == 404
         made = gateway.admin("POST", "/admin/keys", json={"name": "bad name!"})
         assert made.status_code == 400 and "key name" in made.json()["error"]["message"]
+        made = gateway.admin("POST", "/admin/keys", json={"name": "typo", "models": ["smrt"]})
+        assert made.status_code == 400 and made.json()["error"]["param"] == "models"
 
 
 def _plain(gateway: GatewayServer, path: str) -> Any:

@@ -62,6 +62,7 @@ def test_two_workers_share_keys_limits_budgets_and_records(postgres: PostgresSer
             one.records(), two.records()  # each writes what it holds to the one store
             records_one, records_two = one.records(), two.records()
             spend = one.admin("GET", "/admin/spend?by=key").json()["data"]
+            hourly = two.admin("GET", "/admin/spend?by=model&bucket=3600").json()["data"]
     assert len(upstream.requests) == 4
     assert records_one == records_two
     assert sorted((r["key_name"], r["status"]) for r in records_one) == sorted(
@@ -69,3 +70,5 @@ def test_two_workers_share_keys_limits_budgets_and_records(postgres: PostgresSer
     by_key = {row["key"]: row for row in spend}
     assert by_key["capped"]["cost"] == pytest.approx(0.000075)
     assert by_key["paced"]["requests"] == 5
+    assert sum(row["requests"] for row in hourly) == 7
+    assert all(row["model"] == "smart" and row["start"] % 3600 == 0 for row in hourly)
