@@ -418,8 +418,10 @@ class Gateway:
                         yield piece
                 while not empty:
                     try:
-                        item = await asyncio.wait_for(iterator.__anext__(),
-                                                      gateway.remaining(call))
+                        # the deadline covers waiting for the provider, not the yield (the
+                        # client's reading is the middleware's deadline)
+                        async with Deadline(gateway.remaining(call)):
+                            item = await iterator.__anext__()
                     except StopAsyncIteration:
                         break
                     for piece in _pieces(encode(item)):
