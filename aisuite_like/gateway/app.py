@@ -40,10 +40,13 @@ class _Limits:
                 started = True
             await send(message)
 
-        async def too_large() -> None:
-            body = json.dumps(openai_body(GatewayError(
+        def over() -> GatewayError:
+            return GatewayError(
                 413, f"the request body is over the gateway's limit of {self.max_body} bytes",
-                code="request_too_large"))).encode()
+                code="request_too_large", headers={"x-should-retry": "false"})
+
+        async def too_large() -> None:
+            body = json.dumps(openai_body(over())).encode()
             await send({"type": "http.response.start", "status": 413,
                         "headers": [(b"content-type", b"application/json"),
                                     (b"x-should-retry", b"false"),
@@ -61,24 +64,25 @@ class _Limits:
                     return
         seen = 0
 
-        class _TooLarge(Exception):
-            pass
-
         async def limited_receive() -> Any:
+            # a body sent without Content-Length (chunked) that grows over the limit: the
+            # endpoint reading it gets the 413 as its error, in its API's shape
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_body:
-                    raise _TooLarge()
+                    raise over()
             return message
 
         try:
             async with Deadline(self.timeout + 5.0):
                 await self.app(scope, limited_receive, tracked_send)
-        except _TooLarge:
-            if not started:
+        except GatewayError as error:
+            if error.status == 413 and not started:
                 await too_large()
+            elif not started:
+                raise
         except asyncio.TimeoutError:
             if not started:
                 body = json.dumps(openai_body(GatewayError(

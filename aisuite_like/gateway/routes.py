@@ -142,6 +142,8 @@ async def _transcriptions(gw: Gateway, call: Call, request: Any) -> Any:
 
     try:
         form = await request.form(max_files=1, max_fields=20)
+    except GatewayError:
+        raise
     except Exception as exc:
         raise GatewayError(400, f"expected a multipart form with 'file' and 'model' ({exc})",
                            headers={"x-should-retry": "false"}) from None

@@ -15,7 +15,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("aiohttp")
 
-from support.timing import scaled  # noqa: E402
+from support.timing import scaled
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

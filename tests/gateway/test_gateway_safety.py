@@ -76,6 +76,20 @@ def test_a_body_over_the_limit_is_refused_unread() -> None:
             assert refused.value.status_code == 413
             assert refused.value.code == "request_too_large"
             assert client.chat.completions.create(model="smart", messages=HI).choices
+            import httpx2
+
+            def chunks() -> Any:  # no Content-Length: the limit is counted as it arrives
+                yield b'{"model": "smart", "messages": [{"role": "user", "content": "'
+                for _ in range(10):
+                    yield b"x" * 500
+                yield b'"}]}'
+
+            chunked = httpx2.post(gateway.url + "/v1/chat/completions", content=chunks(),
+                                  headers={"authorization": f"Bearer {client.api_key}",
+                                           "content-type": "application/json"},
+                                  timeout=scaled(20))
+            assert chunked.status_code == 413
+            assert chunked.json()["error"]["code"] == "request_too_large"
     assert len(upstream.requests) == 1
 
 
