@@ -189,6 +189,16 @@ async def _models(gw: Gateway, call: Call, request: Any) -> Any:
     return JSONResponse({"object": "list", "data": data})
 
 
+async def _model(gw: Gateway, call: Call, request: Any) -> Any:
+    """``GET /v1/models/{model}`` (the SDKs' ``models.retrieve``): 404 / 403 as a call would."""
+    from starlette.responses import JSONResponse
+
+    gw.resolve(call, request.path_params["model"])
+    await gw.finish(call, 200)
+    return JSONResponse({"id": call.model, "object": "model", "created": 0,
+                         "owned_by": "aisuite-like"})
+
+
 async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
     from starlette.responses import JSONResponse
 
@@ -372,6 +382,7 @@ def routes(gw: Gateway) -> list[Any]:
         Route("/v1/audio/transcriptions",
               endpoint("audio.transcriptions", "openai", _transcriptions), methods=["POST"]),
         Route("/v1/models", endpoint("models", "openai", _models), methods=["GET"]),
+        Route("/v1/models/{model:path}", endpoint("models", "openai", _model), methods=["GET"]),
         Route("/v1/messages", endpoint("messages", "anthropic", _messages), methods=["POST"]),
         Route("/v1/messages/count_tokens",
               endpoint("messages.count_tokens", "anthropic", _count_tokens), methods=["POST"]),

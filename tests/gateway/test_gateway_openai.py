@@ -106,6 +106,9 @@ def test_embeddings_models_and_responses(offline: GatewayServer, key: str) -> No
     vectors = client.embeddings.create(model="fast", input=["a", "b"], dimensions=4)
     assert [len(d.embedding) for d in vectors.data] == [4, 4]
     assert sorted(m.id for m in client.models.list()) == ["fast", "other"]
+    assert client.models.retrieve("fast").id == "fast"
+    with pytest.raises(openai.NotFoundError):
+        client.models.retrieve("test:offline")
     response = client.responses.create(model="fast", input="hi")
     assert response.output_text == 'You said: "hi"'
     events = list(client.responses.create(model="fast", input="hey", stream=True))
