@@ -42,8 +42,6 @@ async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
     wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
     if stream:  # usage is always asked of the provider: the record and the budget need it
         body["stream_options"] = {**(body.get("stream_options") or {}), "include_usage": True}
-    else:
-        body.pop("stream_options", None)
     kwargs = {**body, **await gw.begin(call, estimate(messages, body.get("tools")))}
     alias = call.model or ""
     reply: Any = await gw.client.chat.completions.create(model=target, messages=messages,

@@ -137,6 +137,9 @@ def test_a_model_outside_the_config_is_404_and_a_provider_choice_is_refused(
                                                                   "content": "hi"}],
                                        extra_headers={"x-api-key": "ignored"},
                                        extra_body={"extra_headers": {"a": "b"}})
+    with pytest.raises(openai.BadRequestError, match="stream_options"):  # as OpenAI refuses it
+        client.chat.completions.create(model="fast", stream_options={"include_usage": True},
+                                       messages=[{"role": "user", "content": "hi"}])
     # an API parameter whose name only looks like one passes
     assert client.chat.completions.create(model="fast", prompt_cache_key="team-a-chat",
                                           messages=[{"role": "user", "content": "hi"}])
