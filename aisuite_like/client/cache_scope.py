@@ -11,8 +11,6 @@ a secret in clear.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -45,6 +43,9 @@ def _is_credential(name: str) -> bool:
 def fingerprint(value: Any) -> str:
     """A short sha256 of ``value``'s canonical JSON (objects JSON cannot hold count by their
     type): tells values apart without holding them."""
+    import hashlib
+    import json  # on first use: ``import aisuite_like`` loads no json
+
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       default=lambda o: f"<{type(o).__name__}>")
     return hashlib.sha256(b"aisuite_like cache scope\0" + text.encode("ascii")).hexdigest()[:32]
