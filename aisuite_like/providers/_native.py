@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
 from ..core.origins import same_origin
-from ._common import bound_sync_io, redirect_error, transport_error
+from ._common import bound_sync_io, close_at_loop_shutdown, redirect_error, transport_error
 from .body_limits import DEFAULT_LIMITS, BodyLimits, BodyMeter
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
@@ -124,6 +124,7 @@ class NativeHTTP:
         self._client: Any = None
         self._session: Any = None
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
+        self._closer: Any = None  # closes the session when its loop shuts down
         self._lock = threading.Lock()
 
     # -- clients -------------------------------------------------------------------------
@@ -168,11 +169,12 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
-        self._session = aiohttp.ClientSession(
+        session = self._session = aiohttp.ClientSession(
             connector=connector, auto_decompress=True,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
-        return self._session
+        self._closer = close_at_loop_shutdown(session.close, lambda: session.closed)
+        return session
 
     def close(self) -> None:
         client, self._client = self._client, None
