@@ -25,7 +25,8 @@ from ..core.sync_bridge import run_coro_sync as _run_coro_sync
 from .engine import ToolCallRun
 
 __all__ = ["execute_sync_call", "execute_async_call", "execute_scoped_sync", "execute_scoped_async",
-           "ToolThreads", "DaemonThreads", "runs_inline", "INSTANT_CALL_S", "INSTANT_CALLS"]
+           "ToolThreads", "DaemonThreads", "runs_inline", "INSTANT_CALL_S", "INSTANT_CALLS",
+           "Interrupt", "carry_interrupt", "raise_interrupt"]
 
 #: A sync tool call that returns within this many seconds is "instant".
 INSTANT_CALL_S = 0.001
@@ -61,6 +62,35 @@ def _timed_call(tool: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         return tool.fn(*args, **kwargs)
     finally:
         _record_pace(tool, time.perf_counter() - start)
+
+class Interrupt(Exception):
+    """A ``KeyboardInterrupt`` or ``SystemExit`` (``original``) raised inside a task the run
+    started (a tool's, a parallel group's, an agent run's), carried to the task that awaits
+    it as an ordinary exception: one that leaves a task as itself stops the event loop at
+    once, before its awaiter can see it, and ``asyncio.run`` then prints "Task exception was
+    never retrieved" beside the caller's traceback. The awaiting side re-raises
+    ``original`` (:func:`raise_interrupt`), so the caller gets it unchanged."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(type(original).__name__)
+        self.original = original
+
+
+async def carry_interrupt(awaitable: Any) -> Any:
+    """``await awaitable`` in a task of the run's own: a ``KeyboardInterrupt`` / ``SystemExit``
+    leaves as :class:`Interrupt`."""
+    try:
+        return await awaitable
+    except (KeyboardInterrupt, SystemExit) as exc:
+        raise Interrupt(exc) from None
+
+
+def raise_interrupt(error: BaseException) -> None:
+    """Raise what ``error`` carries when it is an :class:`Interrupt` (nothing otherwise)."""
+    if isinstance(error, Interrupt):
+        original = error.original
+        raise original.with_traceback(original.__traceback__)
+
 
 class _ToolTimeout(Exception):
     """Raised by the drivers' timeout helpers (a tool cannot raise it by accident)."""
@@ -213,7 +243,7 @@ async def _await_with_timeout(awaitable: Any, timeout: Optional[float]) -> Any:
     """Await with a deadline, telling our timeout apart from a TimeoutError the tool raised."""
     if timeout is None:
         return await awaitable
-    task = asyncio.ensure_future(awaitable)
+    task = asyncio.ensure_future(carry_interrupt(awaitable))
     try:
         done, _ = await asyncio.wait({task}, timeout=timeout)
     except asyncio.CancelledError:
@@ -222,6 +252,9 @@ async def _await_with_timeout(awaitable: Any, timeout: Optional[float]) -> Any:
     if not done:
         task.cancel()
         raise _ToolTimeout
+    error = task.exception()
+    if error is not None:
+        raise_interrupt(error)
     return task.result()
 
 
