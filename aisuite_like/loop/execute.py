@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Optional
 
-from ..core.sync_bridge import run_coro_sync as _run_coro_sync
+from ..core.sync_bridge import daemon_thread_future, run_coro_sync as _run_coro_sync
 from .engine import ToolCallRun
 
 __all__ = ["execute_sync_call", "execute_async_call", "execute_scoped_sync", "execute_scoped_async",
@@ -348,10 +348,10 @@ async def execute_async_call(call: ToolCallRun) -> None:
             elif call.threads is not None:
                 value = await call.threads.run(_timed_call, (tool, args, kwargs), {})
             else:  # a daemon thread, not the loop's executor: asyncio.run never waits for it
-                value = await _daemon_thread_future(_timed_call, (tool, args, kwargs), {})
+                value = await daemon_thread_future(_timed_call, (tool, args, kwargs), {})
         else:
             value = await _await_with_timeout(
-                _daemon_thread_future(tool.fn, args, kwargs), timeout)
+                daemon_thread_future(tool.fn, args, kwargs), timeout)
     except _ToolTimeout:
         call.time_out(timeout or 0.0, time.perf_counter() - start)
     except Exception as exc:
@@ -360,39 +360,12 @@ async def execute_async_call(call: ToolCallRun) -> None:
         call.succeed(value, time.perf_counter() - start)
 
 
-def _daemon_thread_future(fn: Callable[..., Any], args: tuple[Any, ...],
-                          kwargs: dict[str, Any]) -> "asyncio.Future[Any]":
-    """Run a sync tool that has a deadline in its own daemon thread. Not the loop's default
-    executor: a timed-out tool keeps its thread busy, and ``asyncio.run`` waits for the default
-    executor at exit, so an abandoned call would hold the caller's program up."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(ok: bool, value: Any) -> None:
-        if not future.done():
-            future.set_result(value) if ok else future.set_exception(value)
-
-    def target() -> None:
-        try:
-            outcome = (True, context.run(fn, *args, **kwargs))
-        except BaseException as exc:  # handed to the awaiting task
-            outcome = (False, exc)
-        try:
-            loop.call_soon_threadsafe(settle, *outcome)
-        except RuntimeError:  # the loop is gone: nobody waits for this result any more
-            pass
-
-    threading.Thread(target=target, daemon=True, name="aisuite-like-tool").start()
-    return future
-
-
 class ToolThreads:
     """The async run's threads for sync tools: ``limit`` (``max_tool_concurrency``) daemon
     threads (:class:`DaemonThreads`), created on first need, one pool per run; not the event
     loop's default executor, whose size has nothing to do with the run's bound and which
     ``asyncio.run`` waits for. A sync tool with a timeout gets a daemon thread of its own
-    instead (``_daemon_thread_future``): an abandoned call must not hold a pool thread."""
+    instead (``daemon_thread_future``): an abandoned call must not hold a pool thread."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
