@@ -311,7 +311,8 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         for fallback in fallbacks if isinstance(fallbacks, (list, tuple)) else ():
             other = parse_model(fallback)[0]  # each model tried must run them too
             _check_hosted(client._provider(other), other, hosted)
-    request = _chat_request(client, name, messages, tools, stream, kwargs)
+    request = _chat_request(client, name, messages, tools, stream, kwargs,
+                            _native_parameters(own, routed is not None))
     if hosted is not None:
         request.hosted_tools = hosted
     return PreparedCall(provider, request, tools, max_turns, runner_options)
@@ -343,8 +344,19 @@ def _check_hosted(provider: Any, key: str, hosted: tuple[Any, ...]) -> None:
             raise no_hosted_tool(tool.kind, key)
 
 
+def _native_parameters(provider: Provider, routed: bool) -> frozenset[str]:
+    """The request fields of the provider's own API (``Provider.native_parameters``); for a
+    router alias, which may send to any service, every service's."""
+    if routed:
+        from ..providers.openai.services import ALL_NATIVE_PARAMS
+
+        return ALL_NATIVE_PARAMS
+    return getattr(provider, "native_parameters", None) or frozenset()
+
+
 def _chat_request(client: ClientBase, name: str, messages: Any, tools: Optional[Tools],
-                  stream: bool, kwargs: dict[str, Any]) -> ChatRequest:
+                  stream: bool, kwargs: dict[str, Any],
+                  native: frozenset[str] = frozenset()) -> ChatRequest:
     """The ``ChatRequest`` of a call from what is left of its keyword arguments (consumed)."""
     limit_name = "max_tokens"
     if "max_completion_tokens" in kwargs:
@@ -365,7 +377,7 @@ def _chat_request(client: ClientBase, name: str, messages: Any, tools: Optional[
         portable["response_format"] = response_format_param(portable["response_format"])
     extra = kwargs  # what is left is provider-native, passed through untouched
     if extra:
-        _request_checks.check_unknown_keywords(extra)
+        _request_checks.check_unknown_keywords(extra, native)
     return ChatRequest(
         model=name,
         messages=_request_checks.check_messages(normalize_messages(messages)),

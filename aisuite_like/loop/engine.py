@@ -37,7 +37,14 @@ from ..core.errors import (
 from ..core.ids import unique_tool_call_ids
 from ..core.reading import loads_json
 from ..core.secret_forms import redact
-from ..core.types import ChatCompletionResponse, ContextEvent, Message, ToolCall, ToolEvent
+from ..core.types import (
+    ChatCompletionResponse,
+    ContextEvent,
+    Message,
+    ToolCall,
+    ToolEvent,
+    message_input,
+)
 from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, format_result, validation_summary
 from ..tools.policy import ToolPolicyContext, check_policy, evaluate_policy, to_decision
@@ -156,6 +163,11 @@ class ToolCallRun:
         self.arguments: Union[dict[str, Any], str] = self.raw_arguments or ""
 
         raw = self.raw_arguments
+        if raw is not None and not isinstance(raw, str):  # a provider of one's own, say
+            self.arguments = {}
+            self._error(f"the arguments of tool {self.name!r} must be a JSON object in a "
+                        f"string, got {type(raw).__name__}")
+            return
         if raw is None or not raw.strip():  # some providers send "" for a call without args
             self.arguments = {}
         else:
@@ -469,7 +481,7 @@ class ToolLoop:
         message = response.choices[0].message if response.choices else None
         if message is not None:
             self.produced.append(message)
-            self.history.append(message.model_dump(exclude_none=True))
+            self.history.append(message_input(message))  # content null kept
         override = self.after_response(response)
         if override is not None:
             return override

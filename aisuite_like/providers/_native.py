@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, Optional
 
@@ -103,6 +104,38 @@ def _httpx_response(status: int, headers: Any, content: bytes, method: str, url:
                            request=httpx2.Request(method, url, headers=dict(request_headers)))
 
 
+def _let_go(session: Any, loop: Optional[asyncio.AbstractEventLoop]) -> None:
+    """Let an async session go without awaiting (from sync code, a finalizer, or a loop
+    that is not its own): closed on its loop if that runs in another thread, else in place
+    (a loop that has closed took the connections with it)."""
+    if session is None or session.closed:
+        return
+    if loop is not None and loop.is_running():
+        try:
+            current = asyncio.get_running_loop()
+        except RuntimeError:
+            current = None
+        if current is not loop:
+            try:
+                loop.call_soon_threadsafe(_close_now, session)
+                return
+            except RuntimeError:  # closed meanwhile
+                pass
+    _close_now(session)
+
+
+def _close_now(session: Any) -> None:
+    if session.closed:
+        return
+    connector = session.connector
+    session.detach()
+    if connector is not None:
+        try:
+            connector._close()  # aiohttp's close() is a coroutine: its sync part
+        except Exception:
+            pass
+
+
 class NativeHTTP:
     """The pooled HTTP clients of one provider's native transport. ``reply_error`` maps a
     non-2xx reply; ``secrets`` are redacted from every error; ``connect_timeout`` bounds
@@ -125,6 +158,7 @@ class NativeHTTP:
         self._session: Any = None
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
         self._closer: Any = None  # closes the session when its loop shuts down
+        self._finalizer: Optional[weakref.finalize[Any, Any]] = None
         self._lock = threading.Lock()
 
     # -- clients -------------------------------------------------------------------------
@@ -169,11 +203,15 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
-        session = self._session = aiohttp.ClientSession(
+        self._session = session = aiohttp.ClientSession(
             connector=connector, auto_decompress=True,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
+        # Closed on its loop when the loop shuts down (asyncio.run does)...
         self._closer = close_at_loop_shutdown(session.close, lambda: session.closed)
+        # ...and a client never closed (no aclose / async with) lets its session go when it
+        # is collected, or at exit: aiohttp would print "Unclosed client session" otherwise.
+        self._finalizer = weakref.finalize(self, _let_go, session, loop)
         return session
 
     def close(self) -> None:
@@ -186,30 +224,19 @@ class NativeHTTP:
         session = self._session
         if session is not None and self._session_loop is asyncio.get_running_loop():
             self._session = self._session_loop = None
+            if self._finalizer is not None:
+                self._finalizer.detach()
+                self._finalizer = None
             await session.close()
         self.close()
 
     def _drop_session(self) -> None:
-        """Let the async session go without awaiting (from sync code, or a loop that is not
-        its own): closed on its loop if that still runs, else its connector is closed in
-        place (the loop took the connections with it)."""
         session, self._session = self._session, None
         loop, self._session_loop = self._session_loop, None
-        if session is None or session.closed:
-            return
-        if loop is not None and loop.is_running():
-            try:
-                loop.call_soon_threadsafe(lambda: loop.create_task(session.close()))
-                return
-            except RuntimeError:  # closed meanwhile
-                pass
-        connector = session.connector
-        session.detach()
-        if connector is not None:
-            try:
-                connector._close()  # aiohttp's close() is a coroutine: its sync part
-            except Exception:
-                pass
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        _let_go(session, loop)
 
     # -- errors --------------------------------------------------------------------------
 

@@ -226,6 +226,47 @@ def test_structured_output_run_sends_the_signature_back_as_recorded(
         "thoughtSignature": base64.urlsafe_b64encode(base64.b64decode(signature)).decode()}]}
 
 
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_function_call_after_the_structured_answer_keeps_its_signature(
+        mode: str, stream: bool, httpx2_mock: respx.Router) -> None:
+    """The recorded structured-output run, then a new turn in which Gemini calls the tool
+    again: that call's signature goes back on its part, the earlier ones too."""
+    first = STRUCTURED["interactions"][0]["request"]["body"]
+    schema = first["generationConfig"]["responseJsonSchema"]
+    response_format = {"type": "json_schema",
+                       "json_schema": {"name": "CityLocation", "schema": schema}}
+    signature = base64.b64encode(b"signature of the second call").decode()
+    call = {"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "get_user_country", "args": {}},
+         "thoughtSignature": signature}]}, "finishReason": "STOP", "index": 0}],
+        "responseId": "resp-3", "modelVersion": "gemini-3-flash-preview"}
+    answer = STRUCTURED["interactions"][1]["response"]["body"]
+    bodies = [*(i["response"]["body"] for i in STRUCTURED["interactions"]), call, answer]
+
+    def reply(body: dict[str, Any]) -> respx.MockResponse:
+        if stream:
+            return respx.MockResponse(200, content=f"data: {json.dumps(body)}\r\n\r\n".encode(),
+                                      headers={"content-type": "text/event-stream"})
+        return respx.MockResponse(200, json=body)
+
+    route = httpx2_mock.post(url__regex=r"generativelanguage\.googleapis\.com/").mock(
+        side_effect=[reply(b) for b in bodies])
+    kwargs: dict[str, Any] = {"model": "google:gemini-3-flash-preview", "max_turns": 3,
+                              "tools": [get_user_country], "response_format": response_format,
+                              "stream": stream}
+    resp = create(mode, GOOGLE, **kwargs, messages=[
+        {"role": "user", "content": first["contents"][0]["parts"][0]["text"]}])
+    create(mode, GOOGLE, **kwargs,
+           messages=[*resp.messages, {"role": "user", "content": "And once more?"}])
+    sent = json.loads(route.calls[3].request.content)
+    calls = [p for c in sent["contents"] for p in c["parts"] if "functionCall" in p]
+    recorded = STRUCTURED["interactions"][1]["request"]["body"]["contents"][1]["parts"][0]
+    assert calls[0]["thoughtSignature"] == recorded["thoughtSignature"]
+    assert calls[-1]["thoughtSignature"] == base64.urlsafe_b64encode(
+        b"signature of the second call").decode()
+
+
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_streamed_tool_call_signature_goes_back_as_recorded(mode: str,
                                                             httpx2_mock: respx.Router) -> None:
@@ -243,3 +284,82 @@ def test_streamed_tool_call_signature_goes_back_as_recorded(mode: str,
     assert {k: v for k, v in our_part["functionCall"].items() if k != "id"} == {
         k: v for k, v in recorded_part["functionCall"].items() if k != "id"}
     assert resp.content == "The capital of Mexico is Mexico City."
+
+
+# --- the openai key behind a proxy -------------------------------------------------------------
+
+_OK = {"id": "c", "object": "chat.completion", "created": 1, "model": "o3", "choices": [
+    {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}
+GATEWAY = "https://llm-gateway.corp.example/v1"
+
+
+def _gateway(proxy: Any = None) -> dict[str, Any]:
+    config: dict[str, Any] = {"api_key": "sk-test-0123456789", "max_retries": 0,
+                              "base_url": GATEWAY}
+    if proxy is not None:
+        config["openai_proxy"] = proxy
+    return {"openai": config}
+
+
+@pytest.mark.parametrize("proxy", [None, True, False])
+@pytest.mark.parametrize("limit", ["max_completion_tokens", "max_tokens"])
+def test_a_limit_the_caller_named_goes_out_under_that_name_at_a_gateway(
+        limit: str, proxy: Any, httpx2_mock: respx.Router) -> None:
+    """At a host that is not OpenAI's, ``max_completion_tokens=`` is not rewritten to
+    ``max_tokens`` (which o-series and gpt-5 models refuse); with ``openai_proxy=True`` the
+    endpoint is OpenAI's and takes OpenAI's field whatever the caller wrote."""
+    route = httpx2_mock.post(f"{GATEWAY}/chat/completions").respond(200, json=_OK)
+    create("sync", _gateway(proxy), model="openai:o3",
+           messages=[{"role": "user", "content": "hi"}], **{limit: 7})
+    sent = json.loads(route.calls[0].request.content)
+    field = "max_completion_tokens" if proxy else limit
+    assert sent[field] == 7 and len({"max_tokens", "max_completion_tokens"} & set(sent)) == 1
+
+
+def test_openai_proxy_keeps_openais_model_rules(httpx2_mock: respx.Router) -> None:
+    """``openai_proxy=True``: a model OpenAI's table knows not to reason is refused
+    ``reasoning_effort`` before sending, and ``prompt_cache="auto"`` sends a key, as at
+    api.openai.com; without it the gateway decides."""
+    route = httpx2_mock.post(f"{GATEWAY}/chat/completions").respond(200, json=_OK)
+    user = [{"role": "user", "content": "hi"}]
+    with pytest.raises(ai.UnsupportedParameterError, match="does not reason"):
+        create("sync", _gateway(True), model="openai:gpt-4o", messages=user,
+               reasoning_effort="high")
+    assert not route.calls
+    create("sync", _gateway(True), model="openai:gpt-4o", messages=user, prompt_cache="auto")
+    assert "prompt_cache_key" in json.loads(route.calls[0].request.content)
+    create("sync", _gateway(False), model="openai:gpt-4o", messages=user,
+           reasoning_effort="high", prompt_cache="auto")
+    sent = json.loads(route.calls[1].request.content)
+    assert sent["reasoning_effort"] == "high" and "prompt_cache_key" not in sent
+
+
+def test_an_unknown_host_warns_once_that_openais_rules_are_off(
+        httpx2_mock: respx.Router) -> None:
+    """Once per host: the warning names the host and the setting; a host of the table, an
+    explicit openai_proxy and a second client at the same host say nothing."""
+    import warnings
+
+    from aisuite_like.providers.openai import transport
+
+    host = "warn-once.gateway.example"
+    transport._warned_hosts.discard(host)
+    config = {"api_key": "sk-test-0123456789", "base_url": f"https://{host}/v1"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            ai.Client({"openai": config})._provider("openai")
+        ai.Client({"openai": {**config, "base_url": "https://other.gateway.example/v1",
+                              "openai_proxy": False}})._provider("openai")
+        ai.Client({"openai": {**config, "base_url": "https://api.groq.com/openai/v1"}}
+                  )._provider("openai")
+    texts = [str(w.message) for w in caught]
+    assert len(texts) == 1 and host in texts[0] and "openai_proxy" in texts[0]
+    assert "sk-test" not in texts[0]
+
+
+@pytest.mark.parametrize("key,value", [("openai", "yes"), ("groq", True)])
+def test_openai_proxy_is_a_bool_of_the_openai_key(key: str, value: Any) -> None:
+    with pytest.raises(ai.ConfigurationError, match="openai_proxy"):
+        ai.Client({key: {"api_key": "sk-test-0123456789", "openai_proxy": value}}
+                  )._provider(key)

@@ -20,7 +20,16 @@ from ...core.types import (
     ChunkChoice,
     Usage,
 )
-from .._common import SSEDecoder, SSEEvent, bad_shape, opt_object, opt_str, sse_json
+from .._common import (
+    CUT_EVENT,
+    PlainBody,
+    SSEDecoder,
+    SSEEvent,
+    StreamJson,
+    bad_shape,
+    opt_object,
+    opt_str,
+)
 from .errors import _NAME, error_event
 from .translate import (
     _add_usage,
@@ -31,6 +40,7 @@ from .translate import (
     _Parts,
     _usage,
     continuation_token,
+    gemini_logprobs,
 )
 
 __all__ = ["StreamTranslator"]
@@ -153,20 +163,22 @@ class StreamTranslator:
         annotations = self._grounding(cand, index, parts.others) if (
             parts.others or cand.get("groundingMetadata")
             or cand.get("urlContextMetadata")) else None
+        logprobs = gemini_logprobs(cand.get("logprobsResult"), self.provider)
         role = None
         if index not in self._started:
             self._started.add(index)
             role = "assistant"
         elif (content is None and reasoning is None and tool_calls is None and psf is None
-              and native is None and not annotations):
+              and native is None and not annotations and logprobs is None):
             return None
         delta = ChoiceDelta.model_construct(role=role, content=content, tool_calls=tool_calls,
                                             reasoning_content=reasoning,
                                             provider_specific_fields=psf)
         if annotations:  # citations of the text so far (docs/hosted-tools.md)
             object.__setattr__(delta, "__pydantic_extra__", {"annotations": annotations})
+        more: dict[str, Any] = {"logprobs": logprobs} if logprobs is not None else {}
         return ChunkChoice.model_construct(
-            index=index, delta=delta, finish_reason=finish, native_finish_reason=native)
+            index=index, delta=delta, finish_reason=finish, native_finish_reason=native, **more)
 
     def _grounding(self, cand: Mapping[str, Any], index: int,
                    others: list[dict[str, Any]]) -> Optional[list[dict[str, Any]]]:
@@ -207,25 +219,48 @@ class StreamTranslator:
 class _BodyEvents:
     """The SSE body of one streamed request -> the translator's chunks (sans-IO: the sync and
     async transports only move bytes). A body that ends inside an event whose JSON is cut
-    off is a lost connection."""
+    off is a lost connection. A plain JSON body (``_common.PlainBody``: a server that does
+    not stream, or Gemini's own JSON array of a stream without ``alt=sse``) is read whole:
+    each response in it is an event, an error object its typed error."""
 
-    __slots__ = ("_decoder", "_translator")
+    __slots__ = ("_decoder", "_translator", "_plain", "_json")
 
     def __init__(self, translator: StreamTranslator) -> None:
         self._translator = translator
         self._decoder = SSEDecoder(translator.provider, raw_lines=True)
+        self._plain = PlainBody(translator.provider)
+        self._json = StreamJson(translator.provider)
 
     def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._chunks(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ChatCompletionChunk]:
-        return self._chunks(self._decoder.end(), at_end=True)
+        if self._plain.is_json:
+            document = self._plain.document()
+            return self._events(document if isinstance(document, list) else [document])
+        return self._chunks([*self._decoder.feed(self._plain.rest()), *self._decoder.end()],
+                            at_end=True, last=True)
 
-    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
-                ) -> Iterator[ChatCompletionChunk]:
-        """One event at a time: the chunks before a bad event reach the caller first."""
-        translate, provider = self._translator.translate, self._translator.provider
-        for _name, data in events:
-            chunk = translate(sse_json(data, provider, at_end=at_end))
+    def _events(self, events: list[Any]) -> Iterator[ChatCompletionChunk]:
+        for event in events:
+            chunk = self._translator.translate(event)
             if chunk is not None:
                 yield chunk
+
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool, last: bool = False
+                ) -> Iterator[ChatCompletionChunk]:
+        """One event at a time: the chunks before a bad event reach the caller first
+        (``last``: the end of the body, where an event cut short is a lost connection)."""
+        translate = self._translator.translate
+        for _name, data in events:
+            event = self._json.parse(data, at_end=at_end)
+            if event is CUT_EVENT:
+                continue
+            chunk = translate(event)
+            if chunk is not None:
+                yield chunk
+        if last:
+            self._json.end()

@@ -2,16 +2,19 @@
 SDK. :class:`StreamTranslator` turns the raw SSE events of one streamed reply into
 ``ChatCompletionChunk`` objects; :class:`StreamBody` feeds it from the body's bytes through
 the SSE decoder shared by the HTTP families (``providers/_common.py``). An error event inside
-the stream raises the typed error it stands for (``errors.error_from_body``).
+the stream raises the typed error it stands for (``errors.error_from_body``), chained to the
+exception the SDK's own stream raises for it when the SDK transport gives ``sdk_error``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
-from ...core.reading import unreadable
+from ...core.logprobs import choice_logprobs
+from ...core.reading import read_reply, unreadable
+from ...core.streaming import response_chunks
 from ...core.types import (
     ChatCompletionChunk,
     ChoiceDelta,
@@ -20,14 +23,16 @@ from ...core.types import (
     ChunkChoice,
 )
 from .._common import (
+    CUT_EVENT,
+    PlainBody,
     SSEDecoder,
     SSEEvent,
+    StreamJson,
     bad_shape,
     need_list,
     need_name,
     need_object,
     opt_object,
-    sse_json,
 )
 from .errors import error_from_body
 from .translate import (
@@ -41,7 +46,12 @@ from .translate import (
     _reasoning_of,
     _split_content,
     _usage,
+    parse_response,
 )
+
+#: The exception the SDK raises for a stream's error event, from the event's ``error``
+#: object: the ``__cause__`` of the typed error on the SDK transport (docs/migration.md).
+SdkError = Callable[[Any], BaseException]
 
 _CHUNK_FIELDS = frozenset(ChatCompletionChunk.model_fields)
 _CHUNK_CHOICE_FIELDS = frozenset(ChunkChoice.model_fields)
@@ -81,11 +91,13 @@ class StreamTranslator:
     connection the server closed cleanly).
     """
 
-    __slots__ = ("provider", "secrets", "_choices", "saw_finish")
+    __slots__ = ("provider", "secrets", "sdk_error", "_choices", "saw_finish")
 
-    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
+    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = (),
+                 sdk_error: Optional[SdkError] = None) -> None:
         self.provider = provider
         self.secrets = tuple(secrets)  # scrubbed from error events (a provider may echo them)
+        self.sdk_error = sdk_error
         self._choices: dict[int, _ChoiceState] = {}
         self.saw_finish = False
 
@@ -103,7 +115,10 @@ class StreamTranslator:
         if not isinstance(event, dict):
             raise bad_shape(self.provider, "a stream event", "an object", event)
         if event.get("error"):
-            raise error_from_body(event["error"], self.provider, self.secrets)
+            error = error_from_body(event["error"], self.provider, self.secrets)
+            if self.sdk_error is not None:
+                raise error from self.sdk_error(event["error"])
+            raise error
         out_choices = []
         raw_choices = event.get("choices")
         if raw_choices:
@@ -186,12 +201,13 @@ class StreamTranslator:
                 # message equals the non-streamed one and can be sent back as is.
                 psf = {"reasoning_details": list(state.details.values())}
                 state.details = None
+        logprobs = choice_logprobs(c.get("logprobs"), self.provider)
         role = None
         if not state.started:
             state.started = True
             role = "assistant"
         elif (content is None and reasoning is None and refusal is None and tool_calls is None
-              and native is None):
+              and native is None and logprobs is None):
             return None
         sent = set(_DELTA_FIELDS.intersection(delta))
         if role is not None:
@@ -209,6 +225,7 @@ class StreamTranslator:
         return _make(ChunkChoice, {
             "index": index, "delta": out_delta, "finish_reason": finish,
             "native_finish_reason": (c.get("native_finish_reason") or native) if native else None,
+            "logprobs": logprobs,
         }, _extras(c, _CHUNK_CHOICE_FIELDS), choice_sent)
 
     def finish(self) -> None:
@@ -222,23 +239,40 @@ class StreamBody:
     """The SSE body of ONE streamed reply -> chunks: the shared SSE decoder
     (``_common.SSEDecoder``) and :class:`StreamTranslator` together, so the sync and async
     transports only move bytes. ``data: [DONE]`` ends the reply (``done``); a body that ends
-    inside an event whose JSON is cut off is a lost connection."""
+    inside an event whose JSON is cut off is a lost connection. A server that answers the
+    stream request with a plain JSON body (``_common.PlainBody``) gets it read as the reply
+    it is: an error object raises its typed error, a completion comes as the chunks of it."""
 
-    __slots__ = ("translator", "done", "_decoder")
+    __slots__ = ("translator", "done", "_decoder", "_plain", "_json")
 
-    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
-        self.translator = StreamTranslator(provider, secrets)
+    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = (),
+                 sdk_error: Optional[SdkError] = None) -> None:
+        self.translator = StreamTranslator(provider, secrets, sdk_error)
         self.done = False
         self._decoder = SSEDecoder(provider)
+        self._plain = PlainBody(provider)
+        self._json = StreamJson(provider)
 
     def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
         """The chunks of the events ``data`` (the next bytes of the body) completes."""
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._chunks(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ChatCompletionChunk]:
         """The end of the body (an unterminated last event is processed if complete); then
         the check that some choice finished."""
+        if self._plain.is_json:
+            self.done = True
+            provider = self.translator.provider
+            yield from response_chunks(read_reply(
+                lambda: parse_response(self._plain.document(), provider), provider, 200, None),
+                whole=True)
+            return
+        yield from self._chunks(self._decoder.feed(self._plain.rest()), at_end=False)
         yield from self._chunks(self._decoder.end(), at_end=True)
+        self._json.end()
         self.translator.finish()
 
     def _chunks(self, events: Iterable[SSEEvent], at_end: bool
@@ -248,9 +282,13 @@ class StreamBody:
             if self.done:
                 return
             if data.startswith("[DONE]"):
+                self._json.went_on()
                 self.done = True
                 return
-            chunk = translator.translate(sse_json(data, translator.provider, at_end=at_end))
+            event = self._json.parse(data, at_end=at_end)
+            if event is CUT_EVENT:
+                continue
+            chunk = translator.translate(event)
             if chunk is not None:
                 yield chunk
 
