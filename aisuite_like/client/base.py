@@ -134,7 +134,7 @@ _AZURE_SETTINGS = frozenset({"api_version", "azure_endpoint", "azure_deployment"
 # constructor gets the provider_configs line to write, under the family it belongs to.
 _COMMON_SETTINGS = frozenset({"transport", "async_transport", "retry_clock", "max_reply_bytes",
                               "max_event_bytes", "reasoning_field", "tool_call_ids", "api",
-                              "max_embedding_inputs"})
+                              "max_embedding_inputs", "openai_proxy"})
 _FAMILY_SETTINGS = {
     "bedrock": frozenset({"aws_access_key_id", "aws_secret_access_key", "aws_session_token",
                           "region_name", "profile_name", "endpoint_url",
