@@ -61,7 +61,7 @@ def stored_form(response: ChatCompletionResponse) -> Optional[bytes]:
 # A streamed miss is stored as its response and the chunks it came in (each without the
 # fields every chunk repeats: the response's), so a streamed hit replays them as they came.
 _STREAMED = b'{"chunks":['
-_HEAD = frozenset({"id", "object", "created", "model", "provider"})
+_HEAD = {"id", "object", "created", "model", "provider"}
 
 
 class _StoredStream(BaseModel):
