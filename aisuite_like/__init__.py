@@ -11,9 +11,11 @@ agents, the testing kit) loads on first attribute access, so the import stays ch
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Optional
 
 from .client.facade import AsyncClient, Client
+from .client.module_client import ENDPOINTS as _MODULE_CLIENT
 from .core.errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -56,6 +58,34 @@ __version__ = VERSION
 #: changed (``from aisuite_like import OpenAI``; docs/migration.md).
 OpenAI = Client
 AsyncOpenAI = AsyncClient
+
+#: The module-level client's settings, as the OpenAI SDK's ``openai.api_key = ...``
+#: (client/module_client.py; docs/migration.md, "The module-level client").
+api_key: Optional[str] = None
+organization: Optional[str] = None
+project: Optional[str] = None
+base_url: Optional[str] = None
+default_headers: Optional[Mapping[str, str]] = None
+timeout: Any = None
+max_retries: Optional[int] = None
+
+if TYPE_CHECKING:  # the module-level client's endpoints (``aisuite_like.chat``), typed
+    from .client.facade import _Beta, _Chat, _Completions
+    from .endpoints.audio import Audio
+    from .endpoints.embeddings import Embeddings
+    from .endpoints.files import Files
+    from .endpoints.images import Images
+    from .endpoints.models import Models
+    from .endpoints.moderations import Moderations
+
+    chat: _Chat[_Completions]
+    beta: _Beta[_Completions]
+    embeddings: Embeddings
+    models: Models
+    audio: Audio
+    images: Images
+    moderations: Moderations
+    files: Files
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
     from . import (
@@ -343,6 +373,10 @@ def __getattr__(name: str) -> Any:
             value = getattr(importlib.import_module(f".{module}", __name__), name)
         globals()[name] = value
         return value
+    if name in _MODULE_CLIENT:  # not cached: the client follows the settings above
+        from .client.module_client import module_client
+
+        return getattr(module_client(globals()), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -64,12 +64,15 @@ def _near_miss(name: str) -> Optional[str]:
     return did_you_mean(name, KNOWN_KEYWORDS)
 
 
-def check_unknown_keywords(extra: Mapping[str, Any]) -> None:
+def check_unknown_keywords(extra: Mapping[str, Any],
+                           native: frozenset[str] = frozenset()) -> None:
     """Keywords left after the known ones were taken: a near miss of a known one is a typo
-    (``TypeError``), anything else is provider-native (``extra_headers`` checked)."""
+    (``TypeError``), anything else is provider-native (``extra_headers`` checked).
+    ``native``: the provider's own request fields, never a typo however close to a portable
+    name (Groq's ``reasoning_format``)."""
     check_extra_headers(extra)
     for name in extra:
-        suggestion = _near_miss(name) if isinstance(name, str) else None
+        suggestion = _near_miss(name) if isinstance(name, str) and name not in native else None
         if suggestion is not None:
             raise TypeError(
                 f"create() got an unexpected keyword argument {name!r}; did you mean "
@@ -591,6 +594,10 @@ def _url_problem(value: Any) -> Optional[str]:
     except ValueError:
         return ""
     if parts.scheme.lower() in ("http", "https") and parts.hostname:
+        try:  # "https://..." (a placeholder) parses, but its host cannot be looked up
+            parts.hostname.encode("idna")
+        except UnicodeError:
+            return f"; its host {parts.hostname!r} is not a valid host name"
         return None
     if "://" not in text and text:
         return f"; e.g. 'http://{text}'"

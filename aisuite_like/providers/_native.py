@@ -24,6 +24,7 @@ from typing import Any, Optional
 from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
 from ..core.origins import same_origin
 from ._common import bound_sync_io, redirect_error, transport_error
+from .body_limits import DEFAULT_LIMITS, BodyLimits, BodyMeter
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
            "native_transport"]
@@ -151,6 +152,8 @@ class NativeHTTP:
         self.connect_timeout = connect_timeout
         #: statuses read as a reply (None: every 2xx); google-genai raises for any but 200
         self.ok_statuses = ok_statuses
+        #: the size bounds of a reply and of a stream event (the provider's config sets them)
+        self.limits: BodyLimits = DEFAULT_LIMITS
         self._client: Any = None
         self._session: Any = None
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
@@ -263,11 +266,27 @@ class NativeHTTP:
         target = urljoin(url, location.strip())
         return target if same_origin(target, request.url) else None
 
+    def _meter(self, headers: Any, whole: bool) -> BodyMeter:
+        """The count of a reply's decoded bytes (``whole``: read whole, whatever it says)."""
+        if whole:
+            return BodyMeter(self.limits, self.provider, stream=False)
+        return BodyMeter.for_reply(self.limits, self.provider, headers.get("content-type"))
+
     # -- sync ----------------------------------------------------------------------------
 
-    def _send(self, request: NativeRequest, stream: bool) -> Any:
-        """The final response (redirects within the origin followed); a non-2xx one is
-        read and raised as the family's typed error."""
+    def _read(self, response: Any) -> bytes:
+        """A reply's whole body, decoded, within ``limits.reply``."""
+        meter = self._meter(response.headers, True)
+        parts = []
+        for chunk in response.iter_bytes():
+            meter.feed(chunk)
+            parts.append(chunk)
+        return b"".join(parts)
+
+    def _send(self, request: NativeRequest, stream: bool) -> tuple[Any, bytes]:
+        """The final response (redirects within the origin followed) and, unless
+        ``stream``, its body; a non-2xx one is read and raised as the family's typed
+        error."""
         client = self.client()
         method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
@@ -279,13 +298,15 @@ class NativeHTTP:
                 raise self._failure(exc) from exc
             status = response.status_code
             if not self._not_ok(status):
+                content = b""
                 if not stream:
                     try:
-                        response.read()
+                        content = self._read(response)
                     except Exception as exc:
-                        response.close()
                         raise self._failure(exc) from exc
-                return response
+                    finally:
+                        response.close()
+                return response, content
             try:
                 target = self._redirect(request, method, status,
                                         response.headers.get("location"), url)
@@ -294,7 +315,7 @@ class NativeHTTP:
                     method, url = _redirected(method, status), target
                     continue
                 try:
-                    content = response.read()
+                    content = self._read(response)
                 except Exception as exc:
                     raise self._failure(exc) from exc
             finally:
@@ -305,26 +326,38 @@ class NativeHTTP:
 
     def post(self, request: NativeRequest) -> Reply:
         """Send ``request`` (a POST, or the GET it says); the complete 2xx reply."""
-        response = self._send(request, stream=False)
-        return Reply(response.status_code, response.headers, response.content,
-                     str(response.url))
+        response, content = self._send(request, stream=False)
+        return Reply(response.status_code, response.headers, content, str(response.url))
 
     def stream(self, request: NativeRequest, opened: Optional[Callable[[Reply], None]] = None
                ) -> Iterator[bytes]:
         """Send ``request``; the reply's body as it arrives (closing the iterator releases
         the connection). ``opened`` sees the reply's status and headers first."""
-        response = self._send(request, stream=True)
+        response, _ = self._send(request, stream=True)
         try:
             if opened is not None:
                 opened(Reply(response.status_code, response.headers, b"", str(response.url)))
+            meter = self._meter(response.headers, False)
             try:
-                yield from response.iter_bytes()
+                for chunk in response.iter_bytes():
+                    meter.feed(chunk)
+                    yield chunk
             except Exception as exc:
                 raise self._failure(exc) from exc
         finally:
             response.close()
 
     # -- async ---------------------------------------------------------------------------
+
+    async def _aread(self, response: Any) -> bytes:
+        """A reply's whole body, decoded, within ``limits.reply`` (aiohttp decodes it in
+        bounded pieces as it is read)."""
+        meter = self._meter(response.headers, True)
+        parts = []
+        async for chunk in response.content.iter_any():
+            meter.feed(chunk)
+            parts.append(chunk)
+        return b"".join(parts)
 
     async def _asend(self, request: NativeRequest) -> Any:
         session = self.session()
@@ -349,7 +382,7 @@ class NativeHTTP:
                     method, url = _redirected(method, status), target
                     continue
                 try:
-                    content = await response.read()
+                    content = await self._aread(response)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
@@ -364,7 +397,7 @@ class NativeHTTP:
     async def apost(self, request: NativeRequest) -> Reply:
         response = await self._asend(request)
         try:
-            content = await response.read()
+            content = await self._aread(response)
         except asyncio.CancelledError:
             response.close()
             raise
@@ -381,8 +414,10 @@ class NativeHTTP:
         try:
             if opened is not None:
                 opened(Reply(response.status, response.headers, b"", str(response.url)))
+            meter = self._meter(response.headers, False)
             try:
                 async for data in response.content.iter_any():
+                    meter.feed(data)
                     yield data
             except asyncio.CancelledError:
                 raise

@@ -38,9 +38,16 @@ MODELS = {"object": "list", "data": [
 HEADERS = {"x-request-id": "req_123", "X-My-Header": "my-value"}
 
 
+#: An item's placeholder for the reader's endpoint (``openai.base_url = "https://..."``), filled
+#: in with the mocked API's, as a reader fills it in with theirs.
+_BASE_URL_PLACEHOLDER = '"https://..."'
+
+
 def ported(source: str) -> str:
     """The item as a user of aisuite-like writes it: the import lines name ``aisuite_like``
-    instead of ``openai``, and model names get their ``openai:`` prefix. Nothing else."""
+    instead of ``openai``, and model names get their ``openai:`` prefix. Nothing else but
+    the placeholder ``"https://..."`` of a base URL, which becomes the mocked API's."""
+    source = source.replace(_BASE_URL_PLACEHOLDER, '"https://api.openai.com/v1"')
     source = _FROM_IMPORT.sub(r"\1from aisuite_like import ", source)
     source = _IMPORT.sub(r"\1import aisuite_like as openai", source)
     return _MODEL_LITERAL.sub(lambda m: f"{m.group(1)}openai:{m.group(2)}{m.group(1)}",
@@ -102,6 +109,10 @@ def openai_api(item: Item) -> Iterator[respx.Router]:
 def run_item(item: Item, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Any]:
     """Run the ported item. Returns ("runs", output) or ("fails", the exception)."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    from aisuite_like.client.module_client import SETTINGS
+
+    for name in SETTINGS:  # an item's ``openai.api_key = ...`` is undone after it
+        monkeypatch.setattr(ai, name, getattr(ai, name))
     monkeypatch.setitem(sys.modules, "rich", types.SimpleNamespace(print=print))
     source = ported(item.context + item.code)
     out = io.StringIO()
@@ -155,4 +166,4 @@ def test_count_of_items_that_run_unchanged() -> None:
     checked to run by ``test_usage_item``)."""
     runs = sum(item.expected == "runs" for item in ITEMS)
     print(f"OpenAI usage items that run unchanged: {runs}/{len(ITEMS)}")
-    assert runs == 25
+    assert runs == 26

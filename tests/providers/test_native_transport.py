@@ -375,7 +375,7 @@ def test_an_unclosed_native_async_client_prints_nothing_at_exit(server: FaultSer
         import asyncio
         import aisuite_like as ai
         configs = {{"openai": {{"api_key": "k", "base_url": {server.url + "/v1"!r},
-                               "transport": "native"}}}}
+                               "transport": "native", "openai_proxy": False}}}}
         USER = [{{"role": "user", "content": "hi"}}]
         kept = []
 

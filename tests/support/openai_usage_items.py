@@ -544,7 +544,7 @@ for chunk in stream:
     print(chunk.choices[0].delta.content or "", end="", flush=True)
 
 print()
-''', expected="refused", why="no module-level client: make an ai.Client()"),
+''', prints="This is a test."),
 
     Item("api-models-list", "tests/api_resources/test_models.py::test_method_list, iterated "
          "as README.md, Pagination iterates a list", '''
