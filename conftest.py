@@ -84,7 +84,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[A
 _LONG_FILES = ("test_benchmarks_smoke.py", "test_durable_postgres.py", "test_durable.py",
                "test_mcp.py", "test_transport_faults.py", "test_durable_bench_smoke.py",
                "test_scale_async_smoke.py", "test_bedrock_retries.py",
-               "test_router_redis.py",
+               "test_router_redis.py", "test_gateway_safety.py", "test_gateway_cli.py",
+               "test_gateway_shared.py", "test_gateway_ui.py",
                "test_code_health.py")  # mypy: a minute on a fresh clone (no .mypy_cache)
 
 
