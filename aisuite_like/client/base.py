@@ -51,6 +51,7 @@ def parse_model(model: Any) -> tuple[str, str]:
         raise InvalidModelError(
             f"Invalid model format. Expected 'provider:model' with both parts non-empty, got "
             f"{model!r}")
+    _request_checks.check_model_name(name, model)
     return key, name
 
 

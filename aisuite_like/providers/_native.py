@@ -203,8 +203,10 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
+        # trust_env: HTTP(S)_PROXY / NO_PROXY (and .netrc), as httpx2 honours them on the
+        # sync path and in the SDKs: a mandated egress proxy is never bypassed.
         self._session = session = aiohttp.ClientSession(
-            connector=connector, auto_decompress=True,
+            connector=connector, auto_decompress=True, trust_env=True,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
         # Closed on its loop when the loop shuts down (asyncio.run does)...
