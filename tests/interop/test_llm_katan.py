@@ -60,6 +60,7 @@ class Katan:
 
 @pytest.fixture(scope="module")
 def katan() -> Iterator[Katan]:
+    _RESULTS.begin()
     env = tool_env(QUICK_PINS)
     servers = Katan(env)
     try:

@@ -26,7 +26,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -65,17 +65,27 @@ def interop_home() -> Path:
     return venv / "interop" if venv.is_dir() else Path(tempfile.gettempdir()) / "aisuite-interop"
 
 
-def _env_dir(pins: Sequence[str]) -> Path:
+#: Where ``make interop`` keeps the environments of its slow part (LiteLLM's proxy, ...).
+FULL_HOME = ROOT / ".interop"
+
+
+def full_run() -> bool:
+    """True under ``make interop`` (``AISUITE_INTEROP_FULL=1``): the slow part runs too."""
+    return os.environ.get("AISUITE_INTEROP_FULL") == "1"
+
+
+def _env_dir(pins: Sequence[str], home: Optional[Path]) -> Path:
     key = hashlib.sha256("\n".join([sys.version, *sorted(pins)]).encode()).hexdigest()[:10]
-    return interop_home() / f"env-{key}"
+    return (home or interop_home()) / f"env-{key}"
 
 
-def tool_env(pins: Sequence[str], *, install_timeout: float = 900.0) -> ToolEnv:
-    """The environment holding ``pins`` (``name==version`` each), made on first use; skips
-    the calling test when it cannot be made."""
+def tool_env(pins: Sequence[str], *, install_timeout: float = 900.0,
+             home: Optional[Path] = None) -> ToolEnv:
+    """The environment holding ``pins`` (``name==version`` each), made on first use under
+    ``home`` (default :func:`interop_home`); skips the calling test when it cannot be made."""
     if os.environ.get("AISUITE_INTEROP", "1").lower() in ("0", "off", "no", "false"):
         pytest.skip("AISUITE_INTEROP=0: the servers nobody here wrote are not installed")
-    path = _env_dir(pins)
+    path = _env_dir(pins, home)
     path.parent.mkdir(parents=True, exist_ok=True)
     ready, failed = path / ".ready.json", Path(str(path) + ".failed")
     with open(str(path) + ".lock", "w") as lock:
@@ -120,7 +130,7 @@ def _install(path: Path, pins: Sequence[str], timeout: float) -> Optional[str]:
 
 
 def _versions(path: Path, pins: Sequence[str]) -> dict[str, str]:
-    names = [pin.split("==")[0] for pin in pins]
+    names = [pin.split("==")[0].split("[")[0] for pin in pins]
     code = ("import importlib.metadata as m, json, sys; "
             "print(json.dumps({n: m.version(n) for n in sys.argv[1:]}))")
     out = subprocess.run([str(path / "bin" / "python"), "-c", code, *names],
@@ -236,6 +246,10 @@ class Results:
         self.timings: list[dict[str, Any]] = []
         self._started = time.monotonic()
 
+    def begin(self) -> None:
+        """The file's tests start now (its server fixture calls it)."""
+        self._started = time.monotonic()
+
     def record(self, server: str, version: str, row: str, transport: str, result: str) -> None:
         self.rows.append({"server": server, "version": version, "row": row,
                           "transport": transport, "result": result})
@@ -255,10 +269,3 @@ class Results:
             encoding="utf-8")
 
 
-@contextlib.contextmanager
-def results_of(name: str) -> Iterator[Results]:
-    results = Results(name)
-    try:
-        yield results
-    finally:
-        results.write()
