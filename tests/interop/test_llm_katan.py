@@ -138,7 +138,7 @@ def _model(key: str) -> str:
 def test_call(katan: Katan, key: str, check: str) -> None:
     row = f"{check} ({key} key" + (", with the header workaround)" if SURFACES[key][1] else ")")
     known = KNOWN.get((key, check))
-    run = (checks.not_offered(*NOT_OFFERED[check]) if check in NOT_OFFERED
+    run = (checks.refused(*NOT_OFFERED[check]) if check in NOT_OFFERED
            else checks.CHECKS[check])
     try:
         result = run(configs(katan.url(), key), _model(key))
@@ -212,7 +212,7 @@ def _compare(result: str, matrix: Optional[str], family: str) -> str:
         return result
     expected = fault_matrix_cell(matrix, family)
     assert result == expected, f"llm-katan gives {result!r}, the fault matrix {expected!r}"
-    return result + " (as in the fault matrix)"
+    return f"{result} (as the fault matrix's row '{matrix}')"
 
 
 def _record(katan: Katan, row: str, family: str, result: str) -> None:

@@ -362,7 +362,7 @@ def test_fault(llmock: LLMock, fault: Fault, family: str) -> None:
         expected = fault_matrix_cell(fault.matrix, family)
         assert result == expected, (f"{fault.row} on {family}: llmock gives {result!r}, the "
                                     f"project's own fault suite {expected!r}")
-        result += " (as in the fault matrix)"
+        result += f" (as the fault matrix's row '{fault.matrix}')"
     _RESULTS.record("llmock", llmock.version, f"fault: {fault.row} ({family})", current(),
                     result)
 

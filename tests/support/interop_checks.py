@@ -109,9 +109,11 @@ def stream_async(configs: dict[str, Any], model: str, wire: Wire = None) -> str:
     return "text in pieces; finish_reason stop"
 
 
-def tools_manual(configs: dict[str, Any], model: str, wire: Wire = None) -> str:
+def tools_manual(configs: dict[str, Any], model: str, wire: Wire = None,
+                 answer_model: Optional[str] = None) -> str:
     """The caller runs the tool and sends the result back (the second turn offers no tools,
-    so a server that calls a tool whenever one is offered answers in text)."""
+    so a server that calls a tool whenever one is offered answers in text; ``answer_model``:
+    the second turn goes to that model, for a mock that only ever calls the tool)."""
     weather = WeatherTool()
     with ai.Client(configs) as client:
         first = client.chat.completions.create(model=model, messages=USER,
@@ -122,7 +124,8 @@ def tools_manual(configs: dict[str, Any], model: str, wire: Wire = None) -> str:
         args = json.loads(calls[0].function.arguments)
         messages = [*USER, first.choices[0].message,
                     {"role": "tool", "tool_call_id": calls[0].id, "content": weather(**args)}]
-        second = client.chat.completions.create(model=model, messages=messages)
+        second = client.chat.completions.create(model=answer_model or model,
+                                                messages=messages)
     _text(second)
     if wire is not None:
         sent = wire()[-1]
@@ -258,16 +261,17 @@ def models(configs: dict[str, Any], model: str, wire: Wire = None) -> str:
     return "the served models listed under the key"
 
 
-def not_offered(check: Callable[..., str], error: type[Exception]) -> Callable[..., str]:
-    """A check for what the server does not offer: the call raises ``error`` (typed)."""
+def refused(check: Callable[..., str], error: type[Exception],
+            why: str = "not offered by the server") -> Callable[..., str]:
+    """A check for what the server does not offer, or answers wrongly: the call raises
+    ``error`` (typed)."""
     def run(configs: dict[str, Any], model: str, wire: Wire = None) -> str:
         try:
             check(configs, model, wire)
         except error as exc:
             status = getattr(exc, "status_code", None)
-            return f"not offered by the server: {type(exc).__name__}" + (
-                f" (HTTP {status})" if status else "")
-        raise AssertionError(f"expected {error.__name__}: the server does not offer it")
+            return f"{why}: {type(exc).__name__}" + (f" (HTTP {status})" if status else "")
+        raise AssertionError(f"expected {error.__name__}: {why}")
     return run
 
 
