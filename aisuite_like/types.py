@@ -18,10 +18,12 @@ from .core.embeddings import (
 from .core.types import (
     ChatCompletionChunk as ChatCompletionChunk,
     ChatCompletionResponse as ChatCompletionResponse,
+    ChatCompletionTokenLogprob as ChatCompletionTokenLogprob,
     Choice as Choice,
     ChoiceDelta as ChoiceDelta,
     ChoiceDeltaFunction as ChoiceDeltaFunction,
     ChoiceDeltaToolCall as ChoiceDeltaToolCall,
+    ChoiceLogprobs as ChoiceLogprobs,
     ChunkChoice as ChunkChoice,
     CompletionTokensDetails as CompletionTokensDetails,
     FinishReason as FinishReason,
@@ -32,6 +34,7 @@ from .core.types import (
     StopReason as StopReason,
     ToolCall as ToolCall,
     ToolEvent as ToolEvent,
+    TopLogprob as TopLogprob,
     Usage as Usage,
 )
 
@@ -42,4 +45,5 @@ __all__ = [
     "StopReason", "CreateEmbeddingResponse", "Embedding", "EmbeddingUsage",
     "Transcription", "TranscriptionSegment", "TranscriptionWord",
     "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent", "TranscriptionStreamEvent",
+    "ChoiceLogprobs", "ChatCompletionTokenLogprob", "TopLogprob",
 ]

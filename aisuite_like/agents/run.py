@@ -47,7 +47,14 @@ from ..core.responses_items import (
 )
 from ..core.run_context import AgentHookContext, RunContextWrapper, TContext, ToolContext
 from ..core.sync_bridge import run_coro_sync as _run_coro_sync
-from ..core.types import ChatCompletionChunk, ChatCompletionResponse, Message, ToolEvent, Usage
+from ..core.types import (
+    ChatCompletionChunk,
+    ChatCompletionResponse,
+    Message,
+    ToolEvent,
+    Usage,
+    message_input,
+)
 from ..loop.drivers import DIRECT_STEPS, DriverSteps, drive_async
 from ..loop.engine import CallModel, ToolBatch, ToolCallRun, to_message
 from ..loop.hooks import RunHooks as _DriverHooks
@@ -741,7 +748,7 @@ class AgentRun:
                     await self.emit_sdk(item_event(item))
         elif self.session is not None:  # input and produced, whatever a handoff filter sent
             self.session._history.extend(dict(m) for m in loop.request.messages[history_count:])
-            self.session._history.extend(m.model_dump(exclude_none=True) for m in produced)
+            self.session._history.extend(message_input(m) for m in produced)
         usage = _sum_usage(loop.responses)
         result = RunResult(
             final_output=final_output, status=status, limit=limit, last_agent=loop.agent,

@@ -25,6 +25,7 @@ from ..core.types import ChatCompletionResponse, ToolCall, ToolEvent
 from ..loop.engine import DEFERRED, DONE, ToolBatch, ToolCallRun, to_message
 from .agent import Agent
 from .items import ToolApprovalItem
+from .state_checks import SIGNATURE_FIELD, SigningKey, check_signing_key, check_state, sign, verify
 from .turn import REJECTED, AgentLoop, AgentSetup, Approvals
 
 __all__ = ["RunState", "SCHEMA_VERSION"]
@@ -201,12 +202,15 @@ class RunState:
 
     # -- to and from JSON
 
-    def to_json(self, *, context_serializer: Optional[Callable[[Any], Any]] = None
-                ) -> dict[str, Any]:
+    def to_json(self, *, context_serializer: Optional[Callable[[Any], Any]] = None,
+                signing_key: Optional[SigningKey] = None) -> dict[str, Any]:
         """The state as JSON-compatible data (``json.dumps`` it), schema version included.
         The context is written as JSON (pydantic models and dataclasses as objects); pass
-        ``context_serializer(context) -> JSON-compatible`` for other objects."""
-        data = dict(self._data)
+        ``context_serializer(context) -> JSON-compatible`` for other objects. With
+        ``signing_key`` (bytes or text, kept secret), the data carries an HMAC-SHA256
+        signature that ``from_json(..., signing_key=...)`` checks."""
+        key = check_signing_key(signing_key) if signing_key is not None else None
+        data = {k: v for k, v in self._data.items() if k != SIGNATURE_FIELD}
         context = self.context_wrapper.context
         try:
             data["context"] = (context_serializer(context) if context_serializer is not None
@@ -219,7 +223,7 @@ class RunState:
         data["usage"] = self.context_wrapper.usage.to_dict()
         data["decisions"] = {k: list(v) for k, v in self._decisions.items()}
         data["always"] = {k: list(v) for k, v in self._always.items()}
-        return data
+        return sign(data, key) if key is not None else data
 
     def to_string(self, **kwargs: Any) -> str:
         """``to_json()`` as a JSON string."""
@@ -228,11 +232,15 @@ class RunState:
     @staticmethod
     def from_json(initial_agent: "Agent", state_json: Any, *,
                   context_override: Any = None,
-                  context_deserializer: Optional[Callable[[Any], Any]] = None) -> "RunState":
+                  context_deserializer: Optional[Callable[[Any], Any]] = None,
+                  signing_key: Optional[SigningKey] = None) -> "RunState":
         """Rebuild a state written by ``to_json()`` (a dict, or its JSON text). Agents are
         found by name from ``initial_agent`` (the run's starting agent) and its handoffs.
         ``context_override`` replaces the stored context; ``context_deserializer(data)``
-        rebuilds it. Works with ``await`` too, as in the Agents SDK."""
+        rebuilds it. Every field is checked (``ValueError`` naming the first that
+        ``to_json`` would not have written); with ``signing_key``, the state must carry the
+        signature ``to_json(signing_key=...)`` gave it. Works with ``await`` too, as in the
+        Agents SDK."""
         if not isinstance(initial_agent, Agent):
             raise TypeError(f"from_json needs the run's starting ai.Agent first, got "
                             f"{type(initial_agent).__name__}")
@@ -247,10 +255,17 @@ class RunState:
         if version != SCHEMA_VERSION:
             raise ValueError(f"run state schema version {version!r} is not supported (this "
                              f"version of aisuite_like reads {SCHEMA_VERSION!r})")
-        if state_json["starting_agent"] != initial_agent.name:
-            raise ValueError(f"the state was started by agent {state_json['starting_agent']!r},"
-                             f" not {initial_agent.name!r}: pass the run's starting agent")
-        data = json.loads(json.dumps(state_json))
+        if signing_key is not None:
+            verify(state_json, signing_key)
+        if state_json.get("starting_agent") != initial_agent.name:
+            raise ValueError(f"the state was started by agent "
+                             f"{state_json.get('starting_agent')!r}, not "
+                             f"{initial_agent.name!r}: pass the run's starting agent")
+        try:
+            data = json.loads(json.dumps(state_json, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"the run state is not JSON data ({exc})") from None
+        check_state(data, _agents_by_name(initial_agent))
         if context_override is not None:
             context = context_override
         elif context_deserializer is not None:

@@ -60,7 +60,7 @@ def normalize_messages(messages: Any) -> list[dict[str, Any]]:
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Iterable):
         raise TypeError("messages must be a list of message dicts or aisuite_like.Message "
                         "objects, e.g. [{'role': 'user', 'content': 'Hi'}]")
-    from ..core.types import Message
+    from ..core.types import Message, message_input
 
     out: list[dict[str, Any]] = []
     for i, m in enumerate(messages):
@@ -76,9 +76,9 @@ def normalize_messages(messages: Any) -> list[dict[str, Any]]:
                     for tc in tool_calls]}
             out.append(m)
         elif isinstance(m, Message):  # parse()'s ``parsed`` is ours, never sent
-            out.append(m.model_dump(exclude_none=True, exclude=_NOT_SENT))
+            out.append(message_input(m, _NOT_SENT))
         elif hasattr(m, "model_dump"):  # e.g. an OpenAI SDK message object
-            out.append(m.model_dump(exclude_none=True))
+            out.append(message_input(m))
         else:
             raise TypeError(f"messages[{i}] is a {type(m).__name__}; expected a dict or Message")
     return out

@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Optional
-from urllib.parse import urlsplit
 
 from ..core import checks as _request_checks, hooks as _instrumentation
 from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from ..providers.base import ChatRequest, Provider
 from ..providers.registry import canonical_key
 from .base import ClientBase, normalize_messages, parse_model
+from .cache_scope import alias_scope, config_scope
 
 if TYPE_CHECKING:
     from ..tools.toolset import Tools
@@ -145,29 +145,6 @@ def _deployment_stack(client: ClientBase, model: str, settings: Mapping[str, Any
     return _model_layers(client, parse_model(model)[0], provider, False, budgets)
 
 
-# Config keys that say which endpoint (and so which model behind a name) a provider calls,
-# and over which API (a chat reply is not a Responses reply).
-_ENDPOINT_KEYS = ("base_url", "api_url", "azure_endpoint", "endpoint_url", "region_name",
-                  "location", "project", "vertexai", "api")
-
-
-def _endpoint_of(config: Mapping[str, Any]) -> str:
-    """What names a provider's endpoint in its config, for the response cache's key: one
-    name served by two endpoints (an ``openai`` key pointed at a local server) must not
-    share entries. URLs lose their user info and query (they may hold credentials)."""
-    parts = []
-    for name in _ENDPOINT_KEYS:
-        value = config.get(name)
-        if value is None:
-            continue
-        if isinstance(value, str) and "://" in value:
-            url = urlsplit(value)
-            value = f"{url.scheme}://{url.hostname or ''}{f':{url.port}' if url.port else ''}" \
-                    f"{url.path.rstrip('/')}"
-        parts.append(f"{name}={value}")
-    return "@" + ",".join(parts) if parts else ""
-
-
 def _uses_cache(client: ClientBase, asked: Optional[bool]) -> bool:
     """Whether this call goes through the client's response cache: yes when the client has
     one, unless ``cache=False``; ``cache=True`` on a client without one is an error."""
@@ -186,13 +163,23 @@ def _cached(client: ClientBase, provider: Provider, key: str) -> Provider:
     if made is not None and made[0] is provider:
         return made[1]
     assert client._cache is not None
-    canon = canonical_key(key)
-    config = client._configs.get(canon) or next(
-        (v for k, v in client._configs.items() if canonical_key(k) == canon), {})
-    wrapped = client._cache.wrap(provider, provider_key=canon + _endpoint_of(config),
-                                 ttl=client._cache_ttl)
+    if key.startswith("router:"):  # a router alias: named by what answers it
+        specs = getattr(provider, "deployment_specs", None)
+        scope = key if specs is None else alias_scope(key[7:], [
+            (model, {**_config_of(client, parse_model(model)[0]), **settings})
+            for model, settings in specs()])
+    else:
+        scope = config_scope(key, _config_of(client, key))
+    wrapped = client._cache.wrap(provider, provider_key=scope, ttl=client._cache_ttl)
     client._cache_wrapped[key] = (provider, wrapped)
     return wrapped
+
+
+def _config_of(client: ClientBase, key: str) -> Mapping[str, Any]:
+    """The client's config of provider ``key`` (under any of its names; empty: none)."""
+    canon = canonical_key(key)
+    return client._configs.get(canon) or next(
+        (v for k, v in client._configs.items() if canonical_key(k) == canon), {})
 
 
 def _with_fallbacks(client: ClientBase, provider: Provider, model: str, name: str,
@@ -324,7 +311,8 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         for fallback in fallbacks if isinstance(fallbacks, (list, tuple)) else ():
             other = parse_model(fallback)[0]  # each model tried must run them too
             _check_hosted(client._provider(other), other, hosted)
-    request = _chat_request(client, name, messages, tools, stream, kwargs)
+    request = _chat_request(client, name, messages, tools, stream, kwargs,
+                            _native_parameters(own, routed is not None))
     if hosted is not None:
         request.hosted_tools = hosted
     return PreparedCall(provider, request, tools, max_turns, runner_options)
@@ -356,8 +344,19 @@ def _check_hosted(provider: Any, key: str, hosted: tuple[Any, ...]) -> None:
             raise no_hosted_tool(tool.kind, key)
 
 
+def _native_parameters(provider: Provider, routed: bool) -> frozenset[str]:
+    """The request fields of the provider's own API (``Provider.native_parameters``); for a
+    router alias, which may send to any service, every service's."""
+    if routed:
+        from ..providers.openai.services import ALL_NATIVE_PARAMS
+
+        return ALL_NATIVE_PARAMS
+    return getattr(provider, "native_parameters", None) or frozenset()
+
+
 def _chat_request(client: ClientBase, name: str, messages: Any, tools: Optional[Tools],
-                  stream: bool, kwargs: dict[str, Any]) -> ChatRequest:
+                  stream: bool, kwargs: dict[str, Any],
+                  native: frozenset[str] = frozenset()) -> ChatRequest:
     """The ``ChatRequest`` of a call from what is left of its keyword arguments (consumed)."""
     limit_name = "max_tokens"
     if "max_completion_tokens" in kwargs:
@@ -378,7 +377,7 @@ def _chat_request(client: ClientBase, name: str, messages: Any, tools: Optional[
         portable["response_format"] = response_format_param(portable["response_format"])
     extra = kwargs  # what is left is provider-native, passed through untouched
     if extra:
-        _request_checks.check_unknown_keywords(extra)
+        _request_checks.check_unknown_keywords(extra, native)
     return ChatRequest(
         model=name,
         messages=_request_checks.check_messages(normalize_messages(messages)),

@@ -62,11 +62,13 @@ def _near_miss(name: str) -> Optional[str]:
     return did_you_mean(name, KNOWN_KEYWORDS)
 
 
-def check_unknown_keywords(extra: Mapping[str, Any]) -> None:
+def check_unknown_keywords(extra: Mapping[str, Any],
+                           native: frozenset[str] = frozenset()) -> None:
     """Keywords left after the known ones were taken: a near miss of a known one is a typo
-    (``TypeError``), anything else is provider-native."""
+    (``TypeError``), anything else is provider-native. ``native``: the provider's own request
+    fields, never a typo however close to a portable name (Groq's ``reasoning_format``)."""
     for name in extra:
-        suggestion = _near_miss(name) if isinstance(name, str) else None
+        suggestion = _near_miss(name) if isinstance(name, str) and name not in native else None
         if suggestion is not None:
             raise TypeError(
                 f"create() got an unexpected keyword argument {name!r}; did you mean "

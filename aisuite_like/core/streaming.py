@@ -24,6 +24,7 @@ from .types import (
     ChoiceDelta,
     ChoiceDeltaFunction,
     ChoiceDeltaToolCall,
+    ChoiceLogprobs,
     ChunkChoice,
     Function,
     Message,
@@ -39,6 +40,16 @@ __all__ = ["Stream", "AsyncStream", "ChunkAccumulator", "response_chunks"]
 _ChunkT = TypeVar("_ChunkT", bound=ChatCompletionChunk, default=ChatCompletionChunk)
 _C = TypeVar("_C", bound=ChatCompletionChunk)
 
+
+def _add_logprobs(state: dict[str, Any], logprobs: ChoiceLogprobs) -> None:
+    """A chunk's token log probabilities appended to its choice's (content, refusal)."""
+    seen = state["logprobs"]
+    if seen is None:
+        seen = state["logprobs"] = {"content": None, "refusal": None}
+    for name in ("content", "refusal"):
+        tokens = getattr(logprobs, name)
+        if tokens is not None:
+            seen[name] = [*(seen[name] or ()), *tokens]
 
 class ChunkAccumulator:
     """Folds chunks of ONE model reply into a response (choice 0 and any others by index).
@@ -87,7 +98,7 @@ class ChunkAccumulator:
                 state = self._choices[choice.index] = {
                     "content": [], "reasoning": [], "refusal": [], "tool_calls": {},
                     "finish_reason": None, "native_finish_reason": None, "psf": None,
-                    "annotations": None,
+                    "annotations": None, "logprobs": None,
                 }
             delta = choice.delta
             if delta.content:
@@ -130,6 +141,9 @@ class ChunkAccumulator:
                             call["name"] = fn.name
                         if fn.arguments:
                             call["args"].append(fn.arguments)
+            logprobs = getattr(choice, "logprobs", None)  # (a chunk of one's own may lack it)
+            if logprobs is not None:
+                _add_logprobs(state, logprobs)
             if choice.finish_reason is not None:
                 state["finish_reason"] = choice.finish_reason
             if choice.native_finish_reason is not None:
@@ -160,8 +174,11 @@ class ChunkAccumulator:
             finish = state["finish_reason"]
             if tool_calls and finish != "length":
                 finish = "tool_calls"
-            choices.append(Choice(index=index, message=message, finish_reason=finish,
-                                  native_finish_reason=state["native_finish_reason"]))
+            choice = Choice(index=index, message=message, finish_reason=finish,
+                            native_finish_reason=state["native_finish_reason"])
+            if state["logprobs"] is not None:
+                choice.logprobs = ChoiceLogprobs(**state["logprobs"])
+            choices.append(choice)
         response = ChatCompletionResponse(id=self.id, created=self.created, model=self.model,
                                           provider=self.provider, choices=choices,
                                           usage=self.usage)

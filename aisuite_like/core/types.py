@@ -18,6 +18,7 @@ __all__ = [
     "Function",
     "ToolCall",
     "Message",
+    "message_input",
     "Choice",
     "PromptTokensDetails",
     "CompletionTokensDetails",
@@ -31,6 +32,9 @@ __all__ = [
     "ChoiceDeltaToolCall",
     "ChoiceDelta",
     "ChunkChoice",
+    "ChoiceLogprobs",
+    "ChatCompletionTokenLogprob",
+    "TopLogprob",
     "ChatCompletionChunk",
     "FinishReason",
     "StopReason",
@@ -173,6 +177,45 @@ class Message(_ItemAccess, _Model):
     audio: Optional[dict[str, Any]] = None
 
 
+class TopLogprob(_Model):
+    """One of the most likely tokens at a position (the OpenAI SDK's ``TopLogprob``):
+    ``bytes`` is the token's UTF-8 bytes (None when the provider sends none)."""
+
+    token: str
+    bytes: Optional[list[int]] = None
+    logprob: float
+
+
+class ChatCompletionTokenLogprob(_Model):
+    """The log probability of one token of the reply, with the most likely tokens at its
+    position (the OpenAI SDK's ``ChatCompletionTokenLogprob``)."""
+
+    token: str
+    bytes: Optional[list[int]] = None
+    logprob: float
+    top_logprobs: list[TopLogprob] = []
+
+
+class ChoiceLogprobs(_Model):
+    """A choice's log probabilities (the OpenAI SDK's ``ChoiceLogprobs``), on every family that
+    returns them (``logprobs=True``; docs/client.md): ``content`` per token of the reply,
+    ``refusal`` per token of a refusal."""
+
+    content: Optional[list[ChatCompletionTokenLogprob]] = None
+    refusal: Optional[list[ChatCompletionTokenLogprob]] = None
+
+
+def message_input(message: Any, exclude: Optional[set[str]] = None) -> dict[str, Any]:
+    """A message object (ours, or an SDK's with ``model_dump``) as input again: the fields
+    that hold a value, and an assistant turn's ``content`` even when it is null, as the OpenAI
+    SDK sends a reply's message (chat templates of some servers, llama.cpp's, read the
+    ``content`` of every message)."""
+    out: dict[str, Any] = message.model_dump(exclude_none=True, exclude=exclude)
+    if out.get("role") == "assistant":
+        out.setdefault("content", None)
+    return out
+
+
 class Choice(_Model):
     """One choice of a response. ``finish_reason`` is normalised; the provider's own value is
     in ``native_finish_reason``."""
@@ -183,7 +226,7 @@ class Choice(_Model):
     native_finish_reason: Optional[str] = None
     # Runner only: every message the run produced (assistant and tool), in order.
     intermediate_messages: list[Message] = []
-    logprobs: Optional[dict[str, Any]] = None  # as the provider sent it
+    logprobs: Optional[ChoiceLogprobs] = None
 
 
 class PromptTokensDetails(_Model):
@@ -456,6 +499,7 @@ class ChunkChoice(_Model):
     delta: ChoiceDelta = Field(default_factory=_new_delta)
     finish_reason: Optional[FinishReason] = None
     native_finish_reason: Optional[str] = None
+    logprobs: Optional[ChoiceLogprobs] = None  # the tokens of this chunk's delta
 
 
 class ChatCompletionChunk(_Model):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+from array import array
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Optional, Union, cast
@@ -99,6 +100,7 @@ def assemble(call: EmbeddingsCall, responses: Sequence[CreateEmbeddingResponse]
     data = []
     usage: Optional[EmbeddingUsage] = None
     offset = 0
+    width: Optional[int] = None  # every vector's length
     fmt = call.encoding_format
     for part, response in zip(call.parts, responses, strict=True):
         count = len(part.input)
@@ -114,6 +116,14 @@ def assemble(call: EmbeddingsCall, responses: Sequence[CreateEmbeddingResponse]
                 raise APIResponseValidationError(
                     f"embedding {item.index} is not a valid base64 vector ({exc})",
                     provider=call.key) from None
+            size = _vector_size(item.embedding, offset + item.index, call.key)
+            if size is not None:
+                if width is not None and size != width:
+                    raise APIResponseValidationError(
+                        f"the reply's embeddings have different lengths ({width} and {size}, "
+                        f"embedding {offset + item.index}): one model gives vectors of one "
+                        "length", provider=call.key)
+                width = size
             data.append(embedding(offset + item.index, vector))
         offset += count
         usage = response.usage if usage is None else usage + response.usage
@@ -145,6 +155,27 @@ def _send(call: EmbeddingsCall) -> list[CreateEmbeddingResponse]:
         if failed:
             raise cast(BaseException, failed[0].exception())
         return [future.result() for future in futures]
+
+
+def _vector_size(vector: Any, index: int, provider: str) -> Optional[int]:
+    """A reply's vector of floats: its length (None for base64 text, checked as it is
+    decoded); anything but a non-empty list of numbers raises ``APIResponseValidationError``
+    (e.g. llama.cpp without pooling sends a vector per token: a list of lists)."""
+    if isinstance(vector, str):
+        return None
+    try:
+        array("d", vector)  # in C: refuses nested lists, strings, None
+    except TypeError:
+        nested = bool(vector) and isinstance(vector[0], list)
+        hint = (" but a list of vectors (one per token?): the server pools no embedding per "
+                "input (llama.cpp: start it with --pooling mean)") if nested else ""
+        raise APIResponseValidationError(
+            f"embedding {index} of the reply is not a list of numbers{hint}",
+            provider=provider) from None
+    if not vector:
+        raise APIResponseValidationError(f"embedding {index} of the reply is empty",
+                                         provider=provider)
+    return len(vector)
 
 
 async def _asend(call: EmbeddingsCall) -> list[CreateEmbeddingResponse]:

@@ -34,7 +34,7 @@ from ..client.prepare import (
 )
 from ..core.checks import check_arguments, check_max_turns, check_not_empty
 from ..core.cost import attach_price_ref
-from ..core.errors import UnsupportedParameterError
+from ..core.errors import NotFoundError, UnsupportedParameterError
 from ..core.hosted import is_hosted
 from ..core.ids import unique_tool_call_ids
 from ..core.responses import CHAT_USAGE, Response, ResponseEvent, ResponseStreamEvent
@@ -67,6 +67,9 @@ _SERVER_STATE = ("previous_response_id", "conversation", "background", "prompt")
 _INCLUDE_ANYWHERE = frozenset({"reasoning.encrypted_content"})
 #: Settings of OpenAI's Responses API no other family has (refused, not passed through).
 _OPENAI_ONLY = ("metadata", "truncation", "max_tool_calls", "top_logprobs")
+#: Why an ``openai`` key is translated: its endpoint (another host) has no Responses API.
+_FOREIGN = ("; this openai key's base_url answered 404 to /responses, so its calls go over "
+            "chat")
 #: The events that end a Responses stream, carrying the whole ``Response``.
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -238,7 +241,8 @@ def _refuse_server_state(key: str, args: Mapping[str, Any], kwargs: Mapping[str,
                 f"{name} refers to state OpenAI's server keeps between calls; provider {key!r} "
                 f"keeps none. Send the conversation instead: the previous input plus "
                 f"response.output (the Responses API is native on: "
-                f"{', '.join(NATIVE_RESPONSES)})", parameter=name, provider=key)
+                f"{', '.join(NATIVE_RESPONSES)}{_FOREIGN if key == 'openai' else ''})",
+                parameter=name, provider=key)
     if args.get("store") is True:
         raise UnsupportedParameterError(
             f"store=True asks the provider to keep the response on its server; provider {key!r} "
@@ -577,6 +581,44 @@ async def _arun(call: _Call) -> Union[Response, AsyncResponseStream]:
     return _from_chat(chat, call, run=False)
 
 
+def _over_responses(call: _Call) -> bool:
+    return call.native is not None or (
+        call.prepared is not None and call.prepared.request.api == "responses")
+
+
+def _no_responses_api(client: Any, model: str, call: _Call, error: NotFoundError) -> bool:
+    """Whether the 404 of a call over the Responses API says the endpoint has none (an
+    ``openai`` key at another host): the call is then made again over chat."""
+    if not _over_responses(call):
+        return False
+    missing = getattr(provider_for_model(client, model), "responses_missing", None)
+    return bool(missing is not None and missing(error))
+
+
+def _create(client: Any, model: str, input: Any, args: dict[str, Any],
+            kwargs: dict[str, Any], stream: Any, max_turns: Any
+            ) -> Union[Response, ResponseStream]:
+    call = _prepare(client, model, input, args, dict(kwargs), stream, max_turns)
+    try:
+        return _run(call)
+    except NotFoundError as error:
+        if not _no_responses_api(client, model, call, error):
+            raise
+    return _run(_prepare(client, model, input, args, kwargs, stream, max_turns))
+
+
+async def _acreate(client: Any, model: str, input: Any, args: dict[str, Any],
+                   kwargs: dict[str, Any], stream: Any, max_turns: Any
+                   ) -> Union[Response, AsyncResponseStream]:
+    call = await _aprepare(client, model, input, args, dict(kwargs), stream, max_turns)
+    try:
+        return await _arun(call)
+    except NotFoundError as error:
+        if not _no_responses_api(client, model, call, error):
+            raise
+    return await _arun(_prepare(client, model, input, args, kwargs, stream, max_turns))
+
+
 def _args(instructions: Any, tools: Any, tool_choice: Any, max_output_tokens: Any,
           temperature: Any, reasoning: Any, text: Any, previous_response_id: Any, store: Any,
           include: Any) -> dict[str, Any]:
@@ -645,11 +687,10 @@ class Responses:
         """One Responses call on any provider (docs/responses.md). ``max_turns`` runs the
         tools (functions, ``ai.Tool`` objects, MCP servers) for at most that many model calls,
         with the tool runner's options (``tool_policy``, ``on_max_turns``, ...)."""
-        call = _prepare(self._client, model, input,
-                        _args(instructions, tools, tool_choice, max_output_tokens, temperature,
-                              reasoning, text, previous_response_id, store, include),
-                        provider_kwargs, stream, max_turns)
-        return _run(call)
+        return _create(self._client, model, input,
+                       _args(instructions, tools, tool_choice, max_output_tokens, temperature,
+                             reasoning, text, previous_response_id, store, include),
+                       provider_kwargs, stream, max_turns)
 
     async def acreate(self, model: str, input: _Input, *, instructions: Optional[str] = None,
                       tools: Optional[Iterable[Any]] = None, tool_choice: Any = None,
@@ -662,11 +703,10 @@ class Responses:
                       max_turns: Optional[int] = None, **provider_kwargs: Any
                       ) -> Union[Response, AsyncResponseStream]:
         """``create`` awaited on the sync client (aisuite's name)."""
-        call = await _aprepare(self._client, model, input,
-                               _args(instructions, tools, tool_choice, max_output_tokens,
-                                     temperature, reasoning, text, previous_response_id, store,
-                                     include), provider_kwargs, stream, max_turns)
-        return await _arun(call)
+        return await _acreate(self._client, model, input,
+                              _args(instructions, tools, tool_choice, max_output_tokens,
+                                    temperature, reasoning, text, previous_response_id, store,
+                                    include), provider_kwargs, stream, max_turns)
 
 
 class AsyncResponses:
@@ -721,8 +761,7 @@ class AsyncResponses:
                      max_turns: Optional[int] = None, **provider_kwargs: Any
                      ) -> Union[Response, AsyncResponseStream]:
         """The async ``create``: ``stream=True`` returns an ``AsyncResponseStream``."""
-        call = await _aprepare(self._client, model, input,
-                               _args(instructions, tools, tool_choice, max_output_tokens,
-                                     temperature, reasoning, text, previous_response_id, store,
-                                     include), provider_kwargs, stream, max_turns)
-        return await _arun(call)
+        return await _acreate(self._client, model, input,
+                              _args(instructions, tools, tool_choice, max_output_tokens,
+                                    temperature, reasoning, text, previous_response_id, store,
+                                    include), provider_kwargs, stream, max_turns)

@@ -37,7 +37,14 @@ from ..core.errors import (
 from ..core.ids import unique_tool_call_ids
 from ..core.reading import loads_json
 from ..core.secret_forms import redact
-from ..core.types import ChatCompletionResponse, ContextEvent, Message, ToolCall, ToolEvent
+from ..core.types import (
+    ChatCompletionResponse,
+    ContextEvent,
+    Message,
+    ToolCall,
+    ToolEvent,
+    message_input,
+)
 from ..providers.base import ChatRequest, Provider
 from ..tools.base import Tool, format_result, validation_summary
 from ..tools.policy import ToolPolicyContext, check_policy, evaluate_policy, to_decision
@@ -469,7 +476,7 @@ class ToolLoop:
         message = response.choices[0].message if response.choices else None
         if message is not None:
             self.produced.append(message)
-            self.history.append(message.model_dump(exclude_none=True))
+            self.history.append(message_input(message))  # content null kept
         override = self.after_response(response)
         if override is not None:
             return override

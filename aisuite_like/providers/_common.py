@@ -19,6 +19,7 @@ from ..core.errors import (
 )
 from ..core.origins import origin, origin_text
 from ..core.reading import loads_json
+from .body_limits import DEFAULT_LIMITS, BodyLimits, bound_response
 
 
 def check_file_id(file_id: Any, family: str, provider: str, where: int) -> str:
@@ -319,11 +320,15 @@ def redirect_error(provider: str, url: str, status: Any, location: Optional[str]
         provider=provider, status_code=status, from_origin=source, to_origin=target)
 
 
-def redirect_hooks(provider: str, *, is_async: bool) -> dict[str, list[Callable[..., Any]]]:
+def redirect_hooks(provider: str, *, is_async: bool, limits: Optional[BodyLimits] = None
+                   ) -> dict[str, list[Callable[..., Any]]]:
     """``event_hooks`` for an httpx2 client: a reply redirecting to another origin raises
-    ``RedirectError`` before the client follows it (httpx2 runs response hooks first)."""
+    ``RedirectError`` before the client follows it (httpx2 runs response hooks first); every
+    reply's decoded size is bounded by ``limits`` (``body_limits.bound_response``)."""
+    bounds = limits if limits is not None else DEFAULT_LIMITS
 
     def check(response: Any) -> None:
+        bound_response(response, bounds, provider)
         if response.status_code not in _REDIRECT_STATUSES:  # every reply: one set lookup
             return
         error = redirect_error(provider, str(response.request.url), response.status_code,

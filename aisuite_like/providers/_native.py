@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, Optional
 
 from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
 from ..core.origins import same_origin
 from ._common import bound_sync_io, redirect_error, transport_error
+from .body_limits import DEFAULT_LIMITS, BodyLimits, BodyMeter
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
            "native_transport"]
@@ -102,6 +104,38 @@ def _httpx_response(status: int, headers: Any, content: bytes, method: str, url:
                            request=httpx2.Request(method, url, headers=dict(request_headers)))
 
 
+def _let_go(session: Any, loop: Optional[asyncio.AbstractEventLoop]) -> None:
+    """Let an async session go without awaiting (from sync code, a finalizer, or a loop
+    that is not its own): closed on its loop if that runs in another thread, else in place
+    (a loop that has closed took the connections with it)."""
+    if session is None or session.closed:
+        return
+    if loop is not None and loop.is_running():
+        try:
+            current = asyncio.get_running_loop()
+        except RuntimeError:
+            current = None
+        if current is not loop:
+            try:
+                loop.call_soon_threadsafe(_close_now, session)
+                return
+            except RuntimeError:  # closed meanwhile
+                pass
+    _close_now(session)
+
+
+def _close_now(session: Any) -> None:
+    if session.closed:
+        return
+    connector = session.connector
+    session.detach()
+    if connector is not None:
+        try:
+            connector._close()  # aiohttp's close() is a coroutine: its sync part
+        except Exception:
+            pass
+
+
 class NativeHTTP:
     """The pooled HTTP clients of one provider's native transport. ``reply_error`` maps a
     non-2xx reply; ``secrets`` are redacted from every error; ``connect_timeout`` bounds
@@ -118,9 +152,12 @@ class NativeHTTP:
         self.connect_timeout = connect_timeout
         #: statuses read as a reply (None: every 2xx); google-genai raises for any but 200
         self.ok_statuses = ok_statuses
+        #: the size bounds of a reply and of a stream event (the provider's config sets them)
+        self.limits: BodyLimits = DEFAULT_LIMITS
         self._client: Any = None
         self._session: Any = None
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
+        self._finalizer: Optional[weakref.finalize[Any, Any]] = None
         self._lock = threading.Lock()
 
     # -- clients -------------------------------------------------------------------------
@@ -165,11 +202,14 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
-        self._session = aiohttp.ClientSession(
+        self._session = session = aiohttp.ClientSession(
             connector=connector, auto_decompress=True,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
-        return self._session
+        # A client never closed (no aclose / async with) lets its session go when it is
+        # collected, or at exit: aiohttp would print "Unclosed client session" otherwise.
+        self._finalizer = weakref.finalize(self, _let_go, session, loop)
+        return session
 
     def close(self) -> None:
         client, self._client = self._client, None
@@ -181,30 +221,19 @@ class NativeHTTP:
         session = self._session
         if session is not None and self._session_loop is asyncio.get_running_loop():
             self._session = self._session_loop = None
+            if self._finalizer is not None:
+                self._finalizer.detach()
+                self._finalizer = None
             await session.close()
         self.close()
 
     def _drop_session(self) -> None:
-        """Let the async session go without awaiting (from sync code, or a loop that is not
-        its own): closed on its loop if that still runs, else its connector is closed in
-        place (the loop took the connections with it)."""
         session, self._session = self._session, None
         loop, self._session_loop = self._session_loop, None
-        if session is None or session.closed:
-            return
-        if loop is not None and loop.is_running():
-            try:
-                loop.call_soon_threadsafe(lambda: loop.create_task(session.close()))
-                return
-            except RuntimeError:  # closed meanwhile
-                pass
-        connector = session.connector
-        session.detach()
-        if connector is not None:
-            try:
-                connector._close()  # aiohttp's close() is a coroutine: its sync part
-            except Exception:
-                pass
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        _let_go(session, loop)
 
     # -- errors --------------------------------------------------------------------------
 
@@ -235,11 +264,27 @@ class NativeHTTP:
         target = urljoin(url, location.strip())
         return target if same_origin(target, request.url) else None
 
+    def _meter(self, headers: Any, whole: bool) -> BodyMeter:
+        """The count of a reply's decoded bytes (``whole``: read whole, whatever it says)."""
+        if whole:
+            return BodyMeter(self.limits, self.provider, stream=False)
+        return BodyMeter.for_reply(self.limits, self.provider, headers.get("content-type"))
+
     # -- sync ----------------------------------------------------------------------------
 
-    def _send(self, request: NativeRequest, stream: bool) -> Any:
-        """The final response (redirects within the origin followed); a non-2xx one is
-        read and raised as the family's typed error."""
+    def _read(self, response: Any) -> bytes:
+        """A reply's whole body, decoded, within ``limits.reply``."""
+        meter = self._meter(response.headers, True)
+        parts = []
+        for chunk in response.iter_bytes():
+            meter.feed(chunk)
+            parts.append(chunk)
+        return b"".join(parts)
+
+    def _send(self, request: NativeRequest, stream: bool) -> tuple[Any, bytes]:
+        """The final response (redirects within the origin followed) and, unless
+        ``stream``, its body; a non-2xx one is read and raised as the family's typed
+        error."""
         client = self.client()
         method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
@@ -251,13 +296,15 @@ class NativeHTTP:
                 raise self._failure(exc) from exc
             status = response.status_code
             if not self._not_ok(status):
+                content = b""
                 if not stream:
                     try:
-                        response.read()
+                        content = self._read(response)
                     except Exception as exc:
-                        response.close()
                         raise self._failure(exc) from exc
-                return response
+                    finally:
+                        response.close()
+                return response, content
             try:
                 target = self._redirect(request, method, status,
                                         response.headers.get("location"), url)
@@ -266,7 +313,7 @@ class NativeHTTP:
                     method, url = _redirected(method, status), target
                     continue
                 try:
-                    content = response.read()
+                    content = self._read(response)
                 except Exception as exc:
                     raise self._failure(exc) from exc
             finally:
@@ -277,26 +324,38 @@ class NativeHTTP:
 
     def post(self, request: NativeRequest) -> Reply:
         """Send ``request`` (a POST, or the GET it says); the complete 2xx reply."""
-        response = self._send(request, stream=False)
-        return Reply(response.status_code, response.headers, response.content,
-                     str(response.url))
+        response, content = self._send(request, stream=False)
+        return Reply(response.status_code, response.headers, content, str(response.url))
 
     def stream(self, request: NativeRequest, opened: Optional[Callable[[Reply], None]] = None
                ) -> Iterator[bytes]:
         """Send ``request``; the reply's body as it arrives (closing the iterator releases
         the connection). ``opened`` sees the reply's status and headers first."""
-        response = self._send(request, stream=True)
+        response, _ = self._send(request, stream=True)
         try:
             if opened is not None:
                 opened(Reply(response.status_code, response.headers, b"", str(response.url)))
+            meter = self._meter(response.headers, False)
             try:
-                yield from response.iter_bytes()
+                for chunk in response.iter_bytes():
+                    meter.feed(chunk)
+                    yield chunk
             except Exception as exc:
                 raise self._failure(exc) from exc
         finally:
             response.close()
 
     # -- async ---------------------------------------------------------------------------
+
+    async def _aread(self, response: Any) -> bytes:
+        """A reply's whole body, decoded, within ``limits.reply`` (aiohttp decodes it in
+        bounded pieces as it is read)."""
+        meter = self._meter(response.headers, True)
+        parts = []
+        async for chunk in response.content.iter_any():
+            meter.feed(chunk)
+            parts.append(chunk)
+        return b"".join(parts)
 
     async def _asend(self, request: NativeRequest) -> Any:
         session = self.session()
@@ -321,7 +380,7 @@ class NativeHTTP:
                     method, url = _redirected(method, status), target
                     continue
                 try:
-                    content = await response.read()
+                    content = await self._aread(response)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
@@ -336,7 +395,7 @@ class NativeHTTP:
     async def apost(self, request: NativeRequest) -> Reply:
         response = await self._asend(request)
         try:
-            content = await response.read()
+            content = await self._aread(response)
         except asyncio.CancelledError:
             response.close()
             raise
@@ -353,8 +412,10 @@ class NativeHTTP:
         try:
             if opened is not None:
                 opened(Reply(response.status, response.headers, b"", str(response.url)))
+            meter = self._meter(response.headers, False)
             try:
                 async for data in response.content.iter_any():
+                    meter.feed(data)
                     yield data
             except asyncio.CancelledError:
                 raise

@@ -361,6 +361,10 @@ class Provider:
     #: provider's translator maps to its family's own server tools; a call giving another one
     #: is refused before anything is sent (docs/hosted-tools.md).
     hosted_tool_kinds: frozenset[str] = frozenset()
+    #: Request fields of the provider's own API that the "did you mean" check of ``create``
+    #: never takes for a misspelt portable argument (Groq's ``reasoning_format``); they pass
+    #: through as any provider-native argument does.
+    native_parameters: frozenset[str] = frozenset()
     #: True for a provider that sends nothing over the network (the offline providers of
     #: ``aisuite_like.testing``, or one of your own): allowed under
     #: ``testing.block_real_requests()`` (docs/testing.md). A class that sets ``_offline``

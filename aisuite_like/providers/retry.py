@@ -47,6 +47,12 @@ from typing import (
 
 from ..core.errors import APIConnectionError, APIError, APITimeoutError, ConfigurationError
 from ..core.exchange import note_retry
+from .body_limits import (
+    CONFIG_KEYS as BODY_CONFIG_KEYS,
+    DEFAULT_LIMITS,
+    BodyLimits,
+    limits_from_config,
+)
 
 __all__ = ["RetryPolicy", "ConcurrencyLimit", "Clock", "SystemClock", "CallPolicy", "Bounds",
            "DEADLINE", "HAND_UP"]
@@ -246,15 +252,18 @@ class CallPolicy:
     #: ``stream_gap_timeout``: the most seconds between two chunks (None: ``timeout``'s)
     stream_gap: Optional[float] = None
     host: str = ""  # where requests go, for timeout messages
+    #: ``max_reply_bytes`` / ``max_event_bytes``: the size bounds of what the server sends
+    body: BodyLimits = DEFAULT_LIMITS
 
     @classmethod
     def from_config(cls, config: dict[str, Any], provider: str,
                     default_timeout: Optional[float] = None, host: str = "", *,
                     where: Optional[str] = None) -> "CallPolicy":
-        """Pops ``max_retries``, ``max_retry_wait``, ``max_concurrency``, ``retry_clock`` and
-        ``stream_gap_timeout`` from ``config`` (a provider's own copy) and checks them; reads
-        (leaves) ``timeout``, whose default is ``default_timeout``. ``where`` names the
-        settings in an error (default: ``for provider '<provider>'``)."""
+        """Pops ``max_retries``, ``max_retry_wait``, ``max_concurrency``, ``retry_clock``,
+        ``stream_gap_timeout``, ``max_reply_bytes`` and ``max_event_bytes`` from ``config``
+        (a provider's own copy) and checks them; reads (leaves) ``timeout``, whose default is
+        ``default_timeout``. ``where`` names the settings in an error (default: ``for
+        provider '<provider>'``)."""
         at = where if where is not None else f"for provider {provider!r}"
         max_retries = config.pop("max_retries", DEFAULT_MAX_RETRIES)
         if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
@@ -282,11 +291,12 @@ class CallPolicy:
                 raise ConfigurationError(
                     f"retry_clock must have sleep(), async asleep() and random(); it has no "
                     f"{name}()")
+        body = limits_from_config(config, at)
         configured = config.get("timeout")
         timeout = default_timeout if configured is None else timeout_seconds(configured)
         return cls(RetryPolicy(max_retries, float(wait)), clock,
                    ConcurrencyLimit(concurrency) if concurrency is not None else None,
-                   provider, timeout, None if gap is None else float(gap), host)
+                   provider, timeout, None if gap is None else float(gap), host, body)
 
     def wait(self, attempts: int, error: APIError) -> Optional[float]:
         """The wait before the next attempt, or None: give up (a 429 whose demand is over
@@ -712,4 +722,4 @@ async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncI
 
 #: Config keys :meth:`CallPolicy.from_config` reads; every built-in provider accepts them.
 CONFIG_KEYS = frozenset({"max_retries", "max_retry_wait", "max_concurrency", "retry_clock",
-                         "stream_gap_timeout"})
+                         "stream_gap_timeout"}) | BODY_CONFIG_KEYS

@@ -40,10 +40,10 @@ class WrapperProvider(Provider):
     """``wrapped`` with nothing changed: subclasses override what they change.
 
     The attributes of the contract (``key``, ``offline``, ``native_responses``,
-    ``max_concurrency``, ``as_given`` / ``aas_given``, ``hosted_tool_kinds``) are the wrapped
-    provider's, read once
-    when the wrapper is made (the stack is made once per prepared call); a subclass may set
-    its own after ``super().__init__``. ``close`` / ``aclose`` close the wrapped provider."""
+    ``max_concurrency``, ``as_given`` / ``aas_given``, ``hosted_tool_kinds``,
+    ``native_parameters``) are the wrapped provider's, read once when the wrapper is made
+    (the stack is made once per prepared call); a subclass may set its own after
+    ``super().__init__``. ``close`` / ``aclose`` close the wrapped provider."""
 
     def __init__(self, wrapped: Provider) -> None:
         self.wrapped = wrapped
@@ -54,6 +54,7 @@ class WrapperProvider(Provider):
         self.as_given = wrapped.as_given
         self.aas_given = wrapped.aas_given
         self.hosted_tool_kinds = wrapped.hosted_tool_kinds
+        self.native_parameters = wrapped.native_parameters
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.wrapped!r})"

@@ -68,9 +68,31 @@ class Record:
                 self.latency, self.samples]
 
     @classmethod
-    def load(cls, data: Sequence[Any]) -> "Record":
-        return cls(Bucket(data[0], data[1], data[2]), Bucket(data[3], data[4], data[5]),
-                   data[6], data[7], data[8], data[9])
+    def load(cls, data: Any) -> Optional["Record"]:
+        """The record ``dump`` gave, or None when ``data`` is not one (another version's,
+        garbage, a number that is not finite, a field of the wrong type: it comes from a
+        shared store, so it is checked as any input from outside)."""
+        if not isinstance(data, list) or len(data) != 10:
+            return None
+        level_r, stamp_r, hold_r, level_t, stamp_t, hold_t, cool, why, latency, samples = data
+        times = (stamp_r, hold_r, stamp_t, hold_t, cool, latency)
+        if not all(_finite(v) for v in times) or latency < 0 \
+                or not all(v is None or _finite(v) for v in (level_r, level_t)) \
+                or not isinstance(why, str) or len(why) > MAX_WHY \
+                or not isinstance(samples, int) or isinstance(samples, bool) or samples < 0:
+            return None
+        return cls(Bucket(level_r, float(stamp_r), float(hold_r)),
+                   Bucket(level_t, float(stamp_t), float(hold_t)),
+                   float(cool), why, float(latency), samples)
+
+
+#: The longest ``Record.why`` read back from a shared store.
+MAX_WHY = 1000
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value)
 
 
 # --- buckets -------------------------------------------------------------------------------

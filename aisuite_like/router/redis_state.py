@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from ..core import secrets as _secrets
 from ..core.errors import ConfigurationError, MissingDependencyError
+from ..core.reading import loads_json
 from .limits import Record, TransactionFn
 from .state import MemoryState
 
@@ -34,6 +35,11 @@ __all__ = ["RedisState"]
 _log = logging.getLogger("aisuite_like.router")
 
 _TTL = 3600  # seconds a record outlives its last change (a longer cool-down extends it)
+_MAX_RECORD = 4096  # bytes: a record is about 100; anything longer is not one of ours
+#: The format of the records, part of their keys (``<prefix>v2:<alias>/<deployment>``): another
+#: version of the library keeps its own records, so a rolling upgrade never has one read the
+#: other's.
+RECORD_VERSION = 2
 _MAX_CONFLICTS = 1000  # optimistic attempts before a transaction gives up (never seen)
 
 
@@ -55,18 +61,49 @@ class _Write:
 _Op = Union[_Read, _Write]
 
 
-def _transaction(keys: Sequence[str], fn: TransactionFn, now: float
+def _record(value: Any) -> Optional[Record]:
+    """A stored record of this version, or None: not one (another version's format, garbage,
+    NaN, JSON nested deep, too long, wrong types)."""
+    if not isinstance(value, (bytes, str)) or len(value) > _MAX_RECORD:
+        return None
+    try:
+        data = loads_json(value)
+    except (ValueError, UnicodeDecodeError):  # JSONDecodeError and JSONTooDeepError included
+        return None
+    if not isinstance(data, dict) or data.get("v") != RECORD_VERSION:
+        return None
+    return Record.load(data.get("r"))
+
+
+def _stored(record: Record) -> str:
+    return json.dumps({"v": RECORD_VERSION, "r": record.dump()}, separators=(",", ":"),
+                      allow_nan=False)
+
+
+def _transaction(keys: Sequence[str], fn: TransactionFn, now: float, where: str = ""
                  ) -> Generator[_Op, Any, Any]:
     """The steps of one transaction: read (the driver WATCHes and MGETs ``keys``), compute,
     write what changed (the driver answers False when a watched key changed meanwhile: the
-    whole transaction runs again)."""
+    whole transaction runs again). A value that is not a record of this version is read as
+    no record, with a warning, and overwritten."""
     for _ in range(_MAX_CONFLICTS):
         raw = yield _Read(keys)
-        records = [Record.new() if value is None else Record.load(json.loads(value))
-                   for value in raw]
+        records = []
+        spoiled = []
+        for i, value in enumerate(raw):
+            record = None if value is None else _record(value)
+            if record is None:
+                record = Record.new()
+                if value is not None:
+                    spoiled.append(i)
+            records.append(record)
         changed, result = fn(records)
-        values = {keys[i]: json.dumps(records[i].dump(), separators=(",", ":"))
-                  for i in changed}
+        for i in spoiled:
+            _log.warning("router state at %s: the value of key %r is not a router record of "
+                         "this version (format %d); read as no record and overwritten",
+                         where, keys[i], RECORD_VERSION)
+        changed = sorted({*changed, *spoiled})
+        values = {keys[i]: _stored(records[i]) for i in changed}
         ttls = {keys[i]: _TTL + max(int(records[i].cool - now), 0) for i in changed}
         if (yield _Write(values, ttls)):
             return result
@@ -141,7 +178,7 @@ class RedisState:
     # -- transactions --
 
     def _keys(self, keys: Sequence[str]) -> list[str]:
-        prefix = self._prefix
+        prefix = f"{self._prefix}v{RECORD_VERSION}:"
         return [prefix + key for key in keys]
 
     def _failed(self, exc: BaseException) -> None:
@@ -156,7 +193,7 @@ class RedisState:
         try:
             client = self._sync_client()
             with client.pipeline() as pipe:
-                steps = _transaction(self._keys(keys), fn, time.time())
+                steps = _transaction(self._keys(keys), fn, time.time(), self._where)
                 op = next(steps)
                 while True:
                     if isinstance(op, _Read):
@@ -188,7 +225,7 @@ class RedisState:
         try:
             client = self._async_client()
             async with client.pipeline() as pipe:
-                steps = _transaction(self._keys(keys), fn, time.time())
+                steps = _transaction(self._keys(keys), fn, time.time(), self._where)
                 op = next(steps)
                 while True:
                     if isinstance(op, _Read):

@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional, Protocol, Union, cast
 
 from ..core.cost import attach_price_ref
@@ -405,6 +405,12 @@ class RoutingProvider(Provider):
 
     def __repr__(self) -> str:
         return f"RoutingProvider(alias={self.route.alias!r})"
+
+    def deployment_specs(self) -> list[tuple[str, Mapping[str, Any]]]:
+        """Each deployment's model and own settings: what the response cache names the
+        alias by (client/cache_scope.py), so two routers with one alias name but other
+        deployments never share entries."""
+        return [(d.model, d.settings) for d in self.route.deployments]
 
     def deployment_provider(self, index: int) -> Provider:
         """The provider of the ``index``-th deployment (made on first use); an error making

@@ -24,6 +24,7 @@ from support.recorded import load_recorded
 from pydantic import BaseModel, Field, ValidationError
 
 import aisuite_like as ai
+from aisuite_like.types import ChoiceLogprobs
 
 URL = "https://api.openai.com/v1/chat/completions"
 CONFIG = {"openai": {"api_key": KEY, "max_retries": 0}}
@@ -634,11 +635,56 @@ def test_fields_the_provider_sends_pass_through(httpx2_mock: respx.Router) -> No
     ours = ai.Client(CONFIG).chat.completions.create(model="openai:gpt-4o", messages=USER,
                                                      logprobs=True)
     assert ours.system_fingerprint == "fp_f5bdcc3276" and ours.service_tier == "default"
-    assert ours.choices[0].logprobs == logprobs
+    # typed as the SDK's ChoiceLogprobs, read the same way
+    assert ours.choices[0].logprobs.model_dump() == theirs.choices[0].logprobs.model_dump()
+    assert ours.choices[0].logprobs.content[0].token == theirs.choices[0].logprobs.content[
+        0].token == "Hi"
     assert ours.choices[0].message.annotations == annotations
     assert ours.choices[0].message.audio == audio
     assert ours.to_dict() == theirs.to_dict()
     assert ours.usage.prompt_tokens_details.cached_tokens == 0
+
+
+def _token(token: str, logprob: float) -> dict[str, Any]:
+    return {"token": token, "logprob": logprob, "bytes": list(token.encode()),
+            "top_logprobs": [{"token": token, "logprob": logprob,
+                              "bytes": list(token.encode())}]}
+
+
+def test_streamed_logprobs_accumulate_as_the_sdk_does(httpx2_mock: respx.Router) -> None:
+    """Each chunk's ``logprobs`` is typed; the final response holds every token's, as the
+    SDK's stream helper's final completion does."""
+    events = [chunk({"role": "assistant", "content": "Hi"}),
+              chunk({"content": " there"}), chunk({}, finish="stop")]
+    events[0]["choices"][0]["logprobs"] = {"content": [_token("Hi", -0.1)], "refusal": None}
+    events[1]["choices"][0]["logprobs"] = {"content": [_token(" there", -0.5)],
+                                           "refusal": None}
+    _sse_reply(httpx2_mock, events)
+    with sdk().chat.completions.stream(model="gpt-4o", messages=USER, logprobs=True,
+                                       top_logprobs=1) as their_stream:
+        for _ in their_stream:
+            pass
+        theirs = their_stream.get_final_completion().choices[0].logprobs
+    stream = ai.Client(CONFIG).chat.completions.create(
+        model="openai:gpt-4o", messages=USER, stream=True, logprobs=True, top_logprobs=1)
+    chunks = list(stream)
+    assert isinstance(chunks[0].choices[0].logprobs, ChoiceLogprobs)
+    ours = stream.get_final_response().choices[0].logprobs
+    assert isinstance(ours, ChoiceLogprobs)
+    assert ours.model_dump() == theirs.model_dump()
+    assert [t.token for t in ours.content] == ["Hi", " there"]
+
+
+@pytest.mark.parametrize("logprobs", ["x", {"content": "x"}, {"content": [{"token": 1}]},
+                                      {"content": [{"token": "a", "logprob": "low"}]}])
+def test_malformed_logprobs_are_a_typed_error(logprobs: Any,
+                                              httpx2_mock: respx.Router) -> None:
+    body = openai_reply()
+    body["choices"][0]["logprobs"] = logprobs
+    httpx2_mock.post(URL).respond(200, json=body)
+    with pytest.raises(ai.APIResponseValidationError, match="logprobs"):
+        ai.Client(CONFIG).chat.completions.create(model="openai:gpt-4o", messages=USER,
+                                                  logprobs=True)
 
 
 def test_openai_only_fields_read_none_on_other_providers(httpx2_mock: respx.Router) -> None:

@@ -146,6 +146,49 @@ def test_provider_native_lookalikes_pass_through(name: str, value: Any) -> None:
     assert json.loads(route.calls[0].request.content)[name] == value
 
 
+_REPLY = {"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+          "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                       "finish_reason": "stop"}]}
+
+
+@pytest.mark.parametrize("service,name,value", [
+    ("groq", "reasoning_format", "parsed"), ("groq", "include_reasoning", False),
+    ("openrouter", "provider", {"order": ["a"]}), ("openrouter", "transforms", ["middle-out"]),
+    ("openrouter", "models", ["a/b", "c/d"]), ("openrouter", "preset", "p"),
+    ("cerebras", "clear_thinking", True), ("vllm", "min_tokens", 3),
+    ("mistral", "random_seed", 4), ("openai", "service_tier", "flex"),
+])
+def test_a_services_own_parameter_is_never_a_typo(service: str, name: str, value: Any) -> None:
+    """A field of the service's own API (its row's ``native_params``) goes out as given, even
+    when it is close to a portable name (``reasoning_format`` / ``reasoning_effort``)."""
+    from aisuite_like.providers.openai import SERVICES
+
+    base = SERVICES[service].base_url or "https://api.openai.com/v1"
+    with respx.mock(using="httpcore2") as router:
+        route = router.post(f"{base}/chat/completions").mock(
+            return_value=respx.MockResponse(200, json=_REPLY))
+        with ai.Client({service: {"api_key": "k-test-native-0123", "max_retries": 0}}) as c:
+            c.chat.completions.create(model=f"{service}:m", messages=USER, **{name: value})
+    assert json.loads(route.calls[0].request.content)[name] == value
+
+
+def test_a_services_own_parameter_passes_through_an_openai_key_at_another_host() -> None:
+    """Any server may be behind an ``openai`` key at another host: no service's own field is
+    a typo there; and a portable near miss still is."""
+    with respx.mock(using="httpcore2") as router:
+        route = router.post("http://gateway.test/v1/chat/completions").mock(
+            return_value=respx.MockResponse(200, json=_REPLY))
+        with ai.Client({"openai": {"api_key": "k-test-native-0123", "max_retries": 0,
+                                   "base_url": "http://gateway.test/v1"}}) as client:
+            client.chat.completions.create(model="openai:m", messages=USER,
+                                           reasoning_format="hidden")
+            with pytest.raises(TypeError, match="did you mean 'temperature'"):
+                client.chat.completions.create(model="openai:m", messages=USER,
+                                               temperatur=0.1)
+    assert json.loads(route.calls[0].request.content)["reasoning_format"] == "hidden"
+    assert route.call_count == 1
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

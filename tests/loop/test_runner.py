@@ -172,7 +172,7 @@ def test_two_turn_loop_and_finalized_response(mode: str) -> None:
     r1, r2, r3 = provider.requests
     assert r1.messages == USER
     assert r1.tools == [Tool(get_weather).to_openai(), Tool(get_forecast).to_openai()]
-    assert r2.messages[2] == {"role": "assistant", "tool_calls": [
+    assert r2.messages[2] == {"role": "assistant", "content": None, "tool_calls": [
         {"id": "c1", "type": "function",
          "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
         {"id": "c2", "type": "function",

@@ -345,3 +345,56 @@ def test_request_options_that_are_no_dict_are_refused_before_sending(
     with pytest.raises(ai.UnsupportedParameterError, match=f"{name} must be a dict"):
         client.chat.completions.create(model=MODELS[key], messages=USER, **{name: value})
     assert server.attempts == 0
+
+
+def test_the_all_extra_installs_what_the_native_async_transport_needs() -> None:
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+
+    def resolved(name: str) -> set[str]:
+        out: set[str] = set()
+        for requirement in extras[name]:
+            if requirement.startswith("aisuite-like["):
+                for inner in requirement[len("aisuite-like["):-1].split(","):
+                    out |= resolved(inner)
+            else:
+                out.add(requirement.split(">")[0].split("[")[0].split("=")[0].strip())
+        return out
+
+    assert "aiohttp" in resolved("all")
+
+
+@pytest.mark.parametrize("how", ["async_client", "sync_client_acreate", "kept_to_exit"])
+def test_an_unclosed_native_async_client_prints_nothing_at_exit(server: FaultServer,
+                                                                how: str) -> None:
+    """aiohttp prints "Unclosed client session" / "Unclosed connector" for a session never
+    closed: a client that is let go without aclose() closes its connections itself."""
+    script = textwrap.dedent(f"""
+        import asyncio
+        import aisuite_like as ai
+        configs = {{"openai": {{"api_key": "k", "base_url": {server.url + "/v1"!r},
+                               "transport": "native", "openai_proxy": False}}}}
+        USER = [{{"role": "user", "content": "hi"}}]
+        kept = []
+
+        async def main():
+            if {how!r} == "sync_client_acreate":
+                client = ai.Client(configs)
+                r = await client.chat.completions.acreate(model="openai:m", messages=USER)
+            else:
+                client = ai.AsyncClient(configs)
+                r = await client.chat.completions.create(model="openai:m", messages=USER)
+            if {how!r} == "kept_to_exit":
+                kept.append(client)
+            print(r.choices[0].message.content)
+
+        asyncio.run(main())
+    """)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, env=env, cwd=str(ROOT))
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "hello world"
+    assert "Unclosed" not in out.stderr and out.stderr.strip() == "", out.stderr[-3000:]

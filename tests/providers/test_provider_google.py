@@ -826,3 +826,103 @@ def test_streamed_tool_runner_two_turns(mode: str, httpx2_mock: respx.Router) ->
     assert second[1]["parts"][0]["thoughtSignature"] == "S"
     assert second[2] == {"role": "user", "parts": [{"functionResponse": {
         "name": "get_weather", "id": "call_A_0", "response": {"output": "sunny"}}}]}
+
+
+# --- logprobs: OpenAI's arguments -> Gemini's; the reply's as OpenAI's ChoiceLogprobs --------
+
+_LOGPROBS_RESULT = {
+    "chosenCandidates": [{"token": "Hi", "tokenId": 1, "logProbability": -0.25},
+                         {"token": " é", "tokenId": 2, "logProbability": -1.5}],
+    "topCandidates": [
+        {"candidates": [{"token": "Hi", "tokenId": 1, "logProbability": -0.25},
+                        {"token": "Hello", "tokenId": 3, "logProbability": -1.75}]},
+        {"candidates": [{"token": " é", "tokenId": 2, "logProbability": -1.5},
+                        {"token": "!", "tokenId": 4, "logProbability": -2.0}]}]}
+
+_EXPECTED_LOGPROBS = {"content": [
+    {"token": "Hi", "bytes": [72, 105], "logprob": -0.25, "top_logprobs": [
+        {"token": "Hi", "bytes": [72, 105], "logprob": -0.25},
+        {"token": "Hello", "bytes": list(b"Hello"), "logprob": -1.75}]},
+    {"token": " é", "bytes": list(" é".encode()), "logprob": -1.5, "top_logprobs": [
+        {"token": " é", "bytes": list(" é".encode()), "logprob": -1.5},
+        {"token": "!", "bytes": [33], "logprob": -2.0}]}], "refusal": None}
+
+
+def _with_logprobs(body: dict[str, Any], result: Any = _LOGPROBS_RESULT) -> dict[str, Any]:
+    body["candidates"][0]["logprobsResult"] = result
+    body["candidates"][0]["avgLogprobs"] = -0.875
+    return body
+
+
+def test_logprobs_go_out_as_geminis_fields_and_come_back_typed(
+        mode: str, httpx2_mock: respx.Router) -> None:
+    """``logprobs=True, top_logprobs=2`` is ``responseLogprobs: true, logprobs: 2`` (Gemini's
+    ``logprobs`` is the top-k count, not a switch); ``logprobsResult`` comes back as OpenAI's
+    ``ChoiceLogprobs``: a typed object, token bytes included."""
+    from aisuite_like.types import ChatCompletionTokenLogprob, ChoiceLogprobs
+
+    route = httpx2_mock.post(URL).respond(200, json=_with_logprobs(reply(part_text("Hi é"))))
+    resp = create(mode, CONFIG, messages=USER, logprobs=True, top_logprobs=2)
+    assert wire(route)["generationConfig"] == {"responseLogprobs": True, "logprobs": 2}
+    logprobs = resp.choices[0].logprobs
+    assert isinstance(logprobs, ChoiceLogprobs)
+    assert isinstance(logprobs.content[0], ChatCompletionTokenLogprob)
+    assert logprobs.content[1].top_logprobs[1].token == "!"
+    assert logprobs.model_dump() == _EXPECTED_LOGPROBS
+
+
+def test_streamed_logprobs_accumulate_into_the_final_response(
+        mode: str, httpx2_mock: respx.Router) -> None:
+    first, second = _LOGPROBS_RESULT["chosenCandidates"]
+    top_1, top_2 = _LOGPROBS_RESULT["topCandidates"]
+    events = [_with_logprobs(reply(part_text("Hi"), finish=None),
+                             {"chosenCandidates": [first], "topCandidates": [top_1]}),
+              _with_logprobs(reply(part_text(" é")),
+                             {"chosenCandidates": [second], "topCandidates": [top_2]})]
+    route = httpx2_mock.post(url__startswith=STREAM_URL).respond(
+        200, content=sse(events), headers={"content-type": "text/event-stream"})
+    chunks, final, error, _ = stream(mode, CONFIG, messages=USER, logprobs=True,
+                                     top_logprobs=2)
+    assert error is None, error
+    assert wire(route)["generationConfig"] == {"responseLogprobs": True, "logprobs": 2}
+    assert [c.choices[0].logprobs.content[0].token for c in chunks
+            if c.choices and c.choices[0].logprobs] == ["Hi", " é"]
+    assert final.choices[0].logprobs.model_dump() == _EXPECTED_LOGPROBS
+
+
+@pytest.mark.parametrize("kwargs,sent", [
+    ({"logprobs": True}, {"responseLogprobs": True}),
+    ({"logprobs": True, "top_logprobs": 0}, {"responseLogprobs": True}),
+    ({"logprobs": False}, None),
+    ({"response_logprobs": True, "logprobs": 3}, {"responseLogprobs": True, "logprobs": 3}),
+])
+def test_logprobs_arguments_on_the_wire(kwargs: dict[str, Any], sent: Any, mode: str,
+                                        httpx2_mock: respx.Router) -> None:
+    """OpenAI's bool ``logprobs`` is mapped; Gemini's own names (an int ``logprobs``,
+    ``response_logprobs``) pass through as Gemini defines them."""
+    route = httpx2_mock.post(URL).respond(200, json=reply(part_text("ok")))
+    create(mode, CONFIG, messages=USER, **kwargs)
+    assert wire(route).get("generationConfig") == sent
+
+
+@pytest.mark.parametrize("kwargs", [{"top_logprobs": 2}, {"logprobs": False, "top_logprobs": 1},
+                                    {"logprobs": True, "top_logprobs": 21},
+                                    {"logprobs": True, "top_logprobs": "2"}])
+def test_bad_logprobs_arguments_are_refused_before_sending(
+        kwargs: dict[str, Any], mode: str, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(URL).respond(200, json=reply(part_text("ok")))
+    with pytest.raises(ai.UnsupportedParameterError, match="top_logprobs"):
+        create(mode, CONFIG, messages=USER, **kwargs)
+    assert route.call_count == 0
+
+
+@pytest.mark.parametrize("result", [
+    "x", {"chosenCandidates": "x"}, {"chosenCandidates": [{"token": 1, "logProbability": 0}]},
+    {"chosenCandidates": [{"token": "a", "logProbability": "high"}]},
+    {"chosenCandidates": [{"token": "a", "logProbability": -1}], "topCandidates": ["x"]},
+])
+def test_a_malformed_logprobs_result_is_a_typed_error(result: Any, mode: str,
+                                                      httpx2_mock: respx.Router) -> None:
+    httpx2_mock.post(URL).respond(200, json=_with_logprobs(reply(part_text("ok")), result))
+    with pytest.raises(ai.APIResponseValidationError, match="logprobsResult"):
+        create(mode, CONFIG, messages=USER, logprobs=True)

@@ -182,7 +182,7 @@ def test_refusal_is_kept_for_openai(mode: str, httpx2_mock: respx.Router) -> Non
     assert resp.choices[0].message.refusal == "I can't help with that."
     create(mode, CONFIG, model="openai:gpt-4o",
            messages=[*USER, resp.choices[0].message, {"role": "user", "content": "ok"}])
-    assert wire(route)["messages"][1] == {"role": "assistant",
+    assert wire(route)["messages"][1] == {"role": "assistant", "content": None,
                                           "refusal": "I can't help with that."}
 
 

@@ -243,3 +243,82 @@ def test_streamed_tool_call_signature_goes_back_as_recorded(mode: str,
     assert {k: v for k, v in our_part["functionCall"].items() if k != "id"} == {
         k: v for k, v in recorded_part["functionCall"].items() if k != "id"}
     assert resp.content == "The capital of Mexico is Mexico City."
+
+
+# --- the openai key behind a proxy -------------------------------------------------------------
+
+_OK = {"id": "c", "object": "chat.completion", "created": 1, "model": "o3", "choices": [
+    {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}
+GATEWAY = "https://llm-gateway.corp.example/v1"
+
+
+def _gateway(proxy: Any = None) -> dict[str, Any]:
+    config: dict[str, Any] = {"api_key": "sk-test-0123456789", "max_retries": 0,
+                              "base_url": GATEWAY}
+    if proxy is not None:
+        config["openai_proxy"] = proxy
+    return {"openai": config}
+
+
+@pytest.mark.parametrize("proxy", [None, True, False])
+@pytest.mark.parametrize("limit", ["max_completion_tokens", "max_tokens"])
+def test_a_limit_the_caller_named_goes_out_under_that_name_at_a_gateway(
+        limit: str, proxy: Any, httpx2_mock: respx.Router) -> None:
+    """At a host that is not OpenAI's, ``max_completion_tokens=`` is not rewritten to
+    ``max_tokens`` (which o-series and gpt-5 models refuse); with ``openai_proxy=True`` the
+    endpoint is OpenAI's and takes OpenAI's field whatever the caller wrote."""
+    route = httpx2_mock.post(f"{GATEWAY}/chat/completions").respond(200, json=_OK)
+    create("sync", _gateway(proxy), model="openai:o3",
+           messages=[{"role": "user", "content": "hi"}], **{limit: 7})
+    sent = json.loads(route.calls[0].request.content)
+    field = "max_completion_tokens" if proxy else limit
+    assert sent[field] == 7 and len({"max_tokens", "max_completion_tokens"} & set(sent)) == 1
+
+
+def test_openai_proxy_keeps_openais_model_rules(httpx2_mock: respx.Router) -> None:
+    """``openai_proxy=True``: a model OpenAI's table knows not to reason is refused
+    ``reasoning_effort`` before sending, and ``prompt_cache="auto"`` sends a key, as at
+    api.openai.com; without it the gateway decides."""
+    route = httpx2_mock.post(f"{GATEWAY}/chat/completions").respond(200, json=_OK)
+    user = [{"role": "user", "content": "hi"}]
+    with pytest.raises(ai.UnsupportedParameterError, match="does not reason"):
+        create("sync", _gateway(True), model="openai:gpt-4o", messages=user,
+               reasoning_effort="high")
+    assert not route.calls
+    create("sync", _gateway(True), model="openai:gpt-4o", messages=user, prompt_cache="auto")
+    assert "prompt_cache_key" in json.loads(route.calls[0].request.content)
+    create("sync", _gateway(False), model="openai:gpt-4o", messages=user,
+           reasoning_effort="high", prompt_cache="auto")
+    sent = json.loads(route.calls[1].request.content)
+    assert sent["reasoning_effort"] == "high" and "prompt_cache_key" not in sent
+
+
+def test_an_unknown_host_warns_once_that_openais_rules_are_off(
+        httpx2_mock: respx.Router) -> None:
+    """Once per host: the warning names the host and the setting; a host of the table, an
+    explicit openai_proxy and a second client at the same host say nothing."""
+    import warnings
+
+    from aisuite_like.providers.openai import transport
+
+    host = "warn-once.gateway.example"
+    transport._warned_hosts.discard(host)
+    config = {"api_key": "sk-test-0123456789", "base_url": f"https://{host}/v1"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            ai.Client({"openai": config})._provider("openai")
+        ai.Client({"openai": {**config, "base_url": "https://other.gateway.example/v1",
+                              "openai_proxy": False}})._provider("openai")
+        ai.Client({"openai": {**config, "base_url": "https://api.groq.com/openai/v1"}}
+                  )._provider("openai")
+    texts = [str(w.message) for w in caught]
+    assert len(texts) == 1 and host in texts[0] and "openai_proxy" in texts[0]
+    assert "sk-test" not in texts[0]
+
+
+@pytest.mark.parametrize("key,value", [("openai", "yes"), ("groq", True)])
+def test_openai_proxy_is_a_bool_of_the_openai_key(key: str, value: Any) -> None:
+    with pytest.raises(ai.ConfigurationError, match="openai_proxy"):
+        ai.Client({key: {"api_key": "sk-test-0123456789", "openai_proxy": value}}
+                  )._provider(key)

@@ -17,7 +17,7 @@ from typing import Any, Optional
 import pytest
 import respx
 from support.openai_helpers import httpx2_mock  # noqa: F401  (the fixture)
-from support.transports import provider_config, transport  # noqa: F401  (the fixture)
+from support.transports import native, provider_config, transport  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 from aisuite_like.providers import ChatRequest
@@ -245,6 +245,11 @@ def test_replay(service: str, url: str, interaction: dict, mode: str,
             assert isinstance(result, ai.APIError), result
             assert error["message"] in str(result)
             assert result.provider == service
+            if not native():  # the SDK's exception, as its Stream raises it, is __cause__
+                import openai
+
+                assert type(result.__cause__) is openai.APIError, repr(result.__cause__)
+                assert result.__cause__.body == error
             received = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
             assert received == (expected[0]["content"] or "") if expected else True
             return
@@ -281,3 +286,38 @@ def test_recorded_reply_round_trips_as_next_request(service: str, url: str,
         tc.id for tc in resp.choices[0].message.tool_calls or []]
     if service != "deepseek":
         assert "reasoning_content" not in sent
+
+
+# --- the recorded requests as a caller writes them ------------------------------------------
+
+# (Mistral's recorded tools leave out "type": "function", which create refuses, as the OpenAI
+# SDK's types do.)
+_CHAT_CASES = [c for c in CASES if not c.marks and all(
+    "type" in t for t in c.values[2]["request"]["body"].get("tools", ()))]
+
+
+@pytest.mark.parametrize("service, url, interaction", _CHAT_CASES)
+def test_recorded_request_passes_create_and_its_native_fields_go_out(
+        service: str, url: str, interaction: dict, httpx2_mock: respx.Router) -> None:
+    """A recorded body given to ``create`` as keyword arguments is sent: no field of the
+    service's own API (Groq's ``reasoning_format``, OpenRouter's ``preset`` / ``usage``,
+    Cerebras' ``clear_thinking``, ...) is refused as a misspelt portable argument, and each
+    goes out as given."""
+    from aisuite_like.core.checks import KNOWN_KEYWORDS
+
+    body, response = interaction["request"]["body"], interaction["response"]
+    route = _mock(httpx2_mock, url, response)
+    kwargs = {k: v for k, v in body.items() if k != "model"}
+    config = {"api_key": "recorded-key", "base_url": url[: -len("/chat/completions")],
+              "max_retries": 0}
+    with ai.Client({service: config}) as client:
+        try:
+            result = client.chat.completions.create(model=f"{service}:{body['model']}",
+                                                    **kwargs)
+            if body.get("stream"):
+                list(result)
+        except ai.APIError:
+            pass  # a recorded error reply: the request went out, which is what is checked
+    sent = json.loads(route.calls[0].request.content)
+    native = {k: v for k, v in body.items() if k not in KNOWN_KEYWORDS and k != "messages"}
+    assert {k: sent.get(k) for k in native} == native

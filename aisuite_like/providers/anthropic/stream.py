@@ -101,7 +101,8 @@ def _chunk(state: "StreamTranslator", delta: ChoiceDelta, finish_reason: Optiona
         "model": state.model, "provider": state.provider,
         "choices": [build_model(ChunkChoice, {"index": 0, "delta": delta,
                                          "finish_reason": finish_reason,
-                                         "native_finish_reason": native})],
+                                         "native_finish_reason": native,
+                                         "logprobs": None})],
         "usage": usage, "turn": None})
 
 

@@ -31,6 +31,7 @@ from .. import retry as _retry
 from .._common import host_of_url, own_error_inside, raised_inside, redirect_hooks
 from .._native import native_transport
 from ..base import ChatRequest, FileRequest, Provider
+from ..body_limits import CONFIG_KEYS as BODY_CONFIG_KEYS
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error
 from .models import parse_models_page
@@ -97,8 +98,10 @@ class AnthropicProvider(Provider):
         transport: Optional[str] = None,
         **client_options: Any,
     ) -> None:
+        # max_reply_bytes / max_event_bytes: read with the retry settings (CallPolicy)
+        body = {k: client_options.pop(k) for k in BODY_CONFIG_KEYS if k in client_options}
         if native_transport({"transport": transport}, "anthropic"):
-            self._init_native(api_key=api_key, base_url=base_url, timeout=timeout,
+            self._init_native(body=body, api_key=api_key, base_url=base_url, timeout=timeout,
                               max_retries=max_retries, default_headers=default_headers,
                               http_client=http_client, async_transport=async_transport,
                               default_max_tokens=default_max_tokens,
@@ -113,7 +116,8 @@ class AnthropicProvider(Provider):
         self._calls = _retry.CallPolicy.from_config(
             {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
              "max_concurrency": max_concurrency, "retry_clock": retry_clock,
-             "stream_gap_timeout": stream_gap_timeout, "timeout": timeout}, "anthropic",
+             "stream_gap_timeout": stream_gap_timeout, "timeout": timeout, **body},
+            "anthropic",
             default_timeout=_DEFAULT_TIMEOUT,
             host=host_of_url(base_url or os.environ.get("ANTHROPIC_BASE_URL")
                              or "https://api.anthropic.com"))
@@ -134,7 +138,8 @@ class AnthropicProvider(Provider):
             raise ConfigurationError(unknown_config_keys_message(
                 "anthropic", unknown, accepted | {"async_transport", "default_max_tokens",
                                                   "max_retry_wait", "max_concurrency",
-                                                  "retry_clock", "stream_gap_timeout"}))
+                                                  "retry_clock", "stream_gap_timeout",
+                                                  *BODY_CONFIG_KEYS}))
         self._api_key = clean_api_key(api_key or os.environ.get("ANTHROPIC_API_KEY") or None,
                                       "anthropic")
         self._default_max_tokens = default_max_tokens
@@ -176,8 +181,8 @@ class AnthropicProvider(Provider):
                      http_client: Any, async_transport: Optional[str],
                      default_max_tokens: int, max_retry_wait: float,
                      max_concurrency: Optional[int], retry_clock: Any,
-                     stream_gap_timeout: Optional[float], client_options: dict[str, Any]
-                     ) -> None:
+                     stream_gap_timeout: Optional[float], client_options: dict[str, Any],
+                     body: dict[str, Any]) -> None:
         """``transport="native"``: the same settings, our own HTTP (docs/transports.md)."""
         from .native import NATIVE_OPTIONS, AnthropicNative
 
@@ -193,7 +198,8 @@ class AnthropicProvider(Provider):
         self._calls = _retry.CallPolicy.from_config(
             {"max_retries": max_retries, "max_retry_wait": max_retry_wait,
              "max_concurrency": max_concurrency, "retry_clock": retry_clock,
-             "stream_gap_timeout": stream_gap_timeout, "timeout": timeout}, "anthropic",
+             "stream_gap_timeout": stream_gap_timeout, "timeout": timeout, **body},
+            "anthropic",
             default_timeout=_DEFAULT_TIMEOUT,
             host=host_of_url(base_url or os.environ.get("ANTHROPIC_BASE_URL")
                              or "https://api.anthropic.com"))
@@ -212,6 +218,7 @@ class AnthropicProvider(Provider):
         self._sync = self._async = None
         self._native = AnthropicNative(PROVIDER, self._api_key, base_url, default_headers,
                                        auth_token, self._secrets, self._calls.host)
+        self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
 
     def __repr__(self) -> str:  # never the key
         return f"AnthropicProvider(base_url={self._sync_options.get('base_url')!r})"
@@ -225,7 +232,8 @@ class AnthropicProvider(Provider):
                     options = self._sync_options
                     if "http_client" not in options:  # the SDK's defaults, no redirect elsewhere
                         options = {**options, "http_client": self._anthropic.DefaultHttpxClient(
-                            event_hooks=redirect_hooks(self._key(), is_async=False))}
+                            event_hooks=redirect_hooks(self._key(), is_async=False,
+                                                limits=self._calls.body))}
                     client = self._anthropic.Anthropic(**options)
                     bound_sync_client(client)  # timeout bounds the whole attempt
                     self._sync = client
@@ -242,7 +250,8 @@ class AnthropicProvider(Provider):
                 if self._async is None:
                     options = self._async_options
                     if "http_client" not in options:  # the SDK's defaults, no redirect elsewhere
-                        hooks = redirect_hooks(self._key(), is_async=True)
+                        hooks = redirect_hooks(self._key(), is_async=True,
+                                                limits=self._calls.body)
                         sdk = self._anthropic
                         options = {**options, "http_client": (
                             sdk.DefaultAioHttpClient(event_hooks=hooks) if self._aiohttp

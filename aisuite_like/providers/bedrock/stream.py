@@ -75,7 +75,8 @@ class StreamTranslator:
             "model": self.model, "provider": self.provider,
             "choices": [build_model(ChunkChoice, {"index": 0, "delta": delta or _delta(),
                                              "finish_reason": finish_reason,
-                                             "native_finish_reason": native})],
+                                             "native_finish_reason": native,
+                                         "logprobs": None})],
             "usage": usage, "turn": None})
         return chunk
 

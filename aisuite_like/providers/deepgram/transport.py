@@ -116,7 +116,8 @@ class DeepgramProvider(Provider):
                     if not isinstance(client, httpx2.Client):
                         client = httpx2.Client(
                             timeout=self._timeout(), follow_redirects=True,
-                            event_hooks=redirect_hooks(_NAME, is_async=False))
+                            event_hooks=redirect_hooks(_NAME, is_async=False,
+                                                limits=self._calls.body))
                         bound_sync_io(client)  # the timeout bounds the whole attempt
                     self._client = client
         return self._client
@@ -135,7 +136,8 @@ class DeepgramProvider(Provider):
                     self._async_client = given if isinstance(given, httpx2.AsyncClient) \
                         else httpx2.AsyncClient(
                             timeout=self._timeout(), follow_redirects=True,
-                            event_hooks=redirect_hooks(_NAME, is_async=True))
+                            event_hooks=redirect_hooks(_NAME, is_async=True,
+                                                limits=self._calls.body))
                     self._async_loop = asyncio.get_running_loop()
                 client = self._async_client
         return client

@@ -31,6 +31,7 @@ from .translate import (
     _Parts,
     _usage,
     continuation_token,
+    gemini_logprobs,
 )
 
 __all__ = ["StreamTranslator"]
@@ -153,20 +154,22 @@ class StreamTranslator:
         annotations = self._grounding(cand, index, parts.others) if (
             parts.others or cand.get("groundingMetadata")
             or cand.get("urlContextMetadata")) else None
+        logprobs = gemini_logprobs(cand.get("logprobsResult"), self.provider)
         role = None
         if index not in self._started:
             self._started.add(index)
             role = "assistant"
         elif (content is None and reasoning is None and tool_calls is None and psf is None
-              and native is None and not annotations):
+              and native is None and not annotations and logprobs is None):
             return None
         delta = ChoiceDelta.model_construct(role=role, content=content, tool_calls=tool_calls,
                                             reasoning_content=reasoning,
                                             provider_specific_fields=psf)
         if annotations:  # citations of the text so far (docs/hosted-tools.md)
             object.__setattr__(delta, "__pydantic_extra__", {"annotations": annotations})
+        more: dict[str, Any] = {"logprobs": logprobs} if logprobs is not None else {}
         return ChunkChoice.model_construct(
-            index=index, delta=delta, finish_reason=finish, native_finish_reason=native)
+            index=index, delta=delta, finish_reason=finish, native_finish_reason=native, **more)
 
     def _grounding(self, cand: Mapping[str, Any], index: int,
                    others: list[dict[str, Any]]) -> Optional[list[dict[str, Any]]]:

@@ -21,12 +21,15 @@ from ...core.errors import UnsupportedParameterError
 from ...core.portability import HistoryRules, fit_history
 from ...core.types import (
     ChatCompletionResponse,
+    ChatCompletionTokenLogprob,
     Choice,
+    ChoiceLogprobs,
     CompletionTokensDetails,
     Function,
     Message,
     PromptTokensDetails,
     ToolCall,
+    TopLogprob,
     Usage,
 )
 from .._common import (
@@ -551,10 +554,14 @@ def build_request(request: ChatRequest, provider: str = _NAME, *,
             gen["thinkingConfig"] = thinking
     http_options = None
     extra_body = None
+    openai_logprobs = _logprobs_config(request.extra, provider)
+    if openai_logprobs is not None:
+        gen.update(openai_logprobs)
     for native, value in request.extra.items():
         key = _camel(native)
-        if native == "gemini_tools":
-            continue  # appended to the tools above
+        if native == "gemini_tools" or (openai_logprobs is not None
+                                        and native in ("logprobs", "top_logprobs")):
+            continue  # appended to the tools above; OpenAI's logprobs, mapped above
         if native == "extra_body":
             extra_body = value
         elif native == "http_options":
@@ -578,6 +585,78 @@ def build_request(request: ChatRequest, provider: str = _NAME, *,
     if extra_body:
         body = _deep_merge(body, extra_body)
     return GeminiCall(body, http_options)
+
+
+# --- request: OpenAI's logprobs -> Gemini's ---------------------------------------------------
+
+#: Gemini's ``logprobs`` (the number of top candidates per step) takes 1 to 20.
+_MAX_TOP_LOGPROBS = 20
+
+
+def _logprobs_config(extra: Mapping[str, Any], provider: str) -> Optional[dict[str, Any]]:
+    """OpenAI's ``logprobs=True`` / ``top_logprobs=k`` -> Gemini's ``responseLogprobs`` /
+    ``logprobs`` (k top candidates per step); None when the call uses neither in OpenAI's
+    sense (a non-bool ``logprobs`` is Gemini's own count, passed through as given)."""
+    wanted = extra.get("logprobs")
+    top = extra.get("top_logprobs")
+    if not isinstance(wanted, bool) and top is None:
+        return None
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int)
+                            or not 0 <= top <= _MAX_TOP_LOGPROBS):
+        raise UnsupportedParameterError(
+            f"top_logprobs must be an int from 0 to {_MAX_TOP_LOGPROBS}, got {top!r}",
+            parameter="top_logprobs", provider=provider)
+    if top is not None and wanted is not True:
+        raise UnsupportedParameterError(
+            "top_logprobs needs logprobs=True (as on OpenAI)", parameter="top_logprobs",
+            provider=provider)
+    if not wanted:
+        return {}
+    config: dict[str, Any] = {"responseLogprobs": True}
+    if top:
+        config["logprobs"] = top
+    return config
+
+
+# --- reply: logprobsResult -> ChoiceLogprobs --------------------------------------------------
+
+
+def _token_logprob(entry: Any, provider: str, where: str) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise bad_shape(provider, where, "an object", entry)
+    token = entry.get("token")
+    logprob = entry.get("logProbability")
+    if not isinstance(token, str):
+        raise bad_shape(provider, f"{where}.token", "a string", token)
+    if isinstance(logprob, bool) or not isinstance(logprob, (int, float)):
+        raise bad_shape(provider, f"{where}.logProbability", "a number", logprob)
+    return {"token": token, "bytes": list(token.encode("utf-8")), "logprob": float(logprob)}
+
+
+def gemini_logprobs(result: Any, provider: str = _NAME) -> Optional[ChoiceLogprobs]:
+    """A candidate's ``logprobsResult`` (``chosenCandidates``: the token at each step;
+    ``topCandidates``: the most likely ones there) -> OpenAI's ``ChoiceLogprobs``: per token,
+    ``token``, ``logprob``, its UTF-8 ``bytes`` and ``top_logprobs``."""
+    if result is None:
+        return None
+    where = "candidates[].logprobsResult"
+    if not isinstance(result, dict):
+        raise bad_shape(provider, where, "an object", result)
+    chosen = opt_list(result.get("chosenCandidates"), provider, f"{where}.chosenCandidates")
+    tops = opt_list(result.get("topCandidates"), provider, f"{where}.topCandidates") or []
+    content = []
+    for step, entry in enumerate(chosen or ()):
+        token = _token_logprob(entry, provider, f"{where}.chosenCandidates[]")
+        top = tops[step] if step < len(tops) else None
+        if top is not None and not isinstance(top, dict):
+            raise bad_shape(provider, f"{where}.topCandidates[]", "an object", top)
+        alternatives = opt_list((top or {}).get("candidates"), provider,
+                                f"{where}.topCandidates[].candidates") or []
+        token["top_logprobs"] = [
+            TopLogprob.model_construct(**_token_logprob(
+                c, provider, f"{where}.topCandidates[].candidates[]")) for c in alternatives]
+        content.append(ChatCompletionTokenLogprob.model_construct(**token))
+    return ChoiceLogprobs.model_construct(content=content, refusal=None)
 
 
 # --- request: reasoning_effort -> thinkingConfig --------------------------------------------
@@ -797,13 +876,15 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
             hosted.append(grounding)
             if grounding.annotations:
                 extra["annotations"] = grounding.annotations
+        found = gemini_logprobs(cand.get("logprobsResult"), provider)
+        logprobs: dict[str, Any] = {"logprobs": found} if found is not None else {}
         message = Message.model_construct(
             role="assistant", content=text or None, tool_calls=tool_calls,
             reasoning_content="".join(parts.reasoning) or None,
             provider_specific_fields=parts.psf(), **extra)
         choices.append(Choice.model_construct(
             index=index, message=message, finish_reason=_finish(native, bool(tool_calls)),
-            native_finish_reason=native))
+            native_finish_reason=native, **logprobs))
     if not choices:
         blocked = _blocked(data.get("promptFeedback"))
         message = Message.model_construct(role="assistant",

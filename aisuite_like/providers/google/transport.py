@@ -235,6 +235,7 @@ class GoogleProvider(GoogleEndpoints, Provider):
 
             self._native = GoogleNative(self._api_key, config, (self._api_key,),
                                         self._calls.host)
+            self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
 
     def __repr__(self) -> str:  # never shows the key
         return f"GoogleProvider(vertexai={self._vertex})"
@@ -284,7 +285,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
             # google-genai sends async requests through aiohttp whenever aiohttp is installed;
             # its own per-event-loop httpx2 client keeps every call on the httpx2 stack.
             async_http = self._own_async_http = seam.async_http_client(
-                follow_redirects=True, event_hooks=redirect_hooks(self.key, is_async=True))
+                follow_redirects=True, event_hooks=redirect_hooks(self.key, is_async=True,
+                                                limits=self._calls.body))
         # Retries are ours (providers/retry.py), the same on every family: one SDK attempt
         # (its retry_options also stop the aiohttp path's own implicit retry). The timeout is
         # set on each request by _send, so no X-Server-Timeout header goes out unless the
@@ -295,7 +297,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
         if sync_http is not None:
             options["httpx_client"] = sync_http
         elif not (self._vertex and _vertex_mtls()):  # (google-auth's own session then)
-            options["client_args"] = {"event_hooks": redirect_hooks(self.key, is_async=False)}
+            options["client_args"] = {"event_hooks": redirect_hooks(self.key, is_async=False,
+                                                limits=self._calls.body)}
         if config.get("base_url"):
             options["base_url"] = config["base_url"]
         if config.get("default_headers"):

@@ -16,6 +16,7 @@ from ...core.errors import (
     error_for_status,
     parse_retry_after,
     redacted,
+    scrub_exception,
 )
 from .._common import bad_stream_json, host_of, too_deep_for_sdk, transport_error
 
@@ -81,6 +82,21 @@ def reply_error(status: int, headers: Any, content: bytes, provider: str,
     code = data.get("code") if isinstance(data, dict) else None
     return status_error(status, message, data, headers, provider, secrets,
                         code=str(code) if code is not None else None, response=response)
+
+
+def sdk_stream_error(error: Any, request: Any, secrets: Iterable[Optional[str]] = ()
+                     ) -> BaseException:
+    """The ``openai.APIError`` the SDK's own ``Stream`` raises for an ``{"error": ...}`` event
+    (its message and body as the SDK makes them, keys scrubbed): the ``__cause__`` of the
+    typed error on the SDK transport, as for every other SDK failure."""
+    import openai
+
+    message = error.get("message") if isinstance(error, Mapping) else None
+    if not message or not isinstance(message, str):
+        message = "An error occurred during streaming"
+    exc = openai.APIError(message=message, request=request, body=error)
+    scrub_exception(exc, secrets)
+    return exc
 
 
 def map_sdk_error(exc: BaseException, provider: str,

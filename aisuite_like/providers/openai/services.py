@@ -74,7 +74,10 @@ class ServiceSpec:
     history's last assistant message as the start of the reply to continue, where the API
     refuses a history that ends with one otherwise (Mistral's ``prefix``). ``content_parts``:
     the content part types the API takes in a user message (None: any, sent as given);
-    another one is refused before sending.
+    another one is refused before sending. ``native_params``: request fields of the
+    service's own API (its reference) that the "did you mean" check never takes for a
+    misspelling of a portable argument (Groq's ``reasoning_format`` is no typo of
+    ``reasoning_effort``); they pass through as any provider-native argument does.
     """
 
     key: str
@@ -99,11 +102,21 @@ class ServiceSpec:
     message_names: bool = True
     prefix_field: Optional[str] = None
     content_parts: Optional[frozenset[str]] = None
+    native_params: frozenset[str] = frozenset()
 
 
 def _row(key: str, base_url: Optional[str], key_env: Optional[str], **kw: Any
          ) -> tuple[str, ServiceSpec]:
     return key, ServiceSpec(key, base_url, key_env, **kw)
+
+
+def _params(names: str) -> frozenset[str]:
+    return frozenset(names.split())
+
+
+# The request fields of each service's own API beyond OpenAI's (from its API reference), for
+# the "did you mean" check (``native_params``). The samplers many servers share:
+_SAMPLERS = "top_k min_p repetition_penalty "
 
 
 _ALL_FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
@@ -135,13 +148,21 @@ SERVICES: dict[str, ServiceSpec] = dict([
     _row("openai", None, "OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
          openai_native=True, transcription_formats=_ALL_FORMATS, transcription_stream=True,
          responses_api=True, non_reasoning=OPENAI_NON_REASONING, prompt_cache_key=True,
-         embeddings=_OPENAI_EMBEDDINGS, tool_call_ids=OPENAI_IDS),
+         embeddings=_OPENAI_EMBEDDINGS, tool_call_ids=OPENAI_IDS,
+         native_params=_params("prompt_cache_key prompt_cache_retention safety_identifier "
+                                "service_tier verbosity web_search_options prediction modalities "
+                                "audio store metadata")),
     _row("azure", None, "AZURE_OPENAI_API_KEY", max_tokens_field="max_completion_tokens",
          openai_native=True, transcription_formats=_ALL_FORMATS, responses_api=True,
-         embeddings=_OPENAI_EMBEDDINGS, tool_call_ids=OPENAI_IDS),
+         embeddings=_OPENAI_EMBEDDINGS, tool_call_ids=OPENAI_IDS,
+         native_params=_params("data_sources user_security_context prediction modalities audio "
+                                "store metadata")),
     # Groq's transcriptions: json, text, verbose_json (srt / vtt rendered from segments).
     _row("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
-         max_tokens_field="max_completion_tokens", transcription_formats=_VERBOSE),
+         max_tokens_field="max_completion_tokens", transcription_formats=_VERBOSE,
+         native_params=_params("reasoning_format include_reasoning service_tier search_settings "
+                                "compound_custom documents citation_options "
+                                "disable_tool_validation exclude_domains include_domains")),
     # Mistral refuses fields its API does not define (``name`` on a user message is a 422),
     # and a history ending with an assistant message unless it says ``prefix: true``
     # ("Expected last role User or Tool (or Assistant with prefix True)"); its chat takes
@@ -150,39 +171,77 @@ SERVICES: dict[str, ServiceSpec] = dict([
          transcription_formats=("json",),
          embeddings=EmbeddingsSpec(128, "output_dimension", base64=True),
          tool_call_ids=MISTRAL_IDS, message_names=False, prefix_field="prefix",
-         content_parts=frozenset({"text", "image_url"})),
+         content_parts=frozenset({"text", "image_url"}),
+         native_params=_params("safe_prompt random_seed prompt_mode prediction prefix")),
     # DeepSeek thinking mode REQUIRES reasoning_content back on assistant tool-call turns.
     _row("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
-         reasoning_field="reasoning_content"),
-    _row("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
+         reasoning_field="reasoning_content",
+         native_params=_params("thinking")),
+    _row("xai", "https://api.x.ai/v1", "XAI_API_KEY",
+         native_params=_params("search_parameters deferred")),
     _row("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY",
-         transcription_formats=("json", "verbose_json"), embeddings=EmbeddingsSpec(256)),
+         transcription_formats=("json", "verbose_json"), embeddings=EmbeddingsSpec(256),
+         native_params=_params(_SAMPLERS + "safety_model reasoning echo "
+                                "context_length_exceeded_behavior chat_template_kwargs")),
     _row("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY",
-         embeddings=EmbeddingsSpec(8, "dimensions")),
+         embeddings=EmbeddingsSpec(8, "dimensions"),
+         native_params=_params(_SAMPLERS + "typical_p mirostat_lr mirostat_target echo raw_output "
+                                "context_length_exceeded_behavior prompt_truncate_len "
+                                "perf_metrics_in_response")),
     _row("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
          max_tokens_field=None, reasoning_field="reasoning", psf_fields=("reasoning_details",),
-         reasoning_effort_as="reasoning"),
+         reasoning_effort_as="reasoning",
+         native_params=_params(_SAMPLERS + "provider transforms models route preset top_a "
+                                "reasoning usage plugins prediction debug verbosity")),
     _row("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
-         reasoning_field="reasoning"),
-    _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
+         reasoning_field="reasoning",
+         native_params=_params("disable_reasoning clear_thinking service_tier")),
+    _row("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY",
+         native_params=_params("search_domain_filter search_recency_filter search_mode "
+                                "search_after_date_filter search_before_date_filter return_images "
+                                "return_related_questions web_search_options disable_search "
+                                "enable_search_classifier language_preference")),
     _row("huggingface", "https://router.huggingface.co/v1", "HF_TOKEN",
-         transcription_formats=("json",), transcription_api="hf-inference"),
+         transcription_formats=("json",), transcription_api="hf-inference",
+         native_params=_params("top_k repetition_penalty")),
     _row("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", key_required=False,
          placeholder_key="ollama", reasoning_field="reasoning",
-         embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True)),
+         embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True),
+         native_params=_params("reasoning keep_alive think")),
     _row("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", key_required=False,
-         placeholder_key="lm-studio", embeddings=EmbeddingsSpec(None)),
+         placeholder_key="lm-studio", embeddings=EmbeddingsSpec(None),
+         native_params=_params(_SAMPLERS + "ttl draft_model repeat_penalty")),
     _row("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", key_required=False,
          placeholder_key="EMPTY", reasoning_field="reasoning", transcription_formats=_VERBOSE,
-         embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True)),
+         embeddings=EmbeddingsSpec(None, "dimensions", base64=True, tokens=True),
+         native_params=_params(_SAMPLERS + "min_tokens use_beam_search length_penalty "
+                                "stop_token_ids ignore_eos include_stop_str_in_output "
+                                "skip_special_tokens "
+                                "spaces_between_special_tokens truncate_prompt_tokens guided_json "
+                                "guided_regex guided_choice guided_grammar guided_decoding_backend "
+                                "structured_outputs chat_template chat_template_kwargs "
+                                "add_generation_prompt continue_final_message echo documents "
+                                "priority mm_processor_kwargs return_tokens_as_token_ids "
+                                "prompt_logprobs bad_words allowed_token_ids logits_processors "
+                                "kv_transfer_params vllm_xargs")),
     _row("nebius", "https://api.studio.nebius.com/v1", "NEBIUS_API_KEY",
-         embeddings=EmbeddingsSpec(256)),
-    _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY"),
-    _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY"),
+         embeddings=EmbeddingsSpec(256),
+         native_params=_params(_SAMPLERS + "guided_json guided_regex guided_choice")),
+    _row("sambanova", "https://api.sambanova.ai/v1", "SAMBANOVA_API_KEY",
+         native_params=_params("top_k chat_template_kwargs")),
+    _row("inception", "https://api.inceptionlabs.ai/v1", "INCEPTION_API_KEY",
+         native_params=_params("diffusing")),
     # Cohere's OpenAI compatibility API (its native SDK reads CO_API_KEY, not used here).
     _row("cohere", "https://api.cohere.ai/compatibility/v1", "COHERE_API_KEY",
-         embeddings=EmbeddingsSpec(96, base64=True)),
+         embeddings=EmbeddingsSpec(96, base64=True),
+         native_params=_params("safety_mode")),
 ])
+
+
+#: Every service's own request fields (``native_params``): what an endpoint whose service is
+#: not known may take (the ``openai`` key at another host, a router alias).
+ALL_NATIVE_PARAMS: frozenset[str] = frozenset().union(
+    *(spec.native_params for spec in SERVICES.values()))
 
 
 @lru_cache(maxsize=64)
@@ -202,31 +261,50 @@ def _netloc(url: str) -> str:
     return urlsplit(url).netloc.lower()
 
 
-def _spec_for_endpoint(spec: ServiceSpec, base_url: Any) -> ServiceSpec:
-    """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
-    registered with ``OpenAIProvider``) sends the limit as the service of the table at that
-    host does (OpenRouter: as sent; Hugging Face's router: ``max_tokens``), and as
-    ``max_tokens``, the one name every compatible server knows, on any other host; its
-    reasoning effort, prompt cache, embeddings and tool-call id rule follow that service too
-    (another host: the effort as given, no cache key, no model table, OpenAI's embeddings
-    and id rule)."""
+def foreign_host(spec: ServiceSpec, base_url: Any) -> Optional[str]:
+    """The host of ``base_url`` when the ``openai`` row is pointed at a host that is neither
+    OpenAI's (``*.openai.com``) nor the default host of another row: a server whose rules
+    the table cannot know (None otherwise)."""
     if spec.key != "openai" or not base_url:
+        return None
+    netloc = _netloc(str(base_url))
+    host = netloc.rsplit("@", 1)[-1].split(":", 1)[0]
+    if host == "openai.com" or host.endswith(".openai.com") or _known_at(netloc) is not None:
+        return None
+    return host
+
+
+def _known_at(netloc: str) -> Optional[ServiceSpec]:
+    return next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
+                 and not s.openai_native), None)
+
+
+def _spec_for_endpoint(spec: ServiceSpec, base_url: Any, openai_proxy: bool = False
+                       ) -> ServiceSpec:
+    """The ``openai`` row pointed at a host that is not OpenAI's (a compatible server, a key
+    registered with ``OpenAIProvider``) follows the service of the table at that host
+    (OpenRouter: the limit as sent; Hugging Face's router: ``max_tokens``): its limit field,
+    reasoning effort, prompt cache, embeddings and tool-call id rule. At any other host the
+    limit goes out under the name the caller gave it, the effort as given, no cache key, no
+    model table, OpenAI's embeddings and id rule, and every service's own request fields
+    pass the "did you mean" check. ``openai_proxy`` (the config setting) says the host is
+    OpenAI behind a proxy or gateway: OpenAI's own row, unchanged."""
+    if spec.key != "openai" or not base_url or openai_proxy:
         return spec
     netloc = _netloc(str(base_url))
     host = netloc.rsplit("@", 1)[-1].split(":", 1)[0]
     if host == "openai.com" or host.endswith(".openai.com"):
         return spec
-    known = next((s for s in SERVICES.values() if s.base_url and _netloc(s.base_url) == netloc
-                  and not s.openai_native), None)
-    if known is None:
-        return replace(spec, max_tokens_field="max_tokens", non_reasoning=None,
-                       prompt_cache_key=False)
+    known = _known_at(netloc)
+    if known is None:  # any server may be behind it: no service's own field is a typo
+        return replace(spec, max_tokens_field=None, non_reasoning=None,
+                       prompt_cache_key=False, native_params=ALL_NATIVE_PARAMS)
     return replace(spec, max_tokens_field=known.max_tokens_field,
                    reasoning_effort_as=known.reasoning_effort_as,
                    non_reasoning=known.non_reasoning, prompt_cache_key=known.prompt_cache_key,
                    embeddings=known.embeddings, tool_call_ids=known.tool_call_ids,
                    message_names=known.message_names, prefix_field=known.prefix_field,
-                   content_parts=known.content_parts)
+                   content_parts=known.content_parts, native_params=known.native_params)
 
 
 def service_for_base_url(base_url: Any) -> Optional[str]:

@@ -2,15 +2,17 @@
 SDK. :class:`StreamTranslator` turns the raw SSE events of one streamed reply into
 ``ChatCompletionChunk`` objects; :class:`StreamBody` feeds it from the body's bytes through
 the SSE decoder shared by the HTTP families (``providers/_common.py``). An error event inside
-the stream raises the typed error it stands for (``errors.error_from_body``).
+the stream raises the typed error it stands for (``errors.error_from_body``), chained to the
+exception the SDK's own stream raises for it when the SDK transport gives ``sdk_error``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
+from ...core.logprobs import choice_logprobs
 from ...core.reading import unreadable
 from ...core.types import (
     ChatCompletionChunk,
@@ -42,6 +44,10 @@ from .translate import (
     _split_content,
     _usage,
 )
+
+#: The exception the SDK raises for a stream's error event, from the event's ``error``
+#: object: the ``__cause__`` of the typed error on the SDK transport (docs/migration.md).
+SdkError = Callable[[Any], BaseException]
 
 _CHUNK_FIELDS = frozenset(ChatCompletionChunk.model_fields)
 _CHUNK_CHOICE_FIELDS = frozenset(ChunkChoice.model_fields)
@@ -81,11 +87,13 @@ class StreamTranslator:
     connection the server closed cleanly).
     """
 
-    __slots__ = ("provider", "secrets", "_choices", "saw_finish")
+    __slots__ = ("provider", "secrets", "sdk_error", "_choices", "saw_finish")
 
-    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
+    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = (),
+                 sdk_error: Optional[SdkError] = None) -> None:
         self.provider = provider
         self.secrets = tuple(secrets)  # scrubbed from error events (a provider may echo them)
+        self.sdk_error = sdk_error
         self._choices: dict[int, _ChoiceState] = {}
         self.saw_finish = False
 
@@ -103,7 +111,10 @@ class StreamTranslator:
         if not isinstance(event, dict):
             raise bad_shape(self.provider, "a stream event", "an object", event)
         if event.get("error"):
-            raise error_from_body(event["error"], self.provider, self.secrets)
+            error = error_from_body(event["error"], self.provider, self.secrets)
+            if self.sdk_error is not None:
+                raise error from self.sdk_error(event["error"])
+            raise error
         out_choices = []
         raw_choices = event.get("choices")
         if raw_choices:
@@ -186,12 +197,13 @@ class StreamTranslator:
                 # message equals the non-streamed one and can be sent back as is.
                 psf = {"reasoning_details": list(state.details.values())}
                 state.details = None
+        logprobs = choice_logprobs(c.get("logprobs"), self.provider)
         role = None
         if not state.started:
             state.started = True
             role = "assistant"
         elif (content is None and reasoning is None and refusal is None and tool_calls is None
-              and native is None):
+              and native is None and logprobs is None):
             return None
         sent = set(_DELTA_FIELDS.intersection(delta))
         if role is not None:
@@ -209,6 +221,7 @@ class StreamTranslator:
         return _make(ChunkChoice, {
             "index": index, "delta": out_delta, "finish_reason": finish,
             "native_finish_reason": (c.get("native_finish_reason") or native) if native else None,
+            "logprobs": logprobs,
         }, _extras(c, _CHUNK_CHOICE_FIELDS), choice_sent)
 
     def finish(self) -> None:
@@ -226,8 +239,9 @@ class StreamBody:
 
     __slots__ = ("translator", "done", "_decoder")
 
-    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
-        self.translator = StreamTranslator(provider, secrets)
+    def __init__(self, provider: str, secrets: Iterable[Optional[str]] = (),
+                 sdk_error: Optional[SdkError] = None) -> None:
+        self.translator = StreamTranslator(provider, secrets, sdk_error)
         self.done = False
         self._decoder = SSEDecoder(provider)
 

@@ -16,6 +16,7 @@ from typing import Any, Optional, TypeVar
 
 from ...core.checks import tool_call_id_of
 from ...core.errors import UnsupportedParameterError
+from ...core.logprobs import choice_logprobs
 from ...core.portability import fit_history
 from ...core.types import (
     ChatCompletionResponse,
@@ -484,7 +485,7 @@ def parse_response(data: Mapping[str, Any], provider: str) -> ChatCompletionResp
             "index": index, "message": message,
             "finish_reason": _finish(c.get("finish_reason"), tool_calls is not None),
             "native_finish_reason": native, "intermediate_messages": [],
-            "logprobs": c.get("logprobs"),
+            "logprobs": choice_logprobs(c.get("logprobs"), provider),
         }, _extras(c, _CHOICE_FIELDS), choice_sent))
     return _make(ChatCompletionResponse, {
         "id": data.get("id") or "", "object": "chat.completion",

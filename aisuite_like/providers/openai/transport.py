@@ -10,6 +10,7 @@ errors are mapped by ``errors.py``; the SDK's private internals are reached only
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
@@ -21,6 +22,7 @@ from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
+    NotFoundError,
     UnsupportedParameterError,
     scrub_exception,
 )
@@ -52,10 +54,10 @@ from .audio import (
 )
 from .embeddings import build_embeddings_request, embeddings_limit, parse_embeddings
 from .endpoints import OpenAIEndpoints
-from .errors import map_sdk_error
+from .errors import map_sdk_error, sdk_stream_error
 from .hosted import is_search_model
 from .models import parse_models
-from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint
+from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint, foreign_host
 from .stream import StreamBody
 from .translate import build_request, parse_response
 
@@ -63,7 +65,7 @@ from .translate import build_request, parse_response
 _COMMON_CONFIG = frozenset({
     "api_key", "base_url", "timeout", "max_retries", "default_headers", "http_client",
     "async_http_client", "async_transport", "reasoning_field", "organization", "project",
-    "api", "max_embedding_inputs", "tool_call_ids",
+    "api", "max_embedding_inputs", "tool_call_ids", "openai_proxy",
 }) | _retry.CONFIG_KEYS | _NATIVE_KEYS
 _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
@@ -79,6 +81,7 @@ _HF_FORMATS = frozenset({"flac", "mp3", "mpeg", "wav", "ogg", "webm", "m4a"})
 #: The hosted tools of OpenAI's API (docs/hosted-tools.md).
 _HOSTED = frozenset({"web_search", "code_execution"})
 
+_log = logging.getLogger("aisuite_like.providers")
 _SDK_PARAMS: Optional[frozenset[str]] = None
 _RESPONSES_PARAMS: Optional[frozenset[str]] = None
 #: Seconds that bound an attempt when no timeout is configured: the openai SDK's 600 s.
@@ -116,6 +119,30 @@ def _note_reply(reply: Any) -> None:
          url=reply.url)
 
 
+_warned_hosts: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def _warn_foreign_host(host: Optional[str]) -> None:
+    """Once per host and process: the ``openai`` key pointed at a host the table does not
+    know leaves OpenAI's model rules off (say which setting keeps them)."""
+    if host is None:
+        return
+    with _warned_lock:
+        if host in _warned_hosts:
+            return
+        _warned_hosts.add(host)
+    import warnings
+
+    warnings.warn(
+        f"provider 'openai' at {host}, which is not OpenAI's host: OpenAI's model rules are "
+        "off there (the token limit goes out under the name you gave it, reasoning_effort "
+        "is not checked against OpenAI's models, prompt_cache='auto' sends no "
+        "prompt_cache_key). If this is OpenAI behind a proxy or gateway, set "
+        "provider_configs={'openai': {..., 'openai_proxy': True}}; if it is another server, "
+        "'openai_proxy': False silences this warning.", UserWarning, stacklevel=4)
+
+
 class OpenAIProvider(OpenAIEndpoints, Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
@@ -130,8 +157,11 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     docs/responses.md), ``max_embedding_inputs`` (inputs per embeddings request, over the
     table's ``embeddings`` column), ``tool_call_ids`` (the server's tool-call id rule, over
     the table's: ``"kimi"``, ``"mistral"``, ``"openai"`` or ``"any"``;
-    docs/portability.md); azure also ``api_version``, ``azure_endpoint``,
-    ``azure_deployment``, ``azure_ad_token``, ``azure_ad_token_provider``.
+    docs/portability.md), ``openai_proxy`` (openai only: True when ``base_url`` is OpenAI
+    behind a proxy or gateway, so OpenAI's model rules apply there; False for another server;
+    unset: another server, with a warning once per host the table does not know); azure also
+    ``api_version``, ``azure_endpoint``, ``azure_deployment``, ``azure_ad_token``,
+    ``azure_ad_token_provider``.
     """
 
     def __init__(self, service: str = "openai", **config: Any) -> None:
@@ -165,8 +195,15 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             raise ConfigurationError("pass either async_transport='aiohttp' or "
                                      "async_http_client, not both")
         self.key = service
-        self.spec = _spec_for_endpoint(
-            spec, config.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
+        base_url = config.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+        proxy = config.pop("openai_proxy", None)
+        if proxy is not None and (not isinstance(proxy, bool) or service != "openai"):
+            raise ConfigurationError(
+                f"openai_proxy must be True or False, and only for the 'openai' key (its "
+                f"base_url is OpenAI behind a proxy or not); got {proxy!r} for {service!r}")
+        if proxy is None:
+            _warn_foreign_host(foreign_host(spec, base_url))
+        self.spec = _spec_for_endpoint(spec, base_url, bool(proxy))
         self._transport = transport
         api = config.pop("api", "chat")
         if api not in ("chat", "responses"):
@@ -176,6 +213,12 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                 f"api='responses': {service!r} has no Responses API; the services that have "
                 f"it: {', '.join(k for k, v in SERVICES.items() if v.responses_api)}")
         self._over_responses = api == "responses"
+        # The openai key at another host (a gateway, a compatible server) may have no
+        # Responses API: a 404 there sends client.responses over chat from then on, unless
+        # the config says api="responses" (docs/responses.md).
+        self._probe_responses = service == "openai" and not self._over_responses and \
+            self.spec is not spec
+        self._no_responses = False
         ids = config.pop("tool_call_ids", None)
         if ids is not None:  # the server's id rule, over the table's (docs/portability.md)
             if ids not in ID_RULES:
@@ -210,6 +253,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
             self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
                                         self._secrets(), self._calls.host)
+            self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(service={self.key!r})"
@@ -317,7 +361,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     http_client = self._user_http_client(False)
                     if http_client is None:  # the SDK's defaults, and no redirect elsewhere
                         http_client = openai.DefaultHttpxClient(
-                            event_hooks=redirect_hooks(self.key, is_async=False))
+                            event_hooks=redirect_hooks(self.key, is_async=False,
+                                                limits=self._calls.body))
                     client = cls(**self._client_kwargs(http_client))
                     bound_sync_client(client)  # timeout bounds the whole attempt
                     self._client = client
@@ -337,7 +382,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     import openai
 
                     http_client = self._user_http_client(True)
-                    hooks = redirect_hooks(self.key, is_async=True)
+                    hooks = redirect_hooks(self.key, is_async=True,
+                                                limits=self._calls.body)
                     if http_client is None and self._transport == "aiohttp":
                         try:
                             http_client = openai.DefaultAioHttpClient(event_hooks=hooks)
@@ -387,6 +433,11 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         """OpenAI's and Azure OpenAI's hosted tools (docs/hosted-tools.md)."""
         return _HOSTED if self.spec.responses_api and self.key in ("openai", "azure") \
             else frozenset()
+
+    @property
+    def native_parameters(self) -> frozenset[str]:  # type: ignore[override]  # per service
+        """The service's own request fields (the ``native_params`` of its row)."""
+        return self.spec.native_params
 
     def _responses_route(self, request: ChatRequest) -> bool:
         """Whether this chat call goes over the Responses API: the config says so, or it
@@ -551,13 +602,20 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     # Stream: an event carrying only ``retry:`` / ``id:`` is valid SSE (the SDK's parser fails
     # on its empty data), and bytes that are not UTF-8 are a typed error.
 
+    def _sdk_body(self, response: Any) -> StreamBody:
+        """The decoder of an SDK-transport stream: an error event's typed error has the SDK's
+        exception for it as ``__cause__``."""
+        secrets = self._secrets()
+        return StreamBody(self.key, secrets,
+                          lambda error: sdk_stream_error(error, response.request, secrets))
+
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
-        body = StreamBody(self.key, self._secrets())
         response = None
         try:
             with mapped_errors(self._error):
                 raw = self._sync().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                body = self._sdk_body(response)
                 note_response(response, response.headers.get("x-request-id"))
                 for data in response.iter_bytes():
                     yield from body.feed(data)
@@ -569,12 +627,12 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                 response.close()  # releases the connection, also on early exit
 
     async def _astream(self, kwargs: dict[str, Any]) -> AsyncIterator[ChatCompletionChunk]:
-        body = StreamBody(self.key, self._secrets())
         response = None
         try:
             with mapped_errors(self._error):
                 raw = await self._async().chat.completions.with_raw_response.create(**kwargs)
                 response = raw.http_response
+                body = self._sdk_body(response)
                 note_response(response, response.headers.get("x-request-id"))
                 async for data in response.aiter_bytes():
                     for chunk in body.feed(data):
@@ -713,7 +771,24 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     @property
     def native_responses(self) -> bool:  # type: ignore[override]  # per service
-        return self.spec.responses_api
+        return self.spec.responses_api and not self._no_responses
+
+    def responses_missing(self, error: BaseException) -> bool:
+        """Whether ``error`` (of a Responses API request) says this endpoint has no Responses
+        API: a 404 that names no model, parameter or stored response, from a host that is not
+        OpenAI's. Then it is remembered, and ``client.responses`` goes over chat."""
+        if not self._probe_responses or not isinstance(error, NotFoundError):
+            return False
+        code = error.code or ""
+        if error.param is not None or (code.endswith("_not_found") and code != "not_found"):
+            return False  # the route exists: OpenAI's own 404 of a model or a response
+        if not self._no_responses:
+            self._no_responses = True
+            _log.warning("%s at %s has no Responses API (404 from /responses): "
+                         "client.responses goes over chat completions from now on; set "
+                         "api='responses' in its config if it has one", self.key,
+                         self._calls.host)
+        return True
 
     def _responses_params(self) -> frozenset[str]:
         if self._native is not None:
