@@ -7,7 +7,8 @@ docs/reliability.md.
 
 llm-katan answers every request that offers tools with a call of the first tool (even the
 turn that carries the tool's result, and even a streamed request: with a JSON body), echoes
-the prompt as its text, and has no embeddings or Responses routes.
+the prompt as its text, and has no embeddings or Responses routes (``responses.create`` with
+the ``openai`` key gets a 404 from ``/v1/responses`` and goes over chat, docs/responses.md).
 """
 
 from __future__ import annotations
@@ -99,10 +100,6 @@ KNOWN: dict[tuple[str, str], tuple[bool, str]] = {
         False, f"{_ISSUE_32}: llm-katan answers a streamed request that offers tools with a "
         "JSON body, which the client reads as a stream that ended before its finish reason")
        for key in ("openai", "vllm")},
-    **{("openai", check): (
-        False, f"{_ISSUE_32}: responses.create with the openai key and a base_url that is not "
-        "OpenAI's calls /v1/responses, which llm-katan does not have")
-       for check in ("Responses", "Responses, streamed", "Responses, max_turns run")},
     **{(key, "parse()"): (
         True, "llm-katan's echo backend ignores a json_schema response_format (it honours "
         "only json_object), so its text is not a City: pydantic's ValidationError, as the "

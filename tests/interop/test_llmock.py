@@ -121,22 +121,12 @@ def test_call(llmock: LLMock, key: str, check: str) -> None:
     _RESULTS.record("llmock", llmock.version, row, current(), result)
 
 
-_NULL_CONTENT_DEFECT = ("issue 32 (being fixed elsewhere): the assistant message that only "
-                       "calls tools goes back without `content: null`, which llama.cpp's chat "
-                       "templates cannot read")
-
-
-@pytest.mark.xfail(strict=False, reason=_NULL_CONTENT_DEFECT)
 def test_tool_call_message_goes_back_with_null_content(llmock: LLMock) -> None:
-    row = "tool-call message sent back (openai key)"
-    try:
-        result = checks.tool_call_message_has_null_content(
-            configs(llmock, "openai"), SURFACES["openai"][1], llmock.bodies)
-    except AssertionError:
-        _RESULTS.record("llmock", llmock.version, row, current(),
-                        f"known defect: {_NULL_CONTENT_DEFECT}")
-        raise
-    _RESULTS.record("llmock", llmock.version, row, current(), result)
+    """llama.cpp's chat templates cannot read an assistant tool-call turn without `content`."""
+    result = checks.tool_call_message_has_null_content(
+        configs(llmock, "openai"), SURFACES["openai"][1], llmock.bodies)
+    _RESULTS.record("llmock", llmock.version, "tool-call message sent back (openai key)",
+                    current(), result)
 
 
 # --- faults llmock can script, against the fault matrix ------------------------------------
