@@ -85,7 +85,8 @@ _LONG_FILES = ("test_benchmarks_smoke.py", "test_durable_postgres.py", "test_dur
                "test_mcp.py", "test_llm_katan.py", "test_llmock.py",  # + a 45 s install
                "test_transport_faults.py", "test_durable_bench_smoke.py",
                "test_scale_async_smoke.py", "test_bedrock_retries.py",
-               "test_router_redis.py",
+               "test_router_redis.py", "test_gateway_safety.py", "test_gateway_cli.py",
+               "test_gateway_shared.py", "test_gateway_ui.py",
                "test_code_health.py")  # mypy: a minute on a fresh clone (no .mypy_cache)
 
 

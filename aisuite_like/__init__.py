@@ -93,6 +93,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         cache as cache,
         context as context,
         durable as durable,
+        gateway as gateway,
         handoff_filters as handoff_filters,
         responses as responses,
         router as router,
@@ -357,6 +358,7 @@ _LAZY = {
     "responses": None,  # the Responses API's types (docs/responses.md)
     "router": None,  # Router, MemoryState, RedisState (docs/router.md)
     "budgets": None,  # Budget, MemoryState, RedisState (docs/budgets.md)
+    "gateway": None,  # create_app, GatewayConfig: `aisuite-like serve` (docs/gateway.md)
     "context": None,  # Trim, Summarize, Native (docs/context.md)
     "tools": None,  # Tool, @tool, and the hosted WebSearch, CodeExecution, WebFetch
 }

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from support.recorded import load_recorded
+from support.timing import scaled
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -211,7 +212,7 @@ def test_embeddings_reply_has_one_vector_per_input() -> None:
 def test_quick_benchmark_runs_every_scenario(tmp_path: pathlib.Path) -> None:
     out = tmp_path / "quick.json"
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
-                           "--json", str(out)], capture_output=True, text=True, timeout=300,
+                           "--json", str(out)], capture_output=True, text=True, timeout=scaled(300),
                           cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = json.loads(out.read_text())

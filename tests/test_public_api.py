@@ -46,8 +46,8 @@ PUBLIC = [
     "TranscriptionSegment", "TranscriptionTextDeltaEvent", "TranscriptionTextDoneEvent",
     "TranscriptionWord", "Translation", "UnknownProviderError", "UnpricedModelError",
     "UnsupportedFeatureError", "UnsupportedParameterError", "Usage", "budgets", "cache", "context",
-    "durable", "fit_tokens", "function_tool", "handoff", "handoff_filters", "input_guardrail",
-    "instrument", "keep_last", "output_guardrail", "provider_keys", "pydantic_function_tool",
+    "durable", "fit_tokens", "function_tool", "gateway", "handoff", "handoff_filters",
+    "input_guardrail", "instrument", "keep_last", "output_guardrail", "provider_keys", "pydantic_function_tool",
     "register_provider", "responses", "router", "set_default_model", "testing", "tool", "tools",
     "trace", "uninstrument",
 ]

@@ -4,6 +4,9 @@
                       [--max-turns N] [--stream] [--json] [--usage]
     aisuite-like providers
     aisuite-like batch submit FILE.jsonl [--wait] | batch status ID | batch results ID
+    aisuite-like serve --config gateway.toml [--host H] [--port P] [--workers N]
+    aisuite-like gateway keys create --config gateway.toml --name N [--budget 50/month]
+                      [--rpm N] [--tpm N] [--models a,b] [--expires 30d] | keys list | revoke
 
 Exit codes: 0 ok; 2 usage (bad arguments, bad model string, unknown provider, bad ``--tool``,
 unsupported parameter, input that is not UTF-8); 1 a provider or run failure, printed with its
@@ -79,6 +82,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from . import batch as _cli_batch
 
     _cli_batch.add_parser(commands)
+    from . import gateway as _cli_gateway
+
+    _cli_gateway.add_parsers(commands)
     return parser
 
 
@@ -311,6 +317,12 @@ def main(argv: Optional[Sequence[str]] = None, *, stdin: Optional[TextIO] = None
             from . import batch as _cli_batch
 
             return _cli_batch.run(args, out, err, stdin or sys.stdin)
+        if args.command in ("serve", "gateway"):
+            from . import gateway as _cli_gateway
+
+            if args.command == "serve":
+                return _cli_gateway.serve(args, err)
+            return _cli_gateway.keys(args, out, err)
         return _chat(args, out, err, stdin or sys.stdin)
     except _UsageError as exc:
         err.write(f"aisuite-like: error: {exc}\n")

@@ -159,17 +159,20 @@ class _EventState:
 
     def _done_events(self, state: _ChoiceState, finished: bool,
                      calls: Any) -> list[StreamEvent]:
+        """The SDK's done events. The calls of this chunk first, then its finish: a provider
+        that sends whole calls with the finish in one chunk (Gemini) gets every call's
+        ``arguments.done`` too (OpenAI finishes in a chunk of its own: the SDK's order)."""
         out: list[StreamEvent] = []
-        if finished:
-            out.extend(self._content_done(state))
-            if state.current_call is not None:
-                out.extend(self._call_done(state, state.current_call))
         for call in calls:
             if state.current_call != call.index:
                 out.extend(self._content_done(state))
                 if state.current_call is not None:
                     out.extend(self._call_done(state, state.current_call))
             state.current_call = call.index
+        if finished:
+            out.extend(self._content_done(state))
+            if state.current_call is not None:
+                out.extend(self._call_done(state, state.current_call))
         return out
 
     def _content_done(self, state: _ChoiceState) -> list[StreamEvent]:

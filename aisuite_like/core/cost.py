@@ -31,6 +31,30 @@ _PROVIDER_IDS = {
     "cohere": "cohere", "bedrock": "aws", "aws": "aws",
 }
 _UNPRICED = frozenset({"ollama", "lmstudio", "vllm", "test", "scripted", "function"})
+#: (genai-prices provider id, model) pairs genai-prices has no price for: its lookup of an
+#: unknown model scans every model it knows (about 2 ms), so a miss is remembered (bounded:
+#: past the limit the set starts again).
+_NO_PRICE: set[tuple[Optional[str], str]] = set()
+_NO_PRICE_LIMIT = 4096
+
+
+def _calc(genai_prices: Any, values: dict[str, int], name: str, provider_id: Optional[str],
+          context: Optional[dict[str, Any]] = None) -> Optional[float]:
+    """genai-prices' price of ``values`` for ``name``, None when it has none (remembered)."""
+    if (provider_id, name) in _NO_PRICE:
+        return None
+    try:
+        calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
+                                       provider_id=provider_id,
+                                       **({"price_context": context} if context else {}))
+    except LookupError:  # an unknown model or provider
+        if len(_NO_PRICE) >= _NO_PRICE_LIMIT:
+            _NO_PRICE.clear()
+        _NO_PRICE.add((provider_id, name))
+        return None
+    except ValueError:  # prices that do not apply to these values (not remembered)
+        return None
+    return float(calc.total_price)
 
 
 def genai_prices_provider(key: str) -> Optional[str]:
@@ -96,12 +120,9 @@ def _price(usage: Any, ref: Any) -> Optional[float]:
         return None
     values = _usage_values(usage)
     for name in dict.fromkeys(m for m in (model, requested) if m):
-        try:
-            calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
-                                           provider_id=_PROVIDER_IDS.get(key))
-        except (LookupError, ValueError):  # an unknown model or provider: no price
-            continue
-        return float(calc.total_price)
+        price = _calc(genai_prices, values, name, _PROVIDER_IDS.get(key))
+        if price is not None:
+            return price
     return None
 
 
@@ -141,12 +162,8 @@ def price_known(key: str, model: str) -> bool:
         return False
     import genai_prices
 
-    try:
-        genai_prices.calc_price(genai_prices.Usage(input_tokens=0, output_tokens=0), model,
-                                provider_id=_PROVIDER_IDS.get(key))
-    except (LookupError, ValueError):
-        return False
-    return True
+    return _calc(genai_prices, {"input_tokens": 0, "output_tokens": 0}, model,
+                 _PROVIDER_IDS.get(key)) is not None
 
 
 def price_ref(usage: Any) -> Any:
@@ -169,13 +186,9 @@ def price_tokens(key: str, models: tuple[str, ...], values: dict[str, int], *,
         return None
     context = {"processing": "batch"} if batch else None
     for name in dict.fromkeys(m for m in models if m):
-        try:
-            calc = genai_prices.calc_price(genai_prices.Usage(**values), name,
-                                           provider_id=_PROVIDER_IDS.get(key),
-                                           price_context=context)
-        except (LookupError, ValueError):
-            continue
-        return float(calc.total_price)
+        price = _calc(genai_prices, values, name, _PROVIDER_IDS.get(key), context)
+        if price is not None:
+            return price
     return None
 
 

@@ -163,6 +163,11 @@ class ToolCallRun:
         self.arguments: Union[dict[str, Any], str] = self.raw_arguments or ""
 
         raw = self.raw_arguments
+        if raw is not None and not isinstance(raw, str):  # a provider of one's own, say
+            self.arguments = {}
+            self._error(f"the arguments of tool {self.name!r} must be a JSON object in a "
+                        f"string, got {type(raw).__name__}")
+            return
         if raw is None or not raw.strip():  # some providers send "" for a call without args
             self.arguments = {}
         else:

@@ -213,7 +213,8 @@ def bad_stream_json(exc: Any, provider: str) -> APIError:
         return APIConnectionError(
             f"the {provider} stream was cut in the middle of an event (its JSON is "
             "incomplete); the connection was probably lost", provider=provider)
-    detail = f" ({exc.msg})" if isinstance(getattr(exc, "msg", None), str) else ""
+    msg = getattr(exc, "msg", None)
+    detail = f" ({msg})" if isinstance(msg, str) else ""
     return APIResponseValidationError(f"a stream event is not JSON{detail}", provider=provider)
 
 
@@ -372,6 +373,78 @@ def redirect_middleware(provider: str) -> Callable[..., Any]:
     return middleware
 # --- server-sent events (one decoder for every SSE family) ---------------------------------
 
+#: The most bytes a plain JSON body answering a stream request is read to (a reply of a
+#: model fits many times over; more is no reply).
+MAX_PLAIN_BODY = 32 * 1024 * 1024
+
+#: What ``PlainBody.route`` returns for bytes it kept (a JSON document being read).
+_KEPT = b""
+
+
+class PlainBody:
+    """Whether the body of a stream request is SSE or a plain JSON document, as some servers
+    answer a stream request (one reply, or an error object, not streamed): told by its first
+    byte that is not whitespace (SSE lines start with a field name or ``:``, JSON with ``{``
+    or ``[``). Sans-IO: the stream decoders of the families pass each read through
+    :meth:`route` and ask :meth:`document` at the end."""
+
+    __slots__ = ("provider", "_mode", "_kept", "_size")
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self._mode: Optional[str] = None  # None: not told yet; "sse"; "json"
+        self._kept: list[bytes] = []
+        self._size = 0
+
+    @property
+    def is_json(self) -> bool:
+        return self._mode == "json"
+
+    def route(self, data: bytes) -> bytes:
+        """The bytes for the SSE decoder (empty while a JSON document is being read, or
+        while only whitespace has come)."""
+        if self._mode == "sse":
+            return data
+        if self._mode is None:
+            first = data.lstrip()[:1]
+            if not first:
+                self._keep(data)
+                return _KEPT
+            self._mode = "json" if first in (b"{", b"[") else "sse"
+            if self._mode == "sse":
+                kept, self._kept, self._size = b"".join(self._kept), [], 0
+                return kept + data
+        self._keep(data)
+        return _KEPT
+
+    def rest(self) -> bytes:
+        """At the end of a body that was whitespace only: what was kept, for the decoder."""
+        if self._mode is None:
+            kept, self._kept = b"".join(self._kept), []
+            return kept
+        return _KEPT
+
+    def document(self) -> Any:
+        """The JSON document of the body (only when ``is_json``), once the body has ended:
+        a document that does not parse is a malformed reply."""
+        try:
+            return loads_json(b"".join(self._kept))
+        except ValueError as exc:
+            msg = getattr(exc, "msg", None)
+            detail = f" ({msg})" if isinstance(msg, str) else ""
+            raise APIResponseValidationError(
+                f"a stream request was answered with a body that is neither SSE nor JSON"
+                f"{detail}", provider=self.provider) from None
+
+    def _keep(self, data: bytes) -> None:
+        self._size += len(data)
+        if self._size > MAX_PLAIN_BODY:
+            raise APIResponseValidationError(
+                f"a stream request was answered with a plain body over {MAX_PLAIN_BODY} "
+                "bytes", provider=self.provider)
+        self._kept.append(data)
+
+
 #: One event: its ``event:`` name (None when it has none) and its data text.
 SSEEvent = tuple[Optional[str], str]
 
@@ -491,6 +564,53 @@ def sse_json(data: str, provider: str, *, at_end: bool = False) -> Any:
                 f"the {provider} stream ended in the middle of an event; the connection was "
                 "probably lost", provider=provider) from None
         raise bad_stream_json(exc, provider) from None
+
+
+#: What ``StreamJson.parse`` gives for an event whose JSON stops short: skip it (what it
+#: means is known only once the body goes on or ends).
+CUT_EVENT = object()
+
+
+class StreamJson:
+    """The events of ONE stream -> their JSON, telling a bad event from a lost connection.
+    An event whose JSON stops short is a connection cut mid-event only when the body ends
+    there; when the stream goes on after it (another event comes), the server sent a bad
+    event: ``APIResponseValidationError``, like any other event that is not JSON."""
+
+    __slots__ = ("provider", "_cut")
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self._cut = False
+
+    def went_on(self) -> None:
+        """Another event came (``data: [DONE]`` included)."""
+        if self._cut:
+            raise APIResponseValidationError(
+                "a stream event is not JSON (it stops short, and the stream went on after "
+                "it)", provider=self.provider)
+
+    def parse(self, data: str, *, at_end: bool = False) -> Any:
+        """An event's data -> its JSON value, or ``CUT_EVENT`` (see the class)."""
+        self.went_on()
+        try:
+            return loads_json(data)
+        except ValueError as exc:
+            if at_end:
+                raise APIConnectionError(
+                    f"the {self.provider} stream ended in the middle of an event; the "
+                    "connection was probably lost", provider=self.provider) from None
+            if json_cut_short(exc):
+                self._cut = True
+                return CUT_EVENT
+            raise bad_stream_json(exc, self.provider) from None
+
+    def end(self) -> None:
+        """The body ended: an event cut short just before is a lost connection."""
+        if self._cut:
+            raise APIConnectionError(
+                f"the {self.provider} stream was cut in the middle of an event (its JSON is "
+                "incomplete); the connection was probably lost", provider=self.provider)
 
 
 def transport_error(exc: BaseException, provider: str,

@@ -590,6 +590,55 @@ def test_stream_helper_tool_call_and_refusal_events_match_the_sdk(
     assert final.choices[0].message.parsed is None
 
 
+GEMINI_STREAM = ("https://generativelanguage.googleapis.com/v1beta/models/"
+                 "gemini-2.5-flash:streamGenerateContent")
+
+
+def _gemini_events(*parts: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Gemini stream that ends with whole function calls and the finish in one event, as
+    Gemini streams them."""
+    *text, calls = parts
+    events = [{"candidates": [{"content": {"role": "model", "parts": [p]}, "index": 0}],
+               "responseId": "r1", "modelVersion": "gemini-2.5-flash"} for p in text]
+    events.append({"candidates": [{"content": {"role": "model", "parts": calls["calls"]},
+                                   "finishReason": "STOP", "index": 0}],
+                   "responseId": "r1", "modelVersion": "gemini-2.5-flash",
+                   "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 5}})
+    return events
+
+
+@pytest.mark.parametrize("calls", [1, 2])
+def test_stream_helper_gives_geminis_calls_the_same_done_events(
+        calls: int, httpx2_mock: respx.Router) -> None:
+    """Gemini sends each call whole, with the finish, in one chunk: the stream helper gives
+    the same ``content.done`` and ``tool_calls.function.arguments.done`` events as for the
+    same reply from OpenAI (the SDK's own events there)."""
+    cities = ["Paris", "Oslo"][:calls]
+    openai_chunks = [chunk({"role": "assistant", "content": "Checking."})]
+    for i, city in enumerate(cities):
+        openai_chunks.append(chunk({"tool_calls": [{
+            "index": i, "id": f"call_{i}", "type": "function",
+            "function": {"name": "get_weather", "arguments": json.dumps({"city": city})}}]}))
+    openai_chunks.append(chunk({}, finish="tool_calls"))
+    _sse_reply(httpx2_mock, openai_chunks)
+    with sdk().chat.completions.stream(model="gpt-4o", messages=USER) as their_stream:
+        theirs = [_event_view(e) for e in their_stream
+                  if e.type.endswith(".done")]
+    gemini = _gemini_events({"text": "Checking."}, {"calls": [
+        {"functionCall": {"name": "get_weather", "args": {"city": c}}} for c in cities]})
+    httpx2_mock.post(url__startswith=GEMINI_STREAM).respond(
+        200, content=b"".join(f"data: {json.dumps(e)}\r\n\r\n".encode() for e in gemini),
+        headers={"content-type": "text/event-stream"})
+    client = ai.Client({"google": {"api_key": "AIzaSyTESTKEY-0123456789abcdefghij",
+                                   "max_retries": 0}})
+    with client.chat.completions.stream(model="google:gemini-2.5-flash",
+                                        messages=USER) as stream:
+        ours = [_event_view(e) for e in stream if e.type.endswith(".done")]
+    assert ours == theirs
+    assert [e[0] for e in ours] == ["content.done",
+                                    *["tool_calls.function.arguments.done"] * calls]
+
+
 def test_stream_helper_with_max_turns_gives_each_turns_events(httpx2_mock: respx.Router
                                                               ) -> None:
     def get_date(event: str) -> str:

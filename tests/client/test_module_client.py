@@ -27,7 +27,7 @@ def module_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     for name in SETTINGS:
         monkeypatch.setattr(ai, name, None)
-    monkeypatch.delattr(ai, "default_query", raising=False)
+    monkeypatch.setattr(ai, "default_query", None, raising=False)  # deleted again after
 
 
 def test_settings_reach_the_wire(httpx2_mock: respx.Router) -> None:

@@ -113,6 +113,28 @@ def test_unknown_price_is_none(httpx2_mock: respx.Router) -> None:
     assert offline.usage is not None and offline.usage.cost is None
 
 
+def test_an_unknown_model_is_looked_up_once(httpx2_mock: respx.Router,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """genai-prices scans every model it knows for one it does not (milliseconds a call): a
+    miss is remembered, so a gateway serving an unpriced model does not pay it per request."""
+    asked: list[str] = []
+    real = genai_prices.calc_price
+
+    def counted(usage: Any, model: str, **kwargs: Any) -> Any:
+        asked.append(model)
+        return real(usage, model, **kwargs)
+
+    monkeypatch.setattr(genai_prices, "calc_price", counted)
+    name = "a-model-only-the-cost-cache-test-names"
+    httpx2_mock.post(OPENAI_URL).respond(200, json=completion("Hi", usage=USAGE, model=name))
+    for _ in range(3):
+        assert create("sync", model=f"openai:{name}", messages=USER).usage.cost is None
+    assert asked == [name]
+    httpx2_mock.post(OPENAI_URL).respond(200, json=completion("Hi", usage=USAGE,
+                                                              model="gpt-4o"))
+    assert create("sync", model="openai:gpt-4o", messages=USER).usage.cost > 0
+
+
 def test_cost_is_not_dumped_and_does_not_change_equality(httpx2_mock: respx.Router) -> None:
     httpx2_mock.post(OPENAI_URL).respond(200, json=completion("Hello!", usage=USAGE))
     usage = create("sync", model="openai:gpt-4o", messages=USER).usage

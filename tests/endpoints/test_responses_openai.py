@@ -403,3 +403,110 @@ def test_chat_arguments_the_responses_api_lacks_are_refused(httpx2_mock: respx.R
         ai.Client(with_transport(config)).chat.completions.create(
             model="openai:gpt-5", messages=[{"role": "user", "content": "hi"}], stop=["x"])
     assert not route.called
+
+
+def _call_stream(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """A streamed reply whose function call comes whole in its items (no argument deltas)."""
+    start = {**reply, "status": "in_progress", "output": [], "usage": None}
+    item = reply["output"][0]
+    events = [{"type": "response.created", "response": start},
+              {"type": "response.output_item.added", "output_index": 0, "item": item},
+              {"type": "response.output_item.done", "output_index": 0, "item": item},
+              {"type": "response.completed", "response": reply}]
+    return [{**e, "sequence_number": n} for n, e in enumerate(events)]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("arguments,runs", [({"city": "Oslo"}, True), (3, False),
+                                            (None, False), (["Oslo"], False),
+                                            (True, False)])
+def test_a_function_call_whose_arguments_are_not_a_string_is_read_as_chat_reads_it(
+        arguments: Any, runs: bool, mode: str, stream: bool,
+        httpx2_mock: respx.Router) -> None:
+    """``function_call.arguments`` that is not the JSON string the API defines (an object, a
+    number, null) is read as the chat translator reads such a call: an object as its JSON,
+    anything else an error result the model reads, the tool not run; the item goes back,
+    and into the final response, with string arguments. Nothing raises."""
+    ran: list[str] = []
+
+    def get_weather(city: str) -> str:
+        """Current weather.
+
+        Args:
+            city: The city.
+        """
+        ran.append(city)
+        return f"sunny in {city}"
+
+    turn1 = body([{**function_call("call_1", "get_weather", ""), "arguments": arguments}],
+                 rid="resp_1")
+    turn2 = body([message("Done.")], rid="resp_2")
+    replies = ([sse(_call_stream(turn1)), sse(stream_of(turn2))] if stream
+               else [httpx.Response(200, json=turn1), httpx.Response(200, json=turn2)])
+    route = httpx2_mock.post(URL).mock(side_effect=replies)
+    kwargs: dict[str, Any] = {"model": "openai:gpt-4o", "input": "Weather?",
+                              "tools": [get_weather], "max_turns": 2}
+    if stream:
+        _, response = respond_stream(mode, with_transport(CONFIG), **kwargs)
+    else:
+        response = respond(mode, with_transport(CONFIG), **kwargs)
+    second = sent(route, 1)["input"]
+    call, result = second[-2], second[-1]
+    assert call["type"] == "function_call" and isinstance(call["arguments"], str)
+    assert result["type"] == "function_call_output" and result["call_id"] == "call_1"
+    if runs:
+        assert ran == ["Oslo"] and result["output"] == "sunny in Oslo"
+    else:
+        assert ran == [] and result["output"].startswith("Error: ")
+    assert response.output_text == "Done."
+    sdk_response(response)
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # the test's own bad call
+def test_the_tool_runner_answers_non_string_arguments_with_an_error_result() -> None:
+    """A provider of one's own whose tool call carries arguments that are not a string: an
+    error result, not an AttributeError."""
+    from aisuite_like.core.types import Function, ToolCall
+    from aisuite_like.testing import ScriptedProvider
+
+    call = ToolCall.model_construct(id="c1", type="function", function=Function.model_construct(
+        name="get_weather", arguments={"city": "Oslo"}))
+    provider = ScriptedProvider([ai.ChatCompletionResponse.model_construct(
+        id="r", choices=[ai.Choice.model_construct(index=0, message=ai.Message.model_construct(
+            role="assistant", tool_calls=[call]), finish_reason="tool_calls")]), "ok"])
+    with ai.Client(providers={"mine": provider}) as client:
+        response = client.chat.completions.create(
+            model="mine:m", messages=[{"role": "user", "content": "hi"}],
+            tools=[get_weather], max_turns=2)
+    tool_message = response.choices[0].intermediate_messages[1]
+    assert tool_message.role == "tool" and "must be a JSON object in a string" in str(
+        tool_message.content)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("run", [False, True], ids=["native", "tool-run"])
+def test_a_stream_answered_with_a_plain_json_response_is_that_response(
+        run: bool, mode: str, httpx2_mock: respx.Router) -> None:
+    """A server that answers a Responses stream request with the whole response as JSON: the
+    stream ends with that response (its ``response.completed``), in one attempt."""
+    reply = body([message("Sunny.")], rid="resp_plain")
+    route = httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=reply))
+    kwargs: dict[str, Any] = {"model": "openai:gpt-4o", "input": "Weather?"}
+    if run:
+        kwargs.update(tools=[get_weather], max_turns=2)
+    events, final = respond_stream(mode, with_transport(CONFIG), **kwargs)
+    assert route.call_count == 1
+    assert final.output_text == "Sunny."
+    assert events[-1].type == "response.completed"
+    sdk_response(final)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_stream_answered_with_a_plain_error_object_is_its_typed_error(
+        mode: str, httpx2_mock: respx.Router) -> None:
+    route = httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json={
+        "error": {"message": "bad input", "type": "invalid_request_error"}}))
+    with pytest.raises(ai.BadRequestError, match="bad input"):
+        respond_stream(mode, with_transport(CONFIG), model="openai:gpt-4o", input="hi")
+    assert route.call_count == 1

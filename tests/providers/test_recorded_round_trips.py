@@ -226,6 +226,47 @@ def test_structured_output_run_sends_the_signature_back_as_recorded(
         "thoughtSignature": base64.urlsafe_b64encode(base64.b64decode(signature)).decode()}]}
 
 
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_function_call_after_the_structured_answer_keeps_its_signature(
+        mode: str, stream: bool, httpx2_mock: respx.Router) -> None:
+    """The recorded structured-output run, then a new turn in which Gemini calls the tool
+    again: that call's signature goes back on its part, the earlier ones too."""
+    first = STRUCTURED["interactions"][0]["request"]["body"]
+    schema = first["generationConfig"]["responseJsonSchema"]
+    response_format = {"type": "json_schema",
+                       "json_schema": {"name": "CityLocation", "schema": schema}}
+    signature = base64.b64encode(b"signature of the second call").decode()
+    call = {"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "get_user_country", "args": {}},
+         "thoughtSignature": signature}]}, "finishReason": "STOP", "index": 0}],
+        "responseId": "resp-3", "modelVersion": "gemini-3-flash-preview"}
+    answer = STRUCTURED["interactions"][1]["response"]["body"]
+    bodies = [*(i["response"]["body"] for i in STRUCTURED["interactions"]), call, answer]
+
+    def reply(body: dict[str, Any]) -> respx.MockResponse:
+        if stream:
+            return respx.MockResponse(200, content=f"data: {json.dumps(body)}\r\n\r\n".encode(),
+                                      headers={"content-type": "text/event-stream"})
+        return respx.MockResponse(200, json=body)
+
+    route = httpx2_mock.post(url__regex=r"generativelanguage\.googleapis\.com/").mock(
+        side_effect=[reply(b) for b in bodies])
+    kwargs: dict[str, Any] = {"model": "google:gemini-3-flash-preview", "max_turns": 3,
+                              "tools": [get_user_country], "response_format": response_format,
+                              "stream": stream}
+    resp = create(mode, GOOGLE, **kwargs, messages=[
+        {"role": "user", "content": first["contents"][0]["parts"][0]["text"]}])
+    create(mode, GOOGLE, **kwargs,
+           messages=[*resp.messages, {"role": "user", "content": "And once more?"}])
+    sent = json.loads(route.calls[3].request.content)
+    calls = [p for c in sent["contents"] for p in c["parts"] if "functionCall" in p]
+    recorded = STRUCTURED["interactions"][1]["request"]["body"]["contents"][1]["parts"][0]
+    assert calls[0]["thoughtSignature"] == recorded["thoughtSignature"]
+    assert calls[-1]["thoughtSignature"] == base64.urlsafe_b64encode(
+        b"signature of the second call").decode()
+
+
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_streamed_tool_call_signature_goes_back_as_recorded(mode: str,
                                                             httpx2_mock: respx.Router) -> None:

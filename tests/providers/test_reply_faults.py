@@ -419,3 +419,79 @@ def test_deeply_nested_error_body(family: str, mode: str, server: FaultServer,
     _assert_no_key(family, error, caplog)
     record("error body (HTTP 400) of JSON nested 5,000 levels deep", family,
            f"{expected.__name__}, 1 attempt")
+
+
+# --- a stream request answered with a plain JSON body ----------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_stream_request_answered_with_a_plain_reply_gives_that_reply(
+        family: str, mode: str, server: FaultServer) -> None:
+    """Some servers answer a stream request with the whole reply as JSON (not SSE): it is read
+    as the reply it is, streamed as its chunks, in one attempt (no lost connection)."""
+    server.queue(Reply(200, body=success_body(FORMAT[family])))
+    configs = _config(family, server)
+    if mode == "sync":
+        with ai.Client(configs) as client:
+            stream = client.chat.completions.create(model=MODELS[family], messages=USER,
+                                                    stream=True)
+            text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+            final = stream.get_final_response()
+    else:
+        async def run() -> tuple[str, Any]:
+            async with ai.AsyncClient(configs) as client:
+                stream = await client.chat.completions.create(model=MODELS[family],
+                                                              messages=USER, stream=True)
+                pieces = [c.choices[0].delta.content or "" async for c in stream
+                          if c.choices]
+                return "".join(pieces), await stream.get_final_response()
+        text, final = asyncio.run(run())
+    assert text == "hello world" == final.choices[0].message.content
+    assert final.choices[0].finish_reason == "stop"
+    assert server.attempts == 1
+    record("stream request answered with a plain JSON reply", family,
+           "the reply, as its chunks; 1 attempt")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("fault", list(ERROR_OBJECTS))
+def test_stream_request_answered_with_a_plain_error_object(
+        family: str, fault: str, mode: str, server: FaultServer,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """An error object as the plain body of a stream request is the typed error it stands
+    for, retried as its status would be: never an APIConnectionError."""
+    server.queue(*[Reply(200, body=ERROR_OBJECTS[fault][family])] * 3)
+    error = _fail(family, server, mode, stream=True)
+    expected = ai.RateLimitError if "rate" in fault else ai.InternalServerError
+    assert type(error) is expected, repr(error)
+    assert server.attempts == 3
+    _assert_no_key(family, error, caplog)
+    record(fault.replace("error object in a 200", "stream request answered with a plain "
+                         "error object"), family,
+           f"{expected.__name__} after 3 attempts (retried as its status)")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("body", [b"{not json", b"[1, 2"], ids=["bad-json", "cut-json"])
+def test_stream_request_answered_with_plain_bad_json(family: str, body: bytes, mode: str,
+                                                     server: FaultServer) -> None:
+    server.queue(Reply(200, body=body, headers={"content-type": "application/json"}))
+    error = _fail(family, server, mode, stream=True)
+    assert type(error) is ai.APIResponseValidationError, repr(error)
+    assert server.attempts == 1
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("bad", [b"data: {not json}\n\n", b'data: {"choices": [\n\n'],
+                         ids=["not-json", "cut-json"])
+def test_one_malformed_event_in_a_stream_that_goes_on_is_a_response_error(
+        family: str, bad: bytes, mode: str, server: FaultServer) -> None:
+    """An event whose JSON does not parse, followed by more of the stream: the server sent a
+    bad event (the SSE framing arrived whole), not a lost connection."""
+    events = _head(family) + [bad] + stream_events(FORMAT[family])[len(_head(family)):]
+    server.queue(Stream(events=events))
+    error = _fail(family, server, mode, stream=True)
+    assert type(error) is ai.APIResponseValidationError, repr(error)
+    assert server.attempts == 1
+    record("one malformed stream event in a stream that goes on", family,
+           "APIResponseValidationError; not retried")

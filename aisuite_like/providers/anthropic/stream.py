@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
-from ...core.reading import unreadable
+from ...core.reading import read_reply, unreadable
+from ...core.streaming import response_chunks
 from ...core.types import (
     ChatCompletionChunk,
     ChoiceDelta,
@@ -23,8 +24,11 @@ from ...core.types import (
     build_model,
 )
 from .._common import (
+    CUT_EVENT,
+    PlainBody,
     SSEDecoder,
     SSEEvent,
+    StreamJson,
     argument_fragment,
     arguments_json,
     bad_shape,
@@ -32,10 +36,15 @@ from .._common import (
     need_object,
     opt_object,
     opt_str,
-    sse_json,
 )
 from .errors import error_from_stream_event
-from .translate import PROVIDER, THINKING_BLOCKS_KEY, finish_reason_for, usage_from
+from .translate import (
+    PROVIDER,
+    THINKING_BLOCKS_KEY,
+    finish_reason_for,
+    parse_response,
+    usage_from,
+)
 
 
 class StreamBody:
@@ -43,32 +52,53 @@ class StreamBody:
     (``_common.SSEDecoder``) and the state machine together, so the sync and async transports
     only move bytes. The event name is kept as ``"type"`` when the data has none. An event
     of a shape the translator did not foresee raises ``APIResponseValidationError``, not a bare
-    error; a body that ends inside an event whose JSON is cut off is a lost connection."""
+    error; a body that ends inside an event whose JSON is cut off is a lost connection. A
+    server that answers the stream request with a plain JSON body (``_common.PlainBody``)
+    gets it read as the reply it is: an error object raises its typed error, a message comes
+    as the chunks of it."""
 
-    __slots__ = ("_decoder", "_state")
+    __slots__ = ("_decoder", "_state", "_plain", "_whole", "_json")
 
     def __init__(self, provider: str = PROVIDER, request_id: Optional[str] = None,
                  secrets: Iterable[Optional[str]] = ()) -> None:
         self._decoder = SSEDecoder(provider)
         self._state = StreamTranslator(provider=provider, request_id=request_id, secrets=secrets)
+        self._plain = PlainBody(provider)
+        self._whole = False  # the reply came as a plain JSON body, read whole
+        self._json = StreamJson(provider)
 
     def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
         """The chunks of the events ``data`` (the next bytes of the body) completes."""
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._chunks(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ChatCompletionChunk]:
         """The end of the body (an unterminated last event is processed if complete)."""
-        return self._chunks(self._decoder.end(), at_end=True)
+        if self._plain.is_json:
+            self._whole = True
+            state = self._state
+            response = read_reply(
+                lambda: parse_response(self._plain.document(), provider=state.provider),
+                state.provider, 200, state.request_id)
+            return response_chunks(response, whole=True)
+        return self._chunks([*self._decoder.feed(self._plain.rest()), *self._decoder.end()],
+                            at_end=True)
 
     def finish(self) -> None:
-        self._state.finish()
+        if not self._whole:
+            self._json.end()
+            self._state.finish()
 
     def _chunks(self, events: Iterable[SSEEvent], at_end: bool
                 ) -> Iterator[ChatCompletionChunk]:
         state = self._state
         provider = state.provider
         for name, data in events:
-            event = sse_json(data, provider, at_end=at_end)
+            event = self._json.parse(data, at_end=at_end)
+            if event is CUT_EVENT:
+                continue
             if not isinstance(event, dict):
                 raise bad_shape(provider, f"a stream event ({name or 'no name'})",
                                 "an object", event)

@@ -20,7 +20,16 @@ from ...core.types import (
     ChunkChoice,
     Usage,
 )
-from .._common import SSEDecoder, SSEEvent, bad_shape, opt_object, opt_str, sse_json
+from .._common import (
+    CUT_EVENT,
+    PlainBody,
+    SSEDecoder,
+    SSEEvent,
+    StreamJson,
+    bad_shape,
+    opt_object,
+    opt_str,
+)
 from .errors import _NAME, error_event
 from .translate import (
     _add_usage,
@@ -210,25 +219,48 @@ class StreamTranslator:
 class _BodyEvents:
     """The SSE body of one streamed request -> the translator's chunks (sans-IO: the sync and
     async transports only move bytes). A body that ends inside an event whose JSON is cut
-    off is a lost connection."""
+    off is a lost connection. A plain JSON body (``_common.PlainBody``: a server that does
+    not stream, or Gemini's own JSON array of a stream without ``alt=sse``) is read whole:
+    each response in it is an event, an error object its typed error."""
 
-    __slots__ = ("_decoder", "_translator")
+    __slots__ = ("_decoder", "_translator", "_plain", "_json")
 
     def __init__(self, translator: StreamTranslator) -> None:
         self._translator = translator
         self._decoder = SSEDecoder(translator.provider, raw_lines=True)
+        self._plain = PlainBody(translator.provider)
+        self._json = StreamJson(translator.provider)
 
     def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._chunks(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ChatCompletionChunk]:
-        return self._chunks(self._decoder.end(), at_end=True)
+        if self._plain.is_json:
+            document = self._plain.document()
+            return self._events(document if isinstance(document, list) else [document])
+        return self._chunks([*self._decoder.feed(self._plain.rest()), *self._decoder.end()],
+                            at_end=True, last=True)
 
-    def _chunks(self, events: Iterable[SSEEvent], at_end: bool
-                ) -> Iterator[ChatCompletionChunk]:
-        """One event at a time: the chunks before a bad event reach the caller first."""
-        translate, provider = self._translator.translate, self._translator.provider
-        for _name, data in events:
-            chunk = translate(sse_json(data, provider, at_end=at_end))
+    def _events(self, events: list[Any]) -> Iterator[ChatCompletionChunk]:
+        for event in events:
+            chunk = self._translator.translate(event)
             if chunk is not None:
                 yield chunk
+
+    def _chunks(self, events: Iterable[SSEEvent], at_end: bool, last: bool = False
+                ) -> Iterator[ChatCompletionChunk]:
+        """One event at a time: the chunks before a bad event reach the caller first
+        (``last``: the end of the body, where an event cut short is a lost connection)."""
+        translate = self._translator.translate
+        for _name, data in events:
+            event = self._json.parse(data, at_end=at_end)
+            if event is CUT_EVENT:
+                continue
+            chunk = translate(event)
+            if chunk is not None:
+                yield chunk
+        if last:
+            self._json.end()

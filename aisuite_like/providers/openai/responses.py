@@ -20,8 +20,8 @@ from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError, UnsupportedParameterError
 from ...core.portability import HistoryRules, IdRule, fit_history
-from ...core.reading import unreadable
-from ...core.responses import Response, ResponseEvent, parse_event
+from ...core.reading import read_reply, unreadable
+from ...core.responses import Response, ResponseCompletedEvent, ResponseEvent, parse_event
 from ...core.responses_items import (
     PSF_ITEMS,
     messages_to_items,
@@ -30,6 +30,7 @@ from ...core.responses_items import (
     tools_to_responses,
     usage_from_response,
 )
+from ...core.streaming import response_chunks
 from ...core.types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
@@ -42,11 +43,11 @@ from ...core.types import (
     Message,
     ToolCall,
 )
-from .._common import SSEDecoder, SSEEvent, bad_shape, need_object, sse_json
+from .._common import PlainBody, SSEDecoder, SSEEvent, bad_shape, need_object, sse_json
 from ..base import ChatRequest, ResponsesRequest
 from .errors import error_from_body
 from .services import SERVICES
-from .translate import prompt_cache_key
+from .translate import _arguments, prompt_cache_key
 
 __all__ = ["build_native", "parse_native", "NativeEvents", "build_chat", "parse_chat",
            "ChatChunks"]
@@ -108,18 +109,30 @@ class NativeEvents:
     decoder. An ``error`` event raises the typed error it stands for; the stream is over
     after ``response.completed`` / ``incomplete`` / ``failed``."""
 
-    __slots__ = ("provider", "secrets", "done", "_decoder")
+    __slots__ = ("provider", "secrets", "done", "_decoder", "_plain")
 
     def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
         self.provider = provider
         self.secrets = tuple(secrets)
         self.done = False
         self._decoder = SSEDecoder(provider)
+        self._plain = PlainBody(provider)
 
     def feed(self, data: bytes) -> Iterator[ResponseEvent]:
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._events(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ResponseEvent]:
+        if self._plain.is_json:  # a server that answered the stream request with JSON
+            response = read_reply(lambda: parse_native(self._plain.document(), self.provider),
+                                  self.provider, 200, None)
+            self.done = True
+            yield ResponseCompletedEvent.model_construct(
+                type="response.completed", response=response, sequence_number=0)
+            return
+        yield from self._events(self._decoder.feed(self._plain.rest()), at_end=False)
         yield from self._events(self._decoder.end(), at_end=True)
         if not self.done:
             raise APIConnectionError(
@@ -238,7 +251,20 @@ def _item_texts(item: Mapping[str, Any], key: str) -> str:
     return "".join(p.get("text", "") for p in item.get(key) or () if isinstance(p, Mapping))
 
 
+def _call_item(item: Any) -> Any:
+    """A ``function_call`` item whose ``arguments`` is not the JSON string the API defines
+    (an object, a number, null, as some servers send) with them as a string, as the chat
+    translator reads such calls: an object as its JSON, null as no arguments. The tool run
+    then answers a call it cannot use with an error result, and the item goes back (and
+    into the final response) in the shape the API defines."""
+    if isinstance(item, dict) and item.get("type") == "function_call" \
+            and not isinstance(item.get("arguments"), str):
+        return {**item, "arguments": _arguments(item.get("arguments"))}
+    return item
+
+
 def _message_of(output: list[Any], provider: str) -> tuple[Message, bool, Any]:
+    output = [_call_item(item) for item in output]
     text: list[str] = []
     refusal: list[str] = []
     reasoning: list[str] = []
@@ -329,13 +355,14 @@ class ChatChunks:
     finish reason and the usage."""
 
     __slots__ = ("provider", "secrets", "done", "_decoder", "_id", "_model", "_created",
-                 "_calls", "_started", "_chars", "_part_start", "_hosted")
+                 "_calls", "_started", "_chars", "_part_start", "_hosted", "_plain")
 
     def __init__(self, provider: str, secrets: Iterable[Optional[str]] = ()) -> None:
         self.provider = provider
         self.secrets = tuple(secrets)
         self.done = False
         self._decoder = SSEDecoder(provider)
+        self._plain = PlainBody(provider)
         self._id = ""
         self._model = ""
         self._created = 0
@@ -346,9 +373,19 @@ class ChatChunks:
         self._hosted: Any = None  # the hosted calls (hosted.OutputCalls), if any
 
     def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._chunks(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ChatCompletionChunk]:
+        if self._plain.is_json:  # a server that answered the stream request with JSON
+            self.done = True
+            yield from response_chunks(read_reply(
+                lambda: parse_chat(self._plain.document(), self.provider), self.provider,
+                200, None), whole=True)
+            return
+        yield from self._chunks(self._decoder.feed(self._plain.rest()), at_end=False)
         yield from self._chunks(self._decoder.end(), at_end=True)
         if not self.done:
             raise APIConnectionError(
@@ -417,7 +454,7 @@ class ChatChunks:
                 reasoning_content=raw.get("delta") or ""))
         if kind == "response.output_item.done":
             # each finished item rides on the message, in order, to go back as it is
-            item = raw.get("item")
+            item = _call_item(raw.get("item"))
             if not isinstance(item, dict):
                 return None
             if item.get("type") in ("web_search_call", "code_interpreter_call"):
@@ -429,7 +466,7 @@ class ChatChunks:
             return self._chunk(ChoiceDelta.model_construct(
                 provider_specific_fields={PSF_ITEMS: [item]}))
         if kind == "response.output_item.added":
-            item = raw.get("item") or {}
+            item = _call_item(raw.get("item") or {})
             if item.get("type") != "function_call":
                 return None
             index = self._calls[str(item.get("id") or item.get("call_id"))] = len(self._calls)

@@ -13,7 +13,8 @@ from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
 from ...core.logprobs import choice_logprobs
-from ...core.reading import unreadable
+from ...core.reading import read_reply, unreadable
+from ...core.streaming import response_chunks
 from ...core.types import (
     ChatCompletionChunk,
     ChoiceDelta,
@@ -22,14 +23,16 @@ from ...core.types import (
     ChunkChoice,
 )
 from .._common import (
+    CUT_EVENT,
+    PlainBody,
     SSEDecoder,
     SSEEvent,
+    StreamJson,
     bad_shape,
     need_list,
     need_name,
     need_object,
     opt_object,
-    sse_json,
 )
 from .errors import error_from_body
 from .translate import (
@@ -43,6 +46,7 @@ from .translate import (
     _reasoning_of,
     _split_content,
     _usage,
+    parse_response,
 )
 
 #: The exception the SDK raises for a stream's error event, from the event's ``error``
@@ -235,24 +239,40 @@ class StreamBody:
     """The SSE body of ONE streamed reply -> chunks: the shared SSE decoder
     (``_common.SSEDecoder``) and :class:`StreamTranslator` together, so the sync and async
     transports only move bytes. ``data: [DONE]`` ends the reply (``done``); a body that ends
-    inside an event whose JSON is cut off is a lost connection."""
+    inside an event whose JSON is cut off is a lost connection. A server that answers the
+    stream request with a plain JSON body (``_common.PlainBody``) gets it read as the reply
+    it is: an error object raises its typed error, a completion comes as the chunks of it."""
 
-    __slots__ = ("translator", "done", "_decoder")
+    __slots__ = ("translator", "done", "_decoder", "_plain", "_json")
 
     def __init__(self, provider: str, secrets: Iterable[Optional[str]] = (),
                  sdk_error: Optional[SdkError] = None) -> None:
         self.translator = StreamTranslator(provider, secrets, sdk_error)
         self.done = False
         self._decoder = SSEDecoder(provider)
+        self._plain = PlainBody(provider)
+        self._json = StreamJson(provider)
 
     def feed(self, data: bytes) -> Iterator[ChatCompletionChunk]:
         """The chunks of the events ``data`` (the next bytes of the body) completes."""
+        data = self._plain.route(data)
+        if not data:
+            return iter(())
         return self._chunks(self._decoder.feed(data), at_end=False)
 
     def end(self) -> Iterator[ChatCompletionChunk]:
         """The end of the body (an unterminated last event is processed if complete); then
         the check that some choice finished."""
+        if self._plain.is_json:
+            self.done = True
+            provider = self.translator.provider
+            yield from response_chunks(read_reply(
+                lambda: parse_response(self._plain.document(), provider), provider, 200, None),
+                whole=True)
+            return
+        yield from self._chunks(self._decoder.feed(self._plain.rest()), at_end=False)
         yield from self._chunks(self._decoder.end(), at_end=True)
+        self._json.end()
         self.translator.finish()
 
     def _chunks(self, events: Iterable[SSEEvent], at_end: bool
@@ -262,9 +282,13 @@ class StreamBody:
             if self.done:
                 return
             if data.startswith("[DONE]"):
+                self._json.went_on()
                 self.done = True
                 return
-            chunk = translator.translate(sse_json(data, translator.provider, at_end=at_end))
+            event = self._json.parse(data, at_end=at_end)
+            if event is CUT_EVENT:
+                continue
+            chunk = translator.translate(event)
             if chunk is not None:
                 yield chunk
 
