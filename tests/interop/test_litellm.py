@@ -90,7 +90,6 @@ MODELS = {"tools, by hand": "mock-tools", "tools, max_turns run": "mock-tools",
 APPLIES = {"openai": list(checks.CHECKS), "vllm": list(checks.CHECKS),
            "anthropic": ["chat", "chat, async", "stream", "stream, async", "tools, by hand",
                          "tools, max_turns run", "Responses"]}
-_ISSUE_32 = "issue 32 (being fixed elsewhere)"
 _RESPONSES = ("the proxy has /v1/responses, so the openai key keeps the native path; "
               "LiteLLM 1.106.12 applies mock_response there only to a plain call, and its reply "
               "has `usage.output_tokens_details.reasoning_tokens: null` where the Responses "
@@ -107,9 +106,6 @@ KNOWN: dict[tuple[str, str], tuple[bool, str]] = {
        for key in ("openai", "vllm")},
     **{("openai", check): (True, _RESPONSES)
        for check in ("Responses", "Responses, streamed", "Responses, max_turns run")},
-    **{("anthropic", check): (
-        False, f"{_ISSUE_32}: LiteLLM's /v1/messages answers a streamed request of a "
-        "mock_response model with a JSON body") for check in ("stream", "stream, async")},
     **{("anthropic", check): (
         True, "LiteLLM's /v1/messages does not apply mock_tool_calls: the request goes to "
         "api.openai.com (HTTP 500 offline)") for check in ("tools, by hand",

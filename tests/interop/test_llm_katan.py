@@ -6,7 +6,8 @@ then the faults its flags script (``--rate-limit-after``, ``--error-rate``,
 docs/reliability.md.
 
 llm-katan answers every request that offers tools with a call of the first tool (even the
-turn that carries the tool's result, and even a streamed request: with a JSON body), echoes
+turn that carries the tool's result, and even a streamed request: with a JSON body, which
+the client reads as the whole reply), echoes
 the prompt as its text, and has no embeddings or Responses routes (``responses.create`` with
 the ``openai`` key gets a 404 from ``/v1/responses`` and goes over chat, docs/responses.md).
 """
@@ -93,13 +94,8 @@ SURFACES: dict[str, tuple[str, dict[str, str], list[str]]] = {
     "google": ("", {"Authorization": f"Bearer {KEY}"},
                ["chat", "chat, async", "stream", "stream, async", "Responses"]),
 }
-_ISSUE_32 = "issue 32 (being fixed elsewhere)"
 KNOWN: dict[tuple[str, str], tuple[bool, str]] = {
     # (key, check) -> (strict, reason)
-    **{(key, "tools, max_turns run, streamed"): (
-        False, f"{_ISSUE_32}: llm-katan answers a streamed request that offers tools with a "
-        "JSON body, which the client reads as a stream that ended before its finish reason")
-       for key in ("openai", "vllm")},
     **{(key, "parse()"): (
         True, "llm-katan's echo backend ignores a json_schema response_format (it honours "
         "only json_object), so its text is not a City: pydantic's ValidationError, as the "
