@@ -57,6 +57,7 @@ from ..core.types import (
 )
 from ..loop.drivers import DIRECT_STEPS, DriverSteps, drive_async
 from ..loop.engine import CallModel, ToolBatch, ToolCallRun, to_message
+from ..loop.execute import Interrupt, carry_interrupt, raise_interrupt
 from ..loop.hooks import RunHooks as _DriverHooks
 from .agent import (
     FINAL_RESULT,
@@ -679,7 +680,7 @@ class AgentRun:
         if first:
             await self._input_guardrails(first)
         await self.agent_started(loop.agent)
-        inner = asyncio.ensure_future(self._drive(loop))
+        inner = asyncio.ensure_future(carry_interrupt(self._drive(loop)))
         parallel = [g for g in guards if g.run_in_parallel]
         if parallel:
             self._start_parallel_guardrails(inner, parallel)
@@ -710,6 +711,7 @@ class AgentRun:
         else:
             error = inner.exception()
             if error is not None:
+                raise_interrupt(error)  # a tool's Ctrl-C: as itself, from this task
                 raise error
             status = loop.status or loop.stop_reason or "completed"
             limit = loop.limit
@@ -803,9 +805,15 @@ def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
         # run_sync from inside a run on that loop (e.g. an async tool): a private loop.
         result: _T = _run_coro_sync(coro)
         return result
-    future = asyncio.run_coroutine_threadsafe(coro, loop)  # carries the caller's contextvars
+    # carries the caller's contextvars; a tool's Ctrl-C comes back as itself, and the shared
+    # background loop goes on (a KeyboardInterrupt leaving its task would stop that loop)
+    future = asyncio.run_coroutine_threadsafe(carry_interrupt(coro), loop)
     try:
-        return future.result()
+        done: _T = future.result()
+        return done
+    except Interrupt as interrupt:
+        raise_interrupt(interrupt)
+        raise
     except BaseException:
         future.cancel()  # e.g. KeyboardInterrupt: stop the run too
         raise
@@ -963,7 +971,7 @@ class RunResultStreaming:
                 if not run.detached:
                     await queue.put(_END)
 
-        producer = asyncio.ensure_future(produce())
+        producer = asyncio.ensure_future(carry_interrupt(produce()))
         try:
             while True:
                 item = await queue.get()
@@ -972,7 +980,11 @@ class RunResultStreaming:
                 if sdk and isinstance(item, AgentUpdatedStreamEvent):
                     self.current_agent = item.new_agent
                 yield item
-            self._result = await producer  # a failed run raises here
+            try:
+                self._result = await producer  # a failed run raises here
+            except Interrupt as interrupt:
+                raise_interrupt(interrupt)
+                raise
             self.current_agent = self._result.last_agent
         finally:
             if not producer.done():  # the consumer left early: stop the run

@@ -22,10 +22,9 @@ import asyncio
 import logging
 import threading
 from typing import Any, Optional
-from urllib.parse import urlsplit
 
-from ..core import secrets as _secrets
-from ..core.errors import BudgetStateError, ConfigurationError, MissingDependencyError
+from ..core.errors import BudgetStateError, ConfigurationError
+from ..core.redis_endpoint import import_redis, redis_endpoint
 from .state import Admit, Correct, Finish, Ledger, Op, Read
 
 __all__ = ["RedisState"]
@@ -128,25 +127,14 @@ class RedisState:
     def __init__(self, url: str, *, prefix: str = "aisuite_like:budget:",
                  timeout: float = 2.0, lease: float = 3600.0,
                  redis_options: Optional[dict[str, Any]] = None) -> None:
-        if not isinstance(url, str) or "://" not in url:
-            raise ConfigurationError(
-                "RedisState needs a Redis URL such as 'redis://127.0.0.1:6379/0'")
-        for name, value in (("timeout", timeout), ("lease", lease)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ConfigurationError(f"RedisState {name} must be a number of seconds > 0, "
-                                         f"got {value!r}")
+        endpoint = redis_endpoint(url, timeout=timeout, seconds={"lease": lease},
+                                  redis_options=redis_options)
         if not isinstance(prefix, str):
             raise ConfigurationError(f"RedisState prefix must be a str, got {prefix!r}")
-        parts = urlsplit(url)
-        if parts.password:
-            _secrets.remember(parts.password)  # redacted from every error and log record
-        self._url = url
-        self._where = f"{parts.scheme}://{parts.hostname or ''}" + (
-            f":{parts.port}" if parts.port else "") + (parts.path or "")
+        self._url, self._where = endpoint.url, endpoint.where
         self._prefix = prefix
         self.lease = float(lease)
-        self._options = {"socket_timeout": float(timeout),
-                         "socket_connect_timeout": float(timeout), **(redis_options or {})}
+        self._options = endpoint.options
         self._lock = threading.Lock()
         self._sync: Any = None
         self._sync_scripts: dict[str, Any] = {}
@@ -213,12 +201,7 @@ class RedisState:
 
     @staticmethod
     def _redis() -> Any:
-        try:
-            import redis
-        except ImportError as exc:
-            raise MissingDependencyError(
-                'RedisState needs redis-py: pip install "aisuite-like[redis]"') from exc
-        return redis
+        return import_redis()
 
     def _scripts_sync(self) -> tuple[Any, dict[str, Any]]:
         if self._sync is None:

@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import Future
 from typing import Any, Optional, Protocol
 
+from pydantic import BaseModel
+
 from ..core.secrets import redact
 from ..core.streaming import ChunkAccumulator, response_chunks
 from ..core.types import ChatCompletionChunk, ChatCompletionResponse, mark_cache_outcome
@@ -56,49 +58,105 @@ def stored_form(response: ChatCompletionResponse) -> Optional[bytes]:
     return text.encode("utf-8")
 
 
-def loaded(data: Optional[bytes]) -> Optional[ChatCompletionResponse]:
-    """A stored response as a new object marked as a hit (None: no entry, or one that does
-    not read as a response, e.g. written by another program: then it is a miss)."""
+# A streamed miss is stored as its response and the chunks it came in (each without the
+# fields every chunk repeats: the response's), so a streamed hit replays them as they came.
+_STREAMED = b'{"chunks":['
+_HEAD = {"id", "object", "created", "model", "provider"}
+
+
+class _StoredStream(BaseModel):
+    chunks: list[ChatCompletionChunk]
+    response: ChatCompletionResponse
+
+
+class _Entry:
+    """A stored entry read back: the response (a new object marked as a hit) and, for a
+    streamed call, its chunks."""
+
+    __slots__ = ("response", "chunks")
+
+    def __init__(self, response: ChatCompletionResponse,
+                 chunks: Optional[list[ChatCompletionChunk]] = None) -> None:
+        self.response = response
+        self.chunks = chunks
+
+
+def entry(data: Optional[bytes]) -> Optional[_Entry]:
+    """A stored entry (None: no entry, or one that does not read as one, e.g. written by
+    another program: then it is a miss)."""
     if data is None:
         return None
     try:
-        response = ChatCompletionResponse.model_validate_json(data)
+        if data.startswith(_STREAMED):
+            stored = _StoredStream.model_validate_json(data)
+            found = _Entry(stored.response, stored.chunks)
+        else:
+            found = _Entry(ChatCompletionResponse.model_validate_json(data))
     except ValueError as exc:
         log.warning("response cache: an entry that does not read as a response was treated "
                     "as a miss (%s)", type(exc).__name__)
         return None
-    mark_cache_outcome(response, True)
-    return response
+    mark_cache_outcome(found.response, True)
+    return found
 
 
-def replayed(response: ChatCompletionResponse) -> Iterator[ChatCompletionChunk]:
-    """A stored response as the chunks of a stream, each marked as a hit."""
-    for chunk in response_chunks(response, whole=True):
+def loaded(data: Optional[bytes]) -> Optional[ChatCompletionResponse]:
+    """A stored response as a new object marked as a hit (None: a miss)."""
+    found = entry(data)
+    return found.response if found is not None else None
+
+
+def replayed(found: _Entry) -> Iterator[ChatCompletionChunk]:
+    """A stored entry as the chunks of a stream, each marked as a hit: the chunks a streamed
+    call came in, as they came; a plain call's response as a stream of whole pieces."""
+    response = found.response
+    if found.chunks is None:
+        chunks: Iterator[ChatCompletionChunk] = response_chunks(response, whole=True)
+    else:
+        head = {"id": response.id, "created": response.created, "model": response.model,
+                "provider": response.provider}
+        chunks = (chunk.model_copy(update=head) for chunk in found.chunks)
+    for chunk in chunks:
         mark_cache_outcome(chunk, True)
         yield chunk
 
 
 class _Recorder:
-    """Folds the chunks of a streamed miss; the response is stored only when the stream was
-    read to its end and says how it finished."""
+    """Folds the chunks of a streamed miss and keeps each as it came; the response is stored
+    only when the stream was read to its end and says how it finished."""
 
-    __slots__ = ("acc", "first")
+    __slots__ = ("acc", "first", "parts")
 
     def __init__(self) -> None:
         self.acc = ChunkAccumulator()
         self.first = True
+        self.parts: list[bytes] = []
 
     def add(self, chunk: ChatCompletionChunk) -> None:
         if self.first:
             self.first = False
             mark_cache_outcome(chunk, False)
+        try:  # written now: the stream's consumer may change the chunk after
+            self.parts.append(chunk.model_dump_json(exclude=_HEAD, exclude_none=True,
+                                                    warnings=False).encode("utf-8"))
+        except Exception:  # an extra field no JSON can hold: stored_form says so below
+            self.parts.append(b"{}")
         self.acc.add(chunk)
 
     def stored(self) -> Optional[bytes]:
         response = self.acc.build()
         if not any(choice.finish_reason for choice in response.choices):
             return None
-        return stored_form(response)
+        whole = stored_form(response)
+        if whole is None:
+            return None
+        data = _STREAMED + b",".join(self.parts) + b'],"response":' + whole + b"}"
+        text = data.decode("utf-8")
+        if redact(text) is not text:
+            log.warning("response cache: a streamed response of %s was not stored: it holds "
+                        "a configured API key", response.provider or "a provider")
+            return None
+        return data
 
 
 # --- single flight ------------------------------------------------------------------------
@@ -321,9 +379,9 @@ class CachedProvider(WrapperProvider):
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         key = self.cache_key(request)
-        response = loaded(self._backend.lookup(key))
-        if response is not None:
-            return replayed(response)
+        found = entry(self._backend.lookup(key))
+        if found is not None:
+            return replayed(found)
         return self._recorded(key, self.wrapped.stream(request))
 
     def _recorded(self, key: str, chunks: Iterator[ChatCompletionChunk]
@@ -346,9 +404,9 @@ class CachedProvider(WrapperProvider):
 
     async def _astream(self, key: str, request: ChatRequest
                        ) -> AsyncIterator[ChatCompletionChunk]:
-        response = loaded(await self._backend.alookup(key))
-        if response is not None:
-            for chunk in replayed(response):
+        found = entry(await self._backend.alookup(key))
+        if found is not None:
+            for chunk in replayed(found):
                 yield chunk
             return
         recorder = _Recorder()

@@ -9,6 +9,7 @@ import threading
 import time
 from typing import Any, Optional, Union
 
+from ..core.errors import ConfigurationError
 from .base import CacheBackend
 
 __all__ = ["SQLiteCache"]
@@ -41,7 +42,11 @@ class SQLiteCache(CacheBackend):
         self._pid = 0
         self._writes = 0
         with self._lock:
-            self._connection()  # a path that cannot be opened fails here, not on a call
+            try:  # a path that cannot be opened fails here, not on a call
+                self._connection()
+            except sqlite3.Error as exc:
+                raise ConfigurationError(
+                    f"SQLiteCache cannot use {self.path!r}: {_cause(self.path, exc)}") from exc
 
     def __repr__(self) -> str:
         return f"SQLiteCache({self.path!r})"
@@ -50,6 +55,7 @@ class SQLiteCache(CacheBackend):
         conn = self._conn
         if conn is not None and self._pid == os.getpid():
             return conn
+        _create_private(self.path)
         conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
                                check_same_thread=False)
         try:
@@ -103,3 +109,36 @@ class SQLiteCache(CacheBackend):
             if self._conn is not None and self._pid == os.getpid():
                 self._conn.close()
             self._conn = None
+
+
+def _create_private(path: str) -> None:
+    """Create the database file readable and writable by its owner only (0600): it holds the
+    answers to your prompts. SQLite gives its -wal and -shm files the database's mode. An
+    existing file keeps its mode; ``:memory:`` and URIs are SQLite's."""
+    if path == ":memory:" or path.startswith("file:") or os.path.exists(path):
+        return
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:  # another process made it meanwhile
+        return
+    except OSError:  # SQLite's own open says what is wrong
+        return
+    os.close(fd)
+
+
+def _cause(path: str, exc: sqlite3.Error) -> str:
+    """What is wrong with ``path``, in words (SQLite's own text says neither path nor why)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        return "it is a directory; give the path of a database file inside it, e.g. " \
+               f"{os.path.join(path, 'cache.db')!r}"
+    if not os.path.isdir(parent):
+        return f"its directory {parent!r} does not exist; create it first"
+    if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+        return "this process may not read and write it (check its permissions)"
+    if not os.path.exists(path) and not os.access(parent, os.W_OK):
+        return f"this process may not create files in {parent!r}"
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        return "it is not an SQLite database, or it is damaged; remove it (it is only a " \
+               f"cache) or give another path ({exc})"
+    return f"SQLite says: {exc}"

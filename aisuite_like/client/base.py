@@ -51,6 +51,7 @@ def parse_model(model: Any) -> tuple[str, str]:
         raise InvalidModelError(
             f"Invalid model format. Expected 'provider:model' with both parts non-empty, got "
             f"{model!r}")
+    _request_checks.check_model_name(name, model)
     return key, name
 
 
@@ -129,7 +130,24 @@ _PROVIDER_SETTINGS = ("api_key", "base_url", "organization", "project", "timeout
                       "stream_gap_timeout")
 _AZURE_SETTINGS = frozenset({"api_version", "azure_endpoint", "azure_deployment",
                              "azure_ad_token", "azure_ad_token_provider"})
-_SHOWN_AS_WRITTEN = frozenset({"api_version", "azure_deployment", "organization", "project"})
+# The other settings of the built-in families (tests/client check them against each family's
+# own list), and those that only one family has: a provider setting given to the client's
+# constructor gets the provider_configs line to write, under the family it belongs to.
+_COMMON_SETTINGS = frozenset({"transport", "async_transport", "retry_clock", "max_reply_bytes",
+                              "max_event_bytes", "reasoning_field", "tool_call_ids", "api",
+                              "max_embedding_inputs", "openai_proxy"})
+_FAMILY_SETTINGS = {
+    "bedrock": frozenset({"aws_access_key_id", "aws_secret_access_key", "aws_session_token",
+                          "region_name", "profile_name", "endpoint_url",
+                          "control_endpoint_url"}),
+    "google": frozenset({"vertexai", "location", "credentials"}),
+    "anthropic": frozenset({"default_max_tokens", "auth_token"}),
+}
+_ALL_SETTINGS = frozenset(_PROVIDER_SETTINGS) | _COMMON_SETTINGS | _AZURE_SETTINGS \
+    | frozenset().union(*_FAMILY_SETTINGS.values())
+_SHOWN_AS_WRITTEN = frozenset({"api_version", "azure_deployment", "organization", "project",
+                               "transport", "async_transport", "api", "reasoning_field",
+                               "tool_call_ids", "region_name", "profile_name", "location"})
 
 
 def _as_provider(obj: Any, key: str) -> Provider:
@@ -174,15 +192,19 @@ def settings_keyword_error(where: str, unknown: Mapping[str, Any], accepted: Ite
     instead (the provider told from the settings: ``azure_*`` -> azure, a ``base_url`` of a
     known service -> that service, else openai); any other keyword is refused as Python would,
     with "did you mean". No value that may be secret is shown."""
-    others = [name for name in unknown if name not in _PROVIDER_SETTINGS]
+    others = [name for name in unknown if name not in _ALL_SETTINGS]
     if others:
         name = others[0]
-        suggestion = _request_checks.did_you_mean(name, accepted)
+        suggestion = _request_checks.did_you_mean(name, [*accepted, *sorted(_ALL_SETTINGS)])
         hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
         return TypeError(f"{where}() got an unexpected keyword argument {name!r}{hint}")
     settings = dict(unknown)
     key = "openai"
-    if _AZURE_SETTINGS & set(settings):
+    family = next((name for name, own in _FAMILY_SETTINGS.items() if own & set(settings)),
+                  None)
+    if family is not None:
+        key = family
+    elif _AZURE_SETTINGS & set(settings):
         key = "azure"
     elif isinstance(settings.get("base_url"), str):
         service = service_for_base_url(settings["base_url"])

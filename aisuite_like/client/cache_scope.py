@@ -11,7 +11,6 @@ a secret in clear.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,7 +43,8 @@ def _is_credential(name: str) -> bool:
 def fingerprint(value: Any) -> str:
     """A short sha256 of ``value``'s canonical JSON (objects JSON cannot hold count by their
     type): tells values apart without holding them."""
-    import json  # with the first cached call, not at ``import aisuite_like``
+    import hashlib
+    import json  # on first use: ``import aisuite_like`` loads no json
 
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       default=lambda o: f"<{type(o).__name__}>")

@@ -209,9 +209,11 @@ class _Completions:
         if as_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
             return as_given(request)
         if request.stream:
+            from ..core.exchange import opened
             from ..core.streaming import Stream, started_stream
 
-            return Stream(started_stream(provider.stream(request)), prior_messages=request.messages)
+            chunks, response = opened(lambda: started_stream(provider.stream(request)))
+            return Stream(chunks, prior_messages=request.messages, response=response)
         response = unique_tool_call_ids(provider.complete(request), request.messages)
         attach_price_ref(response, request.model)
         return response
@@ -652,10 +654,11 @@ async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[s
     if aas_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
         return await aas_given(request)
     if request.stream:
+        from ..core.exchange import aopened
         from ..core.streaming import AsyncStream, astarted_stream
 
-        return AsyncStream(await astarted_stream(provider.astream(request)),
-                           prior_messages=request.messages)
+        chunks, response = await aopened(lambda: astarted_stream(provider.astream(request)))
+        return AsyncStream(chunks, prior_messages=request.messages, response=response)
     response = unique_tool_call_ids(await provider.acomplete(request), request.messages)
     attach_price_ref(response, request.model)
     return response

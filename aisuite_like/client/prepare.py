@@ -375,6 +375,12 @@ def _chat_request(client: ClientBase, name: str, messages: Any, tools: Optional[
         from .structured import response_format_param
 
         portable["response_format"] = response_format_param(portable["response_format"])
+    # one rule on every family, before sending (core/checks.py)
+    _request_checks.check_response_format(portable.get("response_format"))
+    if portable.get("tool_choice") is not None:
+        _request_checks.check_tool_choice(portable["tool_choice"], [
+            schema["function"]["name"] for schema in (tools.schemas if tools else ())
+            if isinstance(schema.get("function"), dict) and "name" in schema["function"]])
     extra = kwargs  # what is left is provider-native, passed through untouched
     if extra:
         _request_checks.check_unknown_keywords(extra, native)

@@ -215,6 +215,11 @@ class ChatCompletionStream(Generic[_ParsedT]):
         self._finish = finish
 
     @property
+    def response(self) -> Any:
+        """The stream's HTTP reply (``Stream.response``), as the OpenAI SDK's."""
+        return self._stream.response
+
+    @property
     def chunks(self) -> list[ChatCompletionChunk]:
         return self._stream.chunks
 
@@ -254,6 +259,11 @@ class AsyncChatCompletionStream(Generic[_ParsedT]):
         self._stream = stream
         self._state = _EventState(response_format)
         self._finish = finish
+
+    @property
+    def response(self) -> Any:
+        """The stream's HTTP reply (``Stream.response``), as the OpenAI SDK's."""
+        return self._stream.response
 
     @property
     def chunks(self) -> list[ChatCompletionChunk]:

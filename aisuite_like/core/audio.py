@@ -8,7 +8,9 @@ size limit: a larger file is refused without being read whole).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import stat
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Optional, Union
 
@@ -150,7 +152,15 @@ _SAME = {"mpeg": "mp3", "mpga": "mp3", "m4a": "mp4", "oga": "ogg", "opus": "ogg"
 # Signatures of files that are not audio at all, for a clear error.
 _NOT_AUDIO = ((b"%PDF", "a PDF document"), (b"\x89PNG", "a PNG image"),
               (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
-              (b"PK\x03\x04", "a ZIP archive (or an Office document)"))
+              (b"PK\x03\x04", "a ZIP archive (or an Office document)"),
+              (b"\x7fELF", "an executable (ELF)"), (b"MZ", "a Windows executable"),
+              (b"#!", "a script"), (b"\xca\xfe\xba\xbe", "an executable (Mach-O)"),
+              (b"\xcf\xfa\xed\xfe", "an executable (Mach-O)"))
+#: Formats whose bytes have no signature (raw samples): only the name tells them.
+_UNSIGNED = frozenset({"pcm", "raw"})
+#: The longest a path's read may take (a network file system that stalls), in seconds.
+READ_SECONDS = 60.0
+_CHUNK = 1024 * 1024
 
 
 def sniff_format(head: bytes) -> Optional[str]:
@@ -159,6 +169,8 @@ def sniff_format(head: bytes) -> Optional[str]:
     known non-audio file, or None when the bytes announce nothing known."""
     if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
         return "wav"
+    if head[:5] == b"#!AMR":
+        return "amr"
     if head[:4] == b"fLaC":
         return "flac"
     if head[:4] == b"OggS":
@@ -227,6 +239,56 @@ def _read_bounded(content: Any, max_bytes: int) -> bytes:
     return bytes(data)
 
 
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def read_path(path: str, max_bytes: int, *, what: str, provider: str, parameter: str,
+              too_large: Callable[[int], Exception],
+              check_head: Optional[Callable[[bytes], None]] = None,
+              seconds: float = READ_SECONDS) -> bytes:
+    """The bytes of the regular file at ``path`` (symlinks followed), at most ``max_bytes``
+    (``too_large(size)`` is raised for a larger one, measured before reading). The file is
+    opened without blocking and its type checked on the open descriptor, so a named pipe, a
+    device or a directory is refused at once (it could block forever, or never end); its
+    first bytes go to ``check_head`` before the rest is read; the read stops with
+    ``TimeoutError`` after ``seconds``."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
+        | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} not found: {path!r}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)),
+                        "not a regular file")
+            raise UnsupportedParameterError(
+                f"the {what} path {path!r} is {kind}, not a regular file: pass the path of a "
+                "file, its bytes or a file object opened with 'rb'", parameter=parameter,
+                provider=provider)
+        if info.st_size > max_bytes:
+            raise too_large(info.st_size)
+        deadline = time.monotonic() + seconds
+        parts = [os.read(fd, 16)]
+        if check_head is not None:
+            check_head(parts[0])
+        size = len(parts[0])
+        while size <= max_bytes:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"reading the {what} {path!r} took more than {seconds:g} s")
+            chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - size))
+            if not chunk:
+                break
+            parts.append(chunk)
+            size += len(chunk)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
 def _too_large(provider: str, size: int, max_bytes: int) -> UnsupportedParameterError:
     return UnsupportedParameterError(
         f"the audio file is {size / MB:.1f} MB; {provider} accepts at most "
@@ -238,20 +300,21 @@ def _too_large(provider: str, size: int, max_bytes: int) -> UnsupportedParameter
 def read_audio(file: Any, provider: str, accepts: AudioInput) -> AudioFile:
     """``file`` (a path, bytes, a ``(name, content)`` tuple or a binary file object) read and
     checked for ``provider``: not empty, not larger than ``accepts.max_bytes`` (a path is
-    measured before it is read; a file object is read no further than the limit), in a format
-    ``accepts.formats`` holds, told by its first bytes or, when they announce nothing known,
-    by its name's extension. Every failure is an error before anything is uploaded."""
+    measured before it is read; a file object is read no further than the limit; a path
+    must be a regular file, ``read_path``), in a format ``accepts.formats`` holds, told by its
+    first bytes (a name alone only for raw formats without a signature, ``pcm``). Every
+    failure is an error before anything is uploaded."""
     name, content, path = _file_parts(file)
     max_bytes = accepts.max_bytes
     if path is not None:
-        try:
-            size = os.path.getsize(path)
-        except FileNotFoundError:
-            raise FileNotFoundError(f"audio file not found: {path!r}") from None
-        if size > max_bytes:
-            raise _too_large(provider, size, max_bytes)
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+        def check_head(head: bytes) -> None:  # not audio: refused before the rest is read
+            if head:
+                _audio_format(head, name, provider, accepts)
+
+        data = read_path(path, max_bytes, what="audio file", provider=provider,
+                         parameter="file",
+                         too_large=lambda size: _too_large(provider, size, max_bytes),
+                         check_head=check_head)
     else:
         data = _read_bounded(content, max_bytes)
     if len(data) > max_bytes:
@@ -261,18 +324,33 @@ def read_audio(file: Any, provider: str, accepts: AudioInput) -> AudioFile:
             f"the audio file{f' {name!r}' if name else ''} is empty: pass the recorded audio "
             "(a path, its bytes or a file object opened with 'rb' at its start)",
             parameter="file", provider=provider)
-    sniffed = sniff_format(data[:16])
+    fmt = _audio_format(data[:16], name, provider, accepts)
+    ext = _extension(name)
+    stem = os.path.basename(name).rpartition(".")[0] if ext is not None and name else None
+    return AudioFile(f"{stem or 'audio'}.{fmt}", data, fmt)
+
+
+def _audio_format(head: bytes, name: Optional[str], provider: str, accepts: AudioInput
+                  ) -> str:
+    """The format of audio starting with ``head`` named ``name``: its bytes decide (a name of
+    the same container keeps its extension, m4a for mp4); a name alone only for the raw
+    formats that have no signature (``pcm``). Anything else is refused before upload."""
+    sniffed = sniff_format(head)
     if sniffed is not None and sniffed.startswith("not-audio: "):
         raise UnsupportedParameterError(
             f"the file{f' {name!r}' if name else ''} is {sniffed[11:]}, not audio",
             parameter="file", provider=provider)
     ext = _extension(name)
     if sniffed is not None:
-        # The bytes decide; an extension of the same container is kept (m4a for mp4, ...).
         fmt = ext if ext is not None and _SAME.get(ext, ext) == _SAME.get(sniffed, sniffed) \
             else sniffed
+    elif ext is not None and (ext in _UNSIGNED or ext not in accepts.formats):
+        fmt = ext  # raw samples; or a format refused just below by name
     elif ext is not None:
-        fmt = ext
+        raise UnsupportedParameterError(
+            f"the file {name!r} does not start like {ext} audio (its first bytes are no audio "
+            f"signature{': it looks like text' if _looks_like_text(head) else ''}); pass the "
+            "recorded audio file itself", parameter="file", provider=provider)
     else:
         raise UnsupportedParameterError(
             "cannot tell the audio format of these bytes (they start with no known audio "
@@ -285,8 +363,11 @@ def read_audio(file: Any, provider: str, accepts: AudioInput) -> AudioFile:
             f"{f' ({name!r})' if name else ''}; it accepts "
             f"{', '.join(sorted(accepts.formats))}. Convert the file (e.g. with ffmpeg) "
             "first.", parameter="file", provider=provider)
-    stem = os.path.basename(name).rpartition(".")[0] if ext is not None and name else None
-    return AudioFile(f"{stem or 'audio'}.{fmt}", data, fmt)
+    return fmt
+
+
+def _looks_like_text(head: bytes) -> bool:
+    return bool(head) and all(32 <= b < 127 or b in (9, 10, 13) for b in head)
 
 
 def wav_duration(data: bytes) -> Optional[float]:

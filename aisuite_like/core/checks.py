@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -24,7 +25,8 @@ from .errors import ConfigurationError, UnsupportedParameterError
 __all__ = ["check_arguments", "check_unknown_keywords", "check_timeout", "check_messages",
            "check_max_turns", "check_prompt_cache", "REASONING_EFFORTS",
            "check_embedding_input", "check_embedding_arguments", "check_embedding_keywords",
-           "check_config_keys", "did_you_mean"]
+           "check_config_keys", "did_you_mean", "check_extra_headers", "header_problem",
+           "check_model_name", "check_tool_choice", "check_response_format"]
 
 # Keyword names ``create`` understands itself (portable, facade and runner ones).
 KNOWN_KEYWORDS = frozenset({
@@ -65,8 +67,10 @@ def _near_miss(name: str) -> Optional[str]:
 def check_unknown_keywords(extra: Mapping[str, Any],
                            native: frozenset[str] = frozenset()) -> None:
     """Keywords left after the known ones were taken: a near miss of a known one is a typo
-    (``TypeError``), anything else is provider-native. ``native``: the provider's own request
-    fields, never a typo however close to a portable name (Groq's ``reasoning_format``)."""
+    (``TypeError``), anything else is provider-native (``extra_headers`` checked).
+    ``native``: the provider's own request fields, never a typo however close to a portable
+    name (Groq's ``reasoning_format``)."""
+    check_extra_headers(extra)
     for name in extra:
         suggestion = _near_miss(name) if isinstance(name, str) and name not in native else None
         if suggestion is not None:
@@ -74,6 +78,51 @@ def check_unknown_keywords(extra: Mapping[str, Any],
                 f"create() got an unexpected keyword argument {name!r}; did you mean "
                 f"{suggestion!r}? (Provider-native arguments pass through, but this one looks "
                 f"like a misspelling of the portable {suggestion!r}.)")
+
+
+# --- HTTP headers given by the caller ------------------------------------------------------
+
+_FORBIDDEN = ("\r", "\n", "\x00")
+
+
+def header_problem(headers: Any) -> Optional[str]:
+    """Why ``headers`` (``extra_headers`` / ``default_headers``) cannot be sent, or None: a
+    dict of header names to string values, none holding CR, LF or NUL (a header of its own
+    injected into the request otherwise). The value is never shown: it may be a credential."""
+    if headers is None:
+        return None
+    if not isinstance(headers, Mapping):
+        return f"must be a dict of header name -> value, got {type(headers).__name__}"
+    for name, value in headers.items():
+        if not isinstance(name, str) or not name or any(c in name for c in (*_FORBIDDEN, ":")):
+            return (f"has a header name {_shown(name)} that is not a header name (no CR, LF, "
+                    "NUL or ':')")
+        if value is None:  # the SDKs' way of leaving a default header out
+            continue
+        if not isinstance(value, str):
+            return f"[{name!r}] must be a string, got {type(value).__name__}"
+        if any(c in value for c in _FORBIDDEN):
+            return (f"[{name!r}] holds a line break (CR / LF) or NUL, which would end the "
+                    "header and inject what follows; remove it")
+    return None
+
+
+def check_extra_headers(extra: Mapping[str, Any], provider: Optional[str] = None) -> None:
+    """A call's ``extra_headers`` (a provider-native keyword): refused before sending."""
+    problem = header_problem(extra.get("extra_headers"))
+    if problem is not None:
+        raise UnsupportedParameterError(f"extra_headers {problem}", parameter="extra_headers",
+                                        provider=provider)
+
+
+def check_model_name(name: str, model: Any) -> None:
+    """A model name with a control character (a line break) would change the request line
+    or path it goes into: refused, never changed."""
+    if any(ord(c) < 0x20 or c == "\x7f" for c in name):
+        from .errors import InvalidModelError
+
+        raise InvalidModelError(f"the model name in {model!r} holds a control character (a "
+                                "line break?); remove it")
 
 
 # --- portable arguments --------------------------------------------------------------------
@@ -242,15 +291,28 @@ def check_not_empty(messages: list[dict[str, Any]]) -> None:
             "'content': 'Hi'}]", parameter="messages")
 
 
+_INSTRUCTIONS = frozenset({"system", "developer"})
+
+
 def check_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A request's messages (already normalized to dicts): each with the content it needs, of
-    a type every provider reads. Returns them."""
+    a type every provider reads; not only system prompts. Returns them."""
+    instructions_only = bool(messages)
     for index, message in enumerate(messages):
         content = message.get("content")
         if content is None:
             check_message(message, index)
         elif not isinstance(content, str):
             _check_parts(content, index)
+        if message.get("role") not in _INSTRUCTIONS:
+            instructions_only = False
+    if instructions_only:
+        # Anthropic, Gemini and Bedrock take the system prompt apart from the conversation,
+        # which would be empty: one rule for every family.
+        raise UnsupportedParameterError(
+            "messages holds system (or developer) messages only, no user message; put the "
+            "request in a user message: [{'role': 'system', 'content': ...}, {'role': 'user', "
+            "'content': ...}]", parameter="messages")
     return messages
 
 
@@ -271,10 +333,84 @@ def _check_parts(content: Any, index: int) -> None:
             raise UnsupportedParameterError(
                 f"{where} must be a dict such as {{'type': 'text', 'text': '...'}}, got "
                 f"{type(part).__name__}", parameter="messages")
-        if part.get("type") == "text" and not isinstance(part.get("text"), str):
+        kind = part.get("type")
+        if kind == "text" and not isinstance(part.get("text"), str):
             raise UnsupportedParameterError(
                 f"{where} is a text part without a 'text' string; write {{'type': 'text', "
                 "'text': '...'}", parameter="messages")
+        if kind == "image_url":
+            _check_image_url(part.get("image_url"), where)
+        elif kind == "video":
+            raise UnsupportedParameterError(
+                f"{where} is a part of type 'video', which no chat API here takes; send a "
+                "video as a file part ({'type': 'file', 'file': {'file_data': 'data:video/"
+                "mp4;base64,...'}} or an uploaded file_id: Gemini reads it), or a vLLM "
+                "server's 'video_url' part", parameter="messages")
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def _check_image_url(spec: Any, where: str) -> None:
+    """An ``image_url`` part's URL: http(s), or a base64 ``data:`` URL (``gs://`` for Vertex
+    AI's Cloud Storage, ``s3://`` for Bedrock's); the shorthand ``"image_url": "<url>"``
+    too."""
+    url = spec.get("url") if isinstance(spec, Mapping) else spec
+    if not isinstance(url, str) or not url:
+        raise UnsupportedParameterError(
+            f"{where} is an image_url part without a 'url' string; write {{'type': "
+            "'image_url', 'image_url': {'url': 'https://...' or 'data:image/png;base64,...'}}",
+            parameter="messages")
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme == "data":
+        header, sep, data = url[5:].partition(",")
+        if not sep or not header.endswith(";base64") or _BASE64.fullmatch(data) is None:
+            raise UnsupportedParameterError(
+                f"{where} is an image data URL whose data is not valid base64; write "
+                "'data:image/png;base64,' + base64.b64encode(image_bytes).decode()",
+                parameter="messages")
+        return
+    if scheme not in ("http", "https", "gs", "s3"):
+        raise UnsupportedParameterError(
+            f"{where} has an image_url {_shown(url)} that is not a URL: give an http(s) URL "
+            "or a base64 data URL ('data:image/png;base64,...'; for a local file, read and "
+            "encode it)", parameter="messages")
+
+
+def check_tool_choice(tool_choice: Any, tool_names: Iterable[str]) -> None:
+    """A ``tool_choice`` that forces one function names one of the tools given."""
+    if not isinstance(tool_choice, Mapping) or tool_choice.get("type") != "function":
+        return
+    function = tool_choice.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else tool_choice.get("name")
+    if not isinstance(name, str):
+        raise UnsupportedParameterError(
+            f"tool_choice {_shown(tool_choice)} names no function; write {{'type': "
+            "'function', 'function': {'name': ...}}", parameter="tool_choice")
+    names = sorted(tool_names)
+    if not names:
+        raise UnsupportedParameterError(
+            f"tool_choice forces the tool {name!r} but no tools were given; pass it in tools",
+            parameter="tool_choice")
+    if name not in names:
+        hint = did_you_mean(name, names)
+        raise UnsupportedParameterError(
+            f"tool_choice forces the tool {name!r}, which is not in tools ("
+            f"{', '.join(map(repr, names))})" + (f"; did you mean {hint!r}?" if hint else ""),
+            parameter="tool_choice")
+
+
+def check_response_format(response_format: Any) -> None:
+    """A ``json_schema`` response format carries its schema (every family's structured
+    output needs one; for any JSON object, ``{'type': 'json_object'}``)."""
+    if not isinstance(response_format, Mapping) or response_format.get("type") != "json_schema":
+        return
+    spec = response_format.get("json_schema")
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("schema"), Mapping):
+        raise UnsupportedParameterError(
+            "response_format json_schema needs json_schema.schema (a JSON schema dict): "
+            "{'type': 'json_schema', 'json_schema': {'name': ..., 'schema': {...}}}; for any "
+            "JSON object pass {'type': 'json_object'}", parameter="response_format")
 
 
 def tool_call_id_of(message: Mapping[str, Any], index: int,
@@ -385,7 +521,9 @@ def check_embedding_arguments(dimensions: Any, encoding_format: Any, input_type:
 
 def check_embedding_keywords(extra: Mapping[str, Any]) -> None:
     """Provider-native keywords of ``embeddings.create``: a chat-only argument or a near miss
-    of a known keyword raises ``TypeError``; anything else passes through."""
+    of a known keyword raises ``TypeError``; anything else passes through (``extra_headers``
+    checked)."""
+    check_extra_headers(extra)
     for name in extra:
         if name in _CHAT_ONLY:
             raise TypeError(f"embeddings.create() got the chat argument {name!r}, which an "
@@ -431,6 +569,9 @@ def check_config_values(provider: str, config: Mapping[str, Any]) -> None:
         raise TypeError(
             f"provider_configs[{provider!r}]['api_key'] must be a string (the key itself), "
             f"got {type(key).__name__}{hint}")
+    problem = header_problem(config.get("default_headers"))
+    if problem is not None:
+        raise ConfigurationError(f"provider_configs[{provider!r}]['default_headers'] {problem}")
     for name in ("base_url", "api_url"):
         value = config.get(name)
         if value is not None:

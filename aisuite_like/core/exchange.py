@@ -10,12 +10,14 @@ they retry. Imports nothing of the package.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
+
+T = TypeVar("T")
 
 __all__ = ["CAPTURE", "ExchangeCapture", "HTTPExchange", "Headers", "note", "note_response",
-           "note_retry"]
+           "note_retry", "opened", "aopened"]
 
 
 class Headers(Mapping[str, str]):
@@ -106,6 +108,49 @@ def note_response(http_response: Any, request_id: Optional[str] = None) -> None:
         capture.exchange = HTTPExchange(
             http_response.status_code, http_response.headers, request_id=request_id,
             http_response=http_response)
+
+
+def opened(open_stream: Callable[[], T]) -> tuple[T, Any]:
+    """``open_stream()`` (which starts a stream: its HTTP reply arrives) and that reply, for
+    the stream's ``response``: the ``httpx2.Response`` where the SDK hands one over, else
+    the :class:`HTTPExchange` (``status_code``, ``headers``, ``url``); None when no HTTP
+    reply was made (a cache hit, a provider of your own). A ``with_raw_response`` call
+    running outside still records it."""
+    outer = CAPTURE.get()
+    capture = ExchangeCapture()
+    token = CAPTURE.set(capture)
+    try:
+        result = open_stream()
+    finally:
+        CAPTURE.reset(token)
+        _hand_on(capture, outer)
+    return result, _response_of(capture.exchange)
+
+
+async def aopened(open_stream: Callable[[], Awaitable[T]]) -> tuple[T, Any]:
+    """Async twin of :func:`opened`."""
+    outer = CAPTURE.get()
+    capture = ExchangeCapture()
+    token = CAPTURE.set(capture)
+    try:
+        result = await open_stream()
+    finally:
+        CAPTURE.reset(token)
+        _hand_on(capture, outer)
+    return result, _response_of(capture.exchange)
+
+
+def _hand_on(capture: ExchangeCapture, outer: Optional[ExchangeCapture]) -> None:
+    if outer is not None:
+        if capture.exchange is not None:
+            outer.exchange = capture.exchange
+        outer.retries += capture.retries
+
+
+def _response_of(exchange: Optional[HTTPExchange]) -> Any:
+    if exchange is None:
+        return None
+    return exchange.http_response if exchange.http_response is not None else exchange
 
 
 def note_retry() -> None:

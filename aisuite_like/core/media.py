@@ -18,7 +18,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field
 
-from .audio import Transcription, _file_parts, _read_bounded
+from .audio import Transcription, _file_parts, _read_bounded, read_path
 from .errors import UnsupportedParameterError
 from .types import _Model
 
@@ -449,15 +449,10 @@ def read_upload(file: Any, provider: str, max_bytes: int, *, what: str = "file",
     name, content, path = _file_parts(file)
     given_type = file[2] if isinstance(file, tuple) and len(file) >= 3 and \
         isinstance(file[2], str) else None
-    if path is not None:
-        try:
-            size = os.path.getsize(path)
-        except FileNotFoundError:
-            raise FileNotFoundError(f"{what} not found: {path!r}") from None
-        if size > max_bytes:
-            raise _too_large(what, provider, size, max_bytes, parameter)
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+    if path is not None:  # a regular file only (a FIFO would block before any timeout)
+        data = read_path(path, max_bytes, what=what, provider=provider, parameter=parameter,
+                         too_large=lambda size: _too_large(what, provider, size, max_bytes,
+                                                           parameter))
     else:
         data = _read_bounded(content, max_bytes)
     if len(data) > max_bytes:

@@ -293,7 +293,8 @@ async def astarted_stream(chunks: AsyncIterator[_Item]) -> AsyncIterator[_Item]:
 class Stream(Generic[_ChunkT]):
     """A sync stream of ``ChatCompletionChunk``. Iterate it, use it as a context manager, and
     call ``get_final_response()`` for the accumulated response. ``chunks`` keeps what arrived,
-    so after a mid-stream error the received part is still available."""
+    so after a mid-stream error the received part is still available. ``response`` is the
+    stream's HTTP reply, as the OpenAI SDK's ``Stream.response`` (docs/client.md)."""
 
     def __init__(
         self,
@@ -301,8 +302,11 @@ class Stream(Generic[_ChunkT]):
         *,
         final: Optional[Callable[[], ChatCompletionResponse]] = None,
         prior_messages: Sequence[Any] = (),
+        response: Any = None,
     ) -> None:
         # prior_messages: the conversation the request sent (tool-call ids stay unique in it)
+        #: the HTTP reply (``core.exchange.opened``); None without one (a cache hit, a run)
+        self.response = response
         self._iter = chunks
         self._final = final
         self._acc = ChunkAccumulator(prior_messages)
@@ -367,8 +371,11 @@ class AsyncStream(Generic[_ChunkT]):
         *,
         final: Optional[Callable[[], ChatCompletionResponse]] = None,
         prior_messages: Sequence[Any] = (),
+        response: Any = None,
     ) -> None:
         # prior_messages: the conversation the request sent (tool-call ids stay unique in it)
+        #: the HTTP reply (``core.exchange.opened``); None without one (a cache hit, a run)
+        self.response = response
         self._iter = chunks
         self._final = final
         self._acc = ChunkAccumulator(prior_messages)

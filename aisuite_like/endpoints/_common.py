@@ -41,6 +41,7 @@ def endpoint_provider(client: ClientBase, model: Any) -> tuple[str, str, Provide
 def check_keywords(call: str, extra: Mapping[str, Any], known: Iterable[str]) -> None:
     """A keyword that is a near miss of one of ``known`` is a typo (``TypeError`` saying
     which); others are provider-native and pass through."""
+    _checks.check_extra_headers(extra)
     names = tuple(known)
     for name in extra:
         suggestion = _checks.did_you_mean(name, names) if isinstance(name, str) else None

@@ -32,7 +32,12 @@ from ..client.prepare import (
     provider_stack,
     split_model,
 )
-from ..core.checks import check_arguments, check_max_turns, check_not_empty
+from ..core.checks import (
+    check_arguments,
+    check_extra_headers,
+    check_max_turns,
+    check_not_empty,
+)
 from ..core.cost import attach_price_ref
 from ..core.errors import NotFoundError, UnsupportedParameterError
 from ..core.hosted import is_hosted
@@ -129,6 +134,7 @@ def _prepare(client: Any, model: str, input: Any, args: dict[str, Any],
         raise TypeError(f"stream must be True or False, got {stream!r}")
     if max_turns is not None:
         check_max_turns(max_turns)
+    check_extra_headers(kwargs)
     check_arguments({"temperature": args.get("temperature"),
                      "max_tokens": args.get("max_output_tokens"),
                      **{k: kwargs.get(k) for k in ("top_p", "timeout", "parallel_tool_calls",

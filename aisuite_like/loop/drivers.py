@@ -28,7 +28,15 @@ from ..core.types import ChatCompletionChunk, ChatCompletionResponse
 from ..providers.base import ChatRequest, Provider
 from ..tools.toolset import Tools
 from .engine import CallModel, Condense, Finish, RunTools, ToolBatch, ToolCallRun, ToolLoop
-from .execute import DaemonThreads, ToolThreads, execute_scoped_async, execute_scoped_sync
+from .execute import (
+    DaemonThreads,
+    Interrupt,
+    ToolThreads,
+    carry_interrupt,
+    execute_scoped_async,
+    execute_scoped_sync,
+    raise_interrupt,
+)
 from .hooks import RunHooks, _bind_tool_contexts, _chain, _overriding, _run_error, _Stretch
 
 __all__ = ["DriverSteps", "drive_sync", "drive_async"]
@@ -274,7 +282,10 @@ async def _run_batch_async(batch: ToolBatch, limit: int, pool: ToolThreads,
         if len(group) == 1:
             await execute(group[0], engine, hooks)
         else:
-            await asyncio.gather(*(bounded(call) for call in group))
+            try:  # each call in a task of its own: a Ctrl-C in one is carried out of it
+                await asyncio.gather(*(carry_interrupt(bounded(call)) for call in group))
+            except Interrupt as interrupt:
+                raise_interrupt(interrupt)
 
 
 async def _stream_turn_async(provider: Provider, action: CallModel, acc: ChunkAccumulator,

@@ -21,11 +21,12 @@ import time
 from collections.abc import Callable
 from typing import Any, Optional
 
-from ..core.sync_bridge import run_coro_sync as _run_coro_sync
+from ..core.sync_bridge import daemon_thread_future, run_coro_sync as _run_coro_sync
 from .engine import ToolCallRun
 
 __all__ = ["execute_sync_call", "execute_async_call", "execute_scoped_sync", "execute_scoped_async",
-           "ToolThreads", "DaemonThreads", "runs_inline", "INSTANT_CALL_S", "INSTANT_CALLS"]
+           "ToolThreads", "DaemonThreads", "runs_inline", "INSTANT_CALL_S", "INSTANT_CALLS",
+           "Interrupt", "carry_interrupt", "raise_interrupt"]
 
 #: A sync tool call that returns within this many seconds is "instant".
 INSTANT_CALL_S = 0.001
@@ -61,6 +62,35 @@ def _timed_call(tool: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         return tool.fn(*args, **kwargs)
     finally:
         _record_pace(tool, time.perf_counter() - start)
+
+class Interrupt(Exception):
+    """A ``KeyboardInterrupt`` or ``SystemExit`` (``original``) raised inside a task the run
+    started (a tool's, a parallel group's, an agent run's), carried to the task that awaits
+    it as an ordinary exception: one that leaves a task as itself stops the event loop at
+    once, before its awaiter can see it, and ``asyncio.run`` then prints "Task exception was
+    never retrieved" beside the caller's traceback. The awaiting side re-raises
+    ``original`` (:func:`raise_interrupt`), so the caller gets it unchanged."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(type(original).__name__)
+        self.original = original
+
+
+async def carry_interrupt(awaitable: Any) -> Any:
+    """``await awaitable`` in a task of the run's own: a ``KeyboardInterrupt`` / ``SystemExit``
+    leaves as :class:`Interrupt`."""
+    try:
+        return await awaitable
+    except (KeyboardInterrupt, SystemExit) as exc:
+        raise Interrupt(exc) from None
+
+
+def raise_interrupt(error: BaseException) -> None:
+    """Raise what ``error`` carries when it is an :class:`Interrupt` (nothing otherwise)."""
+    if isinstance(error, Interrupt):
+        original = error.original
+        raise original.with_traceback(original.__traceback__)
+
 
 class _ToolTimeout(Exception):
     """Raised by the drivers' timeout helpers (a tool cannot raise it by accident)."""
@@ -213,7 +243,7 @@ async def _await_with_timeout(awaitable: Any, timeout: Optional[float]) -> Any:
     """Await with a deadline, telling our timeout apart from a TimeoutError the tool raised."""
     if timeout is None:
         return await awaitable
-    task = asyncio.ensure_future(awaitable)
+    task = asyncio.ensure_future(carry_interrupt(awaitable))
     try:
         done, _ = await asyncio.wait({task}, timeout=timeout)
     except asyncio.CancelledError:
@@ -222,6 +252,9 @@ async def _await_with_timeout(awaitable: Any, timeout: Optional[float]) -> Any:
     if not done:
         task.cancel()
         raise _ToolTimeout
+    error = task.exception()
+    if error is not None:
+        raise_interrupt(error)
     return task.result()
 
 
@@ -315,10 +348,10 @@ async def execute_async_call(call: ToolCallRun) -> None:
             elif call.threads is not None:
                 value = await call.threads.run(_timed_call, (tool, args, kwargs), {})
             else:  # a daemon thread, not the loop's executor: asyncio.run never waits for it
-                value = await _daemon_thread_future(_timed_call, (tool, args, kwargs), {})
+                value = await daemon_thread_future(_timed_call, (tool, args, kwargs), {})
         else:
             value = await _await_with_timeout(
-                _daemon_thread_future(tool.fn, args, kwargs), timeout)
+                daemon_thread_future(tool.fn, args, kwargs), timeout)
     except _ToolTimeout:
         call.time_out(timeout or 0.0, time.perf_counter() - start)
     except Exception as exc:
@@ -327,39 +360,12 @@ async def execute_async_call(call: ToolCallRun) -> None:
         call.succeed(value, time.perf_counter() - start)
 
 
-def _daemon_thread_future(fn: Callable[..., Any], args: tuple[Any, ...],
-                          kwargs: dict[str, Any]) -> "asyncio.Future[Any]":
-    """Run a sync tool that has a deadline in its own daemon thread. Not the loop's default
-    executor: a timed-out tool keeps its thread busy, and ``asyncio.run`` waits for the default
-    executor at exit, so an abandoned call would hold the caller's program up."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(ok: bool, value: Any) -> None:
-        if not future.done():
-            future.set_result(value) if ok else future.set_exception(value)
-
-    def target() -> None:
-        try:
-            outcome = (True, context.run(fn, *args, **kwargs))
-        except BaseException as exc:  # handed to the awaiting task
-            outcome = (False, exc)
-        try:
-            loop.call_soon_threadsafe(settle, *outcome)
-        except RuntimeError:  # the loop is gone: nobody waits for this result any more
-            pass
-
-    threading.Thread(target=target, daemon=True, name="aisuite-like-tool").start()
-    return future
-
-
 class ToolThreads:
     """The async run's threads for sync tools: ``limit`` (``max_tool_concurrency``) daemon
     threads (:class:`DaemonThreads`), created on first need, one pool per run; not the event
     loop's default executor, whose size has nothing to do with the run's bound and which
     ``asyncio.run`` waits for. A sync tool with a timeout gets a daemon thread of its own
-    instead (``_daemon_thread_future``): an abandoned call must not hold a pool thread."""
+    instead (``daemon_thread_future``): an abandoned call must not hold a pool thread."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit

@@ -5,7 +5,7 @@ import time)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from time import monotonic as _monotonic
 from typing import Any, Optional
 
@@ -341,6 +341,30 @@ def redirect_hooks(provider: str, *, is_async: bool, limits: Optional[BodyLimits
         check(response)
 
     return {"response": [acheck if is_async else check]}
+
+
+async def _closing(aclose: Callable[[], Awaitable[Any]], closed: Callable[[], bool]
+                   ) -> AsyncGenerator[None, None]:
+    try:
+        yield
+    finally:
+        if not closed():
+            await aclose()
+
+
+def close_at_loop_shutdown(aclose: Callable[[], Awaitable[Any]],
+                           closed: Callable[[], bool]) -> Any:
+    """Have the running event loop call ``aclose()`` (unless ``closed()``) when it shuts down:
+    ``asyncio.run`` closes the async generators started on its loop before it closes the
+    loop, so the connections a sync client's ``acreate`` opened on that loop are closed there,
+    on their own loop, whether or not the client is closed in time. Returns the generator,
+    which the caller keeps (the loop holds it weakly)."""
+    gen = _closing(aclose, closed)
+    try:
+        gen.asend(None).send(None)  # started on this loop: its shutdown hook now knows it
+    except StopIteration:
+        pass
+    return gen
 
 
 def own_error_inside(exc: BaseException) -> Optional[AisuiteLikeError]:

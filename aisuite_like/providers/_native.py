@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
 from ..core.origins import same_origin
-from ._common import bound_sync_io, redirect_error, transport_error
+from ._common import bound_sync_io, close_at_loop_shutdown, redirect_error, transport_error
 from .body_limits import DEFAULT_LIMITS, BodyLimits, BodyMeter
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
@@ -157,6 +157,7 @@ class NativeHTTP:
         self._client: Any = None
         self._session: Any = None
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
+        self._closer: Any = None  # closes the session when its loop shuts down
         self._finalizer: Optional[weakref.finalize[Any, Any]] = None
         self._lock = threading.Lock()
 
@@ -202,12 +203,16 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
+        # trust_env: HTTP(S)_PROXY / NO_PROXY (and .netrc), as httpx2 honours them on the
+        # sync path and in the SDKs: a mandated egress proxy is never bypassed.
         self._session = session = aiohttp.ClientSession(
-            connector=connector, auto_decompress=True,
+            connector=connector, auto_decompress=True, trust_env=True,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
-        # A client never closed (no aclose / async with) lets its session go when it is
-        # collected, or at exit: aiohttp would print "Unclosed client session" otherwise.
+        # Closed on its loop when the loop shuts down (asyncio.run does)...
+        self._closer = close_at_loop_shutdown(session.close, lambda: session.closed)
+        # ...and a client never closed (no aclose / async with) lets its session go when it
+        # is collected, or at exit: aiohttp would print "Unclosed client session" otherwise.
         self._finalizer = weakref.finalize(self, _let_go, session, loop)
         return session
 

@@ -22,11 +22,9 @@ import threading
 import time
 from collections.abc import Generator, Sequence
 from typing import Any, Optional, Union
-from urllib.parse import urlsplit
 
-from ..core import secrets as _secrets
-from ..core.errors import ConfigurationError, MissingDependencyError
 from ..core.reading import loads_json
+from ..core.redis_endpoint import import_redis, redis_endpoint
 from .limits import Record, TransactionFn
 from .state import MemoryState
 
@@ -119,22 +117,11 @@ class RedisState:
     def __init__(self, url: str, *, prefix: str = "aisuite_like:router:",
                  timeout: float = 1.0, retry_after: float = 5.0,
                  redis_options: Optional[dict[str, Any]] = None) -> None:
-        if not isinstance(url, str) or "://" not in url:
-            raise ConfigurationError(
-                "RedisState needs a Redis URL such as 'redis://127.0.0.1:6379/0'")
-        for name, value in (("timeout", timeout), ("retry_after", retry_after)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ConfigurationError(f"RedisState {name} must be a number of seconds > 0, "
-                                         f"got {value!r}")
-        parts = urlsplit(url)
-        if parts.password:
-            _secrets.remember(parts.password)  # redacted from every error and log record
-        self._url = url
-        self._where = f"{parts.scheme}://{parts.hostname or ''}" + (
-            f":{parts.port}" if parts.port else "") + (parts.path or "")
+        endpoint = redis_endpoint(url, timeout=timeout, seconds={"retry_after": retry_after},
+                                  redis_options=redis_options)
+        self._url, self._where = endpoint.url, endpoint.where
         self._prefix = prefix
-        self._options = {"socket_timeout": float(timeout),
-                         "socket_connect_timeout": float(timeout), **(redis_options or {})}
+        self._options = endpoint.options
         self._retry_after = float(retry_after)
         self._down_until = 0.0
         self._local = MemoryState()
@@ -150,12 +137,7 @@ class RedisState:
 
     @staticmethod
     def _redis() -> Any:
-        try:
-            import redis
-        except ImportError as exc:
-            raise MissingDependencyError(
-                'RedisState needs redis-py: pip install "aisuite-like[redis]"') from exc
-        return redis
+        return import_redis()
 
     def _sync_client(self) -> Any:
         if self._sync is None:

@@ -49,7 +49,7 @@ from typing import Any, Literal, Optional
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..core.errors import AisuiteLikeError
-from ..core.secrets import redact, remember
+from ..core.secrets import REDACTED, redact, remember
 
 __all__ = [
     "Cassette", "record", "replay", "CassetteError", "CassetteMismatchError",
@@ -109,6 +109,72 @@ def _remember_credential(value: str) -> None:
         remember(key)
 
 
+# The request headers whose values are written as sent: what the SDKs and HTTP libraries set
+# themselves. Every other request header (``default_headers``, ``extra_headers``: a session,
+# a JWT, a tenant id) is written with its value redacted, and the value is redacted from
+# everything else written.
+_PLAIN_REQUEST_HEADERS = frozenset({
+    "accept", "accept-encoding", "content-type", "user-agent", "host", "connection", "expect",
+    "transfer-encoding", "anthropic-version", "anthropic-beta", "openai-beta",
+    "x-goog-api-client", "x-server-timeout", "x-amz-date", "x-amz-target",
+    "x-amz-content-sha256", "x-amz-user-agent",
+})
+_PLAIN_REQUEST_PREFIXES = ("x-stainless-", "amz-sdk-")
+
+
+def _request_headers(items: Iterable[tuple[str, Any]]) -> dict[str, str]:
+    """A request's headers as written: credentials dropped (``_headers``), the values of the
+    headers the caller configured redacted."""
+    out = _headers(items, frozenset({"content-length"}))
+    for name, value in out.items():
+        if name not in _PLAIN_REQUEST_HEADERS and not name.startswith(_PLAIN_REQUEST_PREFIXES):
+            _remember_credential(value)
+            out[name] = REDACTED
+    return out
+
+
+# Fields of a JSON body whose text values are credentials: a part of the name (split at "-",
+# "_", "." and lower-to-upper case changes) is one of these (``user_token``, ``apiKey``,
+# ``client_secret``; not ``max_tokens``, nor ``promptTokenCount``, whose value is a number).
+_SECRET_FIELD_PARTS = frozenset({
+    "token", "secret", "key", "apikey", "password", "passwd", "credential", "credentials",
+    "auth", "authorization", "jwt", "cookie", "session",
+})
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SECRET_FIELD_TEXT = re.compile(r'"([A-Za-z0-9_.-]{1,64})"(\s*:\s*)"((?:[^"\\]|\\.)*)"')
+
+
+def _is_secret_field(name: str) -> bool:
+    parts = _NAME_PARTS.split(_CAMEL.sub("_", name).lower())
+    return any(part in _SECRET_FIELD_PARTS for part in parts)
+
+
+def _redact_fields(value: Any) -> Any:
+    """A JSON value with the text of every key-like field redacted, at any depth."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(v, str) and v and v != REDACTED and _is_secret_field(str(k)):
+                _remember_credential(v)
+                out[k] = REDACTED
+            else:
+                out[k] = _redact_fields(v)
+        return out
+    if isinstance(value, list):
+        return [_redact_fields(v) for v in value]
+    return value
+
+
+def _redact_field_text(text: str) -> str:
+    """The same for JSON inside text (the events of an SSE stream)."""
+    def clean(match: "re.Match[str]") -> str:
+        if not match.group(3) or not _is_secret_field(match.group(1)):
+            return match.group(0)
+        return f'"{match.group(1)}"{match.group(2)}"{REDACTED}"'
+
+    return _SECRET_FIELD_TEXT.sub(clean, text)
+
+
 # Hop-by-hop and framing headers of a reply: the body is stored decoded and whole, so its
 # original length, encoding and framing no longer apply.
 _FRAMING = frozenset({"content-length", "content-encoding", "transfer-encoding", "connection",
@@ -156,10 +222,10 @@ def _encode_body(data: bytes) -> dict[str, Any]:
     text = redact(text)
     if text[:1] in "{[":
         try:
-            return {"json": json.loads(text)}
+            return {"json": _redact_fields(json.loads(text))}
         except ValueError:
             pass
-    return {"text": text}
+    return {"text": _redact_field_text(text)}
 
 
 def _decode_body(body: Mapping[str, Any]) -> bytes:
@@ -252,11 +318,50 @@ class _Exchange:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "_Exchange":
-        req, resp = data["request"], data["response"]
-        return cls(_Request(str(req["method"]).upper(), _url(str(req["url"])), dict(req["body"])),
-                   dict(req.get("headers") or {}),
-                   _Reply(int(resp["status"]), dict(resp.get("headers") or {}),
-                         _decode_body(resp["body"])))
+        """An exchange as the file holds it; ``ValueError`` naming what is not of the form
+        ``to_json`` writes (a file edited by hand, or written by something else)."""
+        if not isinstance(data, Mapping):
+            raise ValueError("an interaction must be an object")
+        req, resp = data.get("request"), data.get("response")
+        if not isinstance(req, Mapping) or not isinstance(resp, Mapping):
+            raise ValueError("an interaction needs a 'request' and a 'response' object")
+        if not isinstance(req.get("method"), str) or not isinstance(req.get("url"), str):
+            raise ValueError("request.method and request.url must be text")
+        status = resp.get("status")
+        if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+            raise ValueError(f"response.status must be an HTTP status, got {status!r}")
+        return cls(_Request(req["method"].upper(), _url(req["url"]),
+                            _checked_body(req.get("body"), "request.body")),
+                   _checked_headers(req.get("headers"), "request.headers"),
+                   _Reply(status, _checked_headers(resp.get("headers"), "response.headers"),
+                          _decode_body(_checked_body(resp.get("body"), "response.body"))))
+
+
+def _checked_body(body: Any, where: str) -> dict[str, Any]:
+    """A body as ``_encode_body`` writes it: ``{"json": ...}``, ``{"text": "..."}`` or
+    ``{"base64": "..."}``."""
+    if not isinstance(body, Mapping) or len(body) != 1 or \
+            next(iter(body)) not in ("json", "text", "base64"):
+        raise ValueError(f"{where} must be {{\"json\": ...}}, {{\"text\": \"...\"}} or "
+                         f"{{\"base64\": \"...\"}}, got {type(body).__name__}")
+    kind, value = next(iter(body.items()))
+    if kind != "json" and not isinstance(value, str):
+        raise ValueError(f"{where}.{kind} must be text")
+    if kind == "base64":
+        try:
+            base64.b64decode(value, validate=True)
+        except ValueError:
+            raise ValueError(f"{where}.base64 is not base64") from None
+    return dict(body)
+
+
+def _checked_headers(headers: Any, where: str) -> dict[str, str]:
+    if headers is None:
+        return {}
+    if not isinstance(headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise ValueError(f"{where} must be an object of text values")
+    return dict(headers)
 
 
 # --- the cassette ----------------------------------------------------------------------------
@@ -288,11 +393,17 @@ class Cassette:
         if not isinstance(data, dict) or data.get("version") != _FORMAT:
             raise CassetteError(f"{self.path} is not a cassette of format {_FORMAT}; "
                                 f"{_HOW_TO_RECORD}")
-        try:
-            self._exchanges = [_Exchange.from_json(x) for x in data["interactions"]]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CassetteError(f"{self.path}: a malformed interaction ({exc!r}); "
-                                f"{_HOW_TO_RECORD}") from exc
+        interactions = data.get("interactions")
+        if not isinstance(interactions, list):
+            raise CassetteError(f"{self.path}: 'interactions' must be a list; {_HOW_TO_RECORD}")
+        exchanges = []
+        for i, item in enumerate(interactions):
+            try:
+                exchanges.append(_Exchange.from_json(item))
+            except ValueError as exc:
+                raise CassetteError(f"{self.path}: interaction #{i + 1} is malformed ({exc}); "
+                                    f"{_HOW_TO_RECORD}") from None
+        self._exchanges = exchanges
 
     def _save(self) -> None:
         text = json.dumps({"version": _FORMAT,
@@ -395,7 +506,7 @@ class Cassette:
             reply: _Reply) -> None:
         """Record: one exchange, secrets dropped or redacted (the reply's headers and body
         are stored as given here, and cleaned when written)."""
-        request_headers = _headers(headers, frozenset({"content-length"}))
+        request_headers = _request_headers(headers)
         exchange = _Exchange(_request(method, url, body), request_headers, reply, used=True)
         with self._lock:
             self._exchanges.append(exchange)

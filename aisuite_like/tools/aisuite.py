@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol
 from pydantic import BaseModel, ValidationError
 
 from ..core.reading import loads_json
-from ..core.sync_bridge import run_coro_sync as _run_coro_sync
+from ..core.sync_bridge import daemon_thread_future, run_coro_sync as _run_coro_sync
 from .policy import ToolPolicyContext, evaluate_policy, to_decision
 
 if TYPE_CHECKING:
@@ -206,8 +206,10 @@ async def aexecute_tool(tools: _ToolsByName, tool_calls: Any, tool_policy: Any =
             try:
                 if tool.is_async:
                     result = await tool.fn(*prepared.args, **prepared.kwargs)
-                else:  # a blocking function stays off the event loop
-                    result = await asyncio.to_thread(tool.fn, *prepared.args, **prepared.kwargs)
+                else:  # a blocking function stays off the event loop, on a daemon thread: a
+                    # cancelled call does not hold the program's exit until the tool returns
+                    result = await daemon_thread_future(tool.fn, prepared.args,
+                                                        dict(prepared.kwargs))
             except Exception as exc:
                 _finished(tools, prepared, error=exc)
                 raise

@@ -139,9 +139,28 @@ def _for_model(error: MCPError) -> MCPError:
 _SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|cookie", re.I)
 
 
+# A path segment that is a credential (Zapier's ``/mcp/sk-ak-.../sse``, a UUID or a random
+# token as the path's secret): at least 16 characters of the URL-safe alphabet, letters and
+# digits mixed; or any segment after one named like a credential (``/token/<it>``).
+_TOKEN_SEGMENT = re.compile(r"(?=[^/]*[0-9])(?=[^/]*[A-Za-z])[A-Za-z0-9_.~%+=-]{16,}")
+
+
+def _path_secrets(path: str) -> list[str]:
+    segments = path.split("/")
+    return [segment for i, segment in enumerate(segments) if segment and (
+        _TOKEN_SEGMENT.fullmatch(segment)
+        or (i > 0 and _SECRET_NAME.search(segments[i - 1]) is not None))]
+
+
+def _safe_path(path: str) -> str:
+    secrets = set(_path_secrets(path))
+    return "/".join(REDACTED if segment in secrets else segment for segment in path.split("/"))
+
+
 def _safe_url(url: str) -> str:
-    """``url`` for reprs and errors: user info and the values of credential-named query
-    parameters (``api_key``, ``token``, ``sig``, ...) shown as ``[REDACTED]``."""
+    """``url`` for reprs and errors: user info, path segments that are credentials and the
+    values of credential-named query parameters (``api_key``, ``token``, ``sig``, ...) shown
+    as ``[REDACTED]``."""
     from urllib.parse import urlsplit, urlunsplit
 
     try:
@@ -152,8 +171,8 @@ def _safe_url(url: str) -> str:
         query = "&".join(
             f"{name}={REDACTED}" if sep and _SECRET_NAME.search(name) else f"{name}{sep}{value}"
             for name, sep, value in (item.partition("=") for item in parts.query.split("&")))
-        return urlunsplit((parts.scheme, netloc, parts.path, query if parts.query else "",
-                           parts.fragment))
+        return urlunsplit((parts.scheme, netloc, _safe_path(parts.path),
+                           query if parts.query else "", parts.fragment))
     except ValueError:
         return REDACTED
 
@@ -165,7 +184,7 @@ def _url_secrets(url: str) -> list[str]:
 
     try:
         parts = urlsplit(url)
-        found = [parts.password or parts.username or ""]
+        found = [parts.password or parts.username or "", *_path_secrets(parts.path)]
         found += [value for name, value in parse_qsl(parts.query) if _SECRET_NAME.search(name)]
     except ValueError:
         return []

@@ -578,3 +578,47 @@ def test_import_loads_no_redis_and_redis_cache_names_its_extra() -> None:
     lines = out.stdout.splitlines()
     assert lines[0] == "[]"
     assert "pip install 'aisuite-like[redis]'" in lines[1]
+
+
+# --- a streamed call replayed as it was streamed -----------------------------------------------
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+def test_a_streamed_hit_replays_the_chunks_as_they_were_stored(
+        family: str, store: str, server: FaultServer, tmp_path: pathlib.Path) -> None:
+    """A UI that streams sees the answer arrive in the pieces it first came in, not the whole
+    text at once; the chunks are marked as hits and the final response is the same."""
+    cache: Any = MemoryCache() if store == "memory" else ai.cache.SQLiteCache(
+        tmp_path / "cache.db")
+    server.queue(Stream(text="one two three four"))
+    client = ai.Client(config(family, server.url), cache=cache)
+    kwargs = {"model": MODELS[family], "messages": USER, "stream": True}
+
+    def pieces(chunks: list[Any]) -> list[str]:
+        return [c.choices[0].delta.content for c in chunks
+                if c.choices and c.choices[0].delta.content]
+
+    with client.chat.completions.create(**kwargs) as first:
+        missed = list(first)
+        missed_final = first.get_final_response()
+    with client.chat.completions.create(**kwargs) as second:
+        hit = list(second)
+        hit_final = second.get_final_response()
+    assert server.attempts == 1
+    assert len(pieces(missed)) == 4 and pieces(hit) == pieces(missed)
+    assert all(c.cache_hit for c in hit) and not any(c.cache_hit for c in missed)
+    assert [c.id for c in hit] == [c.id for c in missed]
+    assert hit_final.content == missed_final.content == "one two three four"
+    assert hit_final.cache_hit  # usage as streamed (an OpenAI stream has none unasked)
+    assert hit_final.usage is None or hit_final.usage.cost == 0
+
+    async def replay() -> list[str]:
+        async with ai.AsyncClient(config(family, server.url), cache=cache) as aclient:
+            stream = await aclient.chat.completions.create(**kwargs)
+            return pieces([c async for c in stream])
+
+    assert asyncio.run(replay()) == pieces(missed)
+    plain = client.chat.completions.create(model=MODELS[family], messages=USER)
+    assert plain.cache_hit and plain.content == "one two three four"  # serves plain calls too
+    assert server.attempts == 1

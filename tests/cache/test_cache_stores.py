@@ -114,8 +114,44 @@ def test_sqlite_cache_serves_the_async_client(server: FaultServer,
 
 
 def test_an_unopenable_sqlite_path_fails_at_construction(tmp_path: pathlib.Path) -> None:
-    with pytest.raises(Exception, match="unable to open"):
+    with pytest.raises(ai.ConfigurationError, match="missing-dir' does not exist"):
         SQLiteCache(tmp_path / "missing-dir" / "c.db")
+
+
+@pytest.mark.parametrize("case", ["missing directory", "a directory", "corrupt file"])
+def test_a_bad_sqlite_path_names_the_path_and_the_cause(tmp_path: pathlib.Path,
+                                                        case: str) -> None:
+    import sqlite3
+
+    if case == "missing directory":
+        path, cause = tmp_path / "nowhere" / "c.db", "does not exist; create it first"
+    elif case == "a directory":
+        path, cause = tmp_path, "it is a directory"
+    elif case == "corrupt file":
+        path = tmp_path / "c.db"
+        path.write_bytes(b"not a database at all " * 200)
+        cause = "not an SQLite database, or it is damaged"
+    with pytest.raises(ai.ConfigurationError, match=cause) as caught:
+        SQLiteCache(path)
+    assert str(path).rstrip("/") in str(caught.value)
+    assert isinstance(caught.value.__cause__, sqlite3.Error)
+
+
+def test_the_sqlite_files_are_the_owners_only(tmp_path: pathlib.Path) -> None:
+    """They hold answers to prompts: mode 0600 for the database and its -wal / -shm files,
+    whatever the umask."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        with SQLiteCache(tmp_path / "c.db") as cache:
+            cache.set("k", b"v", None)
+            files = sorted(tmp_path.iterdir())
+            assert [f.name for f in files] == ["c.db", "c.db-shm", "c.db-wal"]
+            assert {f.name: f.stat().st_mode & 0o777 for f in files} == \
+                {"c.db": 0o600, "c.db-shm": 0o600, "c.db-wal": 0o600}
+    finally:
+        os.umask(old)
 
 
 # --- Redis -----------------------------------------------------------------------------------

@@ -238,6 +238,44 @@ def test_the_provider_is_told_from_the_settings(settings: dict[str, Any], line: 
             assert value not in str(info.value)
 
 
+@pytest.mark.parametrize(("settings", "line"), [
+    ({"transport": "native"}, 'ai.Client(provider_configs={"openai": {"transport": "native"}})'),
+    ({"transport": "native", "base_url": "https://api.groq.com/openai/v1"},
+     'ai.Client(provider_configs={"groq": {"transport": "native"}})'),
+    ({"async_transport": "aiohttp"},
+     'ai.Client(provider_configs={"openai": {"async_transport": "aiohttp"}})'),
+    ({"max_reply_bytes": 1000},
+     'ai.Client(provider_configs={"openai": {"max_reply_bytes": 1000}})'),
+    ({"region_name": "us-east-1", "aws_secret_access_key": "wJalr0123456789EXAMPLEKEY"},
+     'ai.Client(provider_configs={"bedrock": {"region_name": "us-east-1", '
+     '"aws_secret_access_key": "..."}})'),
+    ({"vertexai": True, "location": "europe-west4"},
+     'ai.Client(provider_configs={"google": {"vertexai": True, "location": "europe-west4"}})'),
+    ({"default_max_tokens": 2048},
+     'ai.Client(provider_configs={"anthropic": {"default_max_tokens": "..."}})'),
+])
+def test_every_provider_setting_gets_the_line_to_write(settings: dict[str, Any],
+                                                       line: str) -> None:
+    """Not only api_key=: transport=, the bounds, a family's own settings (under its key)."""
+    with pytest.raises(TypeError) as info:
+        ai.Client(**settings)
+    assert line_of(info.value) == line
+    assert "wJalr0123456789EXAMPLEKEY" not in str(info.value)
+
+
+def test_every_setting_of_every_family_is_known_to_the_hint() -> None:
+    from aisuite_like.client.base import _ALL_SETTINGS, CLIENT_OPTIONS
+    from aisuite_like.providers.bedrock.transport import _CONFIG_KEYS as bedrock
+    from aisuite_like.providers.deepgram.transport import _CONFIG_KEYS as deepgram
+    from aisuite_like.providers.google.transport import _CONFIG_KEYS as google
+    from aisuite_like.providers.openai.transport import _AZURE_CONFIG, _COMMON_CONFIG
+
+    for keys in (bedrock, deepgram, google, _COMMON_CONFIG | _AZURE_CONFIG):
+        assert set(keys) - CLIENT_OPTIONS <= _ALL_SETTINGS, set(keys) - _ALL_SETTINGS
+    with pytest.raises(TypeError, match=r"did you mean 'transport'"):
+        ai.Client(trasnport="native")
+
+
 def test_settings_beside_provider_configs_say_where_they_go() -> None:
     with pytest.raises(TypeError, match=r"add them to your provider_configs\['openai'\]"):
         ai.Client({"anthropic": {}}, api_key="sk-0123456789abcdef")

@@ -261,3 +261,11 @@ def test_embeddings_of_the_right_shape_come_back() -> None:
             ai.Client(_config("openai", server)) as client:
         response = client.embeddings.create(model="openai:e", input=["one", "two"])
     assert [e.embedding for e in response.data] == [[0.1, 0.2], [0.3, 0.4]]
+
+
+def test_openai_behind_a_proxy_keeps_the_native_responses_path() -> None:
+    with ModelServer(_chat_only) as server, \
+            ai.Client(_config("openai", server, openai_proxy=True)) as client:
+        with pytest.raises(ai.NotFoundError):
+            client.responses.create(model="openai:m", input="Hi")
+    assert [r.path for r in server.requests] == ["/v1/responses"]

@@ -218,7 +218,7 @@ def test_key_in_urls_bodies_and_custom_headers_is_redacted(tmp_path: pathlib.Pat
     exchange = json.loads(raw)["interactions"][0]["request"]
     assert exchange["body"]["json"]["messages"][0]["content"] == "my key is [REDACTED]"
     assert exchange["url"].endswith("/k/[REDACTED]/v1/chat/completions")
-    assert exchange["headers"]["x-trace"] == "trace [REDACTED]"
+    assert exchange["headers"]["x-trace"] == "[REDACTED]"  # a configured header: its value
     # ... and the same requests replay (the live request is redacted the same way).
     with replay(path) as cassette:
         ai.Client(config).chat.completions.create(
@@ -335,6 +335,75 @@ def test_aiohttp_used_directly_is_refused_not_sent(tmp_path: pathlib.Path) -> No
 def test_replay_of_a_missing_file_says_how_to_record(tmp_path: pathlib.Path) -> None:
     with pytest.raises(CassetteNotFoundError, match="--record-cassettes"):
         with replay(tmp_path / "none.json"):
+            pass
+
+
+SESSION = "sess-Secret-5a1f0c9e7d3b"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl"
+USER_TOKEN = "utok-Secret-8c2e4a6f1b9d"
+REPLY_TOKEN = "rtok-Secret-3d5f7b9a1c2e"
+
+
+def test_configured_header_values_and_key_like_body_fields_are_redacted(
+        tmp_path: pathlib.Path) -> None:
+    """Headers set through default_headers (whatever their names) and body fields named like
+    a credential (user_token, apiKey, client_secret, ...: their text values), in requests,
+    replies and stream events; the requests still replay (the live ones are redacted the same
+    way). Token counts stay: they are numbers."""
+    path = tmp_path / "c.json"
+    reply = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+             "choices": [{"index": 0, "finish_reason": "stop",
+                          "message": {"role": "assistant", "content": "hello world"}}],
+             "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+             "session_token": REPLY_TOKEN}
+    config = _config("openai", "", default_headers={"X-Session": SESSION, "X-Jwt": JWT})
+    extra = {"extra_body": {"metadata": {"user_token": USER_TOKEN, "apiKey": USER_TOKEN[::-1],
+                                         "plan": "pro"}}}
+    with FaultServer() as server:
+        server.queue(Reply(200, {}, reply))
+        config["openai"]["base_url"] = server.url + "/v1"
+        with record(path):
+            client = ai.Client(config)
+            client.chat.completions.create(model="openai:gpt-4o", messages=USER, **extra)
+            stream = client.chat.completions.create(model="openai:gpt-4o", messages=USER,
+                                                    stream=True, **extra)
+            assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+        assert server.requests[0].headers["x-session"] == SESSION  # sent as configured
+    raw = path.read_text()
+    for secret in (SESSION, JWT, USER_TOKEN, USER_TOKEN[::-1], REPLY_TOKEN):
+        assert secret not in raw, secret
+    first = json.loads(raw)["interactions"][0]
+    assert first["request"]["headers"]["x-session"] == "[REDACTED]"
+    assert first["request"]["headers"]["x-jwt"] == "[REDACTED]"
+    assert first["request"]["headers"]["content-type"] == "application/json"
+    assert first["request"]["body"]["json"]["metadata"] == {
+        "user_token": "[REDACTED]", "apiKey": "[REDACTED]", "plan": "pro"}
+    assert first["response"]["body"]["json"]["usage"]["prompt_tokens"] == 3
+    assert first["response"]["body"]["json"]["session_token"] == "[REDACTED]"
+    with replay(path) as cassette:
+        client = ai.Client(config)
+        assert client.chat.completions.create(model="openai:gpt-4o", messages=USER,
+                                              **extra).content == "hello world"
+        list(client.chat.completions.create(model="openai:gpt-4o", messages=USER,
+                                            stream=True, **extra))
+        cassette.assert_all_used()
+
+
+@pytest.mark.parametrize("body", ['"hello"', "[1, 2]", '{"json": 1, "text": "x"}',
+                                  '{"base64": "@@not base64@@"}', '{"text": 5}', "null"])
+def test_a_cassette_with_a_body_of_another_form_is_a_typed_error(
+        tmp_path: pathlib.Path, body: str) -> None:
+    path = tmp_path / "c.json"
+    path.write_text('{"version": 1, "interactions": [{"request": {"method": "POST", '
+                    '"url": "http://127.0.0.1:9/v1/chat/completions", "headers": {}, '
+                    '"body": {"json": {}}}, "response": {"status": 200, "headers": {}, '
+                    f'"body": {body}}}}}]}}')
+    with pytest.raises(CassetteError, match=r"interaction #1 is malformed \(response\.body"):
+        with replay(path):
+            pass
+    path.write_text('{"version": 1, "interactions": ["hello"]}')
+    with pytest.raises(CassetteError, match="interaction #1 is malformed"):
+        with replay(path):
             pass
 
 

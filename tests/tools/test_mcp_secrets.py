@@ -114,6 +114,29 @@ def test_url_secrets_never_show_in_repr_or_errors() -> None:
     assert all(no_secret(text) for text in texts), texts
 
 
+PATH_TOKEN = "sk-ak-Path5ecret0123456789abcdef"
+PATH_UUID = "0f9c5b2e-8f7a-4c1d-9e3b-2a6d7c8e9f01"
+
+
+@pytest.mark.parametrize(("path", "secret", "shown"), [
+    (f"/mcp/{PATH_TOKEN}/sse", PATH_TOKEN, "/mcp/[REDACTED]/sse"),
+    (f"/{PATH_UUID}/github", PATH_UUID, "/[REDACTED]/github"),
+    ("/api/token/abc12/mcp", "abc12", "/api/token/[REDACTED]/mcp"),
+])
+def test_a_token_in_the_url_path_never_shows_in_repr_or_errors(path: str, secret: str,
+                                                               shown: str) -> None:
+    server = MCPServerHTTP(f"http://127.0.0.1:{free_port()}{path}", startup_timeout=5)
+    assert secret not in repr(server) and shown in repr(server)
+    with pytest.raises(ai.MCPError) as caught:
+        server.connect()
+    texts = [str(caught.value), repr(caught.value),
+             "".join(traceback.format_exception(caught.value))]
+    assert "could not be reached" in texts[0] and shown in texts[0]
+    assert all(secret not in text for text in texts), texts
+    plain = MCPServerHTTP("https://mcp.example.com/v1/streamable-http/mcp")
+    assert "/v1/streamable-http/mcp" in repr(plain)  # ordinary paths stay readable
+
+
 def test_url_secrets_never_show_in_logs(http_port: int,
                                         caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)  # every logger: httpx2 logs each request's URL

@@ -28,7 +28,13 @@ from ...core.reading import decode_json, read_reply
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import host_of_url, own_error_inside, raised_inside, redirect_hooks
+from .._common import (
+    close_at_loop_shutdown,
+    host_of_url,
+    own_error_inside,
+    raised_inside,
+    redirect_hooks,
+)
 from .._native import native_transport
 from ..base import ChatRequest, FileRequest, Provider
 from ..body_limits import CONFIG_KEYS as BODY_CONFIG_KEYS
@@ -174,6 +180,7 @@ class AnthropicProvider(Provider):
         self._sync: Any = None
         self._async: Any = None
         self._async_loop: Any = None  # the event loop _async was made on
+        self._async_closer: Any = None  # closes _async when its loop shuts down
         self._lock = threading.Lock()
 
     def _init_native(self, *, api_key: Optional[str], base_url: Optional[str], timeout: Any,
@@ -256,8 +263,12 @@ class AnthropicProvider(Provider):
                         options = {**options, "http_client": (
                             sdk.DefaultAioHttpClient(event_hooks=hooks) if self._aiohttp
                             else sdk.DefaultAsyncHttpxClient(event_hooks=hooks))}
-                    self._async = self._anthropic.AsyncAnthropic(**options)
+                    self._async = client = self._anthropic.AsyncAnthropic(**options)
                     self._async_loop = asyncio._get_running_loop()  # None outside a loop
+                    if self._async_loop is not None and "http_client" not in self._async_options:
+                        # our HTTP client: closed on its loop when the loop shuts down
+                        self._async_closer = close_at_loop_shutdown(client.close,
+                                                                    client.is_closed)
         return self._async
 
     def _endpoint_url(self) -> str:

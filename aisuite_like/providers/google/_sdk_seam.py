@@ -22,6 +22,7 @@ __all__ = [
     "async_http_client",
     "model_resource",
     "set_aiohttp_middlewares",
+    "loop_client",
     "sync_http_client",
 ]
 
@@ -85,3 +86,13 @@ def sync_http_client(api: ApiClient) -> Any:
     """The ``httpx2.Client`` the client sends sync requests with (a user's or the SDK's own),
     or None."""
     return getattr(api.api, "_httpx_client", None)
+
+
+def loop_client(outer: Any) -> Any:
+    """The inner httpx2 client google-genai's per-event-loop async client (``outer``, made
+    by ``async_http_client``) uses on the running loop, or None (a google-genai without
+    per-loop clients, or none made yet)."""
+    import asyncio
+
+    clients = getattr(outer, "_loop_clients", None)
+    return clients.get(asyncio.get_running_loop()) if isinstance(clients, dict) else None

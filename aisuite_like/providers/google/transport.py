@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import weakref
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, Optional
 
@@ -30,7 +31,14 @@ from ...core.reading import decode_json, read_reply
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import bad_shape, bound_sync_io, host_of_url, redirect_hooks, redirect_middleware
+from .._common import (
+    bad_shape,
+    bound_sync_io,
+    close_at_loop_shutdown,
+    host_of_url,
+    redirect_hooks,
+    redirect_middleware,
+)
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
 from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
@@ -227,6 +235,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
         self._config = config
         self._client: Optional[seam.ApiClient] = None
         self._own_async_http: Any = None
+        #: per event loop: what closes google-genai's client of that loop when it shuts down
+        self._loop_closers: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
         self._paths: dict[tuple[str, bool], str] = {}
         self._lock = threading.Lock()
         self._native: Any = None
@@ -284,9 +294,10 @@ class GoogleProvider(GoogleEndpoints, Provider):
         if async_http is None and not self._aiohttp:
             # google-genai sends async requests through aiohttp whenever aiohttp is installed;
             # its own per-event-loop httpx2 client keeps every call on the httpx2 stack.
+            hooks = redirect_hooks(self.key, is_async=True, limits=self._calls.body)
+            hooks["request"] = [self._close_with_its_loop]
             async_http = self._own_async_http = seam.async_http_client(
-                follow_redirects=True, event_hooks=redirect_hooks(self.key, is_async=True,
-                                                limits=self._calls.body))
+                follow_redirects=True, event_hooks=hooks)
         # Retries are ours (providers/retry.py), the same on every family: one SDK attempt
         # (its retry_options also stop the aiohttp path's own implicit retry). The timeout is
         # set on each request by _send, so no X-Server-Timeout header goes out unless the
@@ -759,6 +770,20 @@ class GoogleProvider(GoogleEndpoints, Provider):
         api, self._client = self._client, None
         if api is not None:
             api.client.close()  # the SDK-owned sync HTTP client (a user's client stays open)
+
+    async def _close_with_its_loop(self, request: Any) -> None:
+        """A request hook of our async httpx2 client: the inner client google-genai keeps for
+        this event loop is closed when the loop shuts down (``close_at_loop_shutdown``), so
+        a sync client's ``acreate`` leaves no connection open after its ``asyncio.run``."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        if loop in self._loop_closers:
+            return
+        inner = seam.loop_client(self._own_async_http)
+        if inner is not None:
+            self._loop_closers[loop] = close_at_loop_shutdown(inner.aclose,
+                                                              lambda: inner.is_closed)
 
     async def aclose(self) -> None:
         if self._native is not None:

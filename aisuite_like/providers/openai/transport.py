@@ -32,7 +32,7 @@ from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
-from .._common import host_of_url, redirect_hooks
+from .._common import close_at_loop_shutdown, host_of_url, redirect_hooks
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
 from ..base import (
     ChatRequest,
@@ -246,6 +246,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         self._client: Any = None
         self._async_client: Any = None
         self._async_loop: Any = None  # the event loop _async_client was made on
+        self._async_closer: Any = None  # closes _async_client when its loop shuts down
         self._lock = threading.Lock()
         self._native: Any = None
         if native:  # our own HTTP instead of the SDK's (docs/transports.md)
@@ -397,8 +398,12 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                         http_client = openai.DefaultAsyncHttpxClient(event_hooks=hooks)
                     cls = (openai.AsyncAzureOpenAI if self._azure is not None
                            else openai.AsyncOpenAI)
-                    self._async_client = cls(**self._client_kwargs(http_client))
+                    made = self._async_client = cls(**self._client_kwargs(http_client))
                     self._async_loop = asyncio._get_running_loop()  # None outside a loop
+                    if self._async_loop is not None and self._user_http_client(True) is None:
+                        # our HTTP client: closed on its loop when the loop shuts down
+                        self._async_closer = close_at_loop_shutdown(made.close,
+                                                                    made.is_closed)
                 client = self._async_client
         return client
 
