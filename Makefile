@@ -12,7 +12,7 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 WORKERS ?= $(shell python3 -c 'import os; print(2 * (os.cpu_count() or 1))')
 
 .PHONY: test check lint types imports demo bench install clean fault-matrix overloads doc-cassettes \
-	portability-matrix
+	portability-matrix interop
 
 $(VENV)/.venv-stamp:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ bench: $(STAMP)
 fault-matrix: $(STAMP)
 	$(PY) scripts/fault_matrix.py
 
+# The client against servers nobody here wrote (docs/interop.md): llmock and llm-katan (also
+# in `make test`) and LiteLLM's proxy, each installed into an environment of its own under
+# .venv/interop and .interop/; rewrites the results of docs/interop.md when every test passed.
+interop: $(STAMP)
+	$(PY) scripts/interop_matrix.py
+
 overloads: $(STAMP)
 	$(PY) scripts/create_overloads.py
 
@@ -69,4 +75,4 @@ doc-cassettes: $(STAMP)
 	$(PY) scripts/record_doc_cassettes.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .interop
