@@ -10,6 +10,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any, Optional
 
+from ..model_info.types import FACT_FIELDS
 from .anthropic_shape import StreamEvents, to_chat_arguments, to_message
 from .errors import GatewayError, from_exception, openai_body
 from .service import (
@@ -177,11 +178,28 @@ async def _transcriptions(gw: Gateway, call: Call, request: Any) -> Any:
     return JSONResponse(reply.model_dump(mode="json", exclude_none=True, exclude=OURS))
 
 
+async def _model_entry(gw: Gateway, alias: str) -> dict[str, Any]:
+    """A model of the list in OpenAI's shape, with what the client knows of the model behind
+    the alias (``client.models.info``: the snapshot and any probe profile; unknown facts are
+    null and named in ``unknown``, each known one's origin in ``sources``). A router alias
+    carries no facts: its deployments may differ."""
+    entry: dict[str, Any] = {"id": alias, "object": "model", "created": 0,
+                             "owned_by": "aisuite-like"}
+    target = gw.config.models[alias]
+    if target.startswith("router:"):
+        return entry
+    info = await gw.client.models.info(target)
+    entry.update(info.model_dump(mode="json", include=set(FACT_FIELDS)))
+    entry["unknown"] = info.unknown
+    entry["sources"] = {name: info.source_of(name) for name in info.sources}
+    return entry
+
+
 async def _models(gw: Gateway, call: Call, request: Any) -> Any:
     from starlette.responses import JSONResponse
 
     allowed = call.key.models if call.key is not None else None
-    data = [{"id": alias, "object": "model", "created": 0, "owned_by": "aisuite-like"}
+    data = [await _model_entry(gw, alias)
             for alias in gw.config.models if allowed is None or alias in allowed]
     await gw.finish(call, 200)
     return JSONResponse({"object": "list", "data": data})
@@ -192,9 +210,9 @@ async def _model(gw: Gateway, call: Call, request: Any) -> Any:
     from starlette.responses import JSONResponse
 
     gw.resolve(call, request.path_params["model"])
+    entry = await _model_entry(gw, request.path_params["model"])
     await gw.finish(call, 200)
-    return JSONResponse({"id": call.model, "object": "model", "created": 0,
-                         "owned_by": "aisuite-like"})
+    return JSONResponse(entry)
 
 
 async def _messages(gw: Gateway, call: Call, request: Any) -> Any:

@@ -287,3 +287,26 @@ def test_importing_the_package_loads_no_web_framework() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=scaled(60), check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_models_list_carries_what_the_client_knows_of_each_model() -> None:
+    """``/v1/models`` entries hold ``client.models.info``'s facts of the model behind each
+    alias, with their sources and the unknown ones named; nothing is sent upstream."""
+    import aisuite_like as ai
+
+    config = base_config({"smart": "anthropic:claude-sonnet-4-5", "fast": "test:offline"},
+                         providers={"anthropic": {"api_key": UPSTREAM_KEY,
+                                                  "base_url": "http://127.0.0.1:9"}})
+    with GatewayServer(config) as server:
+        client = _sdk(server, server.new_key("all"))
+        listed = {m.id: m.model_extra or {} for m in client.models.list()}
+        one = client.models.retrieve("smart").model_extra or {}
+    known = ai.Client().models.info("anthropic:claude-sonnet-4-5")
+    smart = listed["smart"]
+    assert smart == one
+    assert smart["context_window"] == known.context_window is not None
+    assert smart["tools"] is True and smart["max_output_tokens"] == known.max_output_tokens
+    assert smart["unknown"] == known.unknown
+    assert smart["sources"]["context_window"] == known.source_of("context_window")
+    assert listed["fast"]["context_window"] is None and "tools" in listed["fast"]["unknown"]
+    assert UPSTREAM_KEY not in json.dumps(listed)
