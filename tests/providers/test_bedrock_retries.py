@@ -332,8 +332,11 @@ TIMEOUT = 0.5  # a whole attempt, in the tests below; "near the timeout" = withi
 
 
 def _ended_near_the_timeout(server: BedrockServer) -> None:
+    """The attempt ended within 3x the (scaled) timeout of the server seeing the request."""
+    assert server.requests, "the server never saw the request"
     elapsed = time.monotonic() - server.requests[0].at
-    assert elapsed < 3 * TIMEOUT, f"the attempt took {elapsed:.2f} s (timeout {TIMEOUT} s)"
+    timeout = scaled(TIMEOUT)
+    assert elapsed < 3 * timeout, f"the attempt took {elapsed:.2f} s (timeout {timeout} s)"
 
 
 def test_trickled_body_times_out_near_the_timeout(server: BedrockServer, mode: str,
@@ -342,7 +345,7 @@ def test_trickled_body_times_out_near_the_timeout(server: BedrockServer, mode: s
     bounds the whole attempt."""
     server.reply(Trickle(), converse_text("never sent"))
     with pytest.raises(ai.APITimeoutError, match=r"127\.0\.0\.1") as info:
-        create(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0))
+        create(mode, config(server, FakeClock(), timeout=scaled(TIMEOUT), max_retries=0))
     _ended_near_the_timeout(server)
     assert len(server.requests) == 1
     assert_no_secret(info.value, logs)
@@ -359,7 +362,8 @@ def test_trickled_stream_times_out_near_the_timeout(server: BedrockServer, mode:
     server.reply(Trickle(frames=stream_text("par", "tial").frames, after=after))
     chunks: list[Any] = []
     with pytest.raises(ai.APITimeoutError):
-        stream_into(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0), chunks)
+        stream_into(mode, config(server, FakeClock(), timeout=scaled(TIMEOUT), max_retries=0),
+                    chunks)
     _ended_near_the_timeout(server)
     assert text_of(chunks) == ("par" if after else "")
     assert len(server.requests) == 1
