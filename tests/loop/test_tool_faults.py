@@ -385,7 +385,9 @@ def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
     (tmp_path / "mytools.py").write_text(textwrap.dedent(SLOW_TOOLS))
     calls = [("c1", "slow_a", {}), ("c2", "slow_b", {})]
     server.queue(Reply(200, body=WIRE["openai"]["json"](1, calls)))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    # PYTHONFAULTHANDLER: a process stuck after Ctrl-C dumps its threads on SIGABRT (below)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]),
+           "PYTHONFAULTHANDLER": "1"}
     if program == "cli":
         env.update(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY="k")
         args = [sys.executable, "-m", "aisuite_like", "chat", "-m", "openai:gpt-x", "go",
@@ -405,7 +407,12 @@ def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
             seen += line
         proc.send_signal(signal.SIGINT)
         started = time.monotonic()
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # faulthandler prints where every thread is
+            _, stuck = proc.communicate(timeout=30)
+            pytest.fail(f"no exit 30 s after Ctrl-C; the threads were at:\n{stuck[-6000:]}")
         elapsed = time.monotonic() - started
     finally:
         proc.kill()
