@@ -297,6 +297,18 @@ class BinaryResponse:
                 f"bytes={len(self.content)}, provider={self.provider!r})")
 
 
+def _rechunk(buffer: bytes, chunk: bytes, chunk_size: Optional[int]
+             ) -> tuple[list[bytes], bytes]:
+    """The pieces of ``chunk_size`` bytes ready once ``chunk`` arrives after ``buffer``, and
+    the bytes left over; without a ``chunk_size``, ``chunk`` itself (the sync and async
+    streamed responses' ``iter_bytes``)."""
+    if not chunk_size:
+        return [chunk], buffer
+    buffer += chunk
+    ready = len(buffer) - len(buffer) % chunk_size
+    return [buffer[i:i + chunk_size] for i in range(0, ready, chunk_size)], buffer[ready:]
+
+
 class StreamedBinaryResponse:
     """Bytes of a reply as they arrive (``client.audio.speech.with_streaming_response
     .create(...)``, a context manager): ``iter_bytes()``, ``stream_to_file(path)``,
@@ -317,13 +329,8 @@ class StreamedBinaryResponse:
             return
         buffer = b""
         for chunk in self._chunks:
-            if not chunk_size:
-                yield chunk
-                continue
-            buffer += chunk
-            while len(buffer) >= chunk_size:
-                yield buffer[:chunk_size]
-                buffer = buffer[chunk_size:]
+            pieces, buffer = _rechunk(buffer, chunk, chunk_size)
+            yield from pieces
         if buffer:
             yield buffer
 
@@ -364,13 +371,9 @@ class AsyncStreamedBinaryResponse:
     async def iter_bytes(self, chunk_size: Optional[int] = None) -> AsyncIterator[bytes]:
         buffer = b""
         async for chunk in self._chunks:
-            if not chunk_size:
-                yield chunk
-                continue
-            buffer += chunk
-            while len(buffer) >= chunk_size:
-                yield buffer[:chunk_size]
-                buffer = buffer[chunk_size:]
+            pieces, buffer = _rechunk(buffer, chunk, chunk_size)
+            for piece in pieces:
+                yield piece
         if buffer:
             yield buffer
 
