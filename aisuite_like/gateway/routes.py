@@ -32,12 +32,27 @@ __all__ = ["routes"]
 # --- the endpoints --------------------------------------------------------------------------
 
 
-async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
-    from starlette.responses import JSONResponse
-
+async def _call_body(gw: Gateway, call: Call, request: Any) -> tuple[dict[str, Any], str]:
+    """A call's JSON body without its ``model``, and the client model the alias names (the
+    key may use it); a body choosing a provider, URL, key or transport is refused."""
     body = await json_body(request)
     target = gw.resolve(call, body.pop("model", None))
     refuse_forbidden(body)
+    return body, target
+
+
+def _required(body: dict[str, Any], name: str) -> Any:
+    """``body[name]``, taken out of it, or a 400 naming the parameter."""
+    if name not in body:
+        raise GatewayError(400, f"{name} is required", param=name,
+                           headers={"x-should-retry": "false"})
+    return body.pop(name)
+
+
+async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
+    from starlette.responses import JSONResponse
+
+    body, target = await _call_body(gw, call, request)
     messages = body.pop("messages", None)
     stream = bool(body.pop("stream", False))
     wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
@@ -81,13 +96,8 @@ async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
 async def _embeddings(gw: Gateway, call: Call, request: Any) -> Any:
     from starlette.responses import JSONResponse
 
-    body = await json_body(request)
-    target = gw.resolve(call, body.pop("model", None))
-    refuse_forbidden(body)
-    if "input" not in body:
-        raise GatewayError(400, "input is required", param="input",
-                           headers={"x-should-retry": "false"})
-    inputs = body.pop("input")
+    body, target = await _call_body(gw, call, request)
+    inputs = _required(body, "input")
     kwargs = {**body, **await gw.begin(call, len(json.dumps(inputs)) // 4)}
     reply = await gw.client.embeddings.create(model=target, input=inputs, **kwargs)
     await gw.finish(call, 200, usage=reply.usage, deployment=target)
@@ -97,13 +107,8 @@ async def _embeddings(gw: Gateway, call: Call, request: Any) -> Any:
 async def _responses(gw: Gateway, call: Call, request: Any) -> Any:
     from starlette.responses import JSONResponse
 
-    body = await json_body(request)
-    target = gw.resolve(call, body.pop("model", None))
-    refuse_forbidden(body)
-    if "input" not in body:
-        raise GatewayError(400, "input is required", param="input",
-                           headers={"x-should-retry": "false"})
-    inputs = body.pop("input")
+    body, target = await _call_body(gw, call, request)
+    inputs = _required(body, "input")
     stream = bool(body.pop("stream", False))
     estimate = len(json.dumps([inputs, body.get("instructions")], default=str)) // 4
     kwargs = {**body, **await gw.begin(call, estimate)}
@@ -218,9 +223,7 @@ async def _model(gw: Gateway, call: Call, request: Any) -> Any:
 async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
     from starlette.responses import JSONResponse
 
-    body = await json_body(request)
-    target = gw.resolve(call, body.pop("model", None))
-    refuse_forbidden(body)
+    body, target = await _call_body(gw, call, request)
     stream = bool(body.pop("stream", False))
     messages, kwargs = to_chat_arguments(body)
     if stream:
@@ -255,9 +258,7 @@ async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
 async def _count_tokens(gw: Gateway, call: Call, request: Any) -> Any:
     from starlette.responses import JSONResponse
 
-    body = await json_body(request)
-    gw.resolve(call, body.pop("model", None))
-    refuse_forbidden(body)
+    body, _ = await _call_body(gw, call, request)
     body.setdefault("max_tokens", 1)
     messages, kwargs = to_chat_arguments(body)
     count = estimate(messages, kwargs.get("tools"))
