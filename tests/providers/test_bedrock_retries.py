@@ -375,13 +375,14 @@ def test_a_stream_longer_than_the_timeout_with_steady_chunks_completes(
         server: BedrockServer, mode: str) -> None:
     pieces = ("one ", "two ", "three ", "four ", "five ", "six")
     reply = stream_text(*pieces)
-    reply.delay_s = 0.1  # 10 frames: about 1 s in all, chunks at most 0.3 s apart
+    timeout = scaled(TIMEOUT)  # a busy machine gets a longer timeout and slower chunks alike
+    reply.delay_s = timeout / 5  # 10 frames: about 2x the timeout in all, gaps well under it
     server.reply(reply)
     chunks: list[Any] = []
     started = time.monotonic()
-    stream_into(mode, config(server, FakeClock(), timeout=TIMEOUT, max_retries=0), chunks)
+    stream_into(mode, config(server, FakeClock(), timeout=timeout, max_retries=0), chunks)
     assert text_of(chunks) == "".join(pieces)
-    assert time.monotonic() - started > TIMEOUT
+    assert time.monotonic() - started > timeout
     record("stream longer than the timeout, chunks 0.1 to 0.3 s apart (timeout=0.5)",
            "completes: the whole stream is not bounded, only its waits")
 
