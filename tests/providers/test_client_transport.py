@@ -185,3 +185,115 @@ def test_an_application_on_the_client_wide_native_transport_imports_no_vendor_sd
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["texts"] == ["hello world"] * 6
     assert result["loaded"] == []
+
+
+# --- async_transport="httpx2": users' HTTP mocks see native async calls ---------------------
+
+_FAR = "https://api.mocked.test"
+_REPLIES = {
+    "openai": {"id": "c", "object": "chat.completion", "created": 1, "model": "g",
+               "choices": [{"index": 0, "message": {"role": "assistant", "content": "mocked"},
+                            "finish_reason": "stop"}]},
+    "anthropic": {"id": "m", "type": "message", "role": "assistant", "model": "c",
+                  "content": [{"type": "text", "text": "mocked"}], "stop_reason": "end_turn",
+                  "usage": {"input_tokens": 1, "output_tokens": 1}},
+    "google": {"candidates": [{"content": {"role": "model", "parts": [{"text": "mocked"}]},
+                               "finishReason": "STOP"}]},
+}
+_PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages",
+          "google": "/v1beta/models/gemini-x:generateContent"}
+
+
+def _far_configs(**extra: Any) -> dict[str, dict[str, Any]]:
+    return {"openai": {"api_key": "k1", "base_url": _FAR + "/v1", "max_retries": 0, **extra},
+            "anthropic": {"api_key": "k2", "base_url": _FAR, "max_retries": 0, **extra},
+            "google": {"api_key": "k3", "base_url": _FAR, "max_retries": 0, **extra}}
+
+
+async def _ask_each(client: ai.AsyncClient) -> list[str]:
+    texts = []
+    for model in MODELS.values():
+        reply = await client.chat.completions.create(model=model, messages=USER)
+        texts.append(str(reply.choices[0].message.content))
+    return texts
+
+
+@pytest.mark.parametrize("where", ["key", "client"])
+def test_respx_answers_native_async_calls_on_httpx2(where: str) -> None:
+    import respx
+
+    if where == "key":
+        configs, options = _far_configs(transport="native", async_transport="httpx2"), {}
+    else:
+        configs, options = _far_configs(), {"transport": "native", "async_transport": "httpx2"}
+    with respx.mock(using="httpcore2") as router:
+        routes = {family: router.post(_FAR + path).respond(200, json=_REPLIES[family])
+                  for family, path in _PATHS.items()}
+
+        async def main() -> list[str]:
+            async with ai.AsyncClient(configs, **options) as client:  # type: ignore[arg-type]
+                return await _ask_each(client)
+
+        assert asyncio.run(main()) == ["mocked"] * 3
+    for family, route in routes.items():
+        assert route.call_count == 1, family
+        request = route.calls[0].request
+        assert _native(request.headers["user-agent"])
+        assert json.loads(request.content)  # the JSON body, as on aiohttp
+
+
+def test_pytest_httpx2_answers_native_async_streams_on_httpx2(httpx2_mock: Any) -> None:
+    events = (b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"g",'
+              b'"choices":[{"index":0,"delta":{"content":"mock"}}]}\n\n'
+              b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"g",'
+              b'"choices":[{"index":0,"delta":{"content":"ed"},"finish_reason":"stop"}]}\n\n'
+              b"data: [DONE]\n\n")
+    route = httpx2_mock.post(_FAR + "/v1/chat/completions").respond(
+        200, content=events, headers={"content-type": "text/event-stream"})
+
+    async def main() -> str:
+        async with ai.AsyncClient(_far_configs(), transport="native",
+                                  async_transport="httpx2") as client:
+            stream = await client.chat.completions.create(model=MODELS["openai"],
+                                                          messages=USER, stream=True)
+            async with stream:
+                return str((await stream.get_final_response()).choices[0].message.content)
+
+    assert asyncio.run(main()) == "mocked"
+    assert route.call_count == 1 and json.loads(route.calls[0].request.content)["stream"]
+
+
+def test_the_default_native_async_transport_stays_aiohttp(server: FaultServer) -> None:
+    """aiohttp, unless told: its requests carry aiohttp's own headers (httpx2's do not)."""
+    server.reset()
+    configs = _configs(server.url)
+
+    async def main(**options: Any) -> None:
+        async with ai.AsyncClient(configs, transport="native", **options) as client:
+            await client.chat.completions.create(model=MODELS["openai"], messages=USER)
+
+    asyncio.run(main())
+    asyncio.run(main(async_transport="httpx2"))
+    asyncio.run(main(async_transport="aiohttp"))
+    default, httpx2, aiohttp = server.requests
+    assert default.headers.keys() == aiohttp.headers.keys()
+    assert default.headers.keys() != httpx2.headers.keys()
+    server.reset()
+
+
+def test_the_client_wide_async_transport_leaves_sdk_keys_alone(server: FaultServer) -> None:
+    """``async_transport`` is the native transport's: a key on the SDK transport keeps the
+    SDK's own async HTTP (its setting of that name means the SDK's choice)."""
+    server.reset()
+    configs = _configs(server.url)
+    configs["openai"]["transport"] = "sdk"
+
+    async def main() -> None:
+        async with ai.AsyncClient(configs, transport="native",
+                                  async_transport="aiohttp") as client:
+            await client.chat.completions.create(model=MODELS["openai"], messages=USER)
+
+    asyncio.run(main())
+    (request,) = server.requests
+    assert request.headers["user-agent"].startswith("AsyncOpenAI/Python")
+    server.reset()

@@ -41,7 +41,7 @@ from .._common import (
     raised_inside,
     redirect_hooks,
 )
-from .._native import native_transport
+from .._native import async_library, native_transport
 from ..base import ChatRequest, FileRequest, Provider
 from ..body_limits import CONFIG_KEYS as BODY_CONFIG_KEYS
 from ._sdk_seam import bound_sync_client
@@ -203,8 +203,7 @@ class AnthropicProvider(Provider):
         from .native import NATIVE_OPTIONS, AnthropicNative
 
         refused = sorted((set(client_options) - NATIVE_OPTIONS)
-                         | ({"http_client"} if http_client is not None else set())
-                         | ({"async_transport"} if async_transport is not None else set()))
+                         | ({"http_client"} if http_client is not None else set()))
         if refused:
             raise ConfigurationError(
                 f"transport='native' sends on connections of its own and takes api_key, "
@@ -235,6 +234,7 @@ class AnthropicProvider(Provider):
         self._native = AnthropicNative(PROVIDER, self._api_key, base_url, default_headers,
                                        auth_token, self._secrets, self._calls.host)
         self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
+        self._native.http.async_library = async_library(async_transport, "anthropic")
 
     def __repr__(self) -> str:  # never the key
         return f"AnthropicProvider(base_url={self._sync_options.get('base_url')!r})"

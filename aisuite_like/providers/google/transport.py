@@ -45,7 +45,7 @@ from .._common import (
     redirect_hooks,
     redirect_middleware,
 )
-from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
+from .._native import CONFIG_KEYS as _NATIVE_KEYS, async_library, native_transport
 from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
 from .audio import atranscript_events, transcript_events, transcription_chat, transcription_from
@@ -192,8 +192,10 @@ class GoogleProvider(GoogleEndpoints, Provider):
             raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
         config = dict(config)
         native = native_transport(config, _NAME)
+        native_async = "aiohttp"
         if native:
-            refused = sorted({"http_client", "async_transport", "vertexai", "project",
+            native_async = async_library(config.pop("async_transport", None), _NAME)
+            refused = sorted({"http_client", "vertexai", "project",
                               "location", "credentials"} & set(config))
             if refused:
                 raise ConfigurationError(
@@ -253,6 +255,7 @@ class GoogleProvider(GoogleEndpoints, Provider):
             self._native = GoogleNative(self._api_key, config, (self._api_key,),
                                         self._calls.host)
             self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
+            self._native.http.async_library = native_async
 
     def __repr__(self) -> str:  # never shows the key
         return f"GoogleProvider(vertexai={self._vertex})"

@@ -33,7 +33,7 @@ from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import close_at_loop_shutdown, host_of_url, redirect_hooks
-from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
+from .._native import CONFIG_KEYS as _NATIVE_KEYS, async_library, native_transport
 from ..base import (
     ChatRequest,
     EmbeddingRequest,
@@ -181,12 +181,14 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     raise ConfigurationError(
                         f"{name!r} is an OpenAI/Azure setting; {service!r} does not use it")
         native = native_transport(config, service)
+        native_async = "aiohttp"
         if native:
-            given = sorted({"http_client", "async_http_client", "async_transport"} & set(config))
+            given = sorted({"http_client", "async_http_client"} & set(config))
             if given:
                 raise ConfigurationError(
                     f"transport='native' sends on connections of its own: remove {given} "
                     f"from provider_configs[{service!r}] (or use the SDK transport)")
+            native_async = async_library(config.pop("async_transport", None), service)
         transport = config.pop("async_transport", "httpx")
         if transport not in ("httpx", "aiohttp"):
             raise ConfigurationError(
@@ -255,6 +257,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
                                         self._secrets(), self._calls.host)
             self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
+            self._native.http.async_library = native_async
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(service={self.key!r})"
