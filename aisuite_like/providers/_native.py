@@ -27,7 +27,8 @@ from ._common import bound_sync_io, close_at_loop_shutdown, redirect_error, tran
 from .body_limits import DEFAULT_LIMITS, BodyLimits, BodyMeter
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
-           "native_transport", "async_library", "ASYNC_LIBRARIES"]
+           "native_transport", "async_library", "ASYNC_LIBRARIES", "request_parts",
+           "form_fields", "encode_form"]
 
 #: The config key that chooses the transport: ``"sdk"`` (default) or ``"native"``.
 CONFIG_KEYS = frozenset({"transport"})
@@ -539,20 +540,72 @@ def user_agent() -> str:
     return f"aisuite-like/{VERSION} (native)"
 
 
-def json_body(kwargs: Mapping[str, Any], provider: str,
-              skip: frozenset[str] = frozenset({"timeout"})) -> tuple[bytes, dict[str, str],
-                                                                      dict[str, Any]]:
-    """SDK-style keyword arguments -> (the JSON body, extra headers, query parameters), as
-    the SDKs send them: every argument a body field, ``extra_body`` merged in at the top
+def request_parts(kwargs: Mapping[str, Any], provider: str,
+                  skip: frozenset[str] = frozenset({"timeout"})
+                  ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
+    """SDK-style keyword arguments -> (the body's fields, extra headers, query parameters),
+    as the SDKs send them: every argument a body field, ``extra_body`` merged in at the top
     level, ``extra_headers`` / ``extra_query`` apart; ``skip`` are not sent (the timeout,
-    which our retry layer applies). A value JSON cannot carry is the caller's argument to
-    fix (``UnsupportedParameterError``), before anything is sent."""
+    which our retry layer applies)."""
     body = {k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS and k not in skip}
     body.update(_option(kwargs, "extra_body", provider))
     headers = {str(k): str(v) for k, v in _option(kwargs, "extra_headers", provider).items()
                if v is not None}
     query = dict(_option(kwargs, "extra_query", provider))
+    return body, headers, query
+
+
+def json_body(kwargs: Mapping[str, Any], provider: str,
+              skip: frozenset[str] = frozenset({"timeout"})) -> tuple[bytes, dict[str, str],
+                                                                      dict[str, Any]]:
+    """:func:`request_parts` with the body as JSON. A value JSON cannot carry is the
+    caller's argument to fix (``UnsupportedParameterError``), before anything is sent."""
+    body, headers, query = request_parts(kwargs, provider, skip)
     return encode_json(body, provider), headers, query
+
+
+def form_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Form fields as the openai and anthropic SDKs serialise a multipart body's non-file
+    part: a list ``key[]`` once per item, a dict ``key[sub]``, True / False as ``true`` /
+    ``false``, None left out; a key given twice becomes a list (httpx2 sends each)."""
+    items: list[tuple[str, str]] = []
+
+    def add(key: str, value: Any) -> None:
+        if isinstance(value, Mapping):
+            for sub, item in value.items():
+                add(f"{key}[{sub}]", item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                add(key + "[]", item)
+        elif value is True:
+            items.append((key, "true"))
+        elif value is False:
+            items.append((key, "false"))
+        elif value is not None:
+            items.append((key, str(value)))
+
+    for key, value in data.items():
+        add(str(key), value)
+    fields: dict[str, Any] = {}
+    for key, text in items:
+        had = fields.get(key)
+        if had is None:
+            fields[key] = text
+        elif isinstance(had, list):
+            had.append(text)
+        else:
+            fields[key] = [had, text]
+    return fields
+
+
+def encode_form(fields: Mapping[str, Any], files: list[tuple[str, Any]]) -> tuple[bytes, str]:
+    """A multipart/form-data body of ``fields`` (see :func:`form_fields`) and ``files``
+    (``(field name, (file name, bytes, content type))``), as httpx2 encodes the SDKs'; the
+    body and its ``Content-Type`` (with the boundary)."""
+    import httpx2
+
+    request = httpx2.Request("POST", "http://form.invalid/", data=dict(fields), files=files)
+    return request.read(), request.headers["content-type"]
 
 
 def _option(kwargs: Mapping[str, Any], name: str, provider: str) -> Mapping[str, Any]:

@@ -33,7 +33,12 @@ from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import close_at_loop_shutdown, host_of_url, redirect_hooks
-from .._native import CONFIG_KEYS as _NATIVE_KEYS, async_library, native_transport
+from .._native import (
+    CONFIG_KEYS as _NATIVE_KEYS,
+    NativeRequest,
+    async_library,
+    native_transport,
+)
 from ..base import (
     ChatRequest,
     EmbeddingRequest,
@@ -698,18 +703,38 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         body = await _retry.acall(self._calls, self._atranscribe_once, kwargs, bounds)
         return parse_transcription(body, request, asked, self.key)
 
+    def _native_transcription(self, kwargs: dict[str, Any]) -> Any:
+        return self._native.form(kwargs, "/audio/transcriptions", ("file",))
+
     def _transcribe_once(self, kwargs: dict[str, Any]) -> bytes:
+        if self._native is not None:
+            reply = self._native.http.post(self._native_transcription(kwargs))
+            _note_reply(reply)
+            return reply.content
         with mapped_errors(self._error):
             raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
             return bytes(raw.http_response.content)
 
     async def _atranscribe_once(self, kwargs: dict[str, Any]) -> bytes:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native_transcription(kwargs))
+            _note_reply(reply)
+            return reply.content
         with mapped_errors(self._error):
             raw = await self._async().audio.transcriptions.with_raw_response.create(**kwargs)
             return bytes(raw.http_response.content)
 
     def _transcript_stream(self, kwargs: dict[str, Any]) -> Iterator[Any]:
         events = TranscriptEvents(self.key, self._secrets())
+        if self._native is not None:
+            chunks = self._native.http.stream(self._native_transcription(kwargs), _note_reply)
+            try:
+                for data in chunks:
+                    yield from events.feed(data)
+                yield from events.end()
+            finally:
+                chunks.close()
+            return
         response = None
         try:
             with mapped_errors(self._error):
@@ -724,6 +749,18 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     async def _atranscript_stream(self, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
         events = TranscriptEvents(self.key, self._secrets())
+        if self._native is not None:
+            chunks = self._native.http.astream(self._native_transcription(kwargs),
+                                               _note_reply)
+            try:
+                async for data in chunks:
+                    for event in events.feed(data):
+                        yield event
+                for event in events.end():
+                    yield event
+            finally:
+                await chunks.aclose()
+            return
         response = None
         try:
             with mapped_errors(self._error):
@@ -760,6 +797,11 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         import httpx2
 
         url, headers, content = args
+        if self._native is not None:  # the SDK's headers (its key), the audio's own over them
+            reply = self._native.http.post(NativeRequest(url, self._native.headers_for(headers),
+                                                         content))
+            _note_reply(reply)
+            return reply.content
         with mapped_errors(self._error):
             response = self._sync().post(url, cast_to=httpx2.Response, content=content,
                                          options=self._hf_options(headers))
@@ -769,6 +811,11 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         import httpx2
 
         url, headers, content = args
+        if self._native is not None:
+            reply = await self._native.http.apost(NativeRequest(
+                url, self._native.headers_for(headers), content))
+            _note_reply(reply)
+            return reply.content
         with mapped_errors(self._error):
             response = await self._async().post(url, cast_to=httpx2.Response, content=content,
                                                 options=self._hf_options(headers))
@@ -960,16 +1007,30 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                                   self._calls.bounds(request.timeout))
 
     def _embed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        if self._native is not None:
+            reply = self._native.http.post(self._native.request(call[0], "/embeddings"))
+            return self._native_embeddings(reply, call[1])
         with mapped_errors(self._error):
             raw = self._sync().embeddings.with_raw_response.create(**call[0])
             body = raw.http_response.content
         return self._parse_embeddings(raw.http_response, body, call[1])
 
     async def _aembed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.request(call[0], "/embeddings"))
+            return self._native_embeddings(reply, call[1])
         with mapped_errors(self._error):
             raw = await self._async().embeddings.with_raw_response.create(**call[0])
             body = raw.http_response.content
         return self._parse_embeddings(raw.http_response, body, call[1])
+
+    def _native_embeddings(self, reply: Any, model: str) -> CreateEmbeddingResponse:
+        _note_reply(reply)
+        request_id = reply.headers.get("x-request-id")
+        data = decode_json(reply.content, self.key, status_code=reply.status,
+                           request_id=request_id)
+        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key,
+                          reply.status, request_id)
 
     def _parse_embeddings(self, http_response: Any, body: bytes,
                           model: str) -> CreateEmbeddingResponse:
