@@ -302,21 +302,21 @@ def _note_sdk_only(key: str) -> None:
 
 
 def with_transport(defaults: Mapping[str, str], key: str, config: Mapping[str, Any]
-                   ) -> Mapping[str, Any]:
+                   ) -> dict[str, Any]:
     """``config`` of the provider ``key`` (canonical) under the client-wide transport
     settings: a family with a native transport takes them where its config sets none
     (``async_transport`` only for a config that ends up on the native transport: the SDK
     transport's own ``async_transport`` is another setting); one without keeps its SDK."""
+    merged = dict(config)
     if not defaults:
-        return config
+        return merged
     native = has_native_transport(key)
     if native is None:
-        return config
+        return merged
     if not native:
         if defaults.get("transport") == "native":
             _note_sdk_only(key)
-        return config
-    merged = {**config}
+        return merged
     if "transport" in defaults and "transport" not in config:
         merged["transport"] = defaults["transport"]
     if "async_transport" in defaults and "async_transport" not in config \

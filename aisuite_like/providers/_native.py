@@ -70,7 +70,7 @@ def async_library(value: Any, provider: str) -> str:
     if value in ("httpx2", "httpx"):
         return "httpx2"
     if value == "aiohttp":
-        return value
+        return "aiohttp"
     from ..core.errors import ConfigurationError
 
     raise ConfigurationError(f"async_transport on the native transport must be 'aiohttp' "

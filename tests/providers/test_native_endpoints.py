@@ -1,6 +1,6 @@
 """The endpoints beside chat on the native transport (docs/transports.md): embeddings,
 transcriptions and translations, speech, images, moderations and files of the OpenAI
-family go out as the openai SDK sends them (method, URL, credential and content headers,
+family (google's embeddings: tests/endpoints/test_embeddings_google.py on each transport) go out as the openai SDK sends them (method, URL, credential and content headers,
 the JSON body or the multipart form's fields and files), sync and async, and come back as
 the same typed results; an application using them imports no vendor SDK.
 
@@ -250,9 +250,15 @@ def test_an_application_using_every_endpoint_natively_imports_no_vendor_sdk() ->
             for name, (method, path, reply, call, read) in CASES.items():
                 router.route(method=method, url__regex=r".*" + path.replace(".", r"\\.")
                              + r"(\\?.*)?$").respond(200, **_reply(reply))
-            with ai.Client(_configs("native")) as client:
+            router.post(url__regex=r".*:batchEmbedContents$").respond(
+                200, json={{"embeddings": [{{"values": [0.5]}}]}})
+            configs = {{**_configs("native"), "google": {{
+                "api_key": "g-key", "transport": "native", "async_transport": "httpx2"}}}}
+            with ai.Client(configs) as client:
                 for name, (method, path, reply, call, read) in CASES.items():
                     seen.append(name) if read(call(client)) is not None else None
+                seen.append(client.embeddings.create(model="google:gemini-embedding-001",
+                                                     input="a").data[0].embedding)
         loaded = sorted(m for m in ("openai", "anthropic", "google.genai") if m in sys.modules)
         print(json.dumps({{"seen": seen, "loaded": loaded}}))
     """)
@@ -261,7 +267,7 @@ def test_an_application_using_every_endpoint_natively_imports_no_vendor_sdk() ->
                          timeout=120, env=env, cwd=str(ROOT))
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["seen"] == list(CASES)
+    assert result["seen"] == [*CASES, [0.5]]
     assert result["loaded"] == []
 
 

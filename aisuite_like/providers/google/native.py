@@ -66,6 +66,10 @@ class GoogleNative:
             self._urls[(model, stream)] = url
         return url
 
+    def call_url(self, model: str, method: str) -> str:
+        """The URL of a model's ``method`` (``batchEmbedContents``, ``countTokens``, ...)."""
+        return f"{self._prefix}{model_resource(model)}:{method}"
+
     def headers(self, http_options: Any, timeout: Any) -> dict[str, str]:
         """The request headers: a native ``http_options={"headers": ...}`` added, and
         ``X-Server-Timeout`` when a number of seconds bounds the call (as google-genai sends

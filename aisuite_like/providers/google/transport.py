@@ -49,7 +49,7 @@ from .._native import CONFIG_KEYS as _NATIVE_KEYS, async_library, native_transpo
 from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
 from .audio import atranscript_events, transcript_events, transcription_chat, transcription_from
-from .embeddings import build_embed_call, embeddings_limit, parse_embeddings
+from .embeddings import build_embed_call, embeddings_limit, native_embed_body, parse_embeddings
 from .endpoints import GoogleEndpoints
 from .errors import _NAME, _request_id, map_sdk_error
 from .media import count_body
@@ -791,9 +791,7 @@ class GoogleProvider(GoogleEndpoints, Provider):
 
     def _embed_call(self, request: EmbeddingRequest) -> tuple[str, list[Any], Any]:
         """(model, contents, ``EmbedContentConfig``), checked: a config field google-genai
-        does not know raises here."""
-        from google.genai import types as gtypes
-
+        does not know raises here. On the native transport: (model, the request, None)."""
         contents, config = build_embed_call(request, self.key)
         timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
         if timeout is not None and not _valid_timeout(timeout):
@@ -801,6 +799,18 @@ class GoogleProvider(GoogleEndpoints, Provider):
                 f"timeout must be a number of seconds > 0 (or an httpx2.Timeout) on "
                 f"{self.key}, got {timeout!r}", parameter="timeout", provider=self.key)
         seconds = _retry.timeout_seconds(timeout)
+        if self._native is not None:  # the batchEmbedContents google-genai sends
+            from .native import model_resource
+
+            native = self._native
+            body = native_embed_body(model_resource(request.model), contents, config,
+                                     self.key)
+            http_request = native.request(
+                native.call_url(request.model, "batchEmbedContents"),
+                native.headers(config.get("http_options"), seconds), body)
+            return request.model, [http_request], None
+        from google.genai import types as gtypes
+
         if seconds is not None and config.get("http_options") is None:
             config["http_options"] = {"timeout": max(1, math.ceil(seconds * 1000))}  # ms
         try:
@@ -819,8 +829,16 @@ class GoogleProvider(GoogleEndpoints, Provider):
         return await _retry.acall(self._calls, self._aembed_once, self._embed_call(request),
                                   self._calls.bounds(request.timeout))
 
+    def _native_embeddings(self, reply: Any, model: str) -> CreateEmbeddingResponse:
+        _note_native(reply)
+        data = self._decode(reply.content, reply.headers)
+        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, 200,
+                          _request_id(reply.headers))
+
     def _embed_once(self, call: tuple[str, list[Any], Any]) -> CreateEmbeddingResponse:
         model, contents, config = call
+        if self._native is not None:
+            return self._native_embeddings(self._native.http.post(contents[0]), model)
         with mapped_errors(self._error):
             response = self._sdk().client.models.embed_content(
                 model=model, contents=contents, config=config)
@@ -828,6 +846,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
 
     async def _aembed_once(self, call: tuple[str, list[Any], Any]) -> CreateEmbeddingResponse:
         model, contents, config = call
+        if self._native is not None:
+            return self._native_embeddings(await self._native.http.apost(contents[0]), model)
         with mapped_errors(self._error):
             response = await self._sdk().client.aio.models.embed_content(
                 model=model, contents=contents, config=config)

@@ -181,8 +181,8 @@ class OpenAINative:
             elif value is not None:
                 files.append((name, value))
         body, content_type = encode_form(form_fields(data), files)
-        return NativeRequest(self._url(path, kwargs.get("model"), query),
-                             self.headers_for(extra_headers, **{"Content-Type": content_type}), body)
+        headers = self.headers_for(extra_headers, **{"Content-Type": content_type})
+        return NativeRequest(self._url(path, kwargs.get("model"), query), headers, body)
 
     def sdk_call(self, path: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
                  ) -> NativeRequest:

@@ -710,7 +710,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         if self._native is not None:
             reply = self._native.http.post(self._native_transcription(kwargs))
             _note_reply(reply)
-            return reply.content
+            return bytes(reply.content)
         with mapped_errors(self._error):
             raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
             return bytes(raw.http_response.content)
@@ -719,7 +719,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         if self._native is not None:
             reply = await self._native.http.apost(self._native_transcription(kwargs))
             _note_reply(reply)
-            return reply.content
+            return bytes(reply.content)
         with mapped_errors(self._error):
             raw = await self._async().audio.transcriptions.with_raw_response.create(**kwargs)
             return bytes(raw.http_response.content)
@@ -801,7 +801,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             reply = self._native.http.post(NativeRequest(url, self._native.headers_for(headers),
                                                          content))
             _note_reply(reply)
-            return reply.content
+            return bytes(reply.content)
         with mapped_errors(self._error):
             response = self._sync().post(url, cast_to=httpx2.Response, content=content,
                                          options=self._hf_options(headers))
@@ -815,7 +815,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             reply = await self._native.http.apost(NativeRequest(
                 url, self._native.headers_for(headers), content))
             _note_reply(reply)
-            return reply.content
+            return bytes(reply.content)
         with mapped_errors(self._error):
             response = await self._async().post(url, cast_to=httpx2.Response, content=content,
                                                 options=self._hf_options(headers))
