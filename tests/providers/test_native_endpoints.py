@@ -1,8 +1,10 @@
 """The endpoints beside chat on the native transport (docs/transports.md): embeddings,
 transcriptions and translations, speech, images, moderations and files of the OpenAI
-family (google's embeddings: tests/endpoints/test_embeddings_google.py on each transport) go out as the openai SDK sends them (method, URL, credential and content headers,
+family go out as the openai SDK sends them (method, URL, credential and content headers,
 the JSON body or the multipart form's fields and files), sync and async, and come back as
-the same typed results; an application using them imports no vendor SDK.
+the same typed results; an application using them imports no vendor SDK (google's
+embeddings, images and speech and anthropic's Files API too: their suites in
+tests/endpoints run on each transport).
 
 HTTP is mocked at httpcore2 (respx); async native calls use ``async_transport="httpx2"``, so
 the mock sees them as a user's does.
@@ -252,13 +254,18 @@ def test_an_application_using_every_endpoint_natively_imports_no_vendor_sdk() ->
                              + r"(\\?.*)?$").respond(200, **_reply(reply))
             router.post(url__regex=r".*:batchEmbedContents$").respond(
                 200, json={{"embeddings": [{{"values": [0.5]}}]}})
+            router.get(url__regex=r".*/v1/files/file_01$").respond(200, json={{
+                "id": "file_01", "type": "file", "filename": "a.pdf", "size_bytes": 3,
+                "created_at": "2025-04-14T20:00:00Z", "mime_type": "application/pdf"}})
             configs = {{**_configs("native"), "google": {{
-                "api_key": "g-key", "transport": "native", "async_transport": "httpx2"}}}}
+                "api_key": "g-key", "transport": "native", "async_transport": "httpx2"}},
+                "anthropic": {{"api_key": "a-key", "transport": "native"}}}}
             with ai.Client(configs) as client:
                 for name, (method, path, reply, call, read) in CASES.items():
                     seen.append(name) if read(call(client)) is not None else None
                 seen.append(client.embeddings.create(model="google:gemini-embedding-001",
                                                      input="a").data[0].embedding)
+                seen.append(client.files.retrieve("file_01", provider="anthropic").filename)
         loaded = sorted(m for m in ("openai", "anthropic", "google.genai") if m in sys.modules)
         print(json.dumps({{"seen": seen, "loaded": loaded}}))
     """)
@@ -267,7 +274,7 @@ def test_an_application_using_every_endpoint_natively_imports_no_vendor_sdk() ->
                          timeout=120, env=env, cwd=str(ROOT))
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["seen"] == [*CASES, [0.5]]
+    assert result["seen"] == [*CASES, [0.5], "a.pdf"]
     assert result["loaded"] == []
 
 

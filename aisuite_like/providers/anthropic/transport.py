@@ -588,18 +588,26 @@ class AnthropicProvider(Provider):
     # -- the Files API (docs/files.md): providers/anthropic/media.py's plans --
 
     def files(self, request: FileRequest) -> Any:
-        from ..plans import run
+        from ..plans import native_attempt_of, run
         from .media import files_plan
 
-        return run(self, self._sync_client(), files_plan(request, self.key or PROVIDER),
-                   self._calls.bounds(request.timeout))
+        plan = files_plan(request, self.key or PROVIDER)
+        bounds = self._calls.bounds(request.timeout)
+        if self._native is not None:  # the same plan on our own HTTP
+            return run(self, None, plan, bounds, attempt=native_attempt_of(
+                self, self._native.http, self._native.sdk_call))
+        return run(self, self._sync_client(), plan, bounds)
 
     async def afiles(self, request: FileRequest) -> Any:
-        from ..plans import arun
+        from ..plans import anative_attempt_of, arun
         from .media import files_plan
 
-        return await arun(self, self._async_client(), files_plan(request, self.key or PROVIDER),
-                          self._calls.bounds(request.timeout))
+        plan = files_plan(request, self.key or PROVIDER)
+        bounds = self._calls.bounds(request.timeout)
+        if self._native is not None:
+            return await arun(self, None, plan, bounds, attempt=anative_attempt_of(
+                self, self._native.http, self._native.sdk_call))
+        return await arun(self, self._async_client(), plan, bounds)
 
     def close(self) -> None:
         if self._sync is not None:
