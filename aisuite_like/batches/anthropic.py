@@ -41,8 +41,8 @@ def entry(custom_id: str, provider: Provider, request: ChatRequest) -> dict[str,
 
 
 def sdk(provider: Provider, is_async: bool) -> Any:
-    return (provider._async_client() if is_async  # type: ignore[attr-defined]
-            else provider._sync_client())  # type: ignore[attr-defined]
+    """What performs the batch plans: the SDK client, or the native transport's calls."""
+    return provider.plan_client(is_async)  # type: ignore[attr-defined]
 
 
 def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[str, Any]]:

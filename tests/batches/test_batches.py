@@ -1,6 +1,7 @@
 """client.batches against the project's loopback batch server (tests/support/batch_server.py),
-through the real openai, anthropic and google-genai SDKs. Assertions are on the wire: the
-uploaded JSONL, the batch request bodies, the routes polled."""
+through the real openai, anthropic and google-genai SDKs, and on the native transport
+(support/transports.py: google's batches stay on google-genai there). Assertions are on the
+wire: the uploaded JSONL, the batch request bodies, the routes polled."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from support.batch_server import DEEP, BatchServer
 from support.fault_server import Reply
+from support.transports import each_transport, with_transport  # noqa: F401  (autouse)
 from pydantic import BaseModel, ValidationError
 
 import aisuite_like as ai
@@ -35,6 +37,11 @@ def server() -> Iterator[BatchServer]:
 
 def configs(server: BatchServer, clock: Any = None, **extra: Any) -> dict[str, dict[str, Any]]:
     base = {"retry_clock": clock} if clock is not None else {}
+    return with_transport(_configs(server, base, extra))
+
+
+def _configs(server: BatchServer, base: dict[str, Any], extra: dict[str, Any]
+             ) -> dict[str, dict[str, Any]]:
     return {"openai": {"api_key": KEYS["openai"], "base_url": server.url + "/v1", **base, **extra},
             "groq": {"api_key": KEYS["groq"], "base_url": server.url + "/v1", **base, **extra},
             "anthropic": {"api_key": KEYS["anthropic"], "base_url": server.url, **base, **extra},

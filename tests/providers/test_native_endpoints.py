@@ -286,3 +286,24 @@ def test_the_sdk_names_mirrored_for_the_native_transport_agree_with_the_sdk() ->
     assert native.DEPLOYMENT_PATHS == frozenset(_deployments_endpoints)
     for path, names in native.SDK_NAMED.items():
         assert endpoints._named(path) == names, path
+
+
+def test_an_azure_ad_token_provider_is_asked_per_request_on_both_transports() -> None:
+    """Azure AD token providers are not SDK-only: the native transport asks the provider for
+    a token on each request and sends it as the SDK does."""
+    sent: dict[str, list[str]] = {}
+    for transport in ("sdk", "native"):
+        tokens = iter(["tok-1", "tok-2"])
+        config: dict[str, Any] = {"azure_endpoint": AZURE, "api_version": "2024-10-21",
+                                  "azure_ad_token_provider": lambda: next(tokens),
+                                  "max_retries": 0}
+        if transport == "native":
+            config["transport"] = "native"
+        with respx.mock(using="httpcore2") as router:
+            route = router.post(url__regex=r".*/embeddings.*").respond(200, json=EMBEDDINGS)
+            with ai.Client({"azure": config}) as client:
+                for _ in range(2):
+                    client.embeddings.create(model="azure:text-embedding-3-small",
+                                             input=["a", "b"])
+            sent[transport] = [call.request.headers["authorization"] for call in route.calls]
+    assert sent["native"] == sent["sdk"] == ["Bearer tok-1", "Bearer tok-2"]
