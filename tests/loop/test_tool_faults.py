@@ -377,6 +377,15 @@ asyncio.run(main())
 }
 
 
+# A program started in the background of a non-interactive shell (`cmd &`, as CI scripts and
+# nohup'd runs do) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt
+# handler: Ctrl-C would do nothing. The program under test gets SIGINT's default disposition
+# back first, as it has when started from a terminal (an exec keeps SIG_DFL).
+WITH_DEFAULT_SIGINT = [sys.executable, "-c",
+                       "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                       "os.execv(sys.argv[1], sys.argv[1:])"]
+
+
 @pytest.mark.parametrize("program", ["sync", "async", "cli"])
 def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
         program: str, server: FaultServer, tmp_path: Path) -> None:
@@ -396,8 +405,8 @@ def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
         script = tmp_path / "program.py"
         script.write_text("import sys\n" + textwrap.dedent(PROGRAMS[program]))
         args = [sys.executable, str(script), server.url + "/v1"]
-    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*WITH_DEFAULT_SIGINT, *args], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         seen = ""
