@@ -70,6 +70,7 @@ base_url: Optional[str] = None
 default_headers: Optional[Mapping[str, str]] = None
 timeout: Any = None
 max_retries: Optional[int] = None
+transport: Optional[str] = None
 
 if TYPE_CHECKING:  # the module-level client's endpoints (``aisuite_like.chat``), typed
     from .client.facade import _Beta, _Chat, _Completions
