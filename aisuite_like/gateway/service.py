@@ -170,6 +170,7 @@ class Gateway:
             options = {k: v for k, v in config.router.items() if k != "deployments"}
             router = Router(config.router["deployments"], **options,
                             **({"state": router_state} if config.redis_url else {}))
+        self.router = router  # the client's, kept for what only the gateway asks of it
         self.client = AsyncClient(provider_configs=config.providers or None, router=router,
                                   **_cache_options(config.cache))
         self.store = open_store(config.storage_url)
