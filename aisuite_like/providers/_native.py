@@ -156,6 +156,7 @@ class NativeHTTP:
         self.limits: BodyLimits = DEFAULT_LIMITS
         self._client: Any = None
         self._session: Any = None
+        self._proxies: dict[str, tuple[Any, Any]] = {}  # per origin, for the session
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
         self._closer: Any = None  # closes the session when its loop shuts down
         self._finalizer: Optional[weakref.finalize[Any, Any]] = None
@@ -203,10 +204,12 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
-        # trust_env: HTTP(S)_PROXY / NO_PROXY (and .netrc), as httpx2 honours them on the
-        # sync path and in the SDKs: a mandated egress proxy is never bypassed.
+        # HTTP(S)_PROXY / NO_PROXY are honoured (``_proxy``), as httpx2 honours them on the
+        # sync path and in the SDKs: a mandated egress proxy is never bypassed. Not through
+        # trust_env, which reads them (and .netrc) in a thread on every request.
+        self._proxies = {}
         self._session = session = aiohttp.ClientSession(
-            connector=connector, auto_decompress=True, trust_env=True,
+            connector=connector, auto_decompress=True, trust_env=False,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
         # Closed on its loop when the loop shuts down (asyncio.run does)...
@@ -362,14 +365,32 @@ class NativeHTTP:
             parts.append(chunk)
         return b"".join(parts)
 
+    def _proxy(self, url: str) -> tuple[Any, Any]:
+        """(proxy URL, its auth) of the environment for ``url`` ((None, None): reached
+        directly), read once per origin and session, as httpx2 reads them once per client."""
+        origin = "/".join(url.split("/", 3)[:3])
+        found = self._proxies.get(origin)
+        if found is None:
+            from aiohttp.helpers import get_env_proxy_for_url
+            from yarl import URL
+
+            try:
+                found = get_env_proxy_for_url(URL(url))
+            except LookupError:
+                found = (None, None)
+            self._proxies[origin] = found
+        return found
+
     async def _asend(self, request: NativeRequest) -> Any:
         session = self.session()
         method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
+            proxy, proxy_auth = self._proxy(url)
             try:
                 response = await session.request(
                     method, url, headers=request.headers,
-                    data=body if method != "GET" else None, allow_redirects=False)
+                    data=body if method != "GET" else None, allow_redirects=False,
+                    proxy=proxy, proxy_auth=proxy_auth)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
