@@ -362,7 +362,9 @@ def routes(gw: Gateway) -> list[Any]:
     async def revoke_key(request: Request) -> Any:
         async def action() -> Any:
             name = request.path_params["name"]
-            if not await asyncio.to_thread(gw.store.revoke_key, name):
+            revoked = await asyncio.to_thread(gw.store.revoke_key, name)
+            gw.forget_key(name)
+            if not revoked:
                 raise GatewayError(404, f"no key named {name!r} that is not revoked",
                                    code="key_not_found")
             return JSONResponse({"name": name, "revoked": True})
