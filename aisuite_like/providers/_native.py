@@ -212,6 +212,7 @@ class NativeHTTP:
         self._aclient_loop: Optional[asyncio.AbstractEventLoop] = None
         self._aclient_closer: Any = None
         self._session: Any = None
+        self._proxies: dict[str, tuple[Any, Any]] = {}  # per origin, for the session
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
         self._closer: Any = None  # closes the session when its loop shuts down
         self._finalizer: Optional[weakref.finalize[Any, Any]] = None
@@ -259,10 +260,12 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
-        # trust_env: HTTP(S)_PROXY / NO_PROXY (and .netrc), as httpx2 honours them on the
-        # sync path and in the SDKs: a mandated egress proxy is never bypassed.
+        # HTTP(S)_PROXY / NO_PROXY are honoured (``_proxy``), as httpx2 honours them on the
+        # sync path and in the SDKs: a mandated egress proxy is never bypassed. Not through
+        # trust_env, which reads them (and .netrc) in a thread on every request.
+        self._proxies = {}
         self._session = session = aiohttp.ClientSession(
-            connector=connector, auto_decompress=True, trust_env=True,
+            connector=connector, auto_decompress=True, trust_env=False,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
         # Closed on its loop when the loop shuts down (asyncio.run does)...
@@ -450,13 +453,32 @@ class NativeHTTP:
 
     async def _aopen(self, method: str, url: str, headers: Mapping[str, str],
                      body: Optional[bytes]) -> Any:
-        """One request on the async library; its response, the body not read yet."""
+        """One request on the async library; its response, the body not read yet. httpx2
+        reads the environment's proxy itself (once per client); aiohttp is given it."""
         if self.async_library == "httpx2":
             client = self.aclient()
             return _Httpx2Reply(await client.send(client.build_request(
                 method, url, headers=headers, content=body), stream=True))
+        proxy, proxy_auth = self._proxy(url)
         return await self.session().request(method, url, headers=headers, data=body,
-                                            allow_redirects=False)
+                                            allow_redirects=False, proxy=proxy,
+                                            proxy_auth=proxy_auth)
+
+    def _proxy(self, url: str) -> tuple[Any, Any]:
+        """(proxy URL, its auth) of the environment for ``url`` ((None, None): reached
+        directly), read once per origin and session, as httpx2 reads them once per client."""
+        origin = "/".join(url.split("/", 3)[:3])
+        found = self._proxies.get(origin)
+        if found is None:
+            from aiohttp.helpers import get_env_proxy_for_url
+            from yarl import URL
+
+            try:
+                found = get_env_proxy_for_url(URL(url))
+            except LookupError:
+                found = (None, None)
+            self._proxies[origin] = found
+        return found
 
     async def _asend(self, request: NativeRequest) -> Any:
         method, url, body = request.method, request.url, request.body
