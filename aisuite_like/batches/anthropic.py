@@ -134,6 +134,9 @@ def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
 
         url = f"/v1/messages/batches/{quote(str(raw.get('id') or ''), safe='')}/results"
     options = {"headers": {"Accept": "application/binary"}}
+    if getattr(provider, "_native", None) is not None:  # our own HTTP: no SDK decoders
+        return [LineSource(SdkCall("get", (url,), read="stream", kwargs={"options": options}),
+                           jsonl_parser(provider.key, _item_result))]
     decoder, async_decoder = jsonl_decoders()
     call = SdkCall("get", (url,), read="stream",
                    kwargs={"cast_to": decoder, "stream": True, "options": options},

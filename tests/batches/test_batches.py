@@ -332,6 +332,30 @@ print(json.dumps([b.status, b.metadata, [p.batch_id for p in b.parts], out]))
         assert key not in batch.id
 
 
+def test_batches_on_the_native_transport_import_no_vendor_sdk(server: BatchServer) -> None:
+    """create, wait and results of every family's batch on ``transport="native"``, in a
+    fresh process: no vendor SDK is imported."""
+    code = f"""
+import json, sys
+sys.path[:0] = [{str(__import__('pathlib').Path(__file__).parent)!r}, {str(__import__('pathlib').Path(__file__).parents[1])!r}]
+import aisuite_like as ai
+from test_batches import _configs, req
+class S: url = {server.url!r}
+client = ai.Client(provider_configs=_configs(S, {{}}, {{}}), transport="native")
+b = client.batches.create([req("a", "openai"), req("b", "anthropic"), req("c", "google")])
+b = client.batches.wait(b.id, poll_interval=0.001, timeout={scaled(30)})
+out = {{k: type(v).__name__ for k, v in client.batches.results(b.id)}}
+loaded = sorted(m for m in ("openai", "anthropic", "google.genai") if m in sys.modules)
+print(json.dumps([b.status, out, loaded]))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=scaled(30) + 90)
+    assert run.returncode == 0, run.stderr
+    status, out, loaded = json.loads(run.stdout)
+    assert status == "completed" and loaded == []
+    assert out == dict.fromkeys("abc", "ChatCompletionResponse")
+
+
 @pytest.mark.parametrize("bad", [
     "", "abc", "batch_", "batch_!!!", "batch_" + "eyJ2IjoyfQ", "batch_bnVsbA",
     "batch_eyJ2IjoxLCJwIjpbXSwidCI6MX0", "batch_eyJ2IjoxLCJwIjpbWyJvcGVuYWkiXV0sInQiOjF9",

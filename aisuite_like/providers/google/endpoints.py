@@ -55,6 +55,19 @@ class GoogleEndpoints:
         request.method = method.upper()
         return request
 
+    def plan_client(self, is_async: bool) -> Any:
+        """What performs this provider's plans of request-layer calls (the batches): the
+        SDK's API client, or on the native transport our own HTTP (``plans.NativeCalls``)."""
+        if self._native is not None:
+            from ..plans import NativeCalls
+
+            return NativeCalls(self._native.http, self._native_request)
+        return self._sdk()
+
+    def model_path(self, model: str) -> str:
+        """The resource path of ``model`` as google-genai names it (``models/...``)."""
+        return self._model_path(model)
+
     def _run(self, plan: Plan[Any], timeout: Any) -> Any:
         bounds = self._calls.bounds(timeout)
         if self._native is None:
