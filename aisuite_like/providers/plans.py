@@ -169,20 +169,54 @@ class NativeStreamReply:
     ``aclose()``. Its first piece of body was read with its headers (inside the attempt, so
     a failure there is retried as any other)."""
 
-    def __init__(self, chunks: Any, headers: Any, first: Optional[bytes]) -> None:
+    def __init__(self, chunks: Any, headers: Any, first: Optional[bytes],
+                 policy: Any = None) -> None:
         self._chunks = chunks
         self.headers = headers
         self._first = first
+        #: the most seconds between two pieces of body (the config's ``stream_gap_timeout``,
+        #: else its ``timeout``): no SDK client's read timeout bounds them here
+        bounds = policy.bounds(None) if policy is not None else None
+        self._gap: Optional[float] = bounds.gap if bounds is not None else None
+        self._policy = policy
 
     def iter_bytes(self) -> Any:
         if self._first:
             yield self._first
-        yield from self._chunks
+        if self._gap is None:
+            yield from self._chunks
+            return
+        import time
+
+        from .retry import DEADLINE
+
+        while True:  # each read's sockets end by the gap (the sync native client's I/O)
+            token = DEADLINE.set(time.monotonic() + self._gap)
+            try:
+                chunk = next(self._chunks, None)
+            finally:
+                DEADLINE.reset(token)
+            if chunk is None:
+                return
+            yield chunk
 
     async def aiter_bytes(self) -> Any:
         if self._first:
             yield self._first
-        async for chunk in self._chunks:
+        if self._gap is None:
+            async for chunk in self._chunks:
+                yield chunk
+            return
+        import asyncio
+
+        while True:
+            try:
+                chunk = await asyncio.wait_for(anext(self._chunks, None), self._gap)
+            except TimeoutError:
+                await self._chunks.aclose()
+                raise self._policy.timed_out("gap", self._gap) from None
+            if chunk is None:
+                return
             yield chunk
 
     def close(self) -> None:
@@ -217,7 +251,8 @@ def native_attempt_of(provider: "Provider", http: Any, to_request: ToRequest
         first = next(chunks, None)
         note(opened[0].status, opened[0].headers, request_id=_request_id(opened[0].headers),
              url=opened[0].url)
-        return NativeStreamReply(chunks, opened[0].headers, first)
+        return NativeStreamReply(chunks, opened[0].headers, first,
+                                 provider._calls)  # type: ignore[attr-defined]
     return attempt
 
 
@@ -238,7 +273,8 @@ def anative_attempt_of(provider: "Provider", http: Any, to_request: ToRequest
             first = None
         note(opened[0].status, opened[0].headers, request_id=_request_id(opened[0].headers),
              url=opened[0].url)
-        return NativeStreamReply(chunks, opened[0].headers, first)
+        return NativeStreamReply(chunks, opened[0].headers, first,
+                                 provider._calls)  # type: ignore[attr-defined]
     return attempt
 
 

@@ -316,3 +316,71 @@ def test_an_azure_ad_token_provider_is_asked_per_request_on_both_transports() ->
                                              input=["a", "b"])
             sent[transport] = [call.request.headers["authorization"] for call in route.calls]
     assert sent["native"] == sent["sdk"] == ["Bearer tok-1", "Bearer tok-2"]
+
+
+class _StallingSpeech:
+    """A loopback server whose speech reply sends its headers and a first piece of audio,
+    then nothing (for as long as the test lasts)."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(8)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/v1"
+        self._stop = threading.Event()
+        self._conns: list[Any] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self._conns.append(conn)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: audio/mpeg\r\n"
+                         b"transfer-encoding: chunked\r\n\r\n4\r\nID3x\r\n")
+
+    def close(self) -> None:
+        self._stop.set()
+        self._sock.close()
+        for conn in self._conns:
+            conn.close()
+
+
+@pytest.mark.parametrize("mode", ["sync", "aiohttp", "httpx2"])
+def test_a_streamed_native_body_that_stalls_ends_at_the_stream_gap(mode: str) -> None:
+    from support.timing import scaled
+
+    server = _StallingSpeech()
+    gap = scaled(0.5)
+    config = {"api_key": "k", "base_url": server.url, "max_retries": 0, "openai_proxy": False,
+              "transport": "native", "stream_gap_timeout": gap, "timeout": scaled(30)}
+    if mode == "httpx2":
+        config["async_transport"] = "httpx2"
+    got: list[bytes] = []
+    try:
+        with pytest.raises(ai.APITimeoutError):
+            if mode == "sync":
+                with ai.Client({"openai": config}) as client, \
+                        client.audio.speech.with_streaming_response.create(
+                            model="openai:tts-1", voice="alloy", input="Hi") as response:
+                    got.extend(response.iter_bytes())
+            else:
+                async def main() -> None:
+                    async with ai.AsyncClient({"openai": config}) as client:
+                        async with client.audio.speech.with_streaming_response.create(
+                                model="openai:tts-1", voice="alloy", input="Hi") as response:
+                            async for piece in response.iter_bytes():
+                                got.append(piece)
+
+                asyncio.run(main())
+    finally:
+        server.close()
+    assert b"".join(got) == b"ID3x"
