@@ -351,9 +351,11 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         runner_options["context"] = _bind_context(
             client, runner_options["context"], "router" if routed is not None else key,
             budget)
-    from ..tools.toolset import prepare_tools
+    tools = kwargs.pop("tools", None)
+    if tools is not None:  # the tools package loads with the first call that has tools
+        from ..tools.toolset import prepare_tools
 
-    tools = prepare_tools(kwargs.pop("tools", None), owner=client)
+        tools = prepare_tools(tools, owner=client)
     hosted = None
     if tools is not None and tools.hosted:  # run by the provider: its family must have them
         hosted = tuple(tools.hosted)

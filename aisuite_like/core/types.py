@@ -74,7 +74,7 @@ def build_model(cls: type[_M], values: dict[str, Any]) -> _M:
 
 class _Model(BaseModel):
     # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     def to_dict(self, *, mode: Literal["json", "python"] = "python", use_api_names: bool = True,
                 exclude_unset: bool = True, exclude_defaults: bool = False,
@@ -550,6 +550,8 @@ class Model(_Model):
 
 
 class TokenCount(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     """The input tokens of a request (``client.models.count_tokens``, docs/models.md):
     ``input_tokens``; ``exact`` is True when the provider's own counting API counted them,
     False for an estimate (about four characters a token: docs/context.md); ``source`` says

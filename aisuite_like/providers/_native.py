@@ -15,16 +15,18 @@ retry policy, attempt deadlines and concurrency bound stay the shared ones
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
 from ..core.origins import same_origin
 from ._common import bound_sync_io, close_at_loop_shutdown, redirect_error, transport_error
 from .body_limits import DEFAULT_LIMITS, BodyLimits, BodyMeter
+
+if TYPE_CHECKING:
+    import asyncio  # imported where async code runs: a sync-only process never loads it
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
            "native_transport"]
@@ -108,6 +110,8 @@ def _let_go(session: Any, loop: Optional[asyncio.AbstractEventLoop]) -> None:
     """Let an async session go without awaiting (from sync code, a finalizer, or a loop
     that is not its own): closed on its loop if that runs in another thread, else in place
     (a loop that has closed took the connections with it)."""
+    import asyncio
+
     if session is None or session.closed:
         return
     if loop is not None and loop.is_running():
@@ -189,6 +193,8 @@ class NativeHTTP:
     def session(self) -> Any:
         """The ``aiohttp.ClientSession`` of the running event loop (made on first use; a
         new one once the loop it was made on has closed)."""
+        import asyncio
+
         session = self._session
         loop = asyncio.get_running_loop()
         if session is not None and self._session_loop is loop and not session.closed:
@@ -223,6 +229,8 @@ class NativeHTTP:
         self._drop_session()
 
     async def aclose(self) -> None:
+        import asyncio
+
         session = self._session
         if session is not None and self._session_loop is asyncio.get_running_loop():
             self._session = self._session_loop = None
@@ -363,6 +371,8 @@ class NativeHTTP:
         return b"".join(parts)
 
     async def _asend(self, request: NativeRequest) -> Any:
+        import asyncio
+
         session = self.session()
         method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
@@ -398,6 +408,8 @@ class NativeHTTP:
                        provider=self.provider)
 
     async def apost(self, request: NativeRequest) -> Reply:
+        import asyncio
+
         response = await self._asend(request)
         try:
             content = await self._aread(response)
@@ -412,6 +424,8 @@ class NativeHTTP:
 
     async def astream(self, request: NativeRequest,
                       opened: Optional[Callable[[Reply], None]] = None) -> AsyncIterator[bytes]:
+        import asyncio
+
         response = await self._asend(request)
         done = False
         try:

@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import UnsupportedFeatureError
-from ...core.media import BinaryResponse, ImagesResponse, ModerationCreateResponse
 from ...core.types import TokenCount
 from ..base import (
     ChatRequest,
@@ -22,17 +21,9 @@ from ..base import (
     mapped_errors,
 )
 from ..plans import Plan, SdkCall, arun, run
-from .audio import parse_transcription, transcription_kwargs
-from .media import (
-    check_endpoint,
-    files_plan,
-    images_plan,
-    moderation_plan,
-    speech_call,
-    translation_of,
-)
 
 if TYPE_CHECKING:
+    from ...core.media import ImagesResponse, ModerationCreateResponse
     from .services import ServiceSpec
 
 __all__ = ["OpenAIEndpoints"]
@@ -59,11 +50,16 @@ def _named(path: str) -> frozenset[str]:
 
 
 def _speech_plan(request: SpeechRequest, service: str) -> Plan[Any]:
+    from .media import speech_call
+
     reply = yield speech_call(request, service, _named("audio.speech"))
     return reply
 
 
 def _translation_plan(request: TranscriptionRequest, service: str) -> Plan[Any]:
+    from .audio import parse_transcription, transcription_kwargs
+    from .media import check_endpoint, translation_of
+
     check_endpoint("audio.translations", service)
     kwargs = transcription_kwargs(request, request.response_format)
     kwargs.pop("language", None)
@@ -196,6 +192,8 @@ class OpenAIEndpoints:
         return await self._arun(self._show(model), None)
 
     def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
+        from .media import images_plan
+
         return images_plan(request, self.key, _named(f"images.{request.operation}"))
 
     def images(self, request: ImageRequest) -> ImagesResponse:
@@ -207,6 +205,8 @@ class OpenAIEndpoints:
         return response
 
     def speech(self, request: SpeechRequest) -> Any:
+        from ...core.media import BinaryResponse
+
         reply = self._run(_speech_plan(request, self.key), request.timeout)
         if not request.stream:
             return BinaryResponse(reply.content, reply.content_type, provider=self.key,
@@ -215,6 +215,8 @@ class OpenAIEndpoints:
             reply.headers, _chunks(reply, self._error)
 
     async def aspeech(self, request: SpeechRequest) -> Any:
+        from ...core.media import BinaryResponse
+
         reply = await self._arun(_speech_plan(request, self.key), request.timeout)
         if not request.stream:
             return BinaryResponse(reply.content, reply.content_type, provider=self.key,
@@ -229,19 +231,27 @@ class OpenAIEndpoints:
         return await self._arun(_translation_plan(request, self.key), request.timeout)
 
     def moderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        from .media import moderation_plan
+
         plan = moderation_plan(request, self.key, _named("moderations"))
         response: ModerationCreateResponse = self._run(plan, request.timeout)
         return response
 
     async def amoderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        from .media import moderation_plan
+
         plan = moderation_plan(request, self.key, _named("moderations"))
         response: ModerationCreateResponse = await self._arun(plan, request.timeout)
         return response
 
     def files(self, request: FileRequest) -> Any:
+        from .media import files_plan
+
         return self._run(files_plan(request, self.key), request.timeout)
 
     async def afiles(self, request: FileRequest) -> Any:
+        from .media import files_plan
+
         return await self._arun(files_plan(request, self.key), request.timeout)
 
 

@@ -9,16 +9,13 @@ errors are mapped by ``errors.py``; the SDK's private internals are reached only
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import replace
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ...core.audio import MB, AudioInput
-from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -28,7 +25,6 @@ from ...core.errors import (
 )
 from ...core.exchange import note, note_response
 from ...core.reading import decode_json, read_reply
-from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
@@ -42,24 +38,22 @@ from ..base import (
     TranscriptionRequest,
     mapped_errors,
 )
-from . import responses as _responses
 from ._sdk_seam import bound_sync_client
-from .audio import (
-    TranscriptEvents,
-    check_transcription,
-    hf_request,
-    parse_hf,
-    parse_transcription,
-    transcription_kwargs,
-)
-from .embeddings import build_embeddings_request, embeddings_limit, parse_embeddings
 from .endpoints import OpenAIEndpoints
 from .errors import map_sdk_error, sdk_stream_error
-from .hosted import is_search_model
 from .models import parse_models
 from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint, foreign_host
 from .stream import StreamBody
 from .translate import build_request, parse_response
+
+if TYPE_CHECKING:
+    from ...core.audio import AudioInput
+    from ...core.embeddings import CreateEmbeddingResponse
+    from ...core.responses import Response, ResponseEvent
+
+# The Responses API, audio, embeddings and hosted-tool modules are imported by the methods
+# that use them, so a process whose first call is a chat completion does not load them
+# (cold start: benchmarks/README.md).
 
 # Config keys every service understands, plus the family-specific ones.
 _COMMON_CONFIG = frozenset({
@@ -371,6 +365,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return client
 
     def _async(self) -> Any:
+        import asyncio
+
         client = self._async_client
         if client is not None and self._async_loop is not None \
                 and self._async_loop.is_closed() and self._user_http_client(True) is None:
@@ -447,8 +443,13 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     def _responses_route(self, request: ChatRequest) -> bool:
         """Whether this chat call goes over the Responses API: the config says so, or it
         gives hosted tools to a model without chat's own web search."""
-        return self._over_responses or request.api == "responses" or bool(
-            request.hosted_tools and not is_search_model(request.model))
+        if self._over_responses or request.api == "responses":
+            return True
+        if not request.hosted_tools:
+            return False
+        from .hosted import is_search_model
+
+        return not is_search_model(request.model)
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         if self._responses_route(request):
@@ -545,6 +546,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         if self._responses_route(request):
+            from . import responses as _responses
+
             kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.stream(self._calls, self._sse, (kwargs, self._chat_chunks),
@@ -559,6 +562,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         if self._responses_route(request):
+            from . import responses as _responses
+
             kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.astream(self._calls, self._asse, (kwargs, self._chat_chunks),
@@ -662,6 +667,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     @property
     def audio_input(self) -> Optional[AudioInput]:
         """The audio formats and upload size the service's transcription API accepts."""
+        from ...core.audio import MB, AudioInput
+
         if not self.spec.transcription_formats:
             return None
         formats = _HF_FORMATS if self.spec.transcription_api == "hf-inference" else \
@@ -669,6 +676,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return AudioInput(formats, self.spec.audio_max_mb * MB)
 
     def transcribe(self, request: TranscriptionRequest) -> Any:
+        from .audio import check_transcription, parse_hf, parse_transcription, transcription_kwargs
+
         bounds = self._calls.bounds(request.timeout)
         if self.spec.transcription_api == "hf-inference":
             url, headers, content = self._hf_prepare(request)
@@ -682,6 +691,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return parse_transcription(body, request, asked, self.key)
 
     async def atranscribe(self, request: TranscriptionRequest) -> Any:
+        from .audio import check_transcription, parse_hf, parse_transcription, transcription_kwargs
+
         bounds = self._calls.bounds(request.timeout)
         if self.spec.transcription_api == "hf-inference":
             url, headers, content = self._hf_prepare(request)
@@ -706,6 +717,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             return bytes(raw.http_response.content)
 
     def _transcript_stream(self, kwargs: dict[str, Any]) -> Iterator[Any]:
+        from .audio import TranscriptEvents
+
         events = TranscriptEvents(self.key, self._secrets())
         response = None
         try:
@@ -720,6 +733,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                 response.close()
 
     async def _atranscript_stream(self, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+        from .audio import TranscriptEvents
+
         events = TranscriptEvents(self.key, self._secrets())
         response = None
         try:
@@ -739,6 +754,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     def _hf_prepare(self, request: TranscriptionRequest) -> tuple[str, dict[str, str], bytes]:
         """Hugging Face's Inference API: ``<origin of base_url>/hf-inference/models/<model>``
         (the configured host only), the headers and body of ``hf_request``."""
+        from .audio import hf_request
+
         if request.stream:
             raise UnsupportedParameterError(
                 f"stream=True: {self.key}'s Inference API does not stream transcriptions",
@@ -809,6 +826,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             raise _no_native_responses(self)
 
     def create_response(self, request: ResponsesRequest) -> Response:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
@@ -818,6 +837,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return response
 
     async def acreate_response(self, request: ResponsesRequest) -> Response:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
@@ -827,6 +848,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return response
 
     def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs["stream"] = True
@@ -834,6 +857,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                              self._calls.bounds(request.timeout))
 
     def astream_response(self, request: ResponsesRequest) -> AsyncIterator[ResponseEvent]:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs["stream"] = True
@@ -841,6 +866,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                               self._calls.bounds(request.timeout))
 
     def _complete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_chat(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
@@ -850,6 +877,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return response
 
     async def _acomplete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_chat(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
@@ -888,9 +917,13 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return read_reply(lambda: parse(data, self.key), self.key, status, request_id)
 
     def _native_events(self) -> Any:
+        from . import responses as _responses
+
         return _responses.NativeEvents(self.key, self._secrets())
 
     def _chat_chunks(self) -> Any:
+        from . import responses as _responses
+
         return _responses.ChatChunks(self.key, self._secrets())
 
     def _sse(self, job: tuple[dict[str, Any], Any]) -> Iterator[Any]:
@@ -943,15 +976,21 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     # -- embeddings (docs/embeddings.md) --
 
     def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        from .embeddings import build_embeddings_request, embeddings_limit
+
         build_embeddings_request(request, self.spec)  # what the service cannot honour raises
         return embeddings_limit(self.spec, self._embedding_inputs)
 
     def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        from .embeddings import build_embeddings_request
+
         call = (build_embeddings_request(request, self.spec), request.model)
         return _retry.call(self._calls, self._embed_once, call,
                            self._calls.bounds(request.timeout))
 
     async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        from .embeddings import build_embeddings_request
+
         call = (build_embeddings_request(request, self.spec), request.model)
         return await _retry.acall(self._calls, self._aembed_once, call,
                                   self._calls.bounds(request.timeout))
@@ -970,6 +1009,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     def _parse_embeddings(self, http_response: Any, body: bytes,
                           model: str) -> CreateEmbeddingResponse:
+        from .embeddings import parse_embeddings
+
         status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
         data = decode_json(body, self.key, status_code=status, request_id=request_id)
         return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, status,
