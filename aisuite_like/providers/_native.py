@@ -163,6 +163,8 @@ class NativeHTTP:
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
         self._closer: Any = None  # closes the session when its loop shuts down
         self._finalizer: Optional[weakref.finalize[Any, Any]] = None
+        #: URL -> (proxy, proxy_auth, netrc auth) from the environment, for this session
+        self._environments: dict[str, tuple[Any, Any, Any]] = {}
         self._lock = threading.Lock()
 
     # -- clients -------------------------------------------------------------------------
@@ -209,12 +211,15 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
-        # trust_env: HTTP(S)_PROXY / NO_PROXY (and .netrc), as httpx2 honours them on the
-        # sync path and in the SDKs: a mandated egress proxy is never bypassed.
+        # HTTP(S)_PROXY / NO_PROXY (and .netrc) are honoured as httpx2 honours them on the
+        # sync path and in the SDKs (a mandated egress proxy is never bypassed), but read by
+        # ``_environment`` once per URL of this session: aiohttp's trust_env reads them on
+        # every request, in two hops through threads (the environment, the .netrc file).
         self._session = session = aiohttp.ClientSession(
-            connector=connector, auto_decompress=True, trust_env=True,
+            connector=connector, auto_decompress=True, trust_env=False,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
+        self._environments = {}
         # Closed on its loop when the loop shuts down (asyncio.run does)...
         self._closer = close_at_loop_shutdown(session.close, lambda: session.closed)
         # ...and a client never closed (no aclose / async with) lets its session go when it
@@ -370,16 +375,59 @@ class NativeHTTP:
             parts.append(chunk)
         return b"".join(parts)
 
+    async def _environment(self, url: str, headers: Mapping[str, str]
+                           ) -> tuple[Any, Any, Any]:
+        """What the environment says of ``url`` (aiohttp's ``trust_env`` rules): the proxy of
+        HTTP(S)_PROXY unless NO_PROXY exempts the host, its credentials, and the host's
+        .netrc login (not with an ``Authorization`` header, which it would contradict).
+        Read on the session's first request to a URL (then kept for the session), off the
+        event loop: the environment is read and .netrc opened in a thread, as aiohttp
+        does."""
+        import asyncio
+
+        from aiohttp.helpers import (
+            basicauth_from_netrc,
+            get_env_proxy_for_url,
+            netrc_from_env,
+        )
+        from yarl import URL
+
+        parsed = URL(url)
+
+        def read() -> tuple[Any, Any, Any]:
+            proxy = proxy_auth = auth = None
+            try:
+                proxy, proxy_auth = get_env_proxy_for_url(parsed)
+            except LookupError:
+                pass
+            if parsed.host is not None and not any(
+                    name.lower() == "authorization" for name in headers):
+                try:
+                    auth = basicauth_from_netrc(netrc_from_env(), parsed.host)
+                except LookupError:
+                    pass
+            return proxy, proxy_auth, auth
+
+        found = await asyncio.to_thread(read)
+        if len(self._environments) >= 256:  # bounded: URLs come from configs
+            self._environments.clear()
+        self._environments[url] = found
+        return found
+
     async def _asend(self, request: NativeRequest) -> Any:
         import asyncio
 
         session = self.session()
         method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
+            environment = self._environments.get(url)
+            if environment is None:
+                environment = await self._environment(url, request.headers)
+            proxy, proxy_auth, auth = environment
             try:
                 response = await session.request(
-                    method, url, headers=request.headers,
-                    data=body if method != "GET" else None, allow_redirects=False)
+                    method, url, headers=request.headers, proxy=proxy, proxy_auth=proxy_auth,
+                    auth=auth, data=body if method != "GET" else None, allow_redirects=False)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
