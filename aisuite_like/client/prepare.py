@@ -185,7 +185,7 @@ def _deployment_stack(client: ClientBase, model: str, settings: Mapping[str, Any
     _deployment_provider``) in the model layers (not cached: the alias is), admitted by
     ``budgets`` (the call's, the client's and the deployment's own)."""
     provider = client._deployment_provider(model, settings, label)
-    key, name = parse_model(model)
+    key, _, name = model.partition(":")  # checked by _deployment_provider's parse_model
     return _model_layers(client, key, provider, False, budgets, name=name)
 
 
