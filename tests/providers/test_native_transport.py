@@ -167,10 +167,11 @@ def test_the_constants_mirrored_from_the_sdks_agree_with_them() -> None:
 
 
 @pytest.mark.parametrize("key, extra", [
-    ("openai", {"async_transport": "aiohttp"}),
     ("openai", {"http_client": object()}),
-    ("anthropic", {"async_transport": "aiohttp"}),
+    ("openai", {"async_http_client": object()}),
+    ("anthropic", {"http_client": object()}),
     ("anthropic", {"max_connections": 3}),
+    ("google", {"http_client": object()}),
     ("google", {"vertexai": True, "project": "p", "location": "us-central1"}),
 ])
 def test_sdk_only_settings_are_refused_on_the_native_transport(key: str,
@@ -179,6 +180,14 @@ def test_sdk_only_settings_are_refused_on_the_native_transport(key: str,
     with pytest.raises(ai.ConfigurationError, match="transport='native'") as info:
         ai.Client(config).chat.completions.create(model=MODELS[key], messages=USER)
     assert sorted(extra)[0] in str(info.value)
+
+
+@pytest.mark.parametrize("key", ["openai", "anthropic", "google"])
+def test_an_unknown_async_transport_on_the_native_transport_names_the_allowed_ones(
+        key: str) -> None:
+    with pytest.raises(ai.ConfigurationError, match=r"'aiohttp'.*'httpx2'"):
+        ai.Client({key: {"api_key": "k", "transport": "native", "async_transport": "curl"}}
+                  ).chat.completions.create(model=MODELS[key], messages=USER)
 
 
 @pytest.mark.parametrize("key", ["openai", "anthropic", "google"])
