@@ -40,9 +40,14 @@ __all__ = ["OpenAIEndpoints"]
 _NAMED: dict[str, frozenset[str]] = {}
 
 
-def _named(path: str) -> frozenset[str]:
+def _named(path: str, native: bool = False) -> frozenset[str]:
     """The parameter names of the SDK method at ``path`` (read once from the installed
-    SDK's resource classes)."""
+    SDK's resource classes; on the native transport, which imports no SDK, the copy in
+    ``native.SDK_NAMED``)."""
+    if native:
+        from .native import SDK_NAMED
+
+        return SDK_NAMED[path]
     found = _NAMED.get(path)
     if found is None:
         import importlib
@@ -58,8 +63,8 @@ def _named(path: str) -> frozenset[str]:
     return found
 
 
-def _speech_plan(request: SpeechRequest, service: str) -> Plan[Any]:
-    reply = yield speech_call(request, service, _named("audio.speech"))
+def _speech_plan(request: SpeechRequest, service: str, native: bool) -> Plan[Any]:
+    reply = yield speech_call(request, service, _named("audio.speech", native))
     return reply
 
 
@@ -97,9 +102,24 @@ class OpenAIEndpoints:
         _native: Any
 
     def _run(self, plan: Plan[Any], timeout: Any) -> Any:
+        native = self._native
+        if native is not None:  # the same plan, each call sent on our own HTTP
+            from ..plans import native_attempt_of
+
+            return run(self, None, plan, self._calls.bounds(timeout),  # type: ignore[arg-type]
+                       attempt=native_attempt_of(self, native.http,  # type: ignore[arg-type]
+                                                 native.sdk_call))
         return run(self, self._sync(), plan, self._calls.bounds(timeout))  # type: ignore[arg-type]
 
     async def _arun(self, plan: Plan[Any], timeout: Any) -> Any:
+        native = self._native
+        if native is not None:
+            from ..plans import anative_attempt_of
+
+            return await arun(self, None, plan,  # type: ignore[arg-type]
+                              self._calls.bounds(timeout),
+                              attempt=anative_attempt_of(self,  # type: ignore[arg-type]
+                                                         native.http, native.sdk_call))
         return await arun(self, self._async(), plan,  # type: ignore[arg-type]
                           self._calls.bounds(timeout))
 
@@ -196,7 +216,8 @@ class OpenAIEndpoints:
         return await self._arun(self._show(model), None)
 
     def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
-        return images_plan(request, self.key, _named(f"images.{request.operation}"))
+        return images_plan(request, self.key, _named(f"images.{request.operation}",
+                                                     self._native is not None))
 
     def images(self, request: ImageRequest) -> ImagesResponse:
         response: ImagesResponse = self._run(self._images(request), request.timeout)
@@ -207,7 +228,8 @@ class OpenAIEndpoints:
         return response
 
     def speech(self, request: SpeechRequest) -> Any:
-        reply = self._run(_speech_plan(request, self.key), request.timeout)
+        reply = self._run(_speech_plan(request, self.key, self._native is not None),
+                          request.timeout)
         if not request.stream:
             return BinaryResponse(reply.content, reply.content_type, provider=self.key,
                                   model=request.model, headers=dict(reply.headers))
@@ -215,7 +237,8 @@ class OpenAIEndpoints:
             reply.headers, _chunks(reply, self._error)
 
     async def aspeech(self, request: SpeechRequest) -> Any:
-        reply = await self._arun(_speech_plan(request, self.key), request.timeout)
+        reply = await self._arun(_speech_plan(request, self.key, self._native is not None),
+                                 request.timeout)
         if not request.stream:
             return BinaryResponse(reply.content, reply.content_type, provider=self.key,
                                   model=request.model, headers=dict(reply.headers))
@@ -229,12 +252,14 @@ class OpenAIEndpoints:
         return await self._arun(_translation_plan(request, self.key), request.timeout)
 
     def moderate(self, request: ModerationRequest) -> ModerationCreateResponse:
-        plan = moderation_plan(request, self.key, _named("moderations"))
+        plan = moderation_plan(request, self.key, _named("moderations",
+                                                         self._native is not None))
         response: ModerationCreateResponse = self._run(plan, request.timeout)
         return response
 
     async def amoderate(self, request: ModerationRequest) -> ModerationCreateResponse:
-        plan = moderation_plan(request, self.key, _named("moderations"))
+        plan = moderation_plan(request, self.key, _named("moderations",
+                                                         self._native is not None))
         response: ModerationCreateResponse = await self._arun(plan, request.timeout)
         return response
 

@@ -33,7 +33,12 @@ from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import close_at_loop_shutdown, host_of_url, redirect_hooks
-from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
+from .._native import (
+    CONFIG_KEYS as _NATIVE_KEYS,
+    NativeRequest,
+    async_library,
+    native_transport,
+)
 from ..base import (
     ChatRequest,
     EmbeddingRequest,
@@ -181,12 +186,14 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     raise ConfigurationError(
                         f"{name!r} is an OpenAI/Azure setting; {service!r} does not use it")
         native = native_transport(config, service)
+        native_async = "aiohttp"
         if native:
-            given = sorted({"http_client", "async_http_client", "async_transport"} & set(config))
+            given = sorted({"http_client", "async_http_client"} & set(config))
             if given:
                 raise ConfigurationError(
                     f"transport='native' sends on connections of its own: remove {given} "
                     f"from provider_configs[{service!r}] (or use the SDK transport)")
+            native_async = async_library(config.pop("async_transport", None), service)
         transport = config.pop("async_transport", "httpx")
         if transport not in ("httpx", "aiohttp"):
             raise ConfigurationError(
@@ -255,6 +262,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
                                         self._secrets(), self._calls.host)
             self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
+            self._native.http.async_library = native_async
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(service={self.key!r})"
@@ -695,18 +703,38 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         body = await _retry.acall(self._calls, self._atranscribe_once, kwargs, bounds)
         return parse_transcription(body, request, asked, self.key)
 
+    def _native_transcription(self, kwargs: dict[str, Any]) -> Any:
+        return self._native.form(kwargs, "/audio/transcriptions", ("file",))
+
     def _transcribe_once(self, kwargs: dict[str, Any]) -> bytes:
+        if self._native is not None:
+            reply = self._native.http.post(self._native_transcription(kwargs))
+            _note_reply(reply)
+            return bytes(reply.content)
         with mapped_errors(self._error):
             raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
             return bytes(raw.http_response.content)
 
     async def _atranscribe_once(self, kwargs: dict[str, Any]) -> bytes:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native_transcription(kwargs))
+            _note_reply(reply)
+            return bytes(reply.content)
         with mapped_errors(self._error):
             raw = await self._async().audio.transcriptions.with_raw_response.create(**kwargs)
             return bytes(raw.http_response.content)
 
     def _transcript_stream(self, kwargs: dict[str, Any]) -> Iterator[Any]:
         events = TranscriptEvents(self.key, self._secrets())
+        if self._native is not None:
+            chunks = self._native.http.stream(self._native_transcription(kwargs), _note_reply)
+            try:
+                for data in chunks:
+                    yield from events.feed(data)
+                yield from events.end()
+            finally:
+                chunks.close()
+            return
         response = None
         try:
             with mapped_errors(self._error):
@@ -721,6 +749,18 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     async def _atranscript_stream(self, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
         events = TranscriptEvents(self.key, self._secrets())
+        if self._native is not None:
+            chunks = self._native.http.astream(self._native_transcription(kwargs),
+                                               _note_reply)
+            try:
+                async for data in chunks:
+                    for event in events.feed(data):
+                        yield event
+                for event in events.end():
+                    yield event
+            finally:
+                await chunks.aclose()
+            return
         response = None
         try:
             with mapped_errors(self._error):
@@ -757,6 +797,11 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         import httpx2
 
         url, headers, content = args
+        if self._native is not None:  # the SDK's headers (its key), the audio's own over them
+            reply = self._native.http.post(NativeRequest(url, self._native.headers_for(headers),
+                                                         content))
+            _note_reply(reply)
+            return bytes(reply.content)
         with mapped_errors(self._error):
             response = self._sync().post(url, cast_to=httpx2.Response, content=content,
                                          options=self._hf_options(headers))
@@ -766,6 +811,11 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         import httpx2
 
         url, headers, content = args
+        if self._native is not None:
+            reply = await self._native.http.apost(NativeRequest(
+                url, self._native.headers_for(headers), content))
+            _note_reply(reply)
+            return bytes(reply.content)
         with mapped_errors(self._error):
             response = await self._async().post(url, cast_to=httpx2.Response, content=content,
                                                 options=self._hf_options(headers))
@@ -957,16 +1007,30 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                                   self._calls.bounds(request.timeout))
 
     def _embed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        if self._native is not None:
+            reply = self._native.http.post(self._native.request(call[0], "/embeddings"))
+            return self._native_embeddings(reply, call[1])
         with mapped_errors(self._error):
             raw = self._sync().embeddings.with_raw_response.create(**call[0])
             body = raw.http_response.content
         return self._parse_embeddings(raw.http_response, body, call[1])
 
     async def _aembed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.request(call[0], "/embeddings"))
+            return self._native_embeddings(reply, call[1])
         with mapped_errors(self._error):
             raw = await self._async().embeddings.with_raw_response.create(**call[0])
             body = raw.http_response.content
         return self._parse_embeddings(raw.http_response, body, call[1])
+
+    def _native_embeddings(self, reply: Any, model: str) -> CreateEmbeddingResponse:
+        _note_reply(reply)
+        request_id = reply.headers.get("x-request-id")
+        data = decode_json(reply.content, self.key, status_code=reply.status,
+                           request_id=request_id)
+        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key,
+                          reply.status, request_id)
 
     def _parse_embeddings(self, http_response: Any, body: bytes,
                           model: str) -> CreateEmbeddingResponse:
