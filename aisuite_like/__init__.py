@@ -70,6 +70,7 @@ base_url: Optional[str] = None
 default_headers: Optional[Mapping[str, str]] = None
 timeout: Any = None
 max_retries: Optional[int] = None
+transport: Optional[str] = None
 
 if TYPE_CHECKING:  # the module-level client's endpoints (``aisuite_like.chat``), typed
     from .client.facade import _Beta, _Chat, _Completions
@@ -174,6 +175,10 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors see them
         ContentDoneEvent as ContentDoneEvent,
         FunctionToolCallArgumentsDeltaEvent as FunctionToolCallArgumentsDeltaEvent,
         FunctionToolCallArgumentsDoneEvent as FunctionToolCallArgumentsDoneEvent,
+        LogprobsContentDeltaEvent as LogprobsContentDeltaEvent,
+        LogprobsContentDoneEvent as LogprobsContentDoneEvent,
+        LogprobsRefusalDeltaEvent as LogprobsRefusalDeltaEvent,
+        LogprobsRefusalDoneEvent as LogprobsRefusalDoneEvent,
         RefusalDeltaEvent as RefusalDeltaEvent,
         RefusalDoneEvent as RefusalDoneEvent,
     )
@@ -342,7 +347,9 @@ _LAZY = {
     **{name: "client.stream_events" for name in (
         "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
         "ContentDoneEvent", "RefusalDeltaEvent", "RefusalDoneEvent",
-        "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent")},
+        "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent",
+        "LogprobsContentDeltaEvent", "LogprobsContentDoneEvent", "LogprobsRefusalDeltaEvent",
+        "LogprobsRefusalDoneEvent")},
     # core/message_params.py (TypedDicts of the messages create() takes)
     **{name: "core.message_params" for name in (
         "ChatCompletionMessageParam", "ChatCompletionSystemMessageParam",

@@ -28,6 +28,9 @@ DOC = ROOT / "docs" / "interop.md"
 START, END = "<!-- interop:start -->", "<!-- interop:end -->"
 SUITE = "tests/interop"
 TRANSPORTS = ("sdk", "native")
+#: The transport of a row of a client nobody here wrote calling the gateway
+#: (tests/interop/test_clients.py): the project's client is not the one calling.
+GATEWAY = "gateway"
 
 
 def run_suite(folder: Path, full: bool) -> float:
@@ -65,7 +68,9 @@ def render_rows(rows: list[dict[str, str]]) -> str:
     lines = ["| server | version | row | result |", "|---|---|---|---|"]
     for (server, version, row), by_transport in merged.items():
         results = [by_transport.get(t) for t in TRANSPORTS]
-        if results[0] == results[1]:
+        if set(by_transport) == {GATEWAY}:
+            result = by_transport[GATEWAY]
+        elif results[0] == results[1]:
             result = f"{results[0]} (both transports)"
         else:
             result = "; ".join(f"{t}: {r or 'not run'}" for t, r in zip(TRANSPORTS, results,
@@ -100,11 +105,17 @@ def render_timings(timings: list[dict[str, Any]], total: float) -> str:
 
 
 def render(rows: list[dict[str, str]], timings: list[dict[str, Any]], total: float) -> str:
-    servers = sorted({(r["server"], r["version"]) for r in rows})
+    servers = sorted({(r["server"], r["version"]) for r in rows if r["transport"] != GATEWAY})
+    clients = sorted({(r["server"], r["version"]) for r in rows if r["transport"] == GATEWAY})
     listed = ", ".join(f"{name} {version}" for name, version in servers)
+    by_client = "; ".join(f"{name} ({version})" for name, version in clients)
+    client_rows = [r for r in rows if r["transport"] == GATEWAY]
+    server_rows = [r for r in rows if r["transport"] != GATEWAY]
     return "\n\n".join([
-        f"Servers: {listed}. {len(rows)} results "
-        f"({len({(r['server'], r['row']) for r in rows})} rows, each on both transports).",
+        f"Servers: {listed}. {len(server_rows)} results "
+        f"({len({(r['server'], r['row']) for r in server_rows})} rows, each on both "
+        "transports)." + (f" Clients against the gateway: {by_client}. {len(client_rows)} "
+                          "results." if clients else ""),
         "### Differences and known defects", render_differences(rows),
         "### Results", render_rows(rows),
         "### Time each part takes", render_timings(timings, total)])

@@ -19,6 +19,7 @@ from ..core.errors import ConfigurationError, InvalidModelError
 from ..providers.base import Provider
 from ..providers.registry import (
     canonical_key,
+    has_native_transport,
     is_offline_key,
     key_variable,
     provider_keys,
@@ -262,6 +263,68 @@ def _refuse_real_request(key: str) -> None:
         "(model='test:...', ScriptedProvider or FunctionProvider)")
 
 
+#: ``Client(transport=...)`` and ``Client(async_transport=...)``: the values each takes.
+TRANSPORTS = ("sdk", "native")
+ASYNC_TRANSPORTS = ("httpx2", "aiohttp")
+
+
+def _check_transports(transport: Any, async_transport: Any, where: str) -> dict[str, str]:
+    """The client-wide transport settings (docs/transports.md), checked: the defaults every
+    provider config of a family with a native transport gets under its own settings."""
+    for name, value, allowed in (("transport", transport, TRANSPORTS),
+                                 ("async_transport", async_transport, ASYNC_TRANSPORTS)):
+        if value is not None and value not in allowed:
+            raise ConfigurationError(
+                f"{where}({name}=...) must be {' or '.join(map(repr, allowed))} (None: each "
+                f"provider's own setting, else {allowed[0]!r}), got {value!r}")
+    return {name: value for name, value in (("transport", transport),
+                                            ("async_transport", async_transport))
+            if value is not None}
+
+
+_noted_sdk_only: set[str] = set()
+_noted_lock = threading.Lock()
+
+
+def _note_sdk_only(key: str) -> None:
+    """Once per provider and process: ``transport="native"`` leaves a family that has no
+    native transport on its vendor SDK (said, not silently)."""
+    with _noted_lock:
+        if key in _noted_sdk_only:
+            return
+        _noted_sdk_only.add(key)
+    import warnings
+
+    warnings.warn(
+        f"Client(transport='native'): provider {key!r} has no native transport, so its calls "
+        "go through its vendor SDK (docs/transports.md lists the families that have one)",
+        UserWarning, stacklevel=5)
+
+
+def with_transport(defaults: Mapping[str, str], key: str, config: Mapping[str, Any]
+                   ) -> dict[str, Any]:
+    """``config`` of the provider ``key`` (canonical) under the client-wide transport
+    settings: a family with a native transport takes them where its config sets none
+    (``async_transport`` only for a config that ends up on the native transport: the SDK
+    transport's own ``async_transport`` is another setting); one without keeps its SDK."""
+    merged = dict(config)
+    if not defaults:
+        return merged
+    native = has_native_transport(key)
+    if native is None:
+        return merged
+    if not native:
+        if defaults.get("transport") == "native":
+            _note_sdk_only(key)
+        return merged
+    if "transport" in defaults and "transport" not in config:
+        merged["transport"] = defaults["transport"]
+    if "async_transport" in defaults and "async_transport" not in config \
+            and merged.get("transport") == "native":
+        merged["async_transport"] = defaults["async_transport"]
+    return merged
+
+
 def _check_client_options(given: Mapping[str, Any], where: str) -> None:
     """Client-wide options (``timeout``, ``max_retries``, ...), checked before use."""
     timeout = given.get("timeout")
@@ -296,6 +359,8 @@ class ClientBase:
         max_concurrency: Optional[int] = None,
         stream_gap_timeout: Optional[float] = None,
         checks: str = "on",
+        transport: Optional[str] = None,
+        async_transport: Optional[str] = None,
         **unknown: Any,
     ) -> None:
         # Client-wide options (the OpenAI SDK's OpenAI(timeout=, max_retries=)): over every
@@ -310,7 +375,8 @@ class ClientBase:
                 name, {**unknown, **given}, ("provider_configs", "providers",
                                              "extra_param_mode", "extract_thinking", "cache",
                                              "cache_ttl", "router", "prompt_cache", "budget",
-                                             "checks", *CLIENT_OPTIONS),
+                                             "checks", "transport", "async_transport",
+                                             *CLIENT_OPTIONS),
                 configs_given=provider_configs is not None, call=f"ai.{name}")
         if given:
             _check_client_options(given, f"{type(self).__name__}()")
@@ -320,7 +386,12 @@ class ClientBase:
                                               "extract_thinking": extract_thinking,
                                               "cache": cache, "cache_ttl": cache_ttl,
                                               "router": router, "prompt_cache": prompt_cache,
-                                              "budget": budget, "checks": checks}
+                                              "budget": budget, "checks": checks,
+                                              "transport": transport,
+                                              "async_transport": async_transport}
+        #: The client-wide transport settings (under each provider config's own).
+        self._transport = _check_transports(transport, async_transport,
+                                            type(self).__name__)
         if checks not in ("on", "off"):
             raise ValueError(f"checks must be 'on' or 'off', got {checks!r}")
         #: Whether calls are checked against what is known of their model (docs/models.md).
@@ -446,6 +517,7 @@ class ClientBase:
                     if config is None:
                         config = next((v for k, v in self._configs.items()
                                        if canonical_key(k) == canon), {})
+                    config = with_transport(self._transport, canon, config)
                     if self._options:  # with_options(): over the provider's own config
                         config = {**config, **self._options}
                     provider = _made_provider(key, config, canon)
@@ -483,7 +555,8 @@ class ClientBase:
                     base = next((v for k, v in self._configs.items()
                                  if canonical_key(k) == canon), {})
                 # with_options() over the deployment's config, as over a provider's own
-                config = {**base, **settings, **self._options}
+                config = {**with_transport(self._transport, canon, {**base, **settings}),
+                          **self._options}
                 _check_configs({canon: config}, self._installed)
                 made = (canon, _made_provider(key, config, canon))
                 _secrets.protect_logs()

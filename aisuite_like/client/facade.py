@@ -730,7 +730,10 @@ class Client(ClientBase):
     ``prompt_cache=False``; docs/reasoning-and-caching.md). ``budget`` (an ``ai.Budget``, or
     a list) must admit every model call of the client before it is sent (docs/budgets.md).
     ``checks="off"`` turns off the checks of each call against what is known of its model
-    (docs/models.md; a call's ``checks=`` overrides it).
+    (docs/models.md; a call's ``checks=`` overrides it). ``transport`` (``"sdk"``, the
+    default, or ``"native"``) and ``async_transport`` (the native transport's async HTTP:
+    ``"aiohttp"``, the default, or ``"httpx2"``) apply to every provider whose config sets
+    none of its own (docs/transports.md).
     """
 
     def __init__(self, provider_configs: Optional[Mapping[str, Mapping[str, Any]]] = None, *,
@@ -748,6 +751,8 @@ class Client(ClientBase):
                  max_concurrency: Optional[int] = None,
                  stream_gap_timeout: Optional[float] = None,
                  checks: Literal["on", "off"] = "on",
+                 transport: Optional[Literal["sdk", "native"]] = None,
+                 async_transport: Optional[Literal["httpx2", "aiohttp"]] = None,
                  **unknown: Never) -> None:
         # ``unknown``: ai.Client(api_key=...) is a TypeError showing the provider_configs line
         super().__init__(provider_configs, providers=providers,
@@ -756,7 +761,8 @@ class Client(ClientBase):
                          prompt_cache=prompt_cache, budget=budget,
                          timeout=timeout, max_retries=max_retries,
                          max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
-                         stream_gap_timeout=stream_gap_timeout, checks=checks, **unknown)
+                         stream_gap_timeout=stream_gap_timeout, checks=checks,
+                         transport=transport, async_transport=async_transport, **unknown)
         self.chat = _Chat(_Completions(self))
         self.beta = _Beta(self.chat)  # client.beta.chat.completions.parse (older OpenAI SDKs)
 
@@ -1181,6 +1187,8 @@ class AsyncClient(ClientBase):
                  max_concurrency: Optional[int] = None,
                  stream_gap_timeout: Optional[float] = None,
                  checks: Literal["on", "off"] = "on",
+                 transport: Optional[Literal["sdk", "native"]] = None,
+                 async_transport: Optional[Literal["httpx2", "aiohttp"]] = None,
                  **unknown: Never) -> None:
         super().__init__(provider_configs, providers=providers,
                          extra_param_mode=extra_param_mode, extract_thinking=extract_thinking,
@@ -1188,7 +1196,8 @@ class AsyncClient(ClientBase):
                          prompt_cache=prompt_cache, budget=budget,
                          timeout=timeout, max_retries=max_retries,
                          max_retry_wait=max_retry_wait, max_concurrency=max_concurrency,
-                         stream_gap_timeout=stream_gap_timeout, checks=checks, **unknown)
+                         stream_gap_timeout=stream_gap_timeout, checks=checks,
+                         transport=transport, async_transport=async_transport, **unknown)
         self.chat = _Chat(_AsyncCompletions(self))
         self.beta = _Beta(self.chat)
 

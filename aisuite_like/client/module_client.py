@@ -3,7 +3,7 @@
 
 Its settings are attributes of the ``aisuite_like`` module, as ``openai.api_key = ...``:
 ``api_key``, ``organization``, ``project``, ``base_url`` and ``default_headers`` configure the
-``openai`` provider key; ``timeout`` and ``max_retries`` the
+``openai`` provider key; ``timeout``, ``max_retries`` and ``transport`` the
 whole client. Every other provider reads its usual environment variable, as ``ai.Client()``
 does. The client is built on first use and built again when a setting has changed since.
 """
@@ -20,7 +20,7 @@ from .facade import Client
 
 #: The module attributes that configure the ``openai`` key, then the client-wide ones.
 OPENAI_SETTINGS = ("api_key", "organization", "project", "base_url", "default_headers")
-CLIENT_SETTINGS = ("timeout", "max_retries")
+CLIENT_SETTINGS = ("timeout", "max_retries", "transport")
 SETTINGS = OPENAI_SETTINGS + CLIENT_SETTINGS
 
 #: The module attributes that are the module client's: ``aisuite_like.chat`` is
@@ -55,7 +55,8 @@ def module_client(namespace: Mapping[str, Any]) -> Client:
         openai = {name: settings[name] for name in OPENAI_SETTINGS
                   if settings[name] is not None}
         client = Client({"openai": openai} if openai else None,
-                        timeout=settings["timeout"], max_retries=settings["max_retries"])
+                        timeout=settings["timeout"], max_retries=settings["max_retries"],
+                        transport=settings["transport"])
         # A snapshot: a dict changed in place later (default_headers["x"] = ...) is a change.
         _built = (copy.deepcopy(settings), client)
         return client

@@ -1,10 +1,11 @@
 """``chat.completions.stream(...)``: the OpenAI SDK's streaming helper, on every provider.
 
 Iterating yields the SDK's typed events (``chunk``, ``content.delta`` / ``content.done``,
-``refusal.delta`` / ``refusal.done``, ``tool_calls.function.arguments.delta`` / ``.done``), in
-the SDK's order; ``get_final_completion()`` is the accumulated response with ``parsed``. One
-sans-IO ``_EventState`` turns each chunk into its events; the sync and async streams only
-pull chunks. Logprobs events and ``parsed_arguments`` of strict tools are not produced.
+``refusal.delta`` / ``refusal.done``, ``tool_calls.function.arguments.delta`` / ``.done``,
+``logprobs.content.delta`` / ``.done`` and ``logprobs.refusal.delta`` / ``.done`` with
+``logprobs=True``), in the SDK's order; ``get_final_completion()`` is the accumulated response
+with ``parsed``. One sans-IO ``_EventState`` turns each chunk into its events; the sync and
+async streams only pull chunks. ``parsed_arguments`` of strict tools is not produced.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Optional, TypeVar, Union
 
 from ..core.streaming import AsyncStream, ChunkAccumulator, Stream
-from ..core.types import ChatCompletionChunk, ChatCompletionResponse
+from ..core.types import ChatCompletionChunk, ChatCompletionResponse, ChatCompletionTokenLogprob
 from .structured import _validate, is_output_class, parse_completion
 
 if TYPE_CHECKING:
@@ -24,6 +25,8 @@ __all__ = [
     "ChatCompletionStream", "AsyncChatCompletionStream", "ChunkEvent", "ContentDeltaEvent",
     "ContentDoneEvent", "RefusalDeltaEvent", "RefusalDoneEvent",
     "FunctionToolCallArgumentsDeltaEvent", "FunctionToolCallArgumentsDoneEvent",
+    "LogprobsContentDeltaEvent", "LogprobsContentDoneEvent", "LogprobsRefusalDeltaEvent",
+    "LogprobsRefusalDoneEvent",
 ]
 
 
@@ -90,9 +93,40 @@ class FunctionToolCallArgumentsDoneEvent:
     type: str = "tool_calls.function.arguments.done"
 
 
+@dataclass(frozen=True)
+class LogprobsContentDeltaEvent:
+    """The log probabilities of this chunk's tokens (``content``); ``snapshot`` is every
+    token's so far (as in the SDK, the one list, which grows as the stream goes on)."""
+
+    content: list[ChatCompletionTokenLogprob]
+    snapshot: list[ChatCompletionTokenLogprob]
+    type: str = "logprobs.content.delta"
+
+
+@dataclass(frozen=True)
+class LogprobsContentDoneEvent:
+    content: list[ChatCompletionTokenLogprob]
+    type: str = "logprobs.content.done"
+
+
+@dataclass(frozen=True)
+class LogprobsRefusalDeltaEvent:
+    refusal: list[ChatCompletionTokenLogprob]
+    snapshot: list[ChatCompletionTokenLogprob]
+    type: str = "logprobs.refusal.delta"
+
+
+@dataclass(frozen=True)
+class LogprobsRefusalDoneEvent:
+    refusal: list[ChatCompletionTokenLogprob]
+    type: str = "logprobs.refusal.done"
+
+
 StreamEvent = Union[ChunkEvent, ContentDeltaEvent, ContentDoneEvent, RefusalDeltaEvent,
                     RefusalDoneEvent, FunctionToolCallArgumentsDeltaEvent,
-                    FunctionToolCallArgumentsDoneEvent]
+                    FunctionToolCallArgumentsDoneEvent, LogprobsContentDeltaEvent,
+                    LogprobsContentDoneEvent, LogprobsRefusalDeltaEvent,
+                    LogprobsRefusalDoneEvent]
 
 
 @dataclass
@@ -105,6 +139,10 @@ class _ChoiceState:
     content_done: bool = False
     refusal_done: bool = False
     done_calls: set[int] = field(default_factory=set)
+    # the tokens' log probabilities so far (None until a chunk carries some), and their done
+    content_logprobs: Optional[list[ChatCompletionTokenLogprob]] = None
+    refusal_logprobs: Optional[list[ChatCompletionTokenLogprob]] = None
+    logprobs_done: set[str] = field(default_factory=set)
 
 
 class _EventState:
@@ -143,8 +181,29 @@ class _EventState:
                 out.append(FunctionToolCallArgumentsDeltaEvent(
                     name=state.names.get(call.index, ""), index=call.index,
                     arguments=state.arguments[call.index], arguments_delta=piece))
+            if choice.logprobs is not None:
+                out.extend(self._logprobs(state, choice.logprobs))
             out.extend(self._done_events(state, choice.finish_reason is not None,
                                          delta.tool_calls or ()))
+        return out
+
+    @staticmethod
+    def _logprobs(state: _ChoiceState, logprobs: Any) -> list[StreamEvent]:
+        out: list[StreamEvent] = []
+        if logprobs.content is not None:
+            if state.content_logprobs is None:
+                state.content_logprobs = []
+            state.content_logprobs.extend(logprobs.content)
+            if logprobs.content:
+                out.append(LogprobsContentDeltaEvent(content=logprobs.content,
+                                                     snapshot=state.content_logprobs))
+        if logprobs.refusal is not None:
+            if state.refusal_logprobs is None:
+                state.refusal_logprobs = []
+            state.refusal_logprobs.extend(logprobs.refusal)
+            if logprobs.refusal:
+                out.append(LogprobsRefusalDeltaEvent(refusal=logprobs.refusal,
+                                                     snapshot=state.refusal_logprobs))
         return out
 
     def _partial(self, text: str) -> Any:
@@ -186,6 +245,12 @@ class _EventState:
         if state.refusal is not None and not state.refusal_done:
             state.refusal_done = True
             out.append(RefusalDoneEvent(refusal=state.refusal))
+        if state.content_logprobs is not None and "content" not in state.logprobs_done:
+            state.logprobs_done.add("content")
+            out.append(LogprobsContentDoneEvent(content=state.content_logprobs))
+        if state.refusal_logprobs is not None and "refusal" not in state.logprobs_done:
+            state.logprobs_done.add("refusal")
+            out.append(LogprobsRefusalDoneEvent(refusal=state.refusal_logprobs))
         return out
 
     def _call_done(self, state: _ChoiceState, index: int) -> list[StreamEvent]:

@@ -550,13 +550,13 @@ class Model(_Model):
 
 
 class TokenCount(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
     """The input tokens of a request (``client.models.count_tokens``, docs/models.md):
     ``input_tokens``; ``exact`` is True when the provider's own counting API counted them,
     False for an estimate (about four characters a token: docs/context.md); ``source`` says
     which (``"anthropic messages/count_tokens"``, ``"estimate"``, ...); ``model`` is the
     ``"provider:model"`` counted for."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at import
 
     input_tokens: int
     exact: bool

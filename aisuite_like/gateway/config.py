@@ -62,6 +62,10 @@ class GatewayConfig:
     #: The admin key (for ``/admin/*``, ``/ui`` and ``/metrics``), usually read from
     #: ``admin_key_env``. None: the admin endpoints are closed.
     admin_key: Optional[str] = field(default=None, repr=False)
+    #: Seconds a worker trusts a virtual key it has looked up before looking it up again (0:
+    #: at every request). A revocation through this worker's admin API holds at once; one
+    #: made elsewhere (the CLI, another worker) within this time.
+    key_cache_seconds: float = 1.0
     #: Where keys and records live: ``sqlite:///path.db`` (the default, ``gateway.db``),
     #: ``sqlite:///:memory:``, or a ``postgresql://`` URL.
     storage_url: str = "sqlite:///gateway.db"
@@ -123,6 +127,7 @@ def _check(config: GatewayConfig) -> None:
     _number(config.request_timeout, "request_timeout")
     _number(config.max_in_flight_per_key, "max_in_flight_per_key", integer=True)
     _number(config.shutdown_timeout, "shutdown_timeout", exclusive=False)
+    _number(config.key_cache_seconds, "key_cache_seconds", exclusive=False)
     for name in ("log_content", "metrics_public", "require_keys", "telemetry"):
         if not isinstance(getattr(config, name), bool):
             raise ConfigurationError(f"gateway {name} must be true or false")
@@ -218,7 +223,8 @@ def load_config(source: Any) -> GatewayConfig:
         raise ConfigurationError(f"gateway config: unknown [server] setting(s) "
                                  f"{', '.join(bad)}; expected {', '.join(sorted(_SERVER_KEYS))}")
     auth = dict(data.get("auth") or {})
-    bad = sorted(set(auth) - {"require_keys", "admin_key", "admin_key_env"})
+    bad = sorted(set(auth) - {"require_keys", "admin_key", "admin_key_env",
+                              "key_cache_seconds"})
     if bad:
         raise ConfigurationError(f"gateway config: unknown [auth] setting(s) {', '.join(bad)}")
     auth = _resolve_env(auth, "[auth]")
@@ -241,6 +247,7 @@ def load_config(source: Any) -> GatewayConfig:
     return GatewayConfig(cache=cache,
         models=dict(data.get("models") or {}), providers=providers, router=router,
         **server, require_keys=auth.get("require_keys", True), admin_key=auth.get("admin_key"),
+        key_cache_seconds=auth.get("key_cache_seconds", 1.0),
         storage_url=storage.get("url", "sqlite:///gateway.db"),
         redis_url=storage.get("redis_url"), telemetry=bool(telemetry.get("enabled", False)))
 

@@ -4,6 +4,8 @@ model, the requests in flight. No key name and no content is a label."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import threading
 from collections import defaultdict
 from typing import Optional
@@ -34,10 +36,12 @@ class Metrics:
         shown = model or ""
         with self._lock:
             self._requests[(endpoint, shown, str(status))] += 1
+            # per bucket (the first bound >= seconds; past the last: only the +Inf count),
+            # made cumulative when rendered
             counts = self._latency.setdefault(endpoint, [0] * len(_BUCKETS))
-            for i, bound in enumerate(_BUCKETS):
-                if seconds <= bound:
-                    counts[i] += 1
+            slot = bisect.bisect_left(_BUCKETS, seconds)
+            if slot < len(_BUCKETS):
+                counts[slot] += 1
             self._latency_sum[endpoint] += seconds
             self._latency_count[endpoint] += 1
             if prompt_tokens:
@@ -59,7 +63,7 @@ class Metrics:
                       "# TYPE aisuite_gateway_request_duration_seconds histogram"]
             for endpoint, counts in sorted(self._latency.items()):
                 e = _label(endpoint)
-                for bound, n in zip(_BUCKETS, counts, strict=True):
+                for bound, n in zip(_BUCKETS, itertools.accumulate(counts), strict=True):
                     lines.append(f'aisuite_gateway_request_duration_seconds_bucket{{endpoint="'
                                  f'{e}",le="{bound:g}"}} {n:g}')
                 total = self._latency_count[endpoint]

@@ -255,16 +255,41 @@ async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
     return await gw.stream_response(call, reply, encode, lambda: list(events.end()), done)
 
 
+def _counted_model(gw: Gateway, target: str) -> Optional[str]:
+    """The ``provider:model`` whose counting API counts a call of ``target``: itself, or a
+    router alias's first deployment (the one tried first) when it overrides no provider
+    settings (a count with other settings would reach another account); else None."""
+    if not target.startswith("router:"):
+        return target
+    if gw.router is None:
+        return None
+    deployments = gw.router.deployments(target[7:])
+    if not deployments or deployments[0].settings:
+        return None
+    return str(deployments[0].model)
+
+
 async def _count_tokens(gw: Gateway, call: Call, request: Any) -> Any:
+    """Anthropic's ``count_tokens``: the count of the model behind the alias
+    (``client.models.count_tokens``: the family's counting API, or the estimate where it has
+    none). Anthropic's reply has only ``input_tokens``; the header
+    ``x-aisuite-token-count`` says ``exact`` or ``estimate``."""
     from starlette.responses import JSONResponse
 
-    body, _ = await _call_body(gw, call, request)
+    body, target = await _call_body(gw, call, request)
     body.setdefault("max_tokens", 1)
     messages, kwargs = to_chat_arguments(body)
-    count = estimate(messages, kwargs.get("tools"))
-    await gw.finish(call, 200)
-    return JSONResponse({"input_tokens": count},
-                        headers={"x-aisuite-token-count": "estimate"})
+    await gw.begin(call, 0)  # it may reach the provider: the key's rpm and in-flight limits
+    counted = _counted_model(gw, target)
+    if counted is None:
+        tokens, exact = estimate(messages, kwargs.get("tools")), False
+    else:
+        count = await gw.client.models.count_tokens(counted, messages,
+                                                    tools=kwargs.get("tools"))
+        tokens, exact = count.input_tokens, count.exact
+    await gw.finish(call, 200, deployment=counted)
+    return JSONResponse({"input_tokens": tokens},
+                        headers={"x-aisuite-token-count": "exact" if exact else "estimate"})
 
 
 # --- admin ----------------------------------------------------------------------------------
@@ -337,7 +362,9 @@ def routes(gw: Gateway) -> list[Any]:
     async def revoke_key(request: Request) -> Any:
         async def action() -> Any:
             name = request.path_params["name"]
-            if not await asyncio.to_thread(gw.store.revoke_key, name):
+            revoked = await asyncio.to_thread(gw.store.revoke_key, name)
+            gw.forget_key(name)
+            if not revoked:
                 raise GatewayError(404, f"no key named {name!r} that is not revoked",
                                    code="key_not_found")
             return JSONResponse({"name": name, "revoked": True})

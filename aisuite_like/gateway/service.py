@@ -57,6 +57,7 @@ FORBIDDEN = frozenset({
 _FORBIDDEN_SUFFIXES = ("_key", "_url", "_token", "_secret", "_endpoint", "_headers")
 #: API parameters whose names end so but choose nothing of the kind.
 _ALLOWED = frozenset({"prompt_cache_key"})
+_KEY_CACHE_SIZE = 10_000  # keys a worker keeps looked up (past it the cache starts over)
 _CONTENT_LIMIT = 65536  # characters of content a record keeps (log_content = true)
 
 
@@ -170,6 +171,7 @@ class Gateway:
             options = {k: v for k, v in config.router.items() if k != "deployments"}
             router = Router(config.router["deployments"], **options,
                             **({"state": router_state} if config.redis_url else {}))
+        self.router = router  # the client's, kept for what only the gateway asks of it
         self.client = AsyncClient(provider_configs=config.providers or None, router=router,
                                   **_cache_options(config.cache))
         self.store = open_store(config.storage_url)
@@ -177,6 +179,10 @@ class Gateway:
         self.recorder = _Recorder(self.store)
         self.metrics = Metrics()
         self._admin_hash = hash_key(config.admin_key) if config.admin_key else None
+        #: The keys looked up lately: the key's hash -> (when, the key), for
+        #: key_cache_seconds;
+        #: only usable keys are kept (a wrong key is looked up each time, never stored).
+        self._keys: dict[str, tuple[float, VirtualKey]] = {}
         self._tracer: Any = None
         if config.telemetry or tracer_provider is not None:
             # A SERVER span per request; the client's spans (ai.instrument(): [telemetry]
@@ -218,14 +224,30 @@ class Gateway:
             raise GatewayError(401, "no API key: send a gateway key as 'Authorization: Bearer "
                                "sk-gw-...'", code="invalid_api_key",
                                headers={"x-should-retry": "false"})
-        if self.store.local:  # SQLite: an indexed lookup of microseconds, no thread hop
-            key = self.store.authenticate(presented)
+        now = time.monotonic()
+        digest = hash_key(presented)
+        cached = self._keys.get(digest)
+        if cached is not None and now - cached[0] < self.config.key_cache_seconds:
+            key: Optional[VirtualKey] = cached[1]
+            if not cached[1].usable(time.time()):  # expired since
+                key = None
         else:
-            key = await asyncio.to_thread(self.store.authenticate, presented)
+            if self.store.local:  # SQLite: an indexed lookup of microseconds, no thread hop
+                key = self.store.authenticate(presented)
+            else:
+                key = await asyncio.to_thread(self.store.authenticate, presented)
+            if key is not None and self.config.key_cache_seconds > 0:
+                if len(self._keys) >= _KEY_CACHE_SIZE:
+                    self._keys.clear()  # bounded: only valid keys are kept, rarely this many
+                self._keys[digest] = (now, key)
         if key is None:
             raise GatewayError(401, "the API key is not valid (unknown, revoked or expired)",
                                code="invalid_api_key", headers={"x-should-retry": "false"})
         return key
+
+    def forget_key(self, name: str) -> None:
+        """Drop ``name`` from the looked-up keys (revoked here: it holds at once)."""
+        self._keys = {d: v for d, v in self._keys.items() if v[1].name != name}
 
     def check_admin(self, request: Any) -> None:
         presented = self._presented(request)

@@ -12,8 +12,9 @@ its source:
   {"profile": path}}``);
 
 and with ``count_tokens=True`` counts the prompt (the provider's counting API, through the
-layers below) and refuses one over the context window with a ``PromptTooLongError`` (an
-exact count only: an estimate never refuses). A fact that is not known checks nothing. After
+layers below) and refuses one over the context window, or one whose ``max_tokens`` leaves the
+answer no room in it (not on Gemini, which caps the answer), with a ``PromptTooLongError``
+(an exact count only: an estimate never refuses). A fact that is not known checks nothing. After
 the first call to a model its facts are one dict lookup (``snapshot.facts_of``).
 """
 
@@ -37,6 +38,9 @@ __all__ = ["ChecksProvider", "check_request", "check_tools_capable", "part_modal
            "estimated_count"]
 
 _CHECKED = frozenset({"image", "pdf", "audio"})
+#: Keys whose API takes a prompt plus ``max_tokens`` past the window (Gemini caps the answer
+#: instead); everywhere else the sum must fit, as OpenAI's and Anthropic's APIs require.
+_ANSWER_ROOM_UNCHECKED = frozenset({"google", "gemini", "vertex", "vertexai"})
 #: The facts of a model with a probe profile: (key, model, the profile's path) -> Facts.
 _PROFILED: dict[tuple[str, str, str], Facts] = {}
 _lock = threading.Lock()
@@ -237,15 +241,28 @@ class ChecksProvider(WrapperProvider):
 
     def _fits(self, facts: Optional[Facts], request: ChatRequest, count: TokenCount) -> None:
         window = facts.context_window if facts is not None else None
-        if window is not None and count.exact and count.input_tokens > window:
-            assert facts is not None
-            source = facts.info.source_of("context_window")
+        if window is None or not count.exact:
+            return
+        assert facts is not None
+        source = facts.info.source_of("context_window")
+        if count.input_tokens > window:
             raise PromptTooLongError(
                 f"{facts.model}: the prompt is {count.input_tokens} tokens ({count.source}), "
                 f"over the context window of {window} (by the {source}); nothing was sent. "
                 "Shorten it (docs/context.md: ai.context.Trim)", model=facts.model,
                 limit=window, input_tokens=count.input_tokens, source=source,
                 provider=self._key)
+        room = request.max_tokens
+        if room is not None and count.input_tokens + room > window and \
+                self._key not in _ANSWER_ROOM_UNCHECKED:
+            raise PromptTooLongError(
+                f"{facts.model}: the prompt is {count.input_tokens} tokens ({count.source}) "
+                f"and {request.max_tokens_as}={room} asks room for as many more: "
+                f"{count.input_tokens + room}, over the context window of {window} (by the "
+                f"{source}); nothing was sent. Lower {request.max_tokens_as} to at most "
+                f"{max(window - count.input_tokens, 0)}, or shorten the prompt",
+                model=facts.model, limit=window, input_tokens=count.input_tokens,
+                source=source, provider=self._key)
 
     def _counted(self, facts: Optional[Facts], request: ChatRequest) -> None:
         if not request.count_tokens:

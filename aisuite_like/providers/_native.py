@@ -29,10 +29,14 @@ if TYPE_CHECKING:
     import asyncio  # imported where async code runs: a sync-only process never loads it
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
-           "native_transport"]
+           "native_transport", "async_library", "ASYNC_LIBRARIES", "request_parts",
+           "form_fields", "encode_form"]
 
 #: The config key that chooses the transport: ``"sdk"`` (default) or ``"native"``.
 CONFIG_KEYS = frozenset({"transport"})
+
+#: The async HTTP libraries of the native transport (``async_transport``), default first.
+ASYNC_LIBRARIES = ("aiohttp", "httpx2")
 
 #: A family's mapping of a non-2xx reply (status, headers, body bytes, the response for the
 #: error's ``response``) to its typed error: the code its ``map_sdk_error`` shares.
@@ -57,6 +61,53 @@ def native_transport(config: dict[str, Any], provider: str) -> bool:
 
     raise ConfigurationError(f"transport must be 'sdk' (the vendor SDK, default) or 'native' "
                              f"for provider {provider!r}, got {value!r}")
+
+
+def async_library(value: Any, provider: str) -> str:
+    """The native transport's ``async_transport``: ``"aiohttp"`` (None: the default) or
+    ``"httpx2"`` (``"httpx"``, the SDK transport's name for the same library, too); anything
+    else is a ``ConfigurationError`` naming them."""
+    if value is None:
+        return "aiohttp"
+    if value in ("httpx2", "httpx"):
+        return "httpx2"
+    if value == "aiohttp":
+        return "aiohttp"
+    from ..core.errors import ConfigurationError
+
+    raise ConfigurationError(f"async_transport on the native transport must be 'aiohttp' "
+                             f"(default) or 'httpx2' for provider {provider!r}, got {value!r}")
+
+
+class _Httpx2Reply:
+    """An async ``httpx2`` streamed response, read as the native transport reads an aiohttp
+    one (``status``, ``headers``, ``url``, ``content.iter_any()``)."""
+
+    __slots__ = ("_response", "status", "headers", "url", "content")
+
+    def __init__(self, response: Any) -> None:
+        self._response = response
+        self.status: int = response.status_code
+        self.headers = response.headers
+        self.url = response.url
+        self.content = self
+
+    def iter_any(self) -> AsyncIterator[bytes]:
+        return self._response.aiter_bytes()  # type: ignore[no-any-return]
+
+    async def finish(self) -> None:
+        await self._response.aclose()
+
+
+async def _finish(response: Any, reuse: bool) -> None:
+    """Done with an async reply: its connection back to the pool (``reuse``: read to its
+    end) or closed."""
+    if type(response) is _Httpx2Reply:
+        await response.finish()  # httpx2 returns a connection read to its end to the pool
+    elif reuse:
+        response.release()
+    else:
+        response.close()
 
 
 class NativeRequest:
@@ -158,7 +209,12 @@ class NativeHTTP:
         self.ok_statuses = ok_statuses
         #: the size bounds of a reply and of a stream event (the provider's config sets them)
         self.limits: BodyLimits = DEFAULT_LIMITS
+        #: the async HTTP library: "aiohttp" (default) or "httpx2" (``async_transport``)
+        self.async_library = "aiohttp"
         self._client: Any = None
+        self._aclient: Any = None  # the httpx2.AsyncClient of async calls on httpx2
+        self._aclient_loop: Optional[asyncio.AbstractEventLoop] = None
+        self._aclient_closer: Any = None
         self._session: Any = None
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
         self._closer: Any = None  # closes the session when its loop shuts down
@@ -227,15 +283,47 @@ class NativeHTTP:
         self._finalizer = weakref.finalize(self, _let_go, session, loop)
         return session
 
+    def aclient(self) -> Any:
+        """The ``httpx2.AsyncClient`` of the running event loop (``async_transport=
+        "httpx2"``; made on first use, a new one once the loop it was made on has closed):
+        the sync client's settings, so HTTP mocks of httpcore2 (respx, pytest-httpx2) see
+        async calls too."""
+        import asyncio
+
+        client = self._aclient
+        loop = asyncio.get_running_loop()
+        if client is not None and self._aclient_loop is loop and not client.is_closed:
+            return client
+        import importlib.util
+
+        import httpx2
+
+        self._aclient = client = httpx2.AsyncClient(
+            http2=importlib.util.find_spec("h2") is not None, follow_redirects=False,
+            timeout=httpx2.Timeout(None, connect=self.connect_timeout),
+            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=_KEEPALIVE,
+                                 keepalive_expiry=_KEEPALIVE_S))
+        self._aclient_loop = loop
+        # closed on its loop when the loop shuts down (asyncio.run does)
+        self._aclient_closer = close_at_loop_shutdown(client.aclose, lambda: client.is_closed)
+        return client
+
     def close(self) -> None:
         client, self._client = self._client, None
         if client is not None:
             client.close()
         self._drop_session()
+        # an async httpx2 client is closed on its loop (aclose, or the loop's shutdown); one
+        # whose loop has gone took its connections with it
+        self._aclient = self._aclient_loop = None
 
     async def aclose(self) -> None:
         import asyncio
 
+        aclient = self._aclient
+        if aclient is not None and self._aclient_loop is asyncio.get_running_loop():
+            self._aclient = self._aclient_loop = None
+            await aclient.aclose()
         session = self._session
         if session is not None and self._session_loop is asyncio.get_running_loop():
             self._session = self._session_loop = None
@@ -375,6 +463,24 @@ class NativeHTTP:
             parts.append(chunk)
         return b"".join(parts)
 
+    async def _aopen(self, method: str, url: str, headers: Mapping[str, str],
+                     body: Optional[bytes]) -> Any:
+        """One request on the async library; its response, the body not read yet. httpx2
+        reads the environment (proxy, .netrc) itself, once per client; aiohttp is given
+        what ``_environment`` read, once per URL of the session."""
+        if self.async_library == "httpx2":
+            client = self.aclient()
+            return _Httpx2Reply(await client.send(client.build_request(
+                method, url, headers=headers, content=body), stream=True))
+        session = self.session()  # first: a new session starts with no environment read
+        environment = self._environments.get(url)
+        if environment is None:
+            environment = await self._environment(url, headers)
+        proxy, proxy_auth, auth = environment
+        return await session.request(method, url, headers=headers, data=body,
+                                     allow_redirects=False, proxy=proxy, proxy_auth=proxy_auth,
+                                     auth=auth)
+
     async def _environment(self, url: str, headers: Mapping[str, str]
                            ) -> tuple[Any, Any, Any]:
         """What the environment says of ``url`` (aiohttp's ``trust_env`` rules): the proxy of
@@ -417,17 +523,11 @@ class NativeHTTP:
     async def _asend(self, request: NativeRequest) -> Any:
         import asyncio
 
-        session = self.session()
         method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
-            environment = self._environments.get(url)
-            if environment is None:
-                environment = await self._environment(url, request.headers)
-            proxy, proxy_auth, auth = environment
             try:
-                response = await session.request(
-                    method, url, headers=request.headers, proxy=proxy, proxy_auth=proxy_auth,
-                    auth=auth, data=body if method != "GET" else None, allow_redirects=False)
+                response = await self._aopen(method, url, request.headers,
+                                             body if method != "GET" else None)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -435,11 +535,12 @@ class NativeHTTP:
             status = response.status
             if not self._not_ok(status):
                 return response
+            reuse = False
             try:
                 target = self._redirect(request, method, status,
                                         response.headers.get("Location"), url)
                 if target is not None:
-                    response.release()
+                    reuse = True
                     method, url = _redirected(method, status), target
                     continue
                 try:
@@ -449,7 +550,7 @@ class NativeHTTP:
                 except Exception as exc:
                     raise self._failure(exc) from exc
             finally:
-                response.close()
+                await _finish(response, reuse)
             raise self.reply_error(status, response.headers, content, _httpx_response(
                 status, response.headers, content, method, url, request.headers))
         raise APIError(f"{self.provider}: more than {_MAX_REDIRECTS} redirects",
@@ -462,12 +563,12 @@ class NativeHTTP:
         try:
             content = await self._aread(response)
         except asyncio.CancelledError:
-            response.close()
+            await _finish(response, False)
             raise
         except Exception as exc:
-            response.close()
+            await _finish(response, False)
             raise self._failure(exc) from exc
-        response.release()
+        await _finish(response, True)
         return Reply(response.status, response.headers, content, str(response.url))
 
     async def astream(self, request: NativeRequest,
@@ -490,10 +591,8 @@ class NativeHTTP:
                 raise self._failure(exc) from exc
             done = True
         finally:
-            if done:
-                response.release()
-            else:  # an early exit, a failure or a cancellation: the connection is not reused
-                response.close()
+            # an early exit, a failure or a cancellation: the connection is not reused
+            await _finish(response, done)
 
 
 # --- what every family's native request shares ----------------------------------------------
@@ -509,20 +608,72 @@ def user_agent() -> str:
     return f"aisuite-like/{VERSION} (native)"
 
 
-def json_body(kwargs: Mapping[str, Any], provider: str,
-              skip: frozenset[str] = frozenset({"timeout"})) -> tuple[bytes, dict[str, str],
-                                                                      dict[str, Any]]:
-    """SDK-style keyword arguments -> (the JSON body, extra headers, query parameters), as
-    the SDKs send them: every argument a body field, ``extra_body`` merged in at the top
+def request_parts(kwargs: Mapping[str, Any], provider: str,
+                  skip: frozenset[str] = frozenset({"timeout"})
+                  ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
+    """SDK-style keyword arguments -> (the body's fields, extra headers, query parameters),
+    as the SDKs send them: every argument a body field, ``extra_body`` merged in at the top
     level, ``extra_headers`` / ``extra_query`` apart; ``skip`` are not sent (the timeout,
-    which our retry layer applies). A value JSON cannot carry is the caller's argument to
-    fix (``UnsupportedParameterError``), before anything is sent."""
+    which our retry layer applies)."""
     body = {k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS and k not in skip}
     body.update(_option(kwargs, "extra_body", provider))
     headers = {str(k): str(v) for k, v in _option(kwargs, "extra_headers", provider).items()
                if v is not None}
     query = dict(_option(kwargs, "extra_query", provider))
+    return body, headers, query
+
+
+def json_body(kwargs: Mapping[str, Any], provider: str,
+              skip: frozenset[str] = frozenset({"timeout"})) -> tuple[bytes, dict[str, str],
+                                                                      dict[str, Any]]:
+    """:func:`request_parts` with the body as JSON. A value JSON cannot carry is the
+    caller's argument to fix (``UnsupportedParameterError``), before anything is sent."""
+    body, headers, query = request_parts(kwargs, provider, skip)
     return encode_json(body, provider), headers, query
+
+
+def form_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Form fields as the openai and anthropic SDKs serialise a multipart body's non-file
+    part: a list ``key[]`` once per item, a dict ``key[sub]``, True / False as ``true`` /
+    ``false``, None left out; a key given twice becomes a list (httpx2 sends each)."""
+    items: list[tuple[str, str]] = []
+
+    def add(key: str, value: Any) -> None:
+        if isinstance(value, Mapping):
+            for sub, item in value.items():
+                add(f"{key}[{sub}]", item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                add(key + "[]", item)
+        elif value is True:
+            items.append((key, "true"))
+        elif value is False:
+            items.append((key, "false"))
+        elif value is not None:
+            items.append((key, str(value)))
+
+    for key, value in data.items():
+        add(str(key), value)
+    fields: dict[str, Any] = {}
+    for key, text in items:
+        had = fields.get(key)
+        if had is None:
+            fields[key] = text
+        elif isinstance(had, list):
+            had.append(text)
+        else:
+            fields[key] = [had, text]
+    return fields
+
+
+def encode_form(fields: Mapping[str, Any], files: list[tuple[str, Any]]) -> tuple[bytes, str]:
+    """A multipart/form-data body of ``fields`` (see :func:`form_fields`) and ``files``
+    (``(field name, (file name, bytes, content type))``), as httpx2 encodes the SDKs'; the
+    body and its ``Content-Type`` (with the boundary)."""
+    import httpx2
+
+    request = httpx2.Request("POST", "http://form.invalid/", data=dict(fields), files=files)
+    return request.read(), request.headers["content-type"]
 
 
 def _option(kwargs: Mapping[str, Any], name: str, provider: str) -> Mapping[str, Any]:

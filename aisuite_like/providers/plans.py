@@ -20,7 +20,8 @@ from ..core.exchange import CAPTURE, Headers, note, note_response
 if TYPE_CHECKING:
     from .base import Provider
 
-__all__ = ["SdkCall", "Plan", "run", "arun", "attempt_of", "aattempt_of", "BinaryReply"]
+__all__ = ["SdkCall", "Plan", "run", "arun", "attempt_of", "aattempt_of", "BinaryReply",
+           "native_attempt_of", "anative_attempt_of", "NativeStreamReply"]
 
 T = TypeVar("T")
 
@@ -137,6 +138,91 @@ def aattempt_of(provider: "Provider", client: Any) -> Callable[[SdkCall], Any]:
     return attempt
 
 
+# --- the same calls on the native transport (docs/transports.md) ------------------------------
+
+#: ``(SDK method path, args, kwargs) -> NativeRequest``: a family's request for an SDK call.
+ToRequest = Callable[[str, tuple[Any, ...], dict[str, Any]], Any]
+
+
+def _native_finish(provider: "Provider", call: SdkCall, reply: Any) -> Any:
+    request_id = _request_id(reply.headers)
+    note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+    if call.read == "bytes":
+        return BinaryReply(reply.content, reply.headers.get("content-type") or
+                           "application/octet-stream", reply.headers)
+    from ..core.reading import decode_json
+
+    return decode_json(reply.content, provider.key, status_code=reply.status,
+                       request_id=request_id)
+
+
+class NativeStreamReply:
+    """A streamed native reply (``read="stream"``), read as a plan reads the SDK's streamed
+    ``httpx2.Response``: ``headers``, ``iter_bytes()`` / ``aiter_bytes()``, ``close()`` /
+    ``aclose()``. Its first piece of body was read with its headers (inside the attempt, so
+    a failure there is retried as any other)."""
+
+    def __init__(self, chunks: Any, headers: Any, first: Optional[bytes]) -> None:
+        self._chunks = chunks
+        self.headers = headers
+        self._first = first
+
+    def iter_bytes(self) -> Any:
+        if self._first:
+            yield self._first
+        yield from self._chunks
+
+    async def aiter_bytes(self) -> Any:
+        if self._first:
+            yield self._first
+        async for chunk in self._chunks:
+            yield chunk
+
+    def close(self) -> None:
+        self._chunks.close()
+
+    async def aclose(self) -> None:
+        await self._chunks.aclose()
+
+
+def native_attempt_of(provider: "Provider", http: Any, to_request: ToRequest
+                      ) -> Callable[[SdkCall], Any]:
+    """One attempt of a call on the native transport's ``http`` (a ``NativeHTTP``)."""
+
+    def attempt(call: SdkCall) -> Any:
+        request = to_request(call.path, call.args, call.kwargs)
+        if call.read != "stream":
+            return _native_finish(provider, call, http.post(request))
+        opened: list[Any] = []
+        chunks = http.stream(request, opened.append)
+        first = next(chunks, None)
+        note(opened[0].status, opened[0].headers, request_id=_request_id(opened[0].headers),
+             url=opened[0].url)
+        return NativeStreamReply(chunks, opened[0].headers, first)
+    return attempt
+
+
+def anative_attempt_of(provider: "Provider", http: Any, to_request: ToRequest
+                       ) -> Callable[[SdkCall], Any]:
+    """One attempt of a call on the native transport's ``http``, awaited."""
+
+    async def attempt(call: SdkCall) -> Any:
+        kwargs = call.kwargs if call.async_kwargs is None else call.async_kwargs
+        request = to_request(call.async_path or call.path, call.args, kwargs)
+        if call.read != "stream":
+            return _native_finish(provider, call, await http.apost(request))
+        opened: list[Any] = []
+        chunks = http.astream(request, opened.append)
+        try:
+            first: Optional[bytes] = await chunks.__anext__()
+        except StopAsyncIteration:
+            first = None
+        note(opened[0].status, opened[0].headers, request_id=_request_id(opened[0].headers),
+             url=opened[0].url)
+        return NativeStreamReply(chunks, opened[0].headers, first)
+    return attempt
+
+
 class _Unsettled(Exception):
     """An attempt of a ``once`` call whose outcome is unknown: not an ``APIError``, so the
     retry loop does not repeat it; the driver hands ``error`` to the plan."""
@@ -196,14 +282,17 @@ def _aonce(attempt: Callable[[SdkCall], Any]) -> Callable[[SdkCall], Any]:
     return once
 
 
-def run(provider: "Provider", client: Any, plan: Plan[T], bounds: Any = None) -> T:
+def run(provider: "Provider", client: Any, plan: Plan[T], bounds: Any = None, *,
+        attempt: Optional[Callable[[SdkCall], Any]] = None) -> T:
     """Perform ``plan`` with the sync SDK ``client`` (each call retried as ``create`` is,
     but a ``once`` call's unknown outcome never; ``bounds``: the call's retry bounds, e.g.
     a per-call timeout). A call's error is raised inside the plan, at its ``yield``, so a
-    plan may handle it."""
+    plan may handle it. ``attempt``: how one attempt is made instead (the native
+    transport's, :func:`native_attempt_of`)."""
     from . import retry as _retry
 
-    attempt = attempt_of(provider, client)
+    if attempt is None:
+        attempt = attempt_of(provider, client)
     attempt_once = _once(attempt)
     policy = provider._calls  # type: ignore[attr-defined]
     extra = () if bounds is None else (bounds,)
@@ -223,11 +312,14 @@ def run(provider: "Provider", client: Any, plan: Plan[T], bounds: Any = None) ->
         return done.value  # type: ignore[no-any-return]
 
 
-async def arun(provider: "Provider", client: Any, plan: Plan[T], bounds: Any = None) -> T:
-    """Perform ``plan`` with the async SDK ``client``."""
+async def arun(provider: "Provider", client: Any, plan: Plan[T], bounds: Any = None, *,
+               attempt: Optional[Callable[[SdkCall], Any]] = None) -> T:
+    """Perform ``plan`` with the async SDK ``client`` (or ``attempt``:
+    :func:`anative_attempt_of`)."""
     from . import retry as _retry
 
-    attempt = aattempt_of(provider, client)
+    if attempt is None:
+        attempt = aattempt_of(provider, client)
     attempt_once = _aonce(attempt)
     policy = provider._calls  # type: ignore[attr-defined]
     extra = () if bounds is None else (bounds,)

@@ -16,7 +16,7 @@ from ..core.errors import MissingDependencyError, UnknownProviderError
 from .base import ChatRequest, Provider
 
 __all__ = ["ChatRequest", "Provider", "register_provider", "provider_keys", "create_provider",
-           "service_for_base_url", "keys_in_environment", "key_variable"]
+           "service_for_base_url", "keys_in_environment", "key_variable", "has_native_transport"]
 
 # key -> (target "module:Class", SDK module it needs or None, extra name, constructor kwargs)
 _Entry = tuple[str, Union[str, None], Union[str, None], dict[str, Any]]
@@ -41,6 +41,23 @@ BUILTIN: dict[str, _Entry] = {
     "deepgram": ("aisuite_like.providers.deepgram:DeepgramProvider", "httpx2", "deepgram", {}),
     "test": ("aisuite_like.testing:TestProvider", None, None, {}),
 }
+
+#: The provider classes that have a native transport (docs/transports.md).
+_NATIVE_TARGETS = frozenset({_OPENAI, BUILTIN["anthropic"][0], BUILTIN["google"][0]})
+
+
+def has_native_transport(key: str) -> Optional[bool]:
+    """Whether the provider of ``key`` (canonical) has a native transport: True (openai and
+    the compatible services, anthropic, google), False for a built-in one that can only go
+    through its vendor SDK (bedrock: botocore), None for a key with no vendor SDK to leave
+    (``test``, deepgram) or one of the user's (``register_provider``)."""
+    if key in _USER or key not in BUILTIN:
+        return None
+    target, sdk, _, _ = BUILTIN[key]
+    if target in _NATIVE_TARGETS:
+        return True
+    return False if sdk not in (None, "httpx2") else None
+
 
 # Aliases share one provider instance and one config (a config under either key serves both).
 ALIASES = {"gemini": "google", "aws": "bedrock"}

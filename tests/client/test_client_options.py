@@ -239,11 +239,9 @@ def test_the_provider_is_told_from_the_settings(settings: dict[str, Any], line: 
 
 
 @pytest.mark.parametrize(("settings", "line"), [
-    ({"transport": "native"}, 'ai.Client(provider_configs={"openai": {"transport": "native"}})'),
-    ({"transport": "native", "base_url": "https://api.groq.com/openai/v1"},
-     'ai.Client(provider_configs={"groq": {"transport": "native"}})'),
-    ({"async_transport": "aiohttp"},
-     'ai.Client(provider_configs={"openai": {"async_transport": "aiohttp"}})'),
+    ({"api": "responses"}, 'ai.Client(provider_configs={"openai": {"api": "responses"}})'),
+    ({"api": "responses", "base_url": "https://api.groq.com/openai/v1"},
+     'ai.Client(provider_configs={"groq": {"api": "responses"}})'),
     ({"max_reply_bytes": 1000},
      'ai.Client(provider_configs={"openai": {"max_reply_bytes": 1000}})'),
     ({"region_name": "us-east-1", "aws_secret_access_key": "wJalr0123456789EXAMPLEKEY"},
@@ -256,7 +254,7 @@ def test_the_provider_is_told_from_the_settings(settings: dict[str, Any], line: 
 ])
 def test_every_provider_setting_gets_the_line_to_write(settings: dict[str, Any],
                                                        line: str) -> None:
-    """Not only api_key=: transport=, the bounds, a family's own settings (under its key)."""
+    """Not only api_key=: api=, the bounds, a family's own settings (under its key)."""
     with pytest.raises(TypeError) as info:
         ai.Client(**settings)
     assert line_of(info.value) == line

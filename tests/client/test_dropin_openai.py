@@ -521,7 +521,19 @@ def _event_view(event: Any) -> tuple:
         return kind, event.name, event.index, event.arguments, event.arguments_delta
     if kind == "tool_calls.function.arguments.done":
         return kind, event.name, event.index, event.arguments
+    if kind == "logprobs.content.delta":
+        return kind, _tokens(event.content), _tokens(event.snapshot)
+    if kind == "logprobs.refusal.delta":
+        return kind, _tokens(event.refusal), _tokens(event.snapshot)
+    if kind == "logprobs.content.done":
+        return kind, _tokens(event.content)
+    if kind == "logprobs.refusal.done":
+        return kind, _tokens(event.refusal)
     raise AssertionError(f"unexpected event {kind}")
+
+
+def _tokens(logprobs: list[Any]) -> list[dict[str, Any]]:
+    return [t.model_dump() for t in logprobs]
 
 
 def _sse_reply(httpx2_mock: respx.Router, events: list[dict[str, Any]]) -> None:
@@ -722,6 +734,37 @@ def test_streamed_logprobs_accumulate_as_the_sdk_does(httpx2_mock: respx.Router)
     assert isinstance(ours, ChoiceLogprobs)
     assert ours.model_dump() == theirs.model_dump()
     assert [t.token for t in ours.content] == ["Hi", " there"]
+
+
+def test_stream_helper_logprobs_events_match_the_sdk(httpx2_mock: respx.Router) -> None:
+    """``logprobs.content.delta`` per chunk with tokens (the snapshot so far) and one
+    ``logprobs.content.done``; the same for a refusal's tokens, in the SDK's order."""
+    text = [chunk({"role": "assistant", "content": "Hi"}), chunk({"content": " there"}),
+            chunk({}, finish="stop")]
+    text[0]["choices"][0]["logprobs"] = {"content": [_token("Hi", -0.1)], "refusal": None}
+    text[1]["choices"][0]["logprobs"] = {"content": [_token(" there", -0.5)], "refusal": None}
+    refusal = [chunk({"role": "assistant", "content": None, "refusal": "No"}),
+               chunk({"refusal": "."}), chunk({}, finish="stop")]
+    refusal[0]["choices"][0]["logprobs"] = {"content": None, "refusal": [_token("No", -0.2)]}
+    refusal[1]["choices"][0]["logprobs"] = {"content": None, "refusal": [_token(".", -0.3)]}
+    for events in (text, refusal):
+        _sse_reply(httpx2_mock, events)
+        with sdk().chat.completions.stream(model="gpt-4o", messages=USER, logprobs=True,
+                                           top_logprobs=1) as stream:
+            theirs = [_event_view(e) for e in stream if e.type != "chunk"]
+        with ai.Client(CONFIG).chat.completions.stream(
+                model="openai:gpt-4o", messages=USER, logprobs=True, top_logprobs=1) as stream:
+            ours = [_event_view(e) for e in stream if e.type != "chunk"]
+        assert ours == theirs
+        assert any(v[0].startswith("logprobs.") and v[0].endswith(".done") for v in ours)
+
+    async def run() -> list[Any]:
+        async with ai.AsyncClient(CONFIG) as aclient:
+            async with aclient.chat.completions.stream(
+                    model="openai:gpt-4o", messages=USER, logprobs=True) as astream:
+                return [_event_view(e) async for e in astream if e.type != "chunk"]
+
+    assert asyncio.run(run()) == ours
 
 
 @pytest.mark.parametrize("logprobs", ["x", {"content": "x"}, {"content": [{"token": 1}]},

@@ -2,7 +2,7 @@
 at httpcore2 (respx), asserting the wire bodies: the services' columns (dimensions field,
 base64, token arrays), splitting over the per-request limit (sent concurrently, reassembled in
 order), retries, redaction, usage and cost. Sync, the sync client's ``acreate`` and
-``AsyncClient`` alike."""
+``AsyncClient`` alike, on each transport (support/transports.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import pytest
 import respx
 from support.client_calls import embed, wire
 from support.openai_helpers import KEY
+from support.transports import each_transport  # noqa: F401  (autouse: every transport)
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock

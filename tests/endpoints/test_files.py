@@ -14,6 +14,7 @@ import openai
 import pytest
 import respx
 from support.audio_wire import multipart
+from support.transports import each_transport, with_transport  # noqa: F401  (autouse)
 
 import aisuite_like as ai
 
@@ -52,11 +53,11 @@ def httpx2_mock() -> Any:
 
 def files(mode: str, method: str, *args: Any, **kwargs: Any) -> Any:
     if mode == "sync":
-        with ai.Client(CONFIGS) as client:
+        with ai.Client(with_transport(CONFIGS)) as client:
             return getattr(client.files, method)(*args, **kwargs)
 
     async def run() -> Any:
-        async with ai.AsyncClient(CONFIGS) as aclient:
+        async with ai.AsyncClient(with_transport(CONFIGS)) as aclient:
             return await getattr(aclient.files, method)(*args, **kwargs)
     return asyncio.run(run())
 
@@ -98,7 +99,7 @@ def test_openai_list_goes_through_every_page(httpx2_mock: respx.Router) -> None:
             openai_file("file-1"), openai_file("file-2")]}),
         respx.MockResponse(200, json={"object": "list", "has_more": False, "data": [
             openai_file("file-3")]})])
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         page = client.files.list(limit=2, purpose="user_data")
         assert [f.id for f in page.data] == ["file-1", "file-2"] and page.has_next_page()
         assert [f.id for f in page] == ["file-1", "file-2", "file-3"]
@@ -112,7 +113,7 @@ def test_async_list_is_awaitable_and_iterable(httpx2_mock: respx.Router) -> None
                                                "data": [openai_file("file-1")]})
 
     async def run() -> tuple[list[str], list[str]]:
-        async with ai.AsyncClient(CONFIGS) as aclient:
+        async with ai.AsyncClient(with_transport(CONFIGS)) as aclient:
             page = await aclient.files.list()
             return [f.id for f in page.data], [f.id async for f in aclient.files.list()]
     assert asyncio.run(run()) == (["file-1"], ["file-1"])
@@ -123,7 +124,7 @@ def test_with_raw_response_and_errors(httpx2_mock: respx.Router) -> None:
                                                      headers={"x-request-id": "req_f"})
     httpx2_mock.get(f"{OPENAI}/file-missing").respond(404, json={"error": {
         "message": "No such File object: file-missing", "type": "invalid_request_error"}})
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         raw = client.files.with_raw_response.retrieve("file-abc123")
         assert raw.request_id == "req_f" and raw.parse().id == "file-abc123"
         with pytest.raises(ai.NotFoundError, match="No such File"):
@@ -164,7 +165,7 @@ def test_anthropic_list_pages_by_its_cursor(httpx2_mock: respx.Router) -> None:
         respx.MockResponse(200, json={"data": [ANT_FILE], "next_page": "page_2"}),
         respx.MockResponse(200, json={"data": [{**ANT_FILE, "id": "file_02"}],
                                       "next_page": None})])
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         assert [f.id for f in client.files.list(provider="anthropic", limit=1)] == [
             ANT_FILE["id"], "file_02"]
     assert dict(route.calls[1].request.url.params) == {"limit": "1", "page": "page_2"}
@@ -237,7 +238,7 @@ def test_gemini_list_pages_and_refuses_content(httpx2_mock: respx.Router) -> Non
         respx.MockResponse(200, json={"files": [GEMINI_FILE], "nextPageToken": "t2"}),
         respx.MockResponse(200, json={"files": [{**GEMINI_FILE, "name": "files/x2",
                                                  "state": "PROCESSING"}]})])
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         listed = list(client.files.list(provider="google", limit=1))
         assert [(f.id, f.status) for f in listed] == [("files/abc-123", "processed"),
                                                        ("files/x2", "uploaded")]
@@ -284,7 +285,7 @@ def test_an_uploaded_file_works_in_its_own_familys_chat(httpx2_mock: respx.Route
         "id": "c", "object": "chat.completion", "created": 1, "model": "gpt-4o",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": "A report."},
                      "finish_reason": "stop"}]})
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         client.chat.completions.create(model="anthropic:claude-sonnet-4-5",
                                        messages=user_file(ANT_FILE["id"]))
         client.chat.completions.create(model="anthropic:claude-sonnet-4-5",
@@ -314,7 +315,7 @@ def test_an_uploaded_file_works_in_its_own_familys_chat(httpx2_mock: respx.Route
 def test_another_familys_file_id_is_refused_before_sending(
         model: str, file_id: str, owner: str, httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.route().respond(500)
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         with pytest.raises(ai.UnsupportedParameterError,
                            match=f"uploaded to {owner}'s Files API"):
             client.chat.completions.create(model=model, messages=user_file(file_id))

@@ -2,7 +2,7 @@
 and real botocore against the loopback Bedrock server: what goes on the wire is what each
 vendor SDK sends for the same call (the SDK itself is called side by side on the same mock),
 and what comes back validates as the OpenAI SDK's ``ImagesResponse``. Sync, the sync client's
-``agenerate`` and the async client."""
+``agenerate`` and the async client; each on both transports."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import pytest
 import respx
 from support.audio_wire import multipart
 from support.bedrock_server import BedrockServer, Json, isolate_aws
+from support.transports import each_transport, with_transport  # noqa: F401  (autouse)
 
 import aisuite_like as ai
 from aisuite_like.testing import FakeClock
@@ -44,7 +45,9 @@ def httpx2_mock() -> Any:
 
 
 def images(mode: str, method: str, config: dict[str, Any], **kwargs: Any) -> Any:
-    """``client.images.<method>`` on a sync Client, its ``a<method>``, or an AsyncClient."""
+    """``client.images.<method>`` on a sync Client, its ``a<method>``, or an AsyncClient (on
+    the transport the test runs on: support/transports.py)."""
+    config = with_transport(config)
     if mode == "sync":
         with ai.Client(config) as client:
             return getattr(client.images, method)(**kwargs)
@@ -214,6 +217,7 @@ def vertex_config() -> dict[str, Any]:
                        "credentials": Credentials(token="ya29.test-token"), "max_retries": 0}}
 
 
+@pytest.mark.sdk_only
 def test_imagen_on_vertex_sends_what_google_genai_sends(httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.post(VERTEX + "imagen-4.0-generate-001:predict").respond(200, json={
         "predictions": [{"bytesBase64Encoded": PNG_B64, "mimeType": "image/png"},
@@ -296,6 +300,7 @@ def test_gemini_edits_with_the_images_inline(httpx2_mock: respx.Router) -> None:
     ("google:imagen-4.0-generate-001", {"quality": "hd"}, "no quality"),
     ("google:imagen-4.0-generate-001", {"foo": 1}, "not an Imagen parameter"),
 ])
+@pytest.mark.sdk_only  # its Imagen rows are Vertex AI's
 def test_google_refuses_what_it_cannot_do(model: str, kwargs: dict[str, Any], words: str,
                                           httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.route().respond(500)
@@ -305,6 +310,7 @@ def test_google_refuses_what_it_cannot_do(model: str, kwargs: dict[str, Any], wo
     assert not route.called
 
 
+@pytest.mark.sdk_only  # Vertex AI
 def test_imagen_edit_is_refused_naming_who_edits(httpx2_mock: respx.Router) -> None:
     route = httpx2_mock.route().respond(500)
     with pytest.raises(ai.UnsupportedFeatureError, match="Vertex AI only"):

@@ -11,6 +11,7 @@ from typing import Any
 import openai
 import pytest
 import respx
+from support.transports import each_transport, with_transport  # noqa: F401  (autouse)
 
 import aisuite_like as ai
 
@@ -40,14 +41,14 @@ def httpx2_mock() -> Any:
 
 def moderate(mode: str, **kwargs: Any) -> Any:
     if mode == "sync":
-        with ai.Client(CONFIGS) as client:
+        with ai.Client(with_transport(CONFIGS)) as client:
             return client.moderations.create(**kwargs)
 
     async def run() -> Any:
         if mode == "acreate":
-            with ai.Client(CONFIGS) as client:
+            with ai.Client(with_transport(CONFIGS)) as client:
                 return await client.moderations.acreate(**kwargs)
-        async with ai.AsyncClient(CONFIGS) as aclient:
+        async with ai.AsyncClient(with_transport(CONFIGS)) as aclient:
             return await aclient.moderations.create(**kwargs)
     return asyncio.run(run())
 

@@ -16,6 +16,7 @@ import openai
 import pytest
 import respx
 from support.audio_wire import SPEECH, SPEECH_BYTES, multipart
+from support.transports import each_transport, with_transport  # noqa: F401  (autouse)
 
 import aisuite_like as ai
 
@@ -50,14 +51,14 @@ def camel(value: Any) -> Any:
 
 def speak(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
     if mode == "sync":
-        with ai.Client(config) as client:
+        with ai.Client(with_transport(config)) as client:
             return client.audio.speech.create(**kwargs)
 
     async def run() -> Any:
         if mode == "acreate":
-            with ai.Client(config) as client:
+            with ai.Client(with_transport(config)) as client:
                 return await client.audio.speech.acreate(**kwargs)
-        async with ai.AsyncClient(config) as aclient:
+        async with ai.AsyncClient(with_transport(config)) as aclient:
             return await aclient.audio.speech.create(**kwargs)
     return asyncio.run(run())
 
@@ -85,7 +86,7 @@ def test_speech_sends_what_the_openai_sdk_sends(mode: str, tmp_path: Any,
 def test_streamed_speech_arrives_in_pieces(tmp_path: Any, httpx2_mock: respx.Router) -> None:
     httpx2_mock.post(SPEECH_URL).respond(200, content=MP3,
                                          headers={"content-type": "audio/mpeg"})
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         with client.audio.speech.with_streaming_response.create(
                 model="openai:tts-1", voice="alloy", input="hello") as response:
             assert response.headers["content-type"] == "audio/mpeg"
@@ -93,7 +94,7 @@ def test_streamed_speech_arrives_in_pieces(tmp_path: Any, httpx2_mock: respx.Rou
     assert (tmp_path / "out.mp3").read_bytes() == MP3
 
     async def run() -> bytes:
-        async with ai.AsyncClient(CONFIGS) as aclient:
+        async with ai.AsyncClient(with_transport(CONFIGS)) as aclient:
             async with aclient.audio.speech.with_streaming_response.create(
                     model="openai:tts-1", voice="alloy", input="hello") as response:
                 return b"".join([c async for c in response.iter_bytes(512)])
@@ -103,7 +104,7 @@ def test_streamed_speech_arrives_in_pieces(tmp_path: Any, httpx2_mock: respx.Rou
 def test_speech_with_raw_response(httpx2_mock: respx.Router) -> None:
     httpx2_mock.post(SPEECH_URL).respond(200, content=MP3, headers={
         "content-type": "audio/mpeg", "x-request-id": "req_tts"})
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         raw = client.audio.speech.with_raw_response.create(model="openai:tts-1",
                                                            voice="alloy", input="hi")
     assert raw.request_id == "req_tts" and raw.parse().content == MP3
@@ -147,7 +148,7 @@ def test_gemini_pcm_is_the_raw_samples(httpx2_mock: respx.Router) -> None:
     audio = speak("sync", CONFIGS, model="google:gemini-2.5-flash-preview-tts", voice="Puck",
                   input="x", response_format="pcm")
     assert audio.content == PCM
-    with ai.Client(CONFIGS) as client:
+    with ai.Client(with_transport(CONFIGS)) as client:
         with client.audio.speech.with_streaming_response.create(
                 model="google:gemini-2.5-flash-preview-tts", voice="Puck", input="x",
                 response_format="pcm") as response:
@@ -182,7 +183,7 @@ def test_speech_errors_are_mapped_without_the_key(httpx2_mock: respx.Router) -> 
         speak("sync", CONFIGS, model="openai:tts-1", voice="alloy", input="x")
     assert KEY not in str(caught.value)
     with pytest.raises(ai.AuthenticationError):
-        with ai.Client(CONFIGS) as client:
+        with ai.Client(with_transport(CONFIGS)) as client:
             with client.audio.speech.with_streaming_response.create(
                     model="openai:tts-1", voice="alloy", input="x"):
                 pass
@@ -193,11 +194,11 @@ def test_speech_errors_are_mapped_without_the_key(httpx2_mock: respx.Router) -> 
 
 def translate(mode: str, **kwargs: Any) -> Any:
     if mode == "sync":
-        with ai.Client(CONFIGS) as client:
+        with ai.Client(with_transport(CONFIGS)) as client:
             return client.audio.translations.create(**kwargs)
 
     async def run() -> Any:
-        async with ai.AsyncClient(CONFIGS) as aclient:
+        async with ai.AsyncClient(with_transport(CONFIGS)) as aclient:
             return await aclient.audio.translations.create(**kwargs)
     return asyncio.run(run())
 

@@ -95,6 +95,70 @@ def test_count_tokens_and_errors_in_anthropic_shape(gateway: GatewayServer) -> N
     assert bad.value.body["error"]["type"] == "invalid_request_error"
 
 
+def test_count_tokens_is_the_models_own_count() -> None:
+    """``messages.count_tokens`` through the gateway asks the counting API of the family
+    behind the alias (Anthropic's ``/v1/messages/count_tokens``, OpenAI's
+    ``/v1/responses/input_tokens``, a router alias's first deployment's), with the gateway's
+    own provider key; a family that cannot count (here ``test``) gets the estimate. The
+    header ``x-aisuite-token-count`` says which."""
+    from support.fault_server import Reply
+
+    upstream_key = "sk-upstream-count-0123456789"
+
+    def respond(request: Any) -> Any:
+        if request.path.endswith("/v1/messages/count_tokens"):
+            return Reply(body={"input_tokens": 412})
+        if request.path.endswith("/v1/responses/input_tokens"):
+            return Reply(body={"object": "response.input_tokens", "input_tokens": 57})
+        return Reply(status=404, body={"error": {"message": "not here"}})
+
+    with ModelServer(respond) as upstream:
+        config = base_config(
+            {"claude": "anthropic:claude-haiku-4-5", "gpt": "openai:gpt-4o",
+             "local": "test:offline", "smart": "router:smart"},
+            providers={"anthropic": {"api_key": upstream_key, "base_url": upstream.url,
+                                     "max_retries": 0},
+                       "openai": {"api_key": upstream_key, "base_url": upstream.url + "/v1",
+                                  "max_retries": 0, "transport": "native"}},
+            router={"deployments": {"smart": [{"model": "anthropic:claude-haiku-4-5"},
+                                              {"model": "openai:gpt-4o"}]}})
+        with GatewayServer(config) as gateway:
+            gateway_key = gateway.new_key("counter")
+            client = _sdk(gateway, gateway_key)
+            question = [{"role": "user", "content": "How many tokens is this sentence?"}]
+
+            def count(model: str) -> tuple[int, str]:
+                raw = client.messages.with_raw_response.count_tokens(
+                    model=model, system="Be brief.", tools=[WEATHER], messages=question)
+                return raw.parse().input_tokens, raw.headers["x-aisuite-token-count"]
+
+            assert count("claude") == (412, "exact")
+            (sent,) = upstream.requests
+            assert upstream_key in (sent.headers.get("x-api-key"),
+                                    sent.headers.get("authorization", "")[7:])
+            assert sent.body["model"] == "claude-haiku-4-5"
+            assert sent.body["system"] == "Be brief."
+            assert json.dumps(sent.body["messages"]).count(question[0]["content"]) == 1
+            assert [tool["name"] for tool in sent.body["tools"]] == ["weather"]
+            assert "max_tokens" not in sent.body
+            assert count("gpt") == (57, "exact")
+            sent = upstream.requests[-1]
+            assert sent.path.endswith("/v1/responses/input_tokens")
+            assert sent.body["model"] == "gpt-4o"
+            assert sent.headers["authorization"] == f"Bearer {upstream_key}"
+            assert count("smart") == (412, "exact")
+            assert upstream.requests[-1].body["model"] == "claude-haiku-4-5"
+            seen = len(upstream.requests)
+            tokens, source = count("local")
+            assert source == "estimate" and tokens > 0
+            assert len(upstream.requests) == seen  # an estimate sends nothing
+            records = [r for r in gateway.records() if r["endpoint"] == "messages.count_tokens"]
+            assert [r["deployment"] for r in records] == [
+                "anthropic:claude-haiku-4-5", "openai:gpt-4o", "anthropic:claude-haiku-4-5",
+                "test:offline"]
+            assert all(gateway_key not in json.dumps(r.headers) for r in upstream.requests)
+
+
 def test_messages_reach_an_openai_upstream_translated() -> None:
     """The Anthropic request, translated once into the OpenAI shape the client takes, is
     sent by the openai family: what the upstream receives is an ordinary chat request."""

@@ -54,6 +54,36 @@ def _run(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def test_a_looked_up_key_is_trusted_for_key_cache_seconds(tmp_path: pathlib.Path,
+                                                           upstream: ModelServer) -> None:
+    """A worker trusts a key it looked up for ``key_cache_seconds`` (no lookup per request):
+    a revocation made elsewhere (the CLI, another worker: straight in the store) holds after
+    that time; one through this worker's admin API at once; an expiry at once."""
+    url = f"sqlite:///{tmp_path / 'gateway.db'}"
+    config = _config(upstream)
+    config["storage"] = {"url": url}
+    config["auth"]["key_cache_seconds"] = 3600
+    with GatewayServer(config) as gateway:
+        made = time.time()
+        brief = gateway.new_key("brief", expires=f"{scaled(3):.1f}s")
+        elsewhere, here = gateway.new_key("elsewhere"), gateway.new_key("here")
+        for key in (brief, elsewhere, here):
+            assert _sdk(gateway, key).chat.completions.create(model="smart", messages=HI)
+        assert open_store(url).revoke_key("elsewhere")
+        assert _sdk(gateway, elsewhere).chat.completions.create(model="smart", messages=HI)
+        assert gateway.admin("DELETE", "/admin/keys/here").status_code == 200
+        with pytest.raises(openai.AuthenticationError):
+            _sdk(gateway, here).chat.completions.create(model="smart", messages=HI)
+        time.sleep(max(0.0, made + scaled(3) + 0.5 - time.time()))  # "brief" has expired
+        with pytest.raises(openai.AuthenticationError):
+            _sdk(gateway, brief).chat.completions.create(model="smart", messages=HI)
+    config["auth"]["key_cache_seconds"] = 0
+    with GatewayServer(config) as gateway:
+        with pytest.raises(openai.AuthenticationError):
+            _sdk(gateway, elsewhere).chat.completions.create(model="smart", messages=HI)
+    assert len(upstream.requests) == 4
+
+
 def test_cli_creates_a_key_shown_once_and_stored_hashed(tmp_path: pathlib.Path,
                                                         upstream: ModelServer) -> None:
     db = tmp_path / "gateway.db"
@@ -71,6 +101,7 @@ max_retries = 0
 
 [auth]
 admin_key_env = "GATEWAY_TEST_ADMIN_KEY"
+key_cache_seconds = 0           # a revocation by the CLI holds at the next request
 
 [storage]
 url = "sqlite:///{db}"

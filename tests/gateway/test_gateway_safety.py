@@ -235,6 +235,25 @@ def test_metrics_in_prometheus_text() -> None:
     assert "counted" not in text  # no key name is a label
 
 
+def test_the_latency_histogram_is_cumulative() -> None:
+    """Each ``le`` bucket counts the requests at or under its bound; ``+Inf`` all of them."""
+    from aisuite_like.gateway.metrics import Metrics
+
+    metrics = Metrics()
+    for seconds in (0.003, 0.005, 0.07, 200.0):
+        metrics.observe("chat.completions", "m", 200, seconds, None, None, None)
+    text = metrics.render()
+
+    def bucket(bound: str) -> str:
+        prefix = ('aisuite_gateway_request_duration_seconds_bucket{endpoint="chat.completions",'
+                  f'le="{bound}"}} ')
+        (line,) = [line for line in text.splitlines() if line.startswith(prefix)]
+        return line[len(prefix):]
+
+    assert [bucket(b) for b in ("0.005", "0.01", "0.05", "0.1", "120", "+Inf")] == \
+        ["2", "2", "2", "3", "3", "4"]
+
+
 def test_a_client_that_leaves_a_stream_frees_its_key_and_is_recorded() -> None:
     events = sse_reply(" ".join(f"w{i}" for i in range(40)), usage=(9, 40)).events
     with ModelServer(lambda request: Stream(events=events, interval=0.1)) as upstream:

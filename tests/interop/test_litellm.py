@@ -189,3 +189,27 @@ def test_fault(proxy: tuple[ServerProcess, str], row: str, key: str) -> None:
         assert result == fault_matrix_cell(matrix, "openai" if key == "openai" else key)
         result += f" (as the fault matrix's row '{matrix}')"
     _RESULTS.record("LiteLLM proxy", version, f"fault: {row} ({key} key)", current(), result)
+
+
+def test_the_gateway_benchmark_runs_beside_litellm() -> None:
+    """benchmarks/gateway.py --litellm cannot rot: a tiny run with LiteLLM's proxy (the
+    environment above) beside the gateway. No timing is asserted."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = tool_env(LITELLM_PINS, home=FULL_HOME, install_timeout=1800)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "gateway.py"), "--n", "20", "--throughput",
+         "40", "--concurrency", "4", "--soak", "20", "--rounds", "2",
+         "--upstream-latency-ms", "5", "--litellm"],
+        capture_output=True, text=True, timeout=scaled(300), cwd=root,
+        env={**os.environ, "AISUITE_LITELLM": env.script("litellm")})
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["litellm"]["version"] == env.versions["litellm"]
+    assert report["throughput_rps"]["litellm"] > 0
+    assert report["litellm_rss_kib"]["end"] > 0
+    assert "LiteLLM 1.106.12: added latency p50" in done.stderr

@@ -24,6 +24,7 @@ from typing import Any, Optional
 
 import pytest
 from support.fault_server import FaultServer, MatrixOutcomes, Reply, Stream
+from support.timing import scaled
 from support.tool_wire import FAMILIES as WIRE
 
 import aisuite_like as ai
@@ -240,11 +241,14 @@ def test_malformed_tool_arguments_get_an_error_result(case: str, server: FaultSe
 # --- tool_timeout against tools that do not cooperate ---------------------------------------
 
 TOOL_TIMEOUT = 0.5
+#: How long the uncooperative tools below go on: longer than the run's (scaled) bound, at
+#: any scale, so a run that waited for them is told apart from one that timed them out.
+UNCOOPERATIVE_FOR = 20
 
 
 async def ignores_cancellation() -> str:
-    """Swallows every CancelledError and goes on (for 5 s)."""
-    end = time.monotonic() + 5
+    """Swallows every CancelledError and goes on (for UNCOOPERATIVE_FOR s)."""
+    end = time.monotonic() + UNCOOPERATIVE_FOR
     while time.monotonic() < end:
         try:
             await asyncio.sleep(0.05)
@@ -254,8 +258,8 @@ async def ignores_cancellation() -> str:
 
 
 async def blocks_the_loop() -> str:
-    """Blocks its event loop (for 5 s)."""
-    time.sleep(5)
+    """Blocks its event loop (for UNCOOPERATIVE_FOR s)."""
+    time.sleep(UNCOOPERATIVE_FOR)
     return "late"
 
 
@@ -273,7 +277,8 @@ def test_tool_timeout_holds_for_an_async_tool_that_does_not_cooperate(
     resp = run(family, server, [[("c1", tool.__name__, {})], ANSWER], [tool], mode,
                tool_timeout=TOOL_TIMEOUT)
     elapsed = time.monotonic() - started
-    assert elapsed < 3 * TOOL_TIMEOUT + 1.0, f"the run took {elapsed:.2f} s"
+    bound = scaled(3 * TOOL_TIMEOUT + 1.0)  # at most 10 s: well under UNCOOPERATIVE_FOR
+    assert elapsed < bound, f"the run took {elapsed:.2f} s (bound {bound:.1f} s)"
     event = resp.tool_events[0]
     assert event.is_error
     assert event.result == f"Error: tool {tool.__name__!r} timed out after 0.5 seconds"
@@ -377,6 +382,15 @@ asyncio.run(main())
 }
 
 
+# A program started in the background of a non-interactive shell (`cmd &`, as CI scripts and
+# nohup'd runs do) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt
+# handler: Ctrl-C would do nothing. The program under test gets SIGINT's default disposition
+# back first, as it has when started from a terminal (an exec keeps SIG_DFL).
+WITH_DEFAULT_SIGINT = [sys.executable, "-c",
+                       "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                       "os.execv(sys.argv[1], sys.argv[1:])"]
+
+
 @pytest.mark.parametrize("program", ["sync", "async", "cli"])
 def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
         program: str, server: FaultServer, tmp_path: Path) -> None:
@@ -396,8 +410,8 @@ def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
         script = tmp_path / "program.py"
         script.write_text("import sys\n" + textwrap.dedent(PROGRAMS[program]))
         args = [sys.executable, str(script), server.url + "/v1"]
-    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*WITH_DEFAULT_SIGINT, *args], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         seen = ""

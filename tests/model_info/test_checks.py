@@ -190,6 +190,40 @@ def test_a_prompt_over_the_context_window_is_refused(httpx2_mock: respx.Router,
     assert len(count.calls) == 1 and not send.calls
 
 
+def test_a_max_tokens_that_leaves_the_answer_no_room_is_refused(
+        httpx2_mock: respx.Router) -> None:
+    # 199,000 counted + max_tokens=2,000 is over Claude's 200,000: Anthropic's API refuses the
+    # sum, so it is refused here first, naming the most max_tokens that fits
+    httpx2_mock.post(COUNT).mock(return_value=httpx.Response(200, json={"input_tokens": 199_000}))
+    send = httpx2_mock.post(MESSAGES_URL).mock(
+        return_value=httpx.Response(200, json=_anthropic_reply()))
+    client = ai.Client({"anthropic": {"api_key": ANTHROPIC_KEY}})
+    call = {"model": "anthropic:claude-sonnet-4-5", "messages": MESSAGES, "count_tokens": True}
+    with pytest.raises(ai.PromptTooLongError, match="max_tokens to at most 1000") as raised:
+        client.chat.completions.create(**call, max_tokens=2000)
+    assert (raised.value.limit, raised.value.input_tokens) == (200_000, 199_000)
+    assert not send.calls
+    client.chat.completions.create(**call, max_tokens=1000)  # fits exactly: sent
+    client.chat.completions.create(**call)  # no max_tokens given: the prompt alone fits
+    assert len(send.calls) == 2
+    assert json.loads(send.calls[0].request.content)["max_tokens"] == 1000
+
+
+def test_gemini_is_not_refused_for_the_answers_room(httpx2_mock: respx.Router) -> None:
+    # Gemini caps the answer at what is left instead of refusing the request
+    base = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash"
+    httpx2_mock.post(f"{base}:countTokens").mock(
+        return_value=httpx.Response(200, json={"totalTokens": 1_048_000}))
+    send = httpx2_mock.post(f"{base}:generateContent").mock(return_value=httpx.Response(
+        200, json={"candidates": [{"content": {"role": "model", "parts": [{"text": "Hi"}]},
+                                   "finishReason": "STOP"}],
+                   "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1}}))
+    client = ai.Client({"google": {"api_key": "gemini-test-key-not-real"}})
+    client.chat.completions.create(model="google:gemini-2.5-flash", messages=MESSAGES,
+                                   count_tokens=True, max_tokens=8000)
+    assert len(send.calls) == 1
+
+
 def test_counting_is_opt_in_and_a_prompt_that_fits_is_sent(httpx2_mock: respx.Router) -> None:
     count = httpx2_mock.post(COUNT).mock(
         return_value=httpx.Response(200, json={"input_tokens": 12}))

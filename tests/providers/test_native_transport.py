@@ -167,10 +167,11 @@ def test_the_constants_mirrored_from_the_sdks_agree_with_them() -> None:
 
 
 @pytest.mark.parametrize("key, extra", [
-    ("openai", {"async_transport": "aiohttp"}),
     ("openai", {"http_client": object()}),
-    ("anthropic", {"async_transport": "aiohttp"}),
+    ("openai", {"async_http_client": object()}),
+    ("anthropic", {"http_client": object()}),
     ("anthropic", {"max_connections": 3}),
+    ("google", {"http_client": object()}),
     ("google", {"vertexai": True, "project": "p", "location": "us-central1"}),
 ])
 def test_sdk_only_settings_are_refused_on_the_native_transport(key: str,
@@ -179,6 +180,14 @@ def test_sdk_only_settings_are_refused_on_the_native_transport(key: str,
     with pytest.raises(ai.ConfigurationError, match="transport='native'") as info:
         ai.Client(config).chat.completions.create(model=MODELS[key], messages=USER)
     assert sorted(extra)[0] in str(info.value)
+
+
+@pytest.mark.parametrize("key", ["openai", "anthropic", "google"])
+def test_an_unknown_async_transport_on_the_native_transport_names_the_allowed_ones(
+        key: str) -> None:
+    with pytest.raises(ai.ConfigurationError, match=r"'aiohttp'.*'httpx2'"):
+        ai.Client({key: {"api_key": "k", "transport": "native", "async_transport": "curl"}}
+                  ).chat.completions.create(model=MODELS[key], messages=USER)
 
 
 @pytest.mark.parametrize("key", ["openai", "anthropic", "google"])
@@ -398,3 +407,37 @@ def test_an_unclosed_native_async_client_prints_nothing_at_exit(server: FaultSer
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "hello world"
     assert "Unclosed" not in out.stderr and out.stderr.strip() == "", out.stderr[-3000:]
+
+
+def test_a_native_async_request_takes_no_thread(server: FaultServer) -> None:
+    """The environment's proxy is read once per origin, not (with .netrc) in a thread on
+    every request as aiohttp's ``trust_env`` does: a gateway's every call would wait for the
+    thread pool under load. Counted at the loop's default executor."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Counting(ThreadPoolExecutor):
+        submitted = 0
+
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            Counting.submitted += 1
+            return super().submit(*args, **kwargs)
+
+    server.reset()
+    config = {"openai": {"api_key": "k-native", "base_url": server.url + "/v1",
+                         "max_retries": 0, "transport": "native"}}
+
+    async def run() -> list[str]:
+        asyncio.get_running_loop().set_default_executor(Counting(max_workers=2))
+        async with ai.AsyncClient(config) as client:
+            await client.chat.completions.create(model="openai:gpt-x", messages=[
+                {"role": "user", "content": "warm"}])
+            Counting.submitted = 0
+            replies = [await client.chat.completions.create(
+                model="openai:gpt-x", messages=[{"role": "user", "content": "hi"}])
+                for _ in range(3)]
+            return [str(r.choices[0].message.content) for r in replies]
+
+    assert asyncio.run(run()) == ["hello world"] * 3
+    assert Counting.submitted == 0
+    assert len(server.requests) == 4

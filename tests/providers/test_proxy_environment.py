@@ -1,5 +1,6 @@
 """``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``NO_PROXY`` are honoured on the four paths (the SDK
-transport and the native one, sync and async), as an egress proxy a company mandates needs:
+transport and the native one, sync and async; the native one's async calls on aiohttp and
+on httpx2), as an egress proxy a company mandates needs:
 the project's loopback server plays the proxy (it records the absolute-form request line a
 client sends a proxy) and answers in the family's format."""
 
@@ -11,11 +12,9 @@ from typing import Any
 
 import pytest
 from support.fault_server import FaultServer
-from support.transports import native, provider_config, transport  # noqa: F401  (the fixture)
+from support.transports import each_transport, native, provider_config  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
-
-pytestmark = pytest.mark.usefixtures("transport")
 
 MODELS = {"openai": "openai:gpt-x", "anthropic": "anthropic:claude-x", "google": "google:gemini-x"}
 #: A host nobody can reach: only the proxy gets the request.

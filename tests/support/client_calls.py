@@ -70,7 +70,11 @@ def stream(mode: str, config: dict[str, Any], **kwargs: Any) -> tuple[list, Any,
 
 def embed(mode: str, config: dict[str, Any], **kwargs: Any) -> Any:
     """``embeddings.create`` on a fresh sync Client (``mode="sync"``), the sync client's
-    ``acreate`` (``"acreate"``) or an AsyncClient (``"async"``)."""
+    ``acreate`` (``"acreate"``) or an AsyncClient (``"async"``); on the transport the test
+    runs on (support/transports.py)."""
+    from .transports import with_transport
+
+    config = with_transport(config)
     if mode == "sync":
         with ai.Client(config) as client:
             return client.embeddings.create(**kwargs)

@@ -74,18 +74,23 @@ def full_run() -> bool:
     return os.environ.get("AISUITE_INTEROP_FULL") == "1"
 
 
-def _env_dir(pins: Sequence[str], home: Optional[Path]) -> Path:
-    key = hashlib.sha256("\n".join([sys.version, *sorted(pins)]).encode()).hexdigest()[:10]
-    return (home or interop_home()) / f"env-{key}"
+def _env_dir(pins: Sequence[str], home: Optional[Path],
+             build_env: Optional[dict[str, str]] = None) -> Path:
+    build = [f"{name}={value}" for name, value in sorted((build_env or {}).items())]
+    key = hashlib.sha256("\n".join([sys.version, *sorted(pins), *build]).encode())
+    return (home or interop_home()) / f"env-{key.hexdigest()[:10]}"
 
 
 def tool_env(pins: Sequence[str], *, install_timeout: float = 900.0,
-             home: Optional[Path] = None) -> ToolEnv:
+             home: Optional[Path] = None,
+             build_env: Optional[dict[str, str]] = None) -> ToolEnv:
     """The environment holding ``pins`` (``name==version`` each), made on first use under
-    ``home`` (default :func:`interop_home`); skips the calling test when it cannot be made."""
+    ``home`` (default :func:`interop_home`); skips the calling test when it cannot be made.
+    ``build_env`` is added to pip's environment (a package built from source reads it, as
+    llama-cpp-python reads ``CMAKE_ARGS``); it is part of the environment's identity."""
     if os.environ.get("AISUITE_INTEROP", "1").lower() in ("0", "off", "no", "false"):
         pytest.skip("AISUITE_INTEROP=0: the servers nobody here wrote are not installed")
-    path = _env_dir(pins, home)
+    path = _env_dir(pins, home, build_env)
     path.parent.mkdir(parents=True, exist_ok=True)
     ready, failed = path / ".ready.json", Path(str(path) + ".failed")
     with open(str(path) + ".lock", "w") as lock:
@@ -98,7 +103,7 @@ def tool_env(pins: Sequence[str], *, install_timeout: float = 900.0,
                         f"{int(time.time() - failed.stat().st_mtime)} s ago): "
                         f"{failed.read_text(encoding='utf-8')}")
         started = time.monotonic()
-        reason = _install(path, pins, install_timeout)
+        reason = _install(path, pins, install_timeout, build_env)
         if reason is not None:
             failed.write_text(reason, encoding="utf-8")
             pytest.skip(f"{' '.join(pins)} could not be installed: {reason}")
@@ -110,7 +115,8 @@ def tool_env(pins: Sequence[str], *, install_timeout: float = 900.0,
         return ToolEnv(path, versions, seconds)
 
 
-def _install(path: Path, pins: Sequence[str], timeout: float) -> Optional[str]:
+def _install(path: Path, pins: Sequence[str], timeout: float,
+             build_env: Optional[dict[str, str]] = None) -> Optional[str]:
     """None when ``pins`` are installed into a fresh environment at ``path``, else why not."""
     import shutil
 
@@ -120,7 +126,8 @@ def _install(path: Path, pins: Sequence[str], timeout: float) -> Optional[str]:
               "--disable-pip-version-check", "--timeout", "20", "--retries", "1", *pins]]
     for step in steps:
         try:
-            proc = subprocess.run(step, capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(step, capture_output=True, text=True, timeout=timeout,
+                                  env={**os.environ, **(build_env or {})})
         except subprocess.TimeoutExpired:
             return f"`{' '.join(step[:4])} ...` took more than {timeout:.0f} s"
         if proc.returncode != 0:

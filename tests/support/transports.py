@@ -8,10 +8,14 @@ configs through :func:`with_transport`. A test that exercises an
 SDK-only setting (an ``http_client`` of your own, ``async_transport``, Vertex AI) is marked
 ``@pytest.mark.sdk_only`` and runs on the SDK transport only.
 
-Native async requests go out on aiohttp, which HTTP mocks of httpcore2 (respx, the
-``httpx2_mock`` fixture) do not see: :func:`aiohttp_via_httpcore2` hands each aiohttp request
-of a test to httpcore2 (through an ``httpx2.AsyncClient``), so the same mock answers it and
-records it. The loopback servers need no such help: aiohttp talks to them for real.
+Native async requests go out on aiohttp by default, which HTTP mocks of httpcore2 (respx,
+the ``httpx2_mock`` fixture) do not see: :func:`aiohttp_via_httpcore2` hands each aiohttp
+request of a test to httpcore2 (through an ``httpx2.AsyncClient``), so the same mock answers
+it and records it. The loopback servers need no such help: aiohttp talks to them for real.
+
+``each_transport`` also runs every test on ``"native-httpx2"``: the native transport with
+``async_transport="httpx2"``, whose async requests go out on httpcore2 itself (no shim: the
+mocks see them as a user's respx or pytest-httpx2 mocks do).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 import pytest
 
 TRANSPORTS = ("sdk", "native")
+#: What ``each_transport`` runs on: the two, and the native one with async calls on httpx2.
+EVERY_TRANSPORT = (*TRANSPORTS, "native-httpx2")
 #: The families that have a native transport (the OpenAI-compatible services included).
 NATIVE_FAMILIES = frozenset({
     "openai", "azure", "groq", "mistral", "deepseek", "xai", "together", "fireworks",
@@ -38,15 +44,19 @@ def current() -> str:
 
 
 def native() -> bool:
-    return _current["transport"] == "native"
+    return _current["transport"] in ("native", "native-httpx2")
 
 
 def with_transport(configs: dict[str, Any]) -> dict[str, Any]:
     """``provider_configs`` for the current transport: each family that has a native
-    transport gets ``transport="native"`` when the test runs on it (a new dict)."""
+    transport gets ``transport="native"`` when the test runs on it (and
+    ``async_transport="httpx2"`` on "native-httpx2"; a new dict)."""
     if not native():
         return configs
-    return {key: ({**cfg, "transport": "native"}
+    setting = {"transport": "native"}
+    if _current["transport"] == "native-httpx2":
+        setting["async_transport"] = "httpx2"
+    return {key: ({**cfg, **setting}
                   if key in NATIVE_FAMILIES and isinstance(cfg, dict) else cfg)
             for key, cfg in configs.items()}
 
@@ -58,7 +68,7 @@ def provider_config(key: str, cfg: dict[str, Any]) -> dict[str, Any]:
 
 def _run_on(request: pytest.FixtureRequest) -> Iterator[str]:
     transport = str(request.param)
-    if transport == "native" and request.node.get_closest_marker("sdk_only") is not None:
+    if transport != "sdk" and request.node.get_closest_marker("sdk_only") is not None:
         pytest.skip("an SDK-transport setting: the native transport refuses it")
     _current["transport"] = transport
     try:
@@ -71,7 +81,7 @@ def _run_on(request: pytest.FixtureRequest) -> Iterator[str]:
         _current["transport"] = "sdk"
 
 
-@pytest.fixture(params=TRANSPORTS, autouse=True)
+@pytest.fixture(params=EVERY_TRANSPORT, autouse=True)
 def each_transport(request: pytest.FixtureRequest) -> Iterator[str]:
     """Every test of a module that imports this fixture, once per transport."""
     yield from _run_on(request)

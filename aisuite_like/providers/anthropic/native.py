@@ -12,7 +12,17 @@ import os
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from .._native import NativeHTTP, NativeRequest, get_request, json_body, user_agent, with_query
+from .._native import (
+    NativeHTTP,
+    NativeRequest,
+    encode_form,
+    form_fields,
+    get_request,
+    json_body,
+    request_parts,
+    user_agent,
+    with_query,
+)
 from .errors import reply_error
 
 #: The API version the anthropic SDK this project pins sends (``ANTHROPIC_API_VERSION``;
@@ -34,6 +44,13 @@ _HEADER_PARAMS = {"workspace_id": "anthropic-workspace-id",
 NATIVE_OPTIONS = frozenset({"auth_token"})
 
 _BASE_URL = "https://api.anthropic.com"
+#: The Files API calls of ``media.files_plan`` (the SDK's ``beta.files``): method and path.
+_FILE_CALLS = {"upload": ("POST", ""), "list": ("GET", ""),
+               "retrieve_metadata": ("GET", "/{}"), "delete": ("DELETE", "/{}"),
+               "download": ("GET", "/{}/content")}
+#: The SDK's keyword arguments of ``beta.files`` that are headers.
+_FILE_HEADERS = {"workspace_id": "anthropic-workspace-id"}
+_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
 
 
 class AnthropicNative:
@@ -44,6 +61,7 @@ class AnthropicNative:
                  secrets: tuple[Optional[str], ...], host: str) -> None:
         self.key = provider
         base = base_url or os.environ.get("ANTHROPIC_BASE_URL") or _BASE_URL
+        self.root = str(base).rstrip("/")
         self.url = str(base).rstrip("/") + "/v1/messages"
         self.models_url = str(base).rstrip("/") + "/v1/models"
         headers = {"Accept": "application/json", "Content-Type": "application/json",
@@ -82,3 +100,57 @@ class AnthropicNative:
         extra_headers.update(more_headers)
         headers = {**self._headers, **extra_headers} if extra_headers else self._headers
         return NativeRequest(with_query(self.url, query), headers, body)
+
+    def sdk_call(self, path: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+                 ) -> NativeRequest:
+        """The request of the SDK call ``path(*args, **kwargs)`` of a Files API plan
+        (``media.files_plan``: ``beta.files.with_raw_response.<operation>``), as the SDK
+        sends it: ``betas`` as the ``anthropic-beta`` header, the upload a multipart form."""
+        operation = path.rsplit(".", 1)[1]
+        if not path.startswith("beta.files.") or operation not in _FILE_CALLS:
+            from ...core.errors import UnsupportedFeatureError
+
+            raise UnsupportedFeatureError(
+                f"{self.key}: {path} is not on the native transport; use "
+                f"provider_configs={{{self.key!r}: {{'transport': 'sdk'}}}}",
+                feature=path, provider=self.key)
+        method, where = _FILE_CALLS[operation]
+        given = dict(kwargs)
+        headers = dict(self._headers)
+        betas = given.pop("betas", None)
+        if betas:
+            headers["anthropic-beta"] = ",".join(str(beta) for beta in betas)
+        for name, header in _FILE_HEADERS.items():
+            value = given.pop(name, None)
+            if value is not None:
+                headers[header] = str(value)
+        fields, extra_headers, query = request_parts(given, self.key)
+        headers.update(extra_headers)
+        if "{}" in where:
+            where = where.format(_segment(str(args[0])))
+        url = self.root + "/v1/files" + where
+        if operation == "download":
+            headers["Accept"] = "application/binary"
+        if operation == "upload":
+            file = fields.pop("file")
+            body, content_type = encode_form(form_fields(fields), [("file", file)])
+            headers["Content-Type"] = content_type
+            return NativeRequest(with_query(url, query), headers, body)
+        if operation == "list":
+            query = {**fields, **query}
+        request = get_request(url, headers, query)
+        request.method = method
+        return request
+
+
+def _segment(value: str) -> str:
+    """A file id percent-encoded as the SDK's ``path_template`` does (a dot segment, which
+    would change the path, refused)."""
+    from urllib.parse import quote
+
+    if value in (".", "..") or not value:
+        from ...core.errors import UnsupportedParameterError
+
+        raise UnsupportedParameterError(f"file_id {value!r} is not a file id",
+                                        parameter="file_id")
+    return quote(value, safe=_SEGMENT_SAFE)

@@ -40,7 +40,7 @@ from .._common import (
     raised_inside,
     redirect_hooks,
 )
-from .._native import native_transport
+from .._native import async_library, native_transport
 from ..base import ChatRequest, FileRequest, Provider
 from ..body_limits import CONFIG_KEYS as BODY_CONFIG_KEYS
 from ._sdk_seam import bound_sync_client
@@ -202,8 +202,7 @@ class AnthropicProvider(Provider):
         from .native import NATIVE_OPTIONS, AnthropicNative
 
         refused = sorted((set(client_options) - NATIVE_OPTIONS)
-                         | ({"http_client"} if http_client is not None else set())
-                         | ({"async_transport"} if async_transport is not None else set()))
+                         | ({"http_client"} if http_client is not None else set()))
         if refused:
             raise ConfigurationError(
                 f"transport='native' sends on connections of its own and takes api_key, "
@@ -234,6 +233,7 @@ class AnthropicProvider(Provider):
         self._native = AnthropicNative(PROVIDER, self._api_key, base_url, default_headers,
                                        auth_token, self._secrets, self._calls.host)
         self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
+        self._native.http.async_library = async_library(async_transport, "anthropic")
 
     def __repr__(self) -> str:  # never the key
         return f"AnthropicProvider(base_url={self._sync_options.get('base_url')!r})"
@@ -589,18 +589,26 @@ class AnthropicProvider(Provider):
     # -- the Files API (docs/files.md): providers/anthropic/media.py's plans --
 
     def files(self, request: FileRequest) -> Any:
-        from ..plans import run
+        from ..plans import native_attempt_of, run
         from .media import files_plan
 
-        return run(self, self._sync_client(), files_plan(request, self.key or PROVIDER),
-                   self._calls.bounds(request.timeout))
+        plan = files_plan(request, self.key or PROVIDER)
+        bounds = self._calls.bounds(request.timeout)
+        if self._native is not None:  # the same plan on our own HTTP
+            return run(self, None, plan, bounds, attempt=native_attempt_of(
+                self, self._native.http, self._native.sdk_call))
+        return run(self, self._sync_client(), plan, bounds)
 
     async def afiles(self, request: FileRequest) -> Any:
-        from ..plans import arun
+        from ..plans import anative_attempt_of, arun
         from .media import files_plan
 
-        return await arun(self, self._async_client(), files_plan(request, self.key or PROVIDER),
-                          self._calls.bounds(request.timeout))
+        plan = files_plan(request, self.key or PROVIDER)
+        bounds = self._calls.bounds(request.timeout)
+        if self._native is not None:
+            return await arun(self, None, plan, bounds, attempt=anative_attempt_of(
+                self, self._native.http, self._native.sdk_call))
+        return await arun(self, self._async_client(), plan, bounds)
 
     def close(self) -> None:
         if self._sync is not None:

@@ -17,7 +17,8 @@ from ...core.errors import UnsupportedParameterError
 from .._common import bad_shape, unsupported
 from ..base import EmbeddingRequest
 
-__all__ = ["TASK_TYPES", "embeddings_limit", "build_embed_call", "parse_embeddings"]
+__all__ = ["TASK_TYPES", "embeddings_limit", "build_embed_call", "parse_embeddings",
+           "native_embed_body", "WIRE_FIELDS"]
 
 #: ``input_type`` -> Gemini's ``task_type``.
 TASK_TYPES = {"query": "RETRIEVAL_QUERY", "document": "RETRIEVAL_DOCUMENT"}
@@ -77,26 +78,61 @@ def _count(value: Any) -> Optional[int]:
     return int(value)
 
 
+#: The ``EmbedContentConfig`` fields the Gemini API's ``batchEmbedContents`` takes, and
+#: their names on the wire (google-genai's ``_EmbedContentConfig_to_mldev``).
+WIRE_FIELDS = {"task_type": "taskType", "title": "title",
+               "output_dimensionality": "outputDimensionality"}
+
+
+def native_embed_body(model_resource: str, contents: list[dict[str, Any]],
+                      config: dict[str, Any], provider: str) -> dict[str, Any]:
+    """The ``batchEmbedContents`` body google-genai sends for ``contents`` and ``config``
+    (``http_options`` left to the caller); a config field the Gemini API does not take is
+    refused before anything is sent."""
+    fields: dict[str, Any] = {}
+    for name, value in config.items():
+        if name == "http_options" or value is None:
+            continue
+        wire = WIRE_FIELDS.get(name) or (name if name in WIRE_FIELDS.values() else None)
+        if wire is None:
+            raise UnsupportedParameterError(
+                f"{name!r} is not an embeddings setting of the Gemini API (it takes "
+                f"{', '.join(WIRE_FIELDS)} and http_options)", parameter=name,
+                provider=provider)
+        fields[wire] = value
+    return {"requests": [{"content": content, **fields, "model": model_resource}
+                         for content in contents]}
+
+
+def _field(obj: Any, name: str, wire: str) -> Any:
+    """``name`` of a google-genai object, or ``wire`` of the reply's JSON (native)."""
+    if isinstance(obj, dict):
+        return obj.get(wire, obj.get(name))
+    return getattr(obj, name, None)
+
+
 def parse_embeddings(response: Any, provider: str, model: str) -> CreateEmbeddingResponse:
-    """google-genai's ``EmbedContentResponse`` -> ``CreateEmbeddingResponse``. Token counts
+    """google-genai's ``EmbedContentResponse`` (or the reply's JSON, on the native transport)
+    -> ``CreateEmbeddingResponse``. Token counts
     come from ``usage_metadata.prompt_token_count`` or the vectors' ``statistics.token_count``
     (Vertex AI); without either the usage is 0 and unpriced."""
-    vectors = getattr(response, "embeddings", None)
+    vectors = _field(response, "embeddings", "embeddings")
     if not isinstance(vectors, list):
         raise bad_shape(provider, "embeddings", "an array", vectors)
     out = []
     counted: Optional[int] = None
     for index, item in enumerate(vectors):
-        values = getattr(item, "values", None)
+        values = _field(item, "values", "values")
         if not isinstance(values, list):
             raise bad_shape(provider, f"embeddings[{index}].values", "an array of numbers",
                             values)
         out.append(embedding(index, values))
-        tokens = _count(getattr(getattr(item, "statistics", None), "token_count", None))
+        tokens = _count(_field(_field(item, "statistics", "statistics"), "token_count",
+                               "tokenCount"))
         if tokens is not None:
             counted = (counted or 0) + tokens
-    prompt = _count(getattr(getattr(response, "usage_metadata", None), "prompt_token_count",
-                            None))
+    prompt = _count(_field(_field(response, "usage_metadata", "usageMetadata"),
+                           "prompt_token_count", "promptTokenCount"))
     if prompt is not None:
         counted = prompt
     result = CreateEmbeddingResponse.model_construct(

@@ -32,6 +32,61 @@ class GoogleEndpoints:
 
         def _error(self, exc: BaseException) -> BaseException: ...
 
+        _native: Any
+
+    def _native_request(self, path: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                        ) -> Any:
+        """The request of one of the plans' calls of google-genai's request layer
+        (``request(method, path, body, http_options)``), as google-genai sends it."""
+        method, where, body, options = args
+        native = self._native
+        seconds = (options or {}).get("timeout")
+        headers = native.headers(None, None if seconds is None else seconds / 1000)
+        url = native.api_url(where)
+        if method.upper() == "GET":
+            from .._native import get_request
+
+            return get_request(url, headers, {})
+        if method.upper() == "DELETE" and not body:
+            from .._native import NativeRequest
+
+            return NativeRequest(url, {k: v for k, v in headers.items()
+                                       if k.lower() != "content-type"}, None, "DELETE")
+        request = native.request(url, headers, body or {})
+        request.method = method.upper()
+        return request
+
+    def _run(self, plan: Plan[Any], timeout: Any) -> Any:
+        bounds = self._calls.bounds(timeout)
+        if self._native is None:
+            return run(self, self._sdk(), plan, bounds)  # type: ignore[arg-type]
+        from ..plans import attempt_of, native_attempt_of
+
+        native = native_attempt_of(self, self._native.http,  # type: ignore[arg-type]
+                                   self._native_request)
+
+        def attempt(call: SdkCall) -> Any:
+            if call.path == "request":
+                return native(call)
+            # google-genai's resumable upload (files.create): through google-genai still
+            return attempt_of(self, self._sdk())(call)  # type: ignore[arg-type]
+        return run(self, None, plan, bounds, attempt=attempt)  # type: ignore[arg-type]
+
+    async def _arun(self, plan: Plan[Any], timeout: Any) -> Any:
+        bounds = self._calls.bounds(timeout)
+        if self._native is None:
+            return await arun(self, self._sdk(), plan, bounds)  # type: ignore[arg-type]
+        from ..plans import aattempt_of, anative_attempt_of
+
+        native = anative_attempt_of(self, self._native.http,  # type: ignore[arg-type]
+                                    self._native_request)
+
+        async def attempt(call: SdkCall) -> Any:
+            if call.path == "request":
+                return await native(call)
+            return await aattempt_of(self, self._sdk())(call)  # type: ignore[arg-type]
+        return await arun(self, None, plan, bounds, attempt=attempt)  # type: ignore[arg-type]
+
     def _call(self, timeout: Any) -> Any:
         """Requests of google-genai's request layer, each bounded by the call's timeout
         (google-genai alone would wait forever)."""
@@ -44,6 +99,10 @@ class GoogleEndpoints:
         return call
 
     def _model_path(self, model: str) -> str:
+        if self._native is not None:
+            from .native import model_resource
+
+            return model_resource(model)
         try:
             return seam.model_resource(self._sdk(), model)
         except ValueError as exc:
@@ -56,15 +115,11 @@ class GoogleEndpoints:
                            self._call(request.timeout), self._vertex)
 
     def images(self, request: ImageRequest) -> ImagesResponse:
-        plan = self._images(request)
-        result: ImagesResponse = run(self, self._sdk(), plan,  # type: ignore[arg-type]
-                                     self._calls.bounds(request.timeout))
+        result: ImagesResponse = self._run(self._images(request), request.timeout)
         return result
 
     async def aimages(self, request: ImageRequest) -> ImagesResponse:
-        plan = self._images(request)
-        result: ImagesResponse = await arun(self, self._sdk(), plan,  # type: ignore[arg-type]
-                                            self._calls.bounds(request.timeout))
+        result: ImagesResponse = await self._arun(self._images(request), request.timeout)
         return result
 
     def _speech(self, request: SpeechRequest) -> Plan[BinaryResponse]:
@@ -74,16 +129,13 @@ class GoogleEndpoints:
                            self._call(request.timeout))
 
     def speech(self, request: SpeechRequest) -> Any:
-        audio: BinaryResponse = run(self, self._sdk(),  # type: ignore[arg-type]
-                                    self._speech(request), self._calls.bounds(request.timeout))
+        audio: BinaryResponse = self._run(self._speech(request), request.timeout)
         if request.stream:  # Gemini answers with the whole audio: one piece
             return audio.content_type, audio.headers, iter((audio.content,))
         return audio
 
     async def aspeech(self, request: SpeechRequest) -> Any:
-        audio: BinaryResponse = await arun(self, self._sdk(),  # type: ignore[arg-type]
-                                           self._speech(request),
-                                           self._calls.bounds(request.timeout))
+        audio: BinaryResponse = await self._arun(self._speech(request), request.timeout)
         if request.stream:
             return audio.content_type, audio.headers, _once(audio.content)
         return audio
@@ -97,12 +149,10 @@ class GoogleEndpoints:
         return files_plan(request, self.key, self._call(request.timeout))
 
     def files(self, request: FileRequest) -> Any:
-        return run(self, self._sdk(), self._files(request),  # type: ignore[arg-type]
-                   self._calls.bounds(request.timeout))
+        return self._run(self._files(request), request.timeout)
 
     async def afiles(self, request: FileRequest) -> Any:
-        return await arun(self, self._sdk(), self._files(request),  # type: ignore[arg-type]
-                          self._calls.bounds(request.timeout))
+        return await self._arun(self._files(request), request.timeout)
 
 
 async def _once(data: bytes) -> Any:

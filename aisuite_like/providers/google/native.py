@@ -66,6 +66,14 @@ class GoogleNative:
             self._urls[(model, stream)] = url
         return url
 
+    def api_url(self, path: str) -> str:
+        """The URL of ``path`` relative to the API version (``files/abc``, ...)."""
+        return self._prefix + path.lstrip("/")
+
+    def call_url(self, model: str, method: str) -> str:
+        """The URL of a model's ``method`` (``batchEmbedContents``, ``countTokens``, ...)."""
+        return f"{self._prefix}{model_resource(model)}:{method}"
+
     def headers(self, http_options: Any, timeout: Any) -> dict[str, str]:
         """The request headers: a native ``http_options={"headers": ...}`` added, and
         ``X-Server-Timeout`` when a number of seconds bounds the call (as google-genai sends

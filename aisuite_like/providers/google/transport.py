@@ -43,7 +43,7 @@ from .._common import (
     redirect_hooks,
     redirect_middleware,
 )
-from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
+from .._native import CONFIG_KEYS as _NATIVE_KEYS, async_library, native_transport
 from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
 from .endpoints import GoogleEndpoints
@@ -191,8 +191,10 @@ class GoogleProvider(GoogleEndpoints, Provider):
             raise ConfigurationError(unknown_config_keys_message("google", unknown, _CONFIG_KEYS))
         config = dict(config)
         native = native_transport(config, _NAME)
+        native_async = "aiohttp"
         if native:
-            refused = sorted({"http_client", "async_transport", "vertexai", "project",
+            native_async = async_library(config.pop("async_transport", None), _NAME)
+            refused = sorted({"http_client", "vertexai", "project",
                               "location", "credentials"} & set(config))
             if refused:
                 raise ConfigurationError(
@@ -252,6 +254,7 @@ class GoogleProvider(GoogleEndpoints, Provider):
             self._native = GoogleNative(self._api_key, config, (self._api_key,),
                                         self._calls.host)
             self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
+            self._native.http.async_library = native_async
 
     def __repr__(self) -> str:  # never shows the key
         return f"GoogleProvider(vertexai={self._vertex})"
@@ -791,10 +794,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
 
     def _embed_call(self, request: EmbeddingRequest) -> tuple[str, list[Any], Any]:
         """(model, contents, ``EmbedContentConfig``), checked: a config field google-genai
-        does not know raises here."""
-        from google.genai import types as gtypes
-
-        from .embeddings import build_embed_call
+        does not know raises here. On the native transport: (model, the request, None)."""
+        from .embeddings import build_embed_call, native_embed_body
 
         contents, config = build_embed_call(request, self.key)
         timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
@@ -803,6 +804,18 @@ class GoogleProvider(GoogleEndpoints, Provider):
                 f"timeout must be a number of seconds > 0 (or an httpx2.Timeout) on "
                 f"{self.key}, got {timeout!r}", parameter="timeout", provider=self.key)
         seconds = _retry.timeout_seconds(timeout)
+        if self._native is not None:  # the batchEmbedContents google-genai sends
+            from .native import model_resource
+
+            native = self._native
+            body = native_embed_body(model_resource(request.model), contents, config,
+                                     self.key)
+            http_request = native.request(
+                native.call_url(request.model, "batchEmbedContents"),
+                native.headers(config.get("http_options"), seconds), body)
+            return request.model, [http_request], None
+        from google.genai import types as gtypes
+
         if seconds is not None and config.get("http_options") is None:
             config["http_options"] = {"timeout": max(1, math.ceil(seconds * 1000))}  # ms
         try:
@@ -821,8 +834,18 @@ class GoogleProvider(GoogleEndpoints, Provider):
         return await _retry.acall(self._calls, self._aembed_once, self._embed_call(request),
                                   self._calls.bounds(request.timeout))
 
+    def _native_embeddings(self, reply: Any, model: str) -> CreateEmbeddingResponse:
+        from .embeddings import parse_embeddings
+
+        _note_native(reply)
+        data = self._decode(reply.content, reply.headers)
+        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, 200,
+                          _request_id(reply.headers))
+
     def _embed_once(self, call: tuple[str, list[Any], Any]) -> CreateEmbeddingResponse:
         model, contents, config = call
+        if self._native is not None:
+            return self._native_embeddings(self._native.http.post(contents[0]), model)
         with mapped_errors(self._error):
             response = self._sdk().client.models.embed_content(
                 model=model, contents=contents, config=config)
@@ -830,6 +853,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
 
     async def _aembed_once(self, call: tuple[str, list[Any], Any]) -> CreateEmbeddingResponse:
         model, contents, config = call
+        if self._native is not None:
+            return self._native_embeddings(await self._native.http.apost(contents[0]), model)
         with mapped_errors(self._error):
             response = await self._sdk().client.aio.models.embed_content(
                 model=model, contents=contents, config=config)

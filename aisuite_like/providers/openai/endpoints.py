@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from ...core.errors import UnsupportedFeatureError
 from ...core.types import TokenCount
+from .. import retry as _retry
 from ..base import (
     ChatRequest,
+    EmbeddingRequest,
     FileRequest,
     ImageRequest,
     ModerationRequest,
@@ -23,6 +25,7 @@ from ..base import (
 from ..plans import Plan, SdkCall, arun, run
 
 if TYPE_CHECKING:
+    from ...core.embeddings import CreateEmbeddingResponse
     from ...core.media import ImagesResponse, ModerationCreateResponse
     from .services import ServiceSpec
 
@@ -31,9 +34,14 @@ __all__ = ["OpenAIEndpoints"]
 _NAMED: dict[str, frozenset[str]] = {}
 
 
-def _named(path: str) -> frozenset[str]:
+def _named(path: str, native: bool = False) -> frozenset[str]:
     """The parameter names of the SDK method at ``path`` (read once from the installed
-    SDK's resource classes)."""
+    SDK's resource classes; on the native transport, which imports no SDK, the copy in
+    ``native.SDK_NAMED``)."""
+    if native:
+        from .native import SDK_NAMED
+
+        return SDK_NAMED[path]
     found = _NAMED.get(path)
     if found is None:
         import importlib
@@ -49,10 +57,10 @@ def _named(path: str) -> frozenset[str]:
     return found
 
 
-def _speech_plan(request: SpeechRequest, service: str) -> Plan[Any]:
+def _speech_plan(request: SpeechRequest, service: str, native: bool) -> Plan[Any]:
     from .media import speech_call
 
-    reply = yield speech_call(request, service, _named("audio.speech"))
+    reply = yield speech_call(request, service, _named("audio.speech", native))
     return reply
 
 
@@ -72,9 +80,9 @@ def _translation_plan(request: TranscriptionRequest, service: str) -> Plan[Any]:
 
 
 class OpenAIEndpoints:
-    """``images``, ``speech``, ``translate``, ``moderate``, ``files`` and their async twins
-    for ``OpenAIProvider`` (which gives ``_sync()``, ``_async()``, ``_calls``, ``_error``
-    and ``key``)."""
+    """``embed``, ``images``, ``speech``, ``translate``, ``moderate``, ``files`` and their
+    async twins for ``OpenAIProvider`` (which gives ``_sync()``, ``_async()``, ``_calls``,
+    ``_error`` and ``key``)."""
 
     key: str
     _calls: Any
@@ -91,11 +99,27 @@ class OpenAIEndpoints:
         _config: dict[str, Any]
         spec: ServiceSpec
         _native: Any
+        _embedding_inputs: Optional[int]
 
     def _run(self, plan: Plan[Any], timeout: Any) -> Any:
+        native = self._native
+        if native is not None:  # the same plan, each call sent on our own HTTP
+            from ..plans import native_attempt_of
+
+            return run(self, None, plan, self._calls.bounds(timeout),  # type: ignore[arg-type]
+                       attempt=native_attempt_of(self, native.http,  # type: ignore[arg-type]
+                                                 native.sdk_call))
         return run(self, self._sync(), plan, self._calls.bounds(timeout))  # type: ignore[arg-type]
 
     async def _arun(self, plan: Plan[Any], timeout: Any) -> Any:
+        native = self._native
+        if native is not None:
+            from ..plans import anative_attempt_of
+
+            return await arun(self, None, plan,  # type: ignore[arg-type]
+                              self._calls.bounds(timeout),
+                              attempt=anative_attempt_of(self,  # type: ignore[arg-type]
+                                                         native.http, native.sdk_call))
         return await arun(self, self._async(), plan,  # type: ignore[arg-type]
                           self._calls.bounds(timeout))
 
@@ -194,7 +218,8 @@ class OpenAIEndpoints:
     def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
         from .media import images_plan
 
-        return images_plan(request, self.key, _named(f"images.{request.operation}"))
+        return images_plan(request, self.key, _named(f"images.{request.operation}",
+                                                     self._native is not None))
 
     def images(self, request: ImageRequest) -> ImagesResponse:
         response: ImagesResponse = self._run(self._images(request), request.timeout)
@@ -207,7 +232,8 @@ class OpenAIEndpoints:
     def speech(self, request: SpeechRequest) -> Any:
         from ...core.media import BinaryResponse
 
-        reply = self._run(_speech_plan(request, self.key), request.timeout)
+        reply = self._run(_speech_plan(request, self.key, self._native is not None),
+                          request.timeout)
         if not request.stream:
             return BinaryResponse(reply.content, reply.content_type, provider=self.key,
                                   model=request.model, headers=dict(reply.headers))
@@ -217,7 +243,8 @@ class OpenAIEndpoints:
     async def aspeech(self, request: SpeechRequest) -> Any:
         from ...core.media import BinaryResponse
 
-        reply = await self._arun(_speech_plan(request, self.key), request.timeout)
+        reply = await self._arun(_speech_plan(request, self.key, self._native is not None),
+                                 request.timeout)
         if not request.stream:
             return BinaryResponse(reply.content, reply.content_type, provider=self.key,
                                   model=request.model, headers=dict(reply.headers))
@@ -233,14 +260,16 @@ class OpenAIEndpoints:
     def moderate(self, request: ModerationRequest) -> ModerationCreateResponse:
         from .media import moderation_plan
 
-        plan = moderation_plan(request, self.key, _named("moderations"))
+        plan = moderation_plan(request, self.key, _named("moderations",
+                                                         self._native is not None))
         response: ModerationCreateResponse = self._run(plan, request.timeout)
         return response
 
     async def amoderate(self, request: ModerationRequest) -> ModerationCreateResponse:
         from .media import moderation_plan
 
-        plan = moderation_plan(request, self.key, _named("moderations"))
+        plan = moderation_plan(request, self.key, _named("moderations",
+                                                         self._native is not None))
         response: ModerationCreateResponse = await self._arun(plan, request.timeout)
         return response
 
@@ -253,6 +282,64 @@ class OpenAIEndpoints:
         from .media import files_plan
 
         return await self._arun(files_plan(request, self.key), request.timeout)
+
+    # -- embeddings (docs/embeddings.md) --
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        from .embeddings import build_embeddings_request, embeddings_limit
+
+        build_embeddings_request(request, self.spec)  # what the service cannot honour raises
+        return embeddings_limit(self.spec, self._embedding_inputs)
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        from .embeddings import build_embeddings_request
+
+        call = (build_embeddings_request(request, self.spec), request.model)
+        return _retry.call(self._calls, self._embed_once, call,
+                           self._calls.bounds(request.timeout))
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        from .embeddings import build_embeddings_request
+
+        call = (build_embeddings_request(request, self.spec), request.model)
+        return await _retry.acall(self._calls, self._aembed_once, call,
+                                  self._calls.bounds(request.timeout))
+
+    def _embed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        if self._native is not None:
+            reply = self._native.http.post(self._native.request(call[0], "/embeddings"))
+            return self._native_embeddings(reply, call[1])
+        with mapped_errors(self._error):
+            raw = self._sync().embeddings.with_raw_response.create(**call[0])
+            body = raw.http_response.content
+        return self._read_embeddings(raw.http_response.status_code,
+                                     raw.http_response.headers, body, call[1])
+
+    async def _aembed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.request(call[0], "/embeddings"))
+            return self._native_embeddings(reply, call[1])
+        with mapped_errors(self._error):
+            raw = await self._async().embeddings.with_raw_response.create(**call[0])
+            body = raw.http_response.content
+        return self._read_embeddings(raw.http_response.status_code,
+                                     raw.http_response.headers, body, call[1])
+
+    def _native_embeddings(self, reply: Any, model: str) -> CreateEmbeddingResponse:
+        from ...core.exchange import note_reply
+
+        note_reply(reply, reply.headers.get("x-request-id"))  # for with_raw_response
+        return self._read_embeddings(reply.status, reply.headers, reply.content, model)
+
+    def _read_embeddings(self, status: int, headers: Any, body: bytes,
+                         model: str) -> CreateEmbeddingResponse:
+        from ...core.reading import decode_json, read_reply
+        from .embeddings import parse_embeddings
+
+        request_id = headers.get("x-request-id")
+        data = decode_json(body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, status,
+                          request_id)
 
 
 def _chunks(http: Any, error: Any) -> Iterator[bytes]:

@@ -11,9 +11,72 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
-from .._native import NativeHTTP, NativeRequest, get_request, json_body, user_agent, with_query
+from .._native import (
+    NativeHTTP,
+    NativeRequest,
+    encode_form,
+    encode_json,
+    form_fields,
+    get_request,
+    json_body,
+    request_parts,
+    user_agent,
+    with_query,
+)
 from .errors import reply_error
 from .services import ServiceSpec
+
+#: The paths Azure serves under its deployment (the openai SDK's ``_deployments_endpoints``;
+#: tests/providers/test_native_transport.py checks they agree).
+DEPLOYMENT_PATHS = frozenset({"/completions", "/chat/completions", "/embeddings",
+                              "/audio/transcriptions", "/audio/translations", "/audio/speech",
+                              "/images/generations", "/images/edits"})
+
+#: The named parameters of the SDK methods whose other arguments the endpoints' plans put in
+#: ``extra_body`` (``endpoints._named``), as the installed SDK has them (a test checks):
+#: read here on the native transport, which imports no SDK.
+SDK_NAMED = {
+    "images.generate": frozenset({
+        "background", "complexity", "extra_body", "extra_headers", "extra_query",
+        "frame_count", "frame_duration_ms", "model", "moderation", "n", "output_compression",
+        "output_format", "partial_images", "prompt", "quality", "response_format",
+        "safety_identifier", "size", "stream", "style", "svg", "timeout", "user"}),
+    "images.edit": frozenset({
+        "background", "complexity", "extra_body", "extra_headers", "extra_query",
+        "frame_count", "frame_duration_ms", "image", "input_fidelity", "markup", "mask",
+        "model", "n", "output_compression", "output_format", "partial_images", "prompt",
+        "quality", "response_format", "safety_identifier", "size", "stream", "svg",
+        "timeout", "user"}),
+    "audio.speech": frozenset({
+        "extra_body", "extra_headers", "extra_query", "input", "instructions", "model",
+        "response_format", "speed", "stream_format", "timeout", "voice"}),
+    "moderations": frozenset({"extra_body", "extra_headers", "extra_query", "input", "model",
+                              "timeout"}),
+}
+
+#: An SDK call of the endpoints' plans (``providers/plans.py``) -> its request: a JSON
+#: ``POST`` of the path, a multipart one (the path and its file fields), or the Files API.
+_JSON_CALLS = {
+    "embeddings.with_raw_response.create": "/embeddings",
+    "images.with_raw_response.generate": "/images/generations",
+    "audio.speech.with_raw_response.create": "/audio/speech",
+    "audio.speech.with_streaming_response.create": "/audio/speech",
+    "moderations.with_raw_response.create": "/moderations",
+    "responses.input_tokens.with_raw_response.count": "/responses/input_tokens",
+}
+_FORM_CALLS = {
+    "images.with_raw_response.edit": ("/images/edits", ("image", "mask")),
+    "audio.transcriptions.with_raw_response.create": ("/audio/transcriptions", ("file",)),
+    "audio.translations.with_raw_response.create": ("/audio/translations", ("file",)),
+    "files.with_raw_response.create": ("/files", ("file",)),
+}
+#: The calls whose reply is binary, and the ``Accept`` the SDK sends for them.
+_BINARY_ACCEPT = {"audio.speech.with_raw_response.create": "application/octet-stream",
+                  "audio.speech.with_streaming_response.create": "application/octet-stream",
+                  "files.with_raw_response.content": "application/binary"}
+#: RFC 3986's characters of a path segment that are sent as they are (the SDK's
+#: ``path_template`` quotes the rest).
+_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
 
 #: Keyword arguments of ``chat.completions.create`` that are no body field: with these as
 #: the SDK's named parameters, ``build_request`` leaves every other provider-native
@@ -79,22 +142,88 @@ class OpenAINative:
     def request(self, kwargs: Mapping[str, Any], path: str = "/chat/completions"
                 ) -> NativeRequest:
         """The HTTP request for ``chat.completions.create(**kwargs)`` (``path``
-        ``"/responses"``: for ``responses.create(**kwargs)``)."""
+        ``"/responses"``: for ``responses.create(**kwargs)``; any path of a JSON ``POST``)."""
         body, extra_headers, query = json_body(kwargs, self.key)
-        if path == "/chat/completions":
+        return NativeRequest(self._url(path, kwargs.get("model"), query),
+                             self.headers_for(extra_headers), body)
+
+    def _url(self, path: str, model: Any, query: Mapping[str, Any]) -> str:
+        if path in DEPLOYMENT_PATHS:
             url = self._base
             if self._azure is not None and not self._deployment_in_base:
-                url += f"/deployments/{kwargs.get('model')}"
+                url += f"/deployments/{model}"
         else:  # Azure names no deployment in the URL of these (as the SDK sends them)
             url = self._root
-        url = with_query(url + path, {**self._query, **query})
+        return with_query(url + path, {**self._query, **query})
+
+    def headers_for(self, extra: Mapping[str, str], **fixed: str) -> dict[str, str]:
+        """The request headers: the client's, ``fixed`` ones (a form's Content-Type, an
+        ``Accept``), a fresh Azure AD token, the call's ``extra_headers`` last."""
         headers = self._headers
-        if self._token_provider is not None or extra_headers:
-            headers = dict(headers)
+        if self._token_provider is not None or extra or fixed:
+            headers = {**headers, **fixed}
             if self._token_provider is not None:
                 headers["Authorization"] = f"Bearer {self._token_provider()}"
-            headers.update(extra_headers)
-        return NativeRequest(url, headers, body)
+            headers.update(extra)
+        return headers
+
+    def form(self, kwargs: Mapping[str, Any], path: str, file_fields: tuple[str, ...]
+             ) -> NativeRequest:
+        """A multipart ``POST`` as the SDK sends it (an upload: a transcription, an image
+        edit, a file): the file fields as files (a list of them as ``name[]``), every other
+        argument a form field (``extra_body`` merged in)."""
+        data, extra_headers, query = request_parts(kwargs, self.key)
+        files: list[tuple[str, Any]] = []
+        for name in file_fields:
+            value = data.pop(name, None)
+            if isinstance(value, list):
+                files.extend((f"{name}[]", item) for item in value)
+            elif value is not None:
+                files.append((name, value))
+        body, content_type = encode_form(form_fields(data), files)
+        headers = self.headers_for(extra_headers, **{"Content-Type": content_type})
+        return NativeRequest(self._url(path, kwargs.get("model"), query), headers, body)
+
+    def sdk_call(self, path: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+                 ) -> NativeRequest:
+        """The request of the SDK call ``path(*args, **kwargs)`` of an endpoint's plan
+        (``providers/plans.py``), as the SDK sends it."""
+        accept = _BINARY_ACCEPT.get(path)
+        fixed = {"Accept": accept} if accept is not None else {}
+        route = _JSON_CALLS.get(path)
+        if route is not None:
+            request = self.request(kwargs, route)
+            if fixed:
+                request.headers = {**request.headers, **fixed}
+            return request
+        form = _FORM_CALLS.get(path)
+        if form is not None:
+            return self.form(kwargs, *form)
+        if not path.startswith("files.with_raw_response."):
+            from ...core.errors import UnsupportedFeatureError
+
+            raise UnsupportedFeatureError(
+                f"{self.key}: {path.split('.')[0]} is not on the native transport; use "
+                f"provider_configs={{{self.key!r}: {{'transport': 'sdk'}}}}",
+                feature=path, provider=self.key)
+        operation = path.rsplit(".", 1)[1]
+        fields, extra_headers, query = request_parts(kwargs, self.key)
+        method = {"delete": "DELETE"}.get(operation, "GET")
+        where = "/files"
+        if operation != "list":
+            where += "/" + _segment(str(args[0]))
+            if operation == "content":
+                where += "/content"
+        else:
+            query = {**fields, **query}
+            fields = {}
+        headers = self.headers_for(extra_headers, **fixed)
+        if method == "GET" or not fields:
+            request = get_request(self._url(where, None, query), headers, {})
+            request.method = method
+            return request
+        return NativeRequest(self._url(where, None, query), headers,
+                             encode_json(fields, self.key), method)
 
 
     def models(self) -> NativeRequest:
@@ -103,6 +232,19 @@ class OpenAINative:
         if self._token_provider is not None:
             headers = {**headers, "Authorization": f"Bearer {self._token_provider()}"}
         return get_request(self._root + "/models", headers, self._query)
+
+
+def _segment(value: str) -> str:
+    """A path segment (a file id) percent-encoded as the SDK's ``path_template`` does; a
+    dot segment, which would change the path, is refused."""
+    from urllib.parse import quote
+
+    if value in (".", "..") or not value:
+        from ...core.errors import UnsupportedParameterError
+
+        raise UnsupportedParameterError(f"file_id {value!r} is not a file id",
+                                        parameter="file_id")
+    return quote(value, safe=_SEGMENT_SAFE)
 
 
 def _azure_base(azure: Mapping[str, Any]) -> tuple[str, bool]:

@@ -23,19 +23,21 @@ from ...core.errors import (
     UnsupportedParameterError,
     scrub_exception,
 )
-from ...core.exchange import note, note_response
+from ...core.exchange import note_reply, note_response
 from ...core.reading import decode_json, read_reply
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import close_at_loop_shutdown, host_of_url, redirect_hooks
-from .._native import CONFIG_KEYS as _NATIVE_KEYS, native_transport
+from .._native import (
+    CONFIG_KEYS as _NATIVE_KEYS,
+    async_library,
+    native_transport,
+)
 from ..base import (
     ChatRequest,
-    EmbeddingRequest,
     Provider,
     ResponsesRequest,
-    TranscriptionRequest,
     mapped_errors,
 )
 from ._sdk_seam import bound_sync_client
@@ -44,11 +46,10 @@ from .errors import map_sdk_error, sdk_stream_error
 from .models import parse_models
 from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint, foreign_host
 from .stream import StreamBody
+from .transcription import OpenAITranscription
 from .translate import build_request, parse_response
 
 if TYPE_CHECKING:
-    from ...core.audio import AudioInput
-    from ...core.embeddings import CreateEmbeddingResponse
     from ...core.responses import Response, ResponseEvent
 
 # The Responses API, audio, embeddings and hosted-tool modules are imported by the methods
@@ -65,12 +66,6 @@ _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
     "azure_ad_token_provider",
 })
-
-#: What OpenAI's /audio/transcriptions takes (the compatible services take the same), and
-#: Hugging Face's Inference API.
-_OPENAI_FORMATS = frozenset({"flac", "mp3", "mp4", "mpeg", "mpga", "m4a", "ogg", "wav",
-                             "webm"})
-_HF_FORMATS = frozenset({"flac", "mp3", "mpeg", "wav", "ogg", "webm", "m4a"})
 
 #: The hosted tools of OpenAI's API (docs/hosted-tools.md).
 _HOSTED = frozenset({"web_search", "code_execution"})
@@ -109,8 +104,7 @@ def _responses_params() -> frozenset[str]:
 
 def _note_reply(reply: Any) -> None:
     """A native 2xx reply, for ``with_raw_response`` (docs/client.md) when a call asks."""
-    note(reply.status, reply.headers, request_id=reply.headers.get("x-request-id"),
-         url=reply.url)
+    note_reply(reply, reply.headers.get("x-request-id"))
 
 
 _warned_hosts: set[str] = set()
@@ -137,7 +131,7 @@ def _warn_foreign_host(host: Optional[str]) -> None:
         "'openai_proxy': False silences this warning.", UserWarning, stacklevel=4)
 
 
-class OpenAIProvider(OpenAIEndpoints, Provider):
+class OpenAIProvider(OpenAITranscription, OpenAIEndpoints, Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
     Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2), ``max_retry_wait``,
@@ -175,12 +169,14 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                     raise ConfigurationError(
                         f"{name!r} is an OpenAI/Azure setting; {service!r} does not use it")
         native = native_transport(config, service)
+        native_async = "aiohttp"
         if native:
-            given = sorted({"http_client", "async_http_client", "async_transport"} & set(config))
+            given = sorted({"http_client", "async_http_client"} & set(config))
             if given:
                 raise ConfigurationError(
                     f"transport='native' sends on connections of its own: remove {given} "
                     f"from provider_configs[{service!r}] (or use the SDK transport)")
+            native_async = async_library(config.pop("async_transport", None), service)
         transport = config.pop("async_transport", "httpx")
         if transport not in ("httpx", "aiohttp"):
             raise ConfigurationError(
@@ -249,6 +245,7 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
                                         self._secrets(), self._calls.host)
             self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
+            self._native.http.async_library = native_async
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(service={self.key!r})"
@@ -655,139 +652,6 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             if response is not None:
                 await response.aclose()
 
-    # -- transcription (docs/audio.md) --
-
-    @property
-    def audio_params(self) -> Optional[str]:
-        """The row of the transcription parameter table (None: no transcription API)."""
-        if not self.spec.transcription_formats:
-            return None
-        return "huggingface" if self.spec.transcription_api == "hf-inference" else "openai"
-
-    @property
-    def audio_input(self) -> Optional[AudioInput]:
-        """The audio formats and upload size the service's transcription API accepts."""
-        from ...core.audio import MB, AudioInput
-
-        if not self.spec.transcription_formats:
-            return None
-        formats = _HF_FORMATS if self.spec.transcription_api == "hf-inference" else \
-            _OPENAI_FORMATS
-        return AudioInput(formats, self.spec.audio_max_mb * MB)
-
-    def transcribe(self, request: TranscriptionRequest) -> Any:
-        from .audio import check_transcription, parse_hf, parse_transcription, transcription_kwargs
-
-        bounds = self._calls.bounds(request.timeout)
-        if self.spec.transcription_api == "hf-inference":
-            url, headers, content = self._hf_prepare(request)
-            body = _retry.call(self._calls, self._hf_once, (url, headers, content), bounds)
-            return parse_hf(decode_json(body, self.key), request, self.key)
-        asked = check_transcription(request, self.spec)
-        kwargs = transcription_kwargs(request, asked)
-        if request.stream:
-            return _retry.stream(self._calls, self._transcript_stream, kwargs, bounds)
-        body = _retry.call(self._calls, self._transcribe_once, kwargs, bounds)
-        return parse_transcription(body, request, asked, self.key)
-
-    async def atranscribe(self, request: TranscriptionRequest) -> Any:
-        from .audio import check_transcription, parse_hf, parse_transcription, transcription_kwargs
-
-        bounds = self._calls.bounds(request.timeout)
-        if self.spec.transcription_api == "hf-inference":
-            url, headers, content = self._hf_prepare(request)
-            body = await _retry.acall(self._calls, self._ahf_once, (url, headers, content),
-                                      bounds)
-            return parse_hf(decode_json(body, self.key), request, self.key)
-        asked = check_transcription(request, self.spec)
-        kwargs = transcription_kwargs(request, asked)
-        if request.stream:
-            return _retry.astream(self._calls, self._atranscript_stream, kwargs, bounds)
-        body = await _retry.acall(self._calls, self._atranscribe_once, kwargs, bounds)
-        return parse_transcription(body, request, asked, self.key)
-
-    def _transcribe_once(self, kwargs: dict[str, Any]) -> bytes:
-        with mapped_errors(self._error):
-            raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
-            return bytes(raw.http_response.content)
-
-    async def _atranscribe_once(self, kwargs: dict[str, Any]) -> bytes:
-        with mapped_errors(self._error):
-            raw = await self._async().audio.transcriptions.with_raw_response.create(**kwargs)
-            return bytes(raw.http_response.content)
-
-    def _transcript_stream(self, kwargs: dict[str, Any]) -> Iterator[Any]:
-        from .audio import TranscriptEvents
-
-        events = TranscriptEvents(self.key, self._secrets())
-        response = None
-        try:
-            with mapped_errors(self._error):
-                raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
-                response = raw.http_response
-                for data in response.iter_bytes():
-                    yield from events.feed(data)
-                yield from events.end()
-        finally:
-            if response is not None:
-                response.close()
-
-    async def _atranscript_stream(self, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
-        from .audio import TranscriptEvents
-
-        events = TranscriptEvents(self.key, self._secrets())
-        response = None
-        try:
-            with mapped_errors(self._error):
-                raw = await self._async().audio.transcriptions.with_raw_response.create(
-                    **kwargs)
-                response = raw.http_response
-                async for data in response.aiter_bytes():
-                    for event in events.feed(data):
-                        yield event
-                for event in events.end():
-                    yield event
-        finally:
-            if response is not None:
-                await response.aclose()
-
-    def _hf_prepare(self, request: TranscriptionRequest) -> tuple[str, dict[str, str], bytes]:
-        """Hugging Face's Inference API: ``<origin of base_url>/hf-inference/models/<model>``
-        (the configured host only), the headers and body of ``hf_request``."""
-        from .audio import hf_request
-
-        if request.stream:
-            raise UnsupportedParameterError(
-                f"stream=True: {self.key}'s Inference API does not stream transcriptions",
-                parameter="stream", provider=self.key)
-        from urllib.parse import urlsplit
-
-        base = urlsplit(str(self._config.get("base_url") or self.spec.base_url))
-        headers, content = hf_request(request)
-        return (f"{base.scheme}://{base.netloc}/hf-inference/models/{request.model}",
-                headers, content)
-
-    def _hf_options(self, headers: dict[str, str]) -> dict[str, Any]:
-        return {"headers": headers}
-
-    def _hf_once(self, args: tuple[str, dict[str, str], bytes]) -> bytes:
-        import httpx2
-
-        url, headers, content = args
-        with mapped_errors(self._error):
-            response = self._sync().post(url, cast_to=httpx2.Response, content=content,
-                                         options=self._hf_options(headers))
-            return bytes(response.content)
-
-    async def _ahf_once(self, args: tuple[str, dict[str, str], bytes]) -> bytes:
-        import httpx2
-
-        url, headers, content = args
-        with mapped_errors(self._error):
-            response = await self._async().post(url, cast_to=httpx2.Response, content=content,
-                                                options=self._hf_options(headers))
-            return bytes(response.content)
-
     # -- the Responses API (docs/responses.md): native calls, and chat calls over it
     # (api="responses"). The same raw-response path as chat: our translator reads the JSON.
 
@@ -972,49 +836,6 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         finally:
             if response is not None:
                 await response.aclose()
-
-    # -- embeddings (docs/embeddings.md) --
-
-    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
-        from .embeddings import build_embeddings_request, embeddings_limit
-
-        build_embeddings_request(request, self.spec)  # what the service cannot honour raises
-        return embeddings_limit(self.spec, self._embedding_inputs)
-
-    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
-        from .embeddings import build_embeddings_request
-
-        call = (build_embeddings_request(request, self.spec), request.model)
-        return _retry.call(self._calls, self._embed_once, call,
-                           self._calls.bounds(request.timeout))
-
-    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
-        from .embeddings import build_embeddings_request
-
-        call = (build_embeddings_request(request, self.spec), request.model)
-        return await _retry.acall(self._calls, self._aembed_once, call,
-                                  self._calls.bounds(request.timeout))
-
-    def _embed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
-        with mapped_errors(self._error):
-            raw = self._sync().embeddings.with_raw_response.create(**call[0])
-            body = raw.http_response.content
-        return self._parse_embeddings(raw.http_response, body, call[1])
-
-    async def _aembed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
-        with mapped_errors(self._error):
-            raw = await self._async().embeddings.with_raw_response.create(**call[0])
-            body = raw.http_response.content
-        return self._parse_embeddings(raw.http_response, body, call[1])
-
-    def _parse_embeddings(self, http_response: Any, body: bytes,
-                          model: str) -> CreateEmbeddingResponse:
-        from .embeddings import parse_embeddings
-
-        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
-        data = decode_json(body, self.key, status_code=status, request_id=request_id)
-        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, status,
-                          request_id)
 
     def close(self) -> None:
         client, self._client = self._client, None
