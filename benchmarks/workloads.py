@@ -393,9 +393,12 @@ class _RawAiohttp:
     default connection pool), the same JSON body the SDK would send, the reply read with
     ``json.loads`` and the text taken out by hand. The floor of an async client in Python."""
 
-    def __init__(self, family: str, base: str) -> None:
+    def __init__(self, family: str, base: str, unlimited: bool = False) -> None:
         self.family = family
         self.base = base
+        #: no connection limit (``limit=0``): one connection per request in flight, as the
+        #: native transport's session; aiohttp's default pool keeps 100 and queues the rest
+        self.unlimited = unlimited
         key = "bench-key"
         if family == "openai":
             self.url = base + "/v1/chat/completions"
@@ -412,6 +415,8 @@ class _RawAiohttp:
     def async_client(self, transport: str) -> Any:
         import aiohttp
 
+        if self.unlimited:
+            return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
         return aiohttp.ClientSession()
 
     def _body(self, model: str) -> bytes:
@@ -558,8 +563,8 @@ def _driver(task: dict[str, Any]) -> Any:
     if side == "ours":
         return _Ours(task["family"], task["base"], task["params"].get("routes", 0),
                      native=task["side"] == "ours_native")
-    if task["side"] == "raw_aio":  # raw aiohttp, no SDK
-        return _RawAiohttp(task["family"], task["base"])
+    if task["side"] in ("raw_aio", "raw_aio_unlimited"):  # raw aiohttp, no SDK
+        return _RawAiohttp(task["family"], task["base"], task["side"] == "raw_aio_unlimited")
     return _RAW[task["family"]](task["base"])
 
 
