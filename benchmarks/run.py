@@ -37,7 +37,7 @@ from server import ServerProcess, measure_capacity  # noqa: E402
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
 SCENARIOS = ("import", "coldstart", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
              "otel", "mcp", "prompt_cache", "cache", "embeddings", "aloop", "native",
-             "router", "checks")
+             "router", "checks", "native_endpoints", "native_httpx2")
 #: The families that have a native transport (docs/transports.md).
 NATIVE_FAMILIES = ("openai", "anthropic", "google")
 IMPORT_MODULES = ("aisuite_like", "pydantic", "openai", "anthropic", "google.genai",
@@ -71,6 +71,8 @@ FULL = {
     "native_streaming": {"repeats": 3, "warmup": 1, "streams": 6, "chunks": 1000},
     "native_async": {"repeats": 3, "warmup": 100, "requests": 2000, "concurrency": (100, 1000)},
     "native_inflight": {"repeats": 2, "n": 1000, "lat": 300},
+    "native_embeddings": {"repeats": 3, "warmup": 30, "calls": 200, "inputs": 1},
+    "native_httpx2": {"repeats": 3, "warmup": 100, "requests": 2000, "concurrency": 100},
 }
 QUICK = {
     "import_samples": 1,
@@ -98,6 +100,8 @@ QUICK = {
     "native_streaming": {"repeats": 1, "warmup": 1, "streams": 1, "chunks": 20},
     "native_async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": (4, 8)},
     "native_inflight": {"repeats": 1, "n": 8, "lat": 10},
+    "native_embeddings": {"repeats": 1, "warmup": 1, "calls": 3, "inputs": 1},
+    "native_httpx2": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
 }
 
 WORKER_TIMEOUT_S = 300
@@ -778,12 +782,58 @@ def plan_embeddings(base: str, families: list[str],
     return rows, jobs
 
 
+def plan_native_endpoints(base: str, families: list[str],
+                          sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """The endpoints beside chat on the native transport against the raw SDK, in one run:
+    ``embeddings.create`` of one text per call on the OpenAI wire (the loopback server
+    serves no other endpoint beside chat)."""
+    if "openai" not in families:
+        return [], []
+    s = sizes["native_embeddings"]
+    row = Row("native_endpoints", "openai: native embeddings, one text per call", "ms/call",
+              ours_label="native", budget=RATIO_LE[0.6])
+    jobs = [_job(_task("embeddings", "openai", side, base, warmup=s["warmup"],
+                       calls=s["calls"], inputs=s["inputs"]), row, row_side, scale=1e3)
+            for _, side, row_side in _alternate(s["repeats"], [("ours_native", "ours"),
+                                                                ("raw", "raw")])]
+    return [row], jobs
+
+
+def plan_native_httpx2(base: str, families: list[str],
+                       sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
+    """Native async on httpx2 (``async_transport="httpx2"``) beside native on aiohttp and
+    raw aiohttp, in one run: requests per second at one concurrency."""
+    rows: list[Row] = []
+    jobs: list[Job] = []
+    s = sizes["native_httpx2"]
+    for family in families:
+        if family not in NATIVE_FAMILIES:
+            continue
+        label = f"{s['requests']} req @ {s['concurrency']}"
+        vs_aio = Row("native_httpx2", f"{family}: native on httpx2 vs raw aiohttp, {label}",
+                     "req/s", ours_label="native httpx2", raw_label="raw aiohttp")
+        vs_native = Row("native_httpx2", f"{family}: native on httpx2 vs native on aiohttp, "
+                        f"{label}", "req/s", ours_label="native httpx2",
+                        raw_label="native aiohttp")
+        rows += [vs_aio, vs_native]
+        targets = {"ours_native_httpx2": [Target(vs_aio, "ours"), Target(vs_native, "ours")],
+                   "ours_native": [Target(vs_native, "raw")], "raw_aio": [Target(vs_aio, "raw")]}
+        sides = list(targets)
+        for r in range(s["repeats"]):
+            for side in (sides if r % 2 == 0 else list(reversed(sides))):
+                jobs.append(Job(_task("async", family, side, base, warmup=s["warmup"],
+                                      requests=s["requests"], concurrency=s["concurrency"]),
+                                targets[side]))
+    return rows, jobs
+
+
 PLANNERS = {"sequential": plan_sequential, "responses": plan_responses,
             "async": plan_async, "streaming": plan_streaming,
             "tool_loop": plan_tool_loop, "rss": plan_rss, "otel": plan_otel,
             "mcp": plan_mcp, "prompt_cache": plan_prompt_cache, "cache": plan_cache,
             "embeddings": plan_embeddings, "aloop": plan_aloop, "native": plan_native,
-            "router": plan_router, "checks": plan_checks}
+            "router": plan_router, "checks": plan_checks,
+            "native_endpoints": plan_native_endpoints, "native_httpx2": plan_native_httpx2}
 
 
 # ----------------------------------------------------------------------------- output ---

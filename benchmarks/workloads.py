@@ -496,6 +496,8 @@ class _Ours:
         config = dict(self.config)
         if transport == "aiohttp":
             config["async_transport"] = "aiohttp"
+        elif transport == "native_httpx2":  # the native transport's async calls on httpx2
+            config["async_transport"] = "httpx2"
         return self._ai.AsyncClient({self.family: config}, router=self.router(config))
 
     def _model(self, model: str) -> str:
@@ -562,7 +564,7 @@ def _driver(task: dict[str, Any]) -> Any:
         _instrument()
     if side == "ours":
         return _Ours(task["family"], task["base"], task["params"].get("routes", 0),
-                     native=task["side"] == "ours_native")
+                     native=task["side"] in ("ours_native", "ours_native_httpx2"))
     if task["side"] in ("raw_aio", "raw_aio_unlimited"):  # raw aiohttp, no SDK
         return _RawAiohttp(task["family"], task["base"], task["side"] == "raw_aio_unlimited")
     return _RAW[task["family"]](task["base"])

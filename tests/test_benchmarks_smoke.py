@@ -220,7 +220,8 @@ def test_quick_benchmark_runs_every_scenario(tmp_path: pathlib.Path) -> None:
     assert {r["scenario"] for r in rows} == {"import", "coldstart", "sequential", "responses",
                                              "async", "streaming", "tool_loop", "rss", "otel",
                                              "mcp", "cache", "prompt_cache", "embeddings",
-                                             "aloop", "native", "router", "checks"}
+                                             "aloop", "native", "router", "checks",
+                                             "native_endpoints", "native_httpx2"}
     for row in rows:
         assert row["status"] in ("PASS", "MISS", "info"), row
         assert row["ours"] and row["raw"], row

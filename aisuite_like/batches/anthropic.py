@@ -41,8 +41,8 @@ def entry(custom_id: str, provider: Provider, request: ChatRequest) -> dict[str,
 
 
 def sdk(provider: Provider, is_async: bool) -> Any:
-    return (provider._async_client() if is_async  # type: ignore[attr-defined]
-            else provider._sync_client())  # type: ignore[attr-defined]
+    """What performs the batch plans: the SDK client, or the native transport's calls."""
+    return provider.plan_client(is_async)  # type: ignore[attr-defined]
 
 
 def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[str, Any]]:
@@ -134,6 +134,9 @@ def results(provider: Provider, raw: Mapping[str, Any]) -> Plan[list[Source]]:
 
         url = f"/v1/messages/batches/{quote(str(raw.get('id') or ''), safe='')}/results"
     options = {"headers": {"Accept": "application/binary"}}
+    if getattr(provider, "_native", None) is not None:  # our own HTTP: no SDK decoders
+        return [LineSource(SdkCall("get", (url,), read="stream", kwargs={"options": options}),
+                           jsonl_parser(provider.key, _item_result))]
     decoder, async_decoder = jsonl_decoders()
     call = SdkCall("get", (url,), read="stream",
                    kwargs={"cast_to": decoder, "stream": True, "options": options},

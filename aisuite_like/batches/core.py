@@ -340,6 +340,14 @@ def _wait_after(provider: "Provider", policy: Any, failures: int, exc: Exception
     raise error from exc
 
 
+def _native_bounds(policy: Any, client: Any) -> tuple[Any, ...]:
+    """The bounds of opening a results body on the native transport (no SDK client's own
+    timeout there): the config's."""
+    from ..providers.plans import NativeCalls
+
+    return (policy.bounds(None),) if isinstance(client, NativeCalls) else ()
+
+
 def iter_results(provider: "Provider", client: Any,
                  plan: Plan[list[Source]]) -> Iterator[tuple[str, Any]]:
     """Perform a ``results`` plan with the sync SDK ``client`` and yield each result as its
@@ -354,7 +362,8 @@ def iter_results(provider: "Provider", client: Any,
             continue
         reader, failures, done = LineReader(source.parse), 0, False
         while not done:
-            response = _retry.call(policy, attempt_of(provider, client), source.call)
+            response = _retry.call(policy, attempt_of(provider, client), source.call,
+                                   *_native_bounds(policy, client))
             try:
                 chunks = response.iter_bytes()
                 while not done:
@@ -386,7 +395,8 @@ async def aiter_results(provider: "Provider", client: Any,
             continue
         reader, failures, done = LineReader(source.parse), 0, False
         while not done:
-            response = await _retry.acall(policy, aattempt_of(provider, client), source.call)
+            response = await _retry.acall(policy, aattempt_of(provider, client), source.call,
+                                               *_native_bounds(policy, client))
             try:
                 chunks = response.aiter_bytes()
                 while not done:

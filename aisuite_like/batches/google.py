@@ -45,13 +45,9 @@ def entry(custom_id: str, provider: Provider, request: ChatRequest) -> dict[str,
 
 
 def sdk(provider: Provider, is_async: bool) -> Any:
-    return provider._sdk()  # type: ignore[attr-defined]  # one client serves sync and async
-
-
-def _model_path(client: Any, model: str) -> str:
-    from ..providers.google._sdk_seam import model_resource
-
-    return model_resource(client, model)
+    """What performs the batch plans: google-genai's API client (one serves sync and async),
+    or the native transport's calls."""
+    return provider.plan_client(is_async)  # type: ignore[attr-defined]
 
 
 def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[str, Any]]:
@@ -67,7 +63,7 @@ def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> list[dict[st
 def submit(provider: Provider, entries: list[dict[str, Any]], model: Optional[str],
            metadata: Optional[dict[str, str]]) -> Plan[dict[str, Any]]:
     assert model is not None  # one model per Gemini batch: the caller splits per model
-    path = _model_path(provider._sdk(), model) + ":batchGenerateContent"  # type: ignore[attr-defined]
+    path = provider.model_path(model) + ":batchGenerateContent"  # type: ignore[attr-defined]
     # A name of its own: the batch an unanswered create made is found by it.
     name = f"aisuite-like batch {uuid.uuid4().hex}"
     batch: dict[str, Any] = {"displayName": name,

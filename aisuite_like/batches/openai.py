@@ -95,7 +95,8 @@ def prepare(entries: list[dict[str, Any]], model: Optional[str]) -> Upload:
 
 
 def sdk(provider: Provider, is_async: bool) -> Any:
-    return provider._async() if is_async else provider._sync()  # type: ignore[attr-defined]
+    """What performs the batch plans: the SDK client, or the native transport's calls."""
+    return provider.plan_client(is_async)  # type: ignore[attr-defined]
 
 
 def submit(provider: Provider, upload: Upload, model: Optional[str],

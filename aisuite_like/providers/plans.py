@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .base import Provider
 
 __all__ = ["SdkCall", "Plan", "run", "arun", "attempt_of", "aattempt_of", "BinaryReply",
-           "native_attempt_of", "anative_attempt_of", "NativeStreamReply"]
+           "native_attempt_of", "anative_attempt_of", "NativeStreamReply", "NativeCalls"]
 
 T = TypeVar("T")
 
@@ -109,8 +109,12 @@ def _finish(provider: "Provider", call: SdkCall, reply: Any, body: Any) -> Any:
 
 
 def attempt_of(provider: "Provider", client: Any) -> Callable[[SdkCall], Any]:
-    """One attempt of a call with the sync SDK ``client``, the SDK's errors mapped."""
+    """One attempt of a call with the sync SDK ``client``, the SDK's errors mapped (a
+    :class:`NativeCalls`: on the native transport)."""
     from .base import mapped_errors
+
+    if isinstance(client, NativeCalls):
+        return native_attempt_of(provider, client.http, client.to_request)
 
     def attempt(call: SdkCall) -> Any:
         with mapped_errors(provider._error):  # type: ignore[attr-defined]
@@ -123,8 +127,11 @@ def attempt_of(provider: "Provider", client: Any) -> Callable[[SdkCall], Any]:
 
 
 def aattempt_of(provider: "Provider", client: Any) -> Callable[[SdkCall], Any]:
-    """One attempt of a call with the async SDK ``client``."""
+    """One attempt of a call with the async SDK ``client`` (or :class:`NativeCalls`)."""
     from .base import mapped_errors
+
+    if isinstance(client, NativeCalls):
+        return anative_attempt_of(provider, client.http, client.to_request)
 
     async def attempt(call: SdkCall) -> Any:
         with mapped_errors(provider._error):  # type: ignore[attr-defined]
@@ -183,6 +190,18 @@ class NativeStreamReply:
 
     async def aclose(self) -> None:
         await self._chunks.aclose()
+
+
+class NativeCalls:
+    """The native transport in the place of an SDK client: ``run`` / ``arun`` (and the
+    batches' results reader) given one make each attempt with ``native_attempt_of``.
+    ``http`` is the family's ``NativeHTTP``, ``to_request`` its request for an SDK call."""
+
+    __slots__ = ("http", "to_request")
+
+    def __init__(self, http: Any, to_request: ToRequest) -> None:
+        self.http = http
+        self.to_request = to_request
 
 
 def native_attempt_of(provider: "Provider", http: Any, to_request: ToRequest
@@ -291,10 +310,12 @@ def run(provider: "Provider", client: Any, plan: Plan[T], bounds: Any = None, *,
     transport's, :func:`native_attempt_of`)."""
     from . import retry as _retry
 
+    policy = provider._calls  # type: ignore[attr-defined]
+    if isinstance(client, NativeCalls) and bounds is None:
+        bounds = policy.bounds(None)  # no SDK client's timeout: the config's bounds each attempt
     if attempt is None:
         attempt = attempt_of(provider, client)
     attempt_once = _once(attempt)
-    policy = provider._calls  # type: ignore[attr-defined]
     extra = () if bounds is None else (bounds,)
     try:
         call = next(plan)
@@ -318,10 +339,12 @@ async def arun(provider: "Provider", client: Any, plan: Plan[T], bounds: Any = N
     :func:`anative_attempt_of`)."""
     from . import retry as _retry
 
+    policy = provider._calls  # type: ignore[attr-defined]
+    if isinstance(client, NativeCalls) and bounds is None:
+        bounds = policy.bounds(None)
     if attempt is None:
         attempt = aattempt_of(provider, client)
     attempt_once = _aonce(attempt)
-    policy = provider._calls  # type: ignore[attr-defined]
     extra = () if bounds is None else (bounds,)
     try:
         call = next(plan)

@@ -1,6 +1,7 @@
 """client.batches against the project's loopback batch server (tests/support/batch_server.py),
-through the real openai, anthropic and google-genai SDKs. Assertions are on the wire: the
-uploaded JSONL, the batch request bodies, the routes polled."""
+through the real openai, anthropic and google-genai SDKs, and on the native transport
+(support/transports.py: google's batches stay on google-genai there). Assertions are on the
+wire: the uploaded JSONL, the batch request bodies, the routes polled."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 from support.batch_server import DEEP, BatchServer
 from support.fault_server import Reply
 from support.timing import scaled
+from support.transports import each_transport, with_transport  # noqa: F401  (autouse)
 from pydantic import BaseModel, ValidationError
 
 import aisuite_like as ai
@@ -36,6 +38,11 @@ def server() -> Iterator[BatchServer]:
 
 def configs(server: BatchServer, clock: Any = None, **extra: Any) -> dict[str, dict[str, Any]]:
     base = {"retry_clock": clock} if clock is not None else {}
+    return with_transport(_configs(server, base, extra))
+
+
+def _configs(server: BatchServer, base: dict[str, Any], extra: dict[str, Any]
+             ) -> dict[str, dict[str, Any]]:
     return {"openai": {"api_key": KEYS["openai"], "base_url": server.url + "/v1", **base, **extra},
             "groq": {"api_key": KEYS["groq"], "base_url": server.url + "/v1", **base, **extra},
             "anthropic": {"api_key": KEYS["anthropic"], "base_url": server.url, **base, **extra},
@@ -323,6 +330,30 @@ print(json.dumps([b.status, b.metadata, [p.batch_id for p in b.parts], out]))
                    "c": "ChatCompletionResponse"}
     for key in KEYS.values():
         assert key not in batch.id
+
+
+def test_batches_on_the_native_transport_import_no_vendor_sdk(server: BatchServer) -> None:
+    """create, wait and results of every family's batch on ``transport="native"``, in a
+    fresh process: no vendor SDK is imported."""
+    code = f"""
+import json, sys
+sys.path[:0] = [{str(__import__('pathlib').Path(__file__).parent)!r}, {str(__import__('pathlib').Path(__file__).parents[1])!r}]
+import aisuite_like as ai
+from test_batches import _configs, req
+class S: url = {server.url!r}
+client = ai.Client(provider_configs=_configs(S, {{}}, {{}}), transport="native")
+b = client.batches.create([req("a", "openai"), req("b", "anthropic"), req("c", "google")])
+b = client.batches.wait(b.id, poll_interval=0.001, timeout={scaled(30)})
+out = {{k: type(v).__name__ for k, v in client.batches.results(b.id)}}
+loaded = sorted(m for m in ("openai", "anthropic", "google.genai") if m in sys.modules)
+print(json.dumps([b.status, out, loaded]))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=scaled(30) + 90)
+    assert run.returncode == 0, run.stderr
+    status, out, loaded = json.loads(run.stdout)
+    assert status == "completed" and loaded == []
+    assert out == dict.fromkeys("abc", "ChatCompletionResponse")
 
 
 @pytest.mark.parametrize("bad", [

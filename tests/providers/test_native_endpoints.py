@@ -3,7 +3,7 @@ transcriptions and translations, speech, images, moderations and files of the Op
 family go out as the openai SDK sends them (method, URL, credential and content headers,
 the JSON body or the multipart form's fields and files), sync and async, and come back as
 the same typed results; an application using them imports no vendor SDK (google's
-embeddings, images and speech and anthropic's Files API too: their suites in
+embeddings, images, speech and files and anthropic's Files API too: their suites in
 tests/endpoints run on each transport).
 
 HTTP is mocked at httpcore2 (respx); async native calls use ``async_transport="httpx2"``, so
@@ -250,10 +250,17 @@ def test_an_application_using_every_endpoint_natively_imports_no_vendor_sdk() ->
         seen = []
         with respx.mock(using="httpcore2") as router:
             for name, (method, path, reply, call, read) in CASES.items():
-                router.route(method=method, url__regex=r".*" + path.replace(".", r"\\.")
+                router.route(method=method, url__regex=r".*/v1" + path.replace(".", r"\\.")
                              + r"(\\?.*)?$").respond(200, **_reply(reply))
             router.post(url__regex=r".*:batchEmbedContents$").respond(
                 200, json={{"embeddings": [{{"values": [0.5]}}]}})
+            def upload(request):
+                if request.headers.get("x-goog-upload-command") == "start":
+                    return respx.MockResponse(200, json={{}}, headers={{
+                        "x-goog-upload-url": "https://x.test/upload/v1beta/files?id=u1"}})
+                return respx.MockResponse(200, json={{"file": {{
+                    "name": "files/up1", "displayName": "a.pdf", "sizeBytes": "3"}}}})
+            router.post(url__regex=r".*/upload/v1beta/files.*").mock(side_effect=upload)
             router.get(url__regex=r".*/v1/files/file_01$").respond(200, json={{
                 "id": "file_01", "type": "file", "filename": "a.pdf", "size_bytes": 3,
                 "created_at": "2025-04-14T20:00:00Z", "mime_type": "application/pdf"}})
@@ -266,6 +273,8 @@ def test_an_application_using_every_endpoint_natively_imports_no_vendor_sdk() ->
                 seen.append(client.embeddings.create(model="google:gemini-embedding-001",
                                                      input="a").data[0].embedding)
                 seen.append(client.files.retrieve("file_01", provider="anthropic").filename)
+                seen.append(client.files.create(file=("a.pdf", b"%PDF"), purpose="user_data",
+                                                provider="google").id)
         loaded = sorted(m for m in ("openai", "anthropic", "google.genai") if m in sys.modules)
         print(json.dumps({{"seen": seen, "loaded": loaded}}))
     """)
@@ -274,7 +283,7 @@ def test_an_application_using_every_endpoint_natively_imports_no_vendor_sdk() ->
                          timeout=120, env=env, cwd=str(ROOT))
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["seen"] == [*CASES, [0.5], "a.pdf"]
+    assert result["seen"] == [*CASES, [0.5], "a.pdf", "files/up1"]
     assert result["loaded"] == []
 
 
@@ -286,3 +295,24 @@ def test_the_sdk_names_mirrored_for_the_native_transport_agree_with_the_sdk() ->
     assert native.DEPLOYMENT_PATHS == frozenset(_deployments_endpoints)
     for path, names in native.SDK_NAMED.items():
         assert endpoints._named(path) == names, path
+
+
+def test_an_azure_ad_token_provider_is_asked_per_request_on_both_transports() -> None:
+    """Azure AD token providers are not SDK-only: the native transport asks the provider for
+    a token on each request and sends it as the SDK does."""
+    sent: dict[str, list[str]] = {}
+    for transport in ("sdk", "native"):
+        tokens = iter(["tok-1", "tok-2"])
+        config: dict[str, Any] = {"azure_endpoint": AZURE, "api_version": "2024-10-21",
+                                  "azure_ad_token_provider": lambda: next(tokens),
+                                  "max_retries": 0}
+        if transport == "native":
+            config["transport"] = "native"
+        with respx.mock(using="httpcore2") as router:
+            route = router.post(url__regex=r".*/embeddings.*").respond(200, json=EMBEDDINGS)
+            with ai.Client({"azure": config}) as client:
+                for _ in range(2):
+                    client.embeddings.create(model="azure:text-embedding-3-small",
+                                             input=["a", "b"])
+            sent[transport] = [call.request.headers["authorization"] for call in route.calls]
+    assert sent["native"] == sent["sdk"] == ["Bearer tok-1", "Bearer tok-2"]

@@ -101,11 +101,39 @@ class AnthropicNative:
         headers = {**self._headers, **extra_headers} if extra_headers else self._headers
         return NativeRequest(with_query(self.url, query), headers, body)
 
+    def _batch_call(self, operation: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+                    ) -> NativeRequest:
+        """Message Batches (``batches/anthropic.py``): create, retrieve, cancel."""
+        method, where = _BATCH_CALLS[operation]
+        if "{}" in where:
+            where = where.format(_segment(str(args[0])))
+        url = self.root + "/v1/messages/batches" + where
+        body, extra_headers, query = json_body(kwargs, self.key)
+        headers = {**self._headers, **extra_headers} if extra_headers else self._headers
+        if method == "GET":
+            return get_request(url, headers, query)
+        if operation == "cancel" and not kwargs:
+            body = b""
+        return NativeRequest(with_query(url, query), headers, body)
+
+    def _get(self, url: str, kwargs: Mapping[str, Any]) -> NativeRequest:
+        """The SDK client's ``get(url, options={"headers": ...})``: an absolute URL as
+        given (the caller checked its origin), a path under the base URL."""
+        headers = dict(self._headers)
+        headers.update((kwargs.get("options") or {}).get("headers") or {})
+        if not url.startswith(("http://", "https://")):
+            url = self.root + url
+        return get_request(url, headers, {})
+
     def sdk_call(self, path: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
                  ) -> NativeRequest:
         """The request of the SDK call ``path(*args, **kwargs)`` of a Files API plan
         (``media.files_plan``: ``beta.files.with_raw_response.<operation>``), as the SDK
         sends it: ``betas`` as the ``anthropic-beta`` header, the upload a multipart form."""
+        if path.startswith("messages.batches.with_raw_response."):
+            return self._batch_call(path.rsplit(".", 1)[1], args, kwargs)
+        if path == "get":  # a batch's results (its results_url, or the path to it)
+            return self._get(str(args[0]), kwargs)
         operation = path.rsplit(".", 1)[1]
         if not path.startswith("beta.files.") or operation not in _FILE_CALLS:
             from ...core.errors import UnsupportedFeatureError
@@ -141,6 +169,10 @@ class AnthropicNative:
         request = get_request(url, headers, query)
         request.method = method
         return request
+
+
+_BATCH_CALLS = {"create": ("POST", ""), "retrieve": ("GET", "/{}"),
+                "cancel": ("POST", "/{}/cancel")}
 
 
 def _segment(value: str) -> str:

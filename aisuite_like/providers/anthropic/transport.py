@@ -284,8 +284,19 @@ class AnthropicProvider(Provider):
     def _endpoint_url(self) -> str:
         """The base URL the SDK client sends to (configured, ``ANTHROPIC_BASE_URL``, or the
         SDK's default)."""
+        if self._native is not None:
+            return str(self._native.root) + "/"
         client = self._sync or self._async or self._sync_client()
         return str(client.base_url)
+
+    def plan_client(self, is_async: bool) -> Any:
+        """What performs this provider's plans (files, batches): the SDK client, or on the
+        native transport our own HTTP (``plans.NativeCalls``)."""
+        if self._native is not None:
+            from ..plans import NativeCalls
+
+            return NativeCalls(self._native.http, self._native.sdk_call)
+        return self._async_client() if is_async else self._sync_client()
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         if self._native is not None:
@@ -589,26 +600,19 @@ class AnthropicProvider(Provider):
     # -- the Files API (docs/files.md): providers/anthropic/media.py's plans --
 
     def files(self, request: FileRequest) -> Any:
-        from ..plans import native_attempt_of, run
+        from ..plans import run
         from .media import files_plan
 
-        plan = files_plan(request, self.key or PROVIDER)
-        bounds = self._calls.bounds(request.timeout)
-        if self._native is not None:  # the same plan on our own HTTP
-            return run(self, None, plan, bounds, attempt=native_attempt_of(
-                self, self._native.http, self._native.sdk_call))
-        return run(self, self._sync_client(), plan, bounds)
+        return run(self, self.plan_client(False), files_plan(request, self.key or PROVIDER),
+                   self._calls.bounds(request.timeout))
 
     async def afiles(self, request: FileRequest) -> Any:
-        from ..plans import anative_attempt_of, arun
+        from ..plans import arun
         from .media import files_plan
 
-        plan = files_plan(request, self.key or PROVIDER)
-        bounds = self._calls.bounds(request.timeout)
-        if self._native is not None:
-            return await arun(self, None, plan, bounds, attempt=anative_attempt_of(
-                self, self._native.http, self._native.sdk_call))
-        return await arun(self, self._async_client(), plan, bounds)
+        return await arun(self, self.plan_client(True),
+                          files_plan(request, self.key or PROVIDER),
+                          self._calls.bounds(request.timeout))
 
     def close(self) -> None:
         if self._sync is not None:

@@ -56,11 +56,24 @@ class GoogleEndpoints:
         request.method = method.upper()
         return request
 
+    def plan_client(self, is_async: bool) -> Any:
+        """What performs this provider's plans of request-layer calls (the batches): the
+        SDK's API client, or on the native transport our own HTTP (``plans.NativeCalls``)."""
+        if self._native is not None:
+            from ..plans import NativeCalls
+
+            return NativeCalls(self._native.http, self._native_request)
+        return self._sdk()
+
+    def model_path(self, model: str) -> str:
+        """The resource path of ``model`` as google-genai names it (``models/...``)."""
+        return self._model_path(model)
+
     def _run(self, plan: Plan[Any], timeout: Any) -> Any:
         bounds = self._calls.bounds(timeout)
         if self._native is None:
             return run(self, self._sdk(), plan, bounds)  # type: ignore[arg-type]
-        from ..plans import attempt_of, native_attempt_of
+        from ..plans import native_attempt_of
 
         native = native_attempt_of(self, self._native.http,  # type: ignore[arg-type]
                                    self._native_request)
@@ -68,15 +81,49 @@ class GoogleEndpoints:
         def attempt(call: SdkCall) -> Any:
             if call.path == "request":
                 return native(call)
-            # google-genai's resumable upload (files.create): through google-genai still
-            return attempt_of(self, self._sdk())(call)  # type: ignore[arg-type]
+            # files.create: google-genai's resumable upload, on our own HTTP
+            data, config = self._upload_of(call)
+            http = self._native.http
+            start = http.post(self._native.upload_start(data, config, bounds.attempt))
+            reply = None
+            for request in self._native.upload_chunks(self._upload_url(start), data,
+                                                      bounds.attempt):
+                reply = http.post(request)
+            return self._uploaded(reply)
         return run(self, None, plan, bounds, attempt=attempt)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _upload_of(call: SdkCall) -> tuple[bytes, dict[str, Any]]:
+        file = call.kwargs["file"]
+        return bytes(file.getvalue()), dict(call.kwargs.get("config") or {})
+
+    def _upload_url(self, start: Any) -> str:
+        url = start.headers.get("x-goog-upload-url")
+        if not url:
+            from .._common import bad_shape
+
+            raise bad_shape(self.key, "the upload's x-goog-upload-url header", "a URL", url)
+        return str(url)
+
+    def _uploaded(self, reply: Any) -> Any:
+        """The finalized upload's reply -> the ``File`` it holds (its JSON)."""
+        from ...core.exchange import note
+        from ...core.reading import decode_json
+        from .._common import bad_shape, need_object
+
+        note(reply.status, reply.headers, url=reply.url)
+        body = need_object(decode_json(reply.content, self.key, status_code=reply.status),
+                           self.key, "the upload's reply")
+        file = body.get("file")
+        if not isinstance(file, dict):
+            raise bad_shape(self.key, "the upload's file", "an object", file)
+        return file
 
     async def _arun(self, plan: Plan[Any], timeout: Any) -> Any:
         bounds = self._calls.bounds(timeout)
         if self._native is None:
             return await arun(self, self._sdk(), plan, bounds)  # type: ignore[arg-type]
-        from ..plans import aattempt_of, anative_attempt_of
+        from ..plans import anative_attempt_of
 
         native = anative_attempt_of(self, self._native.http,  # type: ignore[arg-type]
                                     self._native_request)
@@ -84,7 +131,14 @@ class GoogleEndpoints:
         async def attempt(call: SdkCall) -> Any:
             if call.path == "request":
                 return await native(call)
-            return await aattempt_of(self, self._sdk())(call)  # type: ignore[arg-type]
+            data, config = self._upload_of(call)
+            http = self._native.http
+            start = await http.apost(self._native.upload_start(data, config, bounds.attempt))
+            reply = None
+            for request in self._native.upload_chunks(self._upload_url(start), data,
+                                                      bounds.attempt):
+                reply = await http.apost(request)
+            return self._uploaded(reply)
         return await arun(self, None, plan, bounds, attempt=attempt)  # type: ignore[arg-type]
 
     def _call(self, timeout: Any) -> Any:

@@ -17,6 +17,8 @@ from .._native import NativeHTTP, NativeRequest, encode_json, get_request, user_
 from .errors import _NAME, reply_error
 
 _BASE_URL = "https://generativelanguage.googleapis.com"
+#: The bytes of one upload request (google-genai's ``CHUNK_SIZE``).
+_UPLOAD_CHUNK = 8 * 1024 * 1024
 #: The per-request ``http_options`` keys the native transport honours.
 _HTTP_OPTIONS = frozenset({"headers"})
 
@@ -42,6 +44,8 @@ class GoogleNative:
         base = str(config.get("base_url") or _BASE_URL).rstrip("/")
         version = config.get("api_version") or "v1beta"
         self._prefix = f"{base}/{version}/" if version else f"{base}/"
+        #: where google-genai starts a resumable upload (the Files API's ``create``)
+        self.upload_url = f"{base}/upload/{version}/files" if version else f"{base}/upload/files"
         headers = {"Content-Type": "application/json", "User-Agent": user_agent()}
         if api_key is not None:
             headers["x-goog-api-key"] = api_key
@@ -65,6 +69,51 @@ class GoogleNative:
                 ":streamGenerateContent?alt=sse" if stream else ":generateContent")
             self._urls[(model, stream)] = url
         return url
+
+    def upload_start(self, data: bytes, config: Mapping[str, Any], timeout: Any
+                     ) -> NativeRequest:
+        """The request that starts google-genai's resumable upload of ``data`` (``config``:
+        ``mime_type``, ``display_name``, ``name``), as ``files.upload`` sends it."""
+        fields: dict[str, Any] = {}
+        for name, value in config.items():
+            if name not in ("mime_type", "display_name", "name"):
+                raise UnsupportedParameterError(
+                    f"{name!r} is not a setting of a Gemini file upload (it takes mime_type, "
+                    "display_name and name)", parameter=name, provider=_NAME)
+            if value is not None:
+                fields[name] = value
+        if isinstance(fields.get("name"), str) and not fields["name"].startswith("files/"):
+            fields["name"] = "files/" + fields["name"]
+        mime = str(fields.get("mime_type") or "application/octet-stream")
+        fields["mime_type"] = mime
+        fields["size_bytes"] = len(data)
+        headers = {**self.headers(None, timeout),
+                   "X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start",
+                   "X-Goog-Upload-Header-Content-Length": str(len(data)),
+                   "X-Goog-Upload-Header-Content-Type": mime}
+        return NativeRequest(self.upload_url, headers, encode_json({"file": fields}, _NAME))
+
+    def upload_chunks(self, upload_url: str, data: bytes, timeout: Any
+                      ) -> list[NativeRequest]:
+        """The requests that send ``data`` to the session's ``upload_url`` (at this
+        client's origin, as google-genai sends them: 8 MB a request, the last one
+        finalizing)."""
+        from urllib.parse import urlsplit, urlunsplit
+
+        ours, theirs = urlsplit(self.upload_url), urlsplit(upload_url)
+        url = urlunsplit(theirs._replace(scheme=ours.scheme, netloc=ours.netloc))
+        base = {k: v for k, v in self.headers(None, timeout).items()
+                if k.lower() != "content-type"}
+        requests, offset = [], 0
+        while True:
+            chunk = data[offset:offset + _UPLOAD_CHUNK]
+            last = offset + len(chunk) >= len(data)
+            requests.append(NativeRequest(url, {
+                **base, "X-Goog-Upload-Command": "upload, finalize" if last else "upload",
+                "X-Goog-Upload-Offset": str(offset)}, chunk))
+            offset += len(chunk)
+            if last:
+                return requests
 
     def api_url(self, path: str) -> str:
         """The URL of ``path`` relative to the API version (``files/abc``, ...)."""

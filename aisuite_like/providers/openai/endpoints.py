@@ -101,26 +101,23 @@ class OpenAIEndpoints:
         _native: Any
         _embedding_inputs: Optional[int]
 
-    def _run(self, plan: Plan[Any], timeout: Any) -> Any:
-        native = self._native
-        if native is not None:  # the same plan, each call sent on our own HTTP
-            from ..plans import native_attempt_of
-
-            return run(self, None, plan, self._calls.bounds(timeout),  # type: ignore[arg-type]
-                       attempt=native_attempt_of(self, native.http,  # type: ignore[arg-type]
-                                                 native.sdk_call))
-        return run(self, self._sync(), plan, self._calls.bounds(timeout))  # type: ignore[arg-type]
-
-    async def _arun(self, plan: Plan[Any], timeout: Any) -> Any:
+    def plan_client(self, is_async: bool) -> Any:
+        """What performs this provider's plans: the SDK client, or on the native transport
+        our own HTTP (``plans.NativeCalls``: the same plans, each call as the SDK sends
+        it)."""
         native = self._native
         if native is not None:
-            from ..plans import anative_attempt_of
+            from ..plans import NativeCalls
 
-            return await arun(self, None, plan,  # type: ignore[arg-type]
-                              self._calls.bounds(timeout),
-                              attempt=anative_attempt_of(self,  # type: ignore[arg-type]
-                                                         native.http, native.sdk_call))
-        return await arun(self, self._async(), plan,  # type: ignore[arg-type]
+            return NativeCalls(native.http, native.sdk_call)
+        return self._async() if is_async else self._sync()
+
+    def _run(self, plan: Plan[Any], timeout: Any) -> Any:
+        return run(self, self.plan_client(False), plan,  # type: ignore[arg-type]
+                   self._calls.bounds(timeout))
+
+    async def _arun(self, plan: Plan[Any], timeout: Any) -> Any:
+        return await arun(self, self.plan_client(True), plan,  # type: ignore[arg-type]
                           self._calls.bounds(timeout))
 
     # -- token counting (docs/models.md): OpenAI's POST /v1/responses/input_tokens --

@@ -73,7 +73,11 @@ _FORM_CALLS = {
 #: The calls whose reply is binary, and the ``Accept`` the SDK sends for them.
 _BINARY_ACCEPT = {"audio.speech.with_raw_response.create": "application/octet-stream",
                   "audio.speech.with_streaming_response.create": "application/octet-stream",
-                  "files.with_raw_response.content": "application/binary"}
+                  "files.with_raw_response.content": "application/binary",
+                  "files.with_streaming_response.content": "application/binary"}
+#: The Batch API's calls (``batches/openai.py``): method and path (``{}``: the batch id).
+_BATCH_CALLS = {"create": ("POST", "/batches"), "list": ("GET", "/batches"),
+                "retrieve": ("GET", "/batches/{}"), "cancel": ("POST", "/batches/{}/cancel")}
 #: RFC 3986's characters of a path segment that are sent as they are (the SDK's
 #: ``path_template`` quotes the rest).
 _SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
@@ -184,6 +188,19 @@ class OpenAINative:
         headers = self.headers_for(extra_headers, **{"Content-Type": content_type})
         return NativeRequest(self._url(path, kwargs.get("model"), query), headers, body)
 
+    def _batch_call(self, operation: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+                    ) -> NativeRequest:
+        method, where = _BATCH_CALLS[operation]
+        if "{}" in where:
+            where = where.format(_segment(str(args[0])))
+        if method == "POST":
+            body, extra_headers, query = json_body(kwargs, self.key)
+            return NativeRequest(self._url(where, None, query), self.headers_for(extra_headers),
+                                 body)
+        fields, extra_headers, query = request_parts(kwargs, self.key)
+        return get_request(self._url(where, None, {**fields, **query}),
+                           self.headers_for(extra_headers), {})
+
     def sdk_call(self, path: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
                  ) -> NativeRequest:
         """The request of the SDK call ``path(*args, **kwargs)`` of an endpoint's plan
@@ -199,7 +216,9 @@ class OpenAINative:
         form = _FORM_CALLS.get(path)
         if form is not None:
             return self.form(kwargs, *form)
-        if not path.startswith("files.with_raw_response."):
+        if path.startswith("batches.with_raw_response."):
+            return self._batch_call(path.rsplit(".", 1)[1], args, kwargs)
+        if not path.startswith(("files.with_raw_response.", "files.with_streaming_response.")):
             from ...core.errors import UnsupportedFeatureError
 
             raise UnsupportedFeatureError(
