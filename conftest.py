@@ -81,8 +81,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[A
 
 #: Test files that take long for their number of tests (subprocesses, servers, timeouts):
 #: handed out first under xdist, so that no worker starts one of them when the others are done.
-_LONG_FILES = ("test_benchmarks_smoke.py", "test_durable_postgres.py", "test_durable.py",
+_LONG_FILES = ("test_llama_cpp.py", "test_litellm.py",  # make interop only: minutes each
+               "test_benchmarks_smoke.py", "test_durable_postgres.py", "test_durable.py",
                "test_mcp.py", "test_llm_katan.py", "test_llmock.py",  # + a 45 s install
+               "test_independent_bench.py",
                "test_transport_faults.py", "test_durable_bench_smoke.py",
                "test_scale_async_smoke.py", "test_bedrock_retries.py",
                "test_router_redis.py", "test_gateway_safety.py", "test_gateway_cli.py",

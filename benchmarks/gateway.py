@@ -140,11 +140,16 @@ class Target:
 
 
 async def _one(client: Any, target: Target, payload: bytes) -> float:
+    import aiohttp
+
     started = time.perf_counter()
-    async with client.post(target.url, data=payload, headers=target.headers) as reply:
-        text = await reply.read()
-        if reply.status != 200:
-            raise RuntimeError(f"{target.url}: HTTP {reply.status} {text[:200]!r}")
+    try:
+        async with client.post(target.url, data=payload, headers=target.headers) as reply:
+            text = await reply.read()
+    except aiohttp.ClientError as exc:
+        raise RuntimeError(f"{target.name} ({target.url}): {exc!r}") from exc
+    if reply.status != 200:
+        raise RuntimeError(f"{target.name} ({target.url}): HTTP {reply.status} {text[:200]!r}")
     return time.perf_counter() - started
 
 
@@ -153,7 +158,10 @@ def _session(connections: int) -> Any:
     the numbers are the servers', not the load generator's)."""
     import aiohttp
 
-    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections),
+    # keep-alive shorter than the servers' (uvicorn's 5 s): a side waits idle while the
+    # others take their turn, and a connection the server has just closed is not reused
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections,
+                                                                keepalive_timeout=2.0),
                                  timeout=aiohttp.ClientTimeout(total=120))
 
 

@@ -35,7 +35,7 @@ sys.path.insert(0, HERE)
 from server import ServerProcess, measure_capacity  # noqa: E402
 
 FAMILIES = ("openai", "anthropic", "google", "bedrock")
-SCENARIOS = ("import", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
+SCENARIOS = ("import", "coldstart", "sequential", "responses", "async", "streaming", "tool_loop", "rss",
              "otel", "mcp", "prompt_cache", "cache", "embeddings", "aloop", "native",
              "router", "checks", "native_endpoints", "native_httpx2")
 #: The families that have a native transport (docs/transports.md).
@@ -47,6 +47,7 @@ VENDOR_MODULES = ("openai", "anthropic", "google.genai", "botocore")
 # Sizes: full run (make bench, < 10 minutes on 2 cores) and --quick (the smoke test).
 FULL = {
     "import_samples": 10,
+    "coldstart_samples": 6,
     "sequential": {"repeats": 3, "warmup": 30, "calls": 200},
     "responses": {"repeats": 3, "warmup": 30, "calls": 200},
     "async": {"repeats": 2, "warmup": 100, "requests": 2000, "concurrency": 100},
@@ -75,6 +76,7 @@ FULL = {
 }
 QUICK = {
     "import_samples": 1,
+    "coldstart_samples": 1,
     "sequential": {"repeats": 1, "warmup": 1, "calls": 3},
     "responses": {"repeats": 1, "warmup": 1, "calls": 3},
     "async": {"repeats": 1, "warmup": 4, "requests": 8, "concurrency": 4},
@@ -481,6 +483,60 @@ def run_imports(samples: int, progress: Callable[[str], None]) -> tuple[list[Row
     return rows, {"samples": samples, "vendor_loaded_by_aisuite_like": sorted(vendor_loaded)}
 
 
+#: The sides of the cold-start rows: (coldstart.py side, row label, budget against raw).
+COLDSTART_SIDES = (("ours", "SDK transport", RATIO_LE[1.05]),
+                   ("ours_native", "native transport", RATIO_LE[0.5]))
+
+
+def run_coldstart(base: str, families: list[str], samples: int,
+                  progress: Callable[[str], None]) -> list[Row]:
+    """Cold start to the first reply: a fresh process imports the library (or the vendor SDK),
+    builds a client and reads its first reply from the loopback server, timed inside that
+    process from before its first import (benchmarks/coldstart.py). Every sample of every side
+    is its own process, the sides interleaved and their order rotated sample after sample; one
+    untimed run per side first fills the bytecode cache and the OS's file cache."""
+    rows: list[Row] = []
+    for family in families:
+        sides = ["raw"] + [side for side, _, _ in COLDSTART_SIDES
+                           if side == "ours" or family in NATIVE_FAMILIES]
+        family_rows: dict[str, tuple[Row, Row]] = {}
+        for side, label, budget in COLDSTART_SIDES:
+            if side not in sides:
+                continue
+            # bedrock: botocore loads no pydantic and builds no typed objects, so a library
+            # that builds pydantic responses cannot come near it: information, no budget
+            wall = Row("coldstart", f"{family}: import, client, first reply ({label})", "ms",
+                       ours_label=label, budget=budget if family in NATIVE_FAMILIES else None)
+            cpu = Row("coldstart", f"{family}: the same, CPU time of the process ({label})",
+                      "ms", ours_label=label)
+            family_rows[side] = (wall, cpu)
+            rows += [wall, cpu]
+        progress(f"coldstart  {family:<9} {samples} x {', '.join(sides)}")
+        times: dict[str, list[float]] = {side: [] for side in sides}
+        cpus: dict[str, list[float]] = {side: [] for side in sides}
+        for sample in range(-1, samples):  # -1: the untimed warm-up round
+            shift = max(sample, 0) % len(sides)
+            for side in sides[shift:] + sides[:shift]:
+                proc = subprocess.run([sys.executable, os.path.join(HERE, "coldstart.py"),
+                                       side, family, base], capture_output=True, text=True,
+                                      cwd=ROOT, env=WORKER_ENV, timeout=WORKER_TIMEOUT_S)
+                line = next((l for l in proc.stdout.splitlines() if l.startswith("RESULT ")),
+                            None)
+                if line is None:
+                    for pair in family_rows.values():
+                        pair[0].errors.append(f"{side}: exited {proc.returncode}: "
+                                              f"{proc.stderr.strip()[-800:]}")
+                    continue
+                if sample >= 0:
+                    result = json.loads(line[7:])
+                    times[side].append(result["value"] * 1e3)
+                    cpus[side].append(result["cpu"] * 1e3)
+        for side, (wall, cpu) in family_rows.items():
+            wall.ours, wall.raw = times[side], times["raw"]
+            cpu.ours, cpu.raw = cpus[side], cpus["raw"]
+    return rows
+
+
 def plan_otel(base: str, families: list[str],
               sizes: dict[str, Any]) -> tuple[list[Row], list[Job]]:
     """aisuite_like with ``ai.instrument()`` (the OpenTelemetry SDK, spans to a batch processor
@@ -583,8 +639,14 @@ def plan_native(base: str, families: list[str],
                                     targets[side]))
         row = Row("native", f"{family}: memory per in-flight request ({mem['n']} at once)",
                   "KiB/req", ours_label="native", raw_label="raw aiohttp", compare="diff")
-        rows.append(row)
-        targets = {"ours_native": [Target(row, "ours")], "raw_aio": [Target(row, "raw")]}
+        # the native session opens a connection per request in flight; aiohttp's default
+        # pool opens 100 and queues the rest: the same with one connection per request
+        alike = Row("native", f"{family}: the same, raw aiohttp with a connection per request "
+                    "(limit=0, as native)", "KiB/req", ours_label="native",
+                    raw_label="raw aiohttp, limit=0", compare="diff")
+        rows += [row, alike]
+        targets = {"ours_native": [Target(row, "ours"), Target(alike, "ours")],
+                   "raw_aio": [Target(row, "raw")], "raw_aio_unlimited": [Target(alike, "raw")]}
         for r in range(mem["repeats"]):
             for side in (list(targets) if r % 2 == 0 else list(reversed(list(targets)))):
                 jobs.append(Job(_task("inflight", family, side, base, n=mem["n"],
@@ -883,8 +945,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         capacity = measure_capacity(server.port, server.stats,
                                     seconds=0.2 if args.quick else 1.5)
         meta["server"] = {"impl": "asyncio", **capacity}
+        if "coldstart" in only:
+            before, t0 = server.stats(), time.perf_counter()
+            rows += run_coldstart(server.base, families, sizes["coldstart_samples"], progress)
+            server_load["coldstart"] = _load(before, server.stats(), time.perf_counter() - t0)
         plans = [(scenario, *PLANNERS[scenario](server.base, families, sizes))
-                 for scenario in only if scenario != "import"]
+                 for scenario in only if scenario not in ("import", "coldstart")]
         if args.quick:  # one process per family and side runs every scenario
             before, t0 = server.stats(), time.perf_counter()
             _execute([job for _, _, jobs in plans for job in jobs], True, progress)

@@ -217,10 +217,10 @@ def test_quick_benchmark_runs_every_scenario(tmp_path: pathlib.Path) -> None:
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = json.loads(out.read_text())
     rows = results["rows"]
-    assert {r["scenario"] for r in rows} == {"import", "sequential", "responses", "async",
-                                             "streaming", "tool_loop", "rss", "otel", "mcp",
-                                             "cache", "prompt_cache", "embeddings", "aloop",
-                                             "native", "router", "checks",
+    assert {r["scenario"] for r in rows} == {"import", "coldstart", "sequential", "responses",
+                                             "async", "streaming", "tool_loop", "rss", "otel",
+                                             "mcp", "cache", "prompt_cache", "embeddings",
+                                             "aloop", "native", "router", "checks",
                                              "native_endpoints", "native_httpx2"}
     for row in rows:
         assert row["status"] in ("PASS", "MISS", "info"), row

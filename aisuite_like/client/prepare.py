@@ -185,7 +185,7 @@ def _deployment_stack(client: ClientBase, model: str, settings: Mapping[str, Any
     _deployment_provider``) in the model layers (not cached: the alias is), admitted by
     ``budgets`` (the call's, the client's and the deployment's own)."""
     provider = client._deployment_provider(model, settings, label)
-    key, name = parse_model(model)
+    key, _, name = model.partition(":")  # checked by _deployment_provider's parse_model
     return _model_layers(client, key, provider, False, budgets, name=name)
 
 
@@ -351,9 +351,11 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
         runner_options["context"] = _bind_context(
             client, runner_options["context"], "router" if routed is not None else key,
             budget)
-    from ..tools.toolset import prepare_tools
+    tools = kwargs.pop("tools", None)
+    if tools is not None:  # the tools package loads with the first call that has tools
+        from ..tools.toolset import prepare_tools
 
-    tools = prepare_tools(kwargs.pop("tools", None), owner=client)
+        tools = prepare_tools(tools, owner=client)
     hosted = None
     if tools is not None and tools.hosted:  # run by the provider: its family must have them
         hosted = tuple(tools.hosted)

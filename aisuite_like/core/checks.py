@@ -116,10 +116,14 @@ def check_extra_headers(extra: Mapping[str, Any], provider: Optional[str] = None
                                         provider=provider)
 
 
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+
+
 def check_model_name(name: str, model: Any) -> None:
     """A model name with a control character (a line break) would change the request line
-    or path it goes into: refused, never changed."""
-    if any(ord(c) < 0x20 or c == "\x7f" for c in name):
+    or path it goes into: refused, never changed. (One regex search: it runs on every
+    call, twice on a routed one.)"""
+    if _CONTROL_CHARACTER.search(name) is not None:
         from .errors import InvalidModelError
 
         raise InvalidModelError(f"the model name in {model!r} holds a control character (a "

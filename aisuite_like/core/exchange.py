@@ -100,6 +100,13 @@ def note(status_code: int, headers: Mapping[str, str], *, request_id: Optional[s
                                         http_response=http_response)
 
 
+def note_reply(reply: Any, request_id: Optional[str] = None) -> None:
+    """Record a native transport's successful reply (its ``status``, ``headers`` and
+    ``url``) for a ``with_raw_response`` call, if one is running."""
+    if CAPTURE.get() is not None:
+        note(reply.status, reply.headers, request_id=request_id, url=reply.url)
+
+
 def note_response(http_response: Any, request_id: Optional[str] = None) -> None:
     """Record a successful ``httpx2.Response`` (its status, headers and URL are read only
     when a ``with_raw_response`` call is running)."""

@@ -74,7 +74,7 @@ def build_model(cls: type[_M], values: dict[str, Any]) -> _M:
 
 class _Model(BaseModel):
     # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     def to_dict(self, *, mode: Literal["json", "python"] = "python", use_api_names: bool = True,
                 exclude_unset: bool = True, exclude_defaults: bool = False,
@@ -555,6 +555,8 @@ class TokenCount(BaseModel):
     False for an estimate (about four characters a token: docs/context.md); ``source`` says
     which (``"anthropic messages/count_tokens"``, ``"estimate"``, ...); ``model`` is the
     ``"provider:model"`` counted for."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: not at import
 
     input_tokens: int
     exact: bool

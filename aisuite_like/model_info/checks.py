@@ -195,9 +195,9 @@ class ChecksProvider(WrapperProvider):
             from .info import merged_info
             from .profile import facts_of_profile
 
-            found = Facts(merged_info(self._key, model,
-                                      profile=facts_of_profile(profile, model),
-                                      profile_detail=profile.path, profile_date=profile.date))
+            found = Facts.of_info(merged_info(
+                self._key, model, profile=facts_of_profile(profile, model),
+                profile_detail=profile.path, profile_date=profile.date))
             with _lock:
                 if len(_PROFILED) > 4096:  # a bounded memo (model names come from callers)
                     _PROFILED.clear()

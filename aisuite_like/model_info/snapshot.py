@@ -10,9 +10,10 @@ by); a Bedrock model id may carry a region prefix (``us.``, ``eu.``, ``global.``
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
-from importlib import resources
+from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 from ..providers.registry import canonical_key
@@ -26,14 +27,27 @@ _found: dict[tuple[str, str], Optional[dict[str, Any]]] = {}
 _BEDROCK_REGION = re.compile(r"^(?:us|eu|apac|jp|au|ca|us-gov|global)\.")
 
 
+def _read_snapshot() -> str:
+    """The file's text: read beside this module where the package is plain files (no
+    ``importlib.resources`` to import on a first call), through ``importlib.resources``
+    where it is not (a zip)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "snapshot.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError:  # not a plain file: inside a zip, say
+        from importlib import resources
+
+        return resources.files(__package__).joinpath("data").joinpath("snapshot.json") \
+            .read_text(encoding="utf-8")
+
+
 def _snapshot() -> dict[str, Any]:
     global _data
     if _data is None:
         with _lock:
             if _data is None:
-                text = resources.files(__package__).joinpath("data").joinpath("snapshot.json") \
-                    .read_text(encoding="utf-8")
-                _data = json.loads(text)
+                _data = json.loads(_read_snapshot())
     return _data
 
 
@@ -109,22 +123,48 @@ def snapshot_info(key: str, model: str) -> ModelInfo:
 
 class Facts:
     """What the checks before sending read of a model (docs/models.md, "Checks"): the facts
-    and where each came from. Made once per model and kept."""
+    and where each came from. Made once per model and kept. The snapshot's facts are read
+    from its entry as they are; the ``ModelInfo`` behind them (the sources an error names) is
+    built when first asked for, so a first call builds no pydantic validator for it."""
 
     __slots__ = ("model", "tools", "input_modalities", "max_output_tokens", "context_window",
-                 "info", "known")
+                 "known", "_info", "_make_info")
 
-    def __init__(self, info: ModelInfo) -> None:
-        self.info = info
-        self.model = info.model
-        self.tools = info.tools
-        self.input_modalities = frozenset(info.input_modalities) \
-            if info.input_modalities is not None else None
-        self.max_output_tokens = info.max_output_tokens
-        self.context_window = info.context_window
+    def __init__(self, model: str, facts: Mapping[str, Any],
+                 make_info: Callable[[], ModelInfo]) -> None:
+        self.model = model
+        self.tools: Optional[bool] = facts.get("tools")
+        modalities = facts.get("input_modalities")
+        self.input_modalities = frozenset(modalities) if modalities is not None else None
+        self.max_output_tokens: Optional[int] = facts.get("max_output_tokens")
+        self.context_window: Optional[int] = facts.get("context_window")
+        self._info: Optional[ModelInfo] = None
+        self._make_info = make_info
         #: Whether anything a check reads is known (else a call needs no checks layer).
         self.known = any(v is not None for v in (
             self.tools, self.input_modalities, self.max_output_tokens, self.context_window))
+
+    @classmethod
+    def of_info(cls, info: ModelInfo) -> Facts:
+        """The facts of a ``ModelInfo`` already built (a probe profile merged in)."""
+        return cls(info.model, {name: getattr(info, name) for name in _CHECKED}, lambda: info)
+
+    @property
+    def info(self) -> ModelInfo:
+        """The ``ModelInfo`` these facts come from (with each fact's source)."""
+        if self._info is None:
+            self._info = self._make_info()
+        return self._info
+
+
+#: The facts the checks read (``Facts``' own attributes).
+_CHECKED = ("tools", "input_modalities", "max_output_tokens", "context_window")
+
+
+def _snapshot_facts(key: str, model: str) -> Facts:
+    entry = snapshot_entry(key, model)
+    facts = entry["facts"] if entry is not None else {}
+    return Facts(f"{key}:{model}", facts, lambda: snapshot_info(key, model))
 
 
 _facts: dict[tuple[str, str], Facts] = {}
@@ -134,7 +174,7 @@ def facts_of(key: str, model: str) -> Facts:
     """The snapshot's ``Facts`` of ``"key:model"`` (kept: one dict lookup after the first)."""
     found = _facts.get((key, model))
     if found is None:
-        found = Facts(snapshot_info(key, model))
+        found = _snapshot_facts(key, model)
         with _lock:
             if len(_facts) > 4096:
                 _facts.clear()

@@ -31,7 +31,7 @@ class FieldSource(BaseModel):
     snapshot's own source: genai-prices or a vendor's page). ``conflicts`` holds what the
     less trusted sources said when it differs (``{"snapshot": 200000}``)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     origin: Origin
     date: Optional[str] = None
@@ -49,7 +49,7 @@ class Prices(BaseModel):
     """USD per million tokens, from genai-prices (the base tier when prices are tiered:
     ``tiered`` then says the price rises with the prompt's size)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     input_per_mtok: Optional[float] = None
     output_per_mtok: Optional[float] = None
@@ -65,7 +65,7 @@ class ModelInfo(BaseModel):
     the model was found under (``"claude-sonnet-4-5"`` for ``claude-sonnet-4-5-20250929``),
     or None."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     model: str
     context_window: Optional[int] = None

@@ -15,16 +15,18 @@ retry policy, attempt deadlines and concurrency bound stay the shared ones
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
 from ..core.origins import same_origin
 from ._common import bound_sync_io, close_at_loop_shutdown, redirect_error, transport_error
 from .body_limits import DEFAULT_LIMITS, BodyLimits, BodyMeter
+
+if TYPE_CHECKING:
+    import asyncio  # imported where async code runs: a sync-only process never loads it
 
 __all__ = ["NativeHTTP", "NativeRequest", "Reply", "ReplyError", "CONFIG_KEYS",
            "native_transport", "async_library", "ASYNC_LIBRARIES", "request_parts",
@@ -159,6 +161,8 @@ def _let_go(session: Any, loop: Optional[asyncio.AbstractEventLoop]) -> None:
     """Let an async session go without awaiting (from sync code, a finalizer, or a loop
     that is not its own): closed on its loop if that runs in another thread, else in place
     (a loop that has closed took the connections with it)."""
+    import asyncio
+
     if session is None or session.closed:
         return
     if loop is not None and loop.is_running():
@@ -212,10 +216,11 @@ class NativeHTTP:
         self._aclient_loop: Optional[asyncio.AbstractEventLoop] = None
         self._aclient_closer: Any = None
         self._session: Any = None
-        self._proxies: dict[str, tuple[Any, Any]] = {}  # per origin, for the session
         self._session_loop: Optional[asyncio.AbstractEventLoop] = None
         self._closer: Any = None  # closes the session when its loop shuts down
         self._finalizer: Optional[weakref.finalize[Any, Any]] = None
+        #: URL -> (proxy, proxy_auth, netrc auth) from the environment, for this session
+        self._environments: dict[str, tuple[Any, Any, Any]] = {}
         self._lock = threading.Lock()
 
     # -- clients -------------------------------------------------------------------------
@@ -246,6 +251,8 @@ class NativeHTTP:
     def session(self) -> Any:
         """The ``aiohttp.ClientSession`` of the running event loop (made on first use; a
         new one once the loop it was made on has closed)."""
+        import asyncio
+
         session = self._session
         loop = asyncio.get_running_loop()
         if session is not None and self._session_loop is loop and not session.closed:
@@ -260,14 +267,15 @@ class NativeHTTP:
             self._drop_session()  # made on a loop that has closed: its connections died too
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
                                          keepalive_timeout=_KEEPALIVE_S)
-        # HTTP(S)_PROXY / NO_PROXY are honoured (``_proxy``), as httpx2 honours them on the
-        # sync path and in the SDKs: a mandated egress proxy is never bypassed. Not through
-        # trust_env, which reads them (and .netrc) in a thread on every request.
-        self._proxies = {}
+        # HTTP(S)_PROXY / NO_PROXY (and .netrc) are honoured as httpx2 honours them on the
+        # sync path and in the SDKs (a mandated egress proxy is never bypassed), but read by
+        # ``_environment`` once per URL of this session: aiohttp's trust_env reads them on
+        # every request, in two hops through threads (the environment, the .netrc file).
         self._session = session = aiohttp.ClientSession(
             connector=connector, auto_decompress=True, trust_env=False,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         self._session_loop = loop
+        self._environments = {}
         # Closed on its loop when the loop shuts down (asyncio.run does)...
         self._closer = close_at_loop_shutdown(session.close, lambda: session.closed)
         # ...and a client never closed (no aclose / async with) lets its session go when it
@@ -280,6 +288,8 @@ class NativeHTTP:
         "httpx2"``; made on first use, a new one once the loop it was made on has closed):
         the sync client's settings, so HTTP mocks of httpcore2 (respx, pytest-httpx2) see
         async calls too."""
+        import asyncio
+
         client = self._aclient
         loop = asyncio.get_running_loop()
         if client is not None and self._aclient_loop is loop and not client.is_closed:
@@ -308,6 +318,8 @@ class NativeHTTP:
         self._aclient = self._aclient_loop = None
 
     async def aclose(self) -> None:
+        import asyncio
+
         aclient = self._aclient
         if aclient is not None and self._aclient_loop is asyncio.get_running_loop():
             self._aclient = self._aclient_loop = None
@@ -454,33 +466,63 @@ class NativeHTTP:
     async def _aopen(self, method: str, url: str, headers: Mapping[str, str],
                      body: Optional[bytes]) -> Any:
         """One request on the async library; its response, the body not read yet. httpx2
-        reads the environment's proxy itself (once per client); aiohttp is given it."""
+        reads the environment (proxy, .netrc) itself, once per client; aiohttp is given
+        what ``_environment`` read, once per URL of the session."""
         if self.async_library == "httpx2":
             client = self.aclient()
             return _Httpx2Reply(await client.send(client.build_request(
                 method, url, headers=headers, content=body), stream=True))
-        proxy, proxy_auth = self._proxy(url)
-        return await self.session().request(method, url, headers=headers, data=body,
-                                            allow_redirects=False, proxy=proxy,
-                                            proxy_auth=proxy_auth)
+        session = self.session()  # first: a new session starts with no environment read
+        environment = self._environments.get(url)
+        if environment is None:
+            environment = await self._environment(url, headers)
+        proxy, proxy_auth, auth = environment
+        return await session.request(method, url, headers=headers, data=body,
+                                     allow_redirects=False, proxy=proxy, proxy_auth=proxy_auth,
+                                     auth=auth)
 
-    def _proxy(self, url: str) -> tuple[Any, Any]:
-        """(proxy URL, its auth) of the environment for ``url`` ((None, None): reached
-        directly), read once per origin and session, as httpx2 reads them once per client."""
-        origin = "/".join(url.split("/", 3)[:3])
-        found = self._proxies.get(origin)
-        if found is None:
-            from aiohttp.helpers import get_env_proxy_for_url
-            from yarl import URL
+    async def _environment(self, url: str, headers: Mapping[str, str]
+                           ) -> tuple[Any, Any, Any]:
+        """What the environment says of ``url`` (aiohttp's ``trust_env`` rules): the proxy of
+        HTTP(S)_PROXY unless NO_PROXY exempts the host, its credentials, and the host's
+        .netrc login (not with an ``Authorization`` header, which it would contradict).
+        Read on the session's first request to a URL (then kept for the session), off the
+        event loop: the environment is read and .netrc opened in a thread, as aiohttp
+        does."""
+        import asyncio
 
+        from aiohttp.helpers import (
+            basicauth_from_netrc,
+            get_env_proxy_for_url,
+            netrc_from_env,
+        )
+        from yarl import URL
+
+        parsed = URL(url)
+
+        def read() -> tuple[Any, Any, Any]:
+            proxy = proxy_auth = auth = None
             try:
-                found = get_env_proxy_for_url(URL(url))
+                proxy, proxy_auth = get_env_proxy_for_url(parsed)
             except LookupError:
-                found = (None, None)
-            self._proxies[origin] = found
+                pass
+            if parsed.host is not None and not any(
+                    name.lower() == "authorization" for name in headers):
+                try:
+                    auth = basicauth_from_netrc(netrc_from_env(), parsed.host)
+                except LookupError:
+                    pass
+            return proxy, proxy_auth, auth
+
+        found = await asyncio.to_thread(read)
+        if len(self._environments) >= 256:  # bounded: URLs come from configs
+            self._environments.clear()
+        self._environments[url] = found
         return found
 
     async def _asend(self, request: NativeRequest) -> Any:
+        import asyncio
+
         method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
             try:
@@ -515,6 +557,8 @@ class NativeHTTP:
                        provider=self.provider)
 
     async def apost(self, request: NativeRequest) -> Reply:
+        import asyncio
+
         response = await self._asend(request)
         try:
             content = await self._aread(response)
@@ -529,6 +573,8 @@ class NativeHTTP:
 
     async def astream(self, request: NativeRequest,
                       opened: Optional[Callable[[Reply], None]] = None) -> AsyncIterator[bytes]:
+        import asyncio
+
         response = await self._asend(request)
         done = False
         try:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # annotations only: the pydantic types load on first use
@@ -94,8 +95,18 @@ class ChatRequest:
     checks: bool = True
 
     def replace(self, **changes: Any) -> "ChatRequest":
-        """A copy with some fields changed (the runner uses it per turn)."""
-        return replace(self, **changes)
+        """A copy with some fields changed (the runner uses it per turn, the router per
+        call): every field read at once (``dataclasses.replace`` walks the fields one by
+        one in Python), the changes over them, through ``__init__`` as ``replace`` does."""
+        values = dict(zip(_CHAT_FIELDS, _chat_values(self), strict=True))
+        values.update(changes)
+        return ChatRequest(**values)
+
+
+
+#: ChatRequest's fields, and a getter of all their values at once (``ChatRequest.replace``).
+_CHAT_FIELDS = tuple(f.name for f in fields(ChatRequest))
+_chat_values = attrgetter(*_CHAT_FIELDS)
 
 
 class TranscriptionRequest:

@@ -28,7 +28,6 @@ a stream chunk the same (async: an attribute store, the timer is rescheduled laz
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import threading
@@ -38,6 +37,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import (
+    TYPE_CHECKING,
     Any,
     Optional,
     Protocol,
@@ -53,6 +53,9 @@ from .body_limits import (
     BodyLimits,
     limits_from_config,
 )
+
+if TYPE_CHECKING:
+    import asyncio  # imported by the async code that runs: a sync-only process never loads it
 
 __all__ = ["RetryPolicy", "ConcurrencyLimit", "Clock", "SystemClock", "CallPolicy", "Bounds",
            "DEADLINE", "HAND_UP"]
@@ -85,6 +88,8 @@ class SystemClock:
         time.sleep(seconds)
 
     async def asleep(self, seconds: float) -> None:
+        import asyncio
+
         await asyncio.sleep(seconds)
 
     def random(self) -> float:
@@ -153,6 +158,8 @@ class ConcurrencyLimit:
         event.wait()  # release() hands its slot over
 
     async def aacquire(self) -> None:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._free > 0 and not self._waiters:
@@ -184,6 +191,8 @@ class ConcurrencyLimit:
                 loop, future = waiter
                 if loop.is_closed():
                     continue
+                import asyncio  # loaded: an async waiter is waiting
+
                 try:
                     if loop is asyncio._get_running_loop():  # released on the waiter's loop:
                         loop.call_soon(self._hand_over, future)  # no self-pipe wake-up
@@ -351,6 +360,8 @@ class _Watch:
 
     def arm(self, seconds: float) -> None:
         """The current task waits for at most ``seconds`` from now."""
+        import asyncio
+
         self.task = asyncio.current_task()
         self.deadline = deadline = self.loop.time() + seconds
         self.waiting = True
@@ -398,6 +409,8 @@ class _Watch:
 async def _bounded(policy: CallPolicy, awaitable: Awaitable[R], seconds: float) -> R:
     """``await awaitable``, the whole of it within ``seconds`` (async twin of
     :func:`_bounded_call`)."""
+    import asyncio
+
     watch = _Watch(asyncio.get_running_loop())
     watch.arm(seconds)
     deadline = time.monotonic() + seconds
@@ -621,6 +634,8 @@ class _RetriedAsyncStream:
             raise
 
     async def _within(self, chunks: Any, seconds: float, what: str) -> Any:
+        import asyncio
+
         watch = self._watch
         if watch is None:
             watch = self._watch = _Watch(asyncio.get_running_loop())
@@ -660,6 +675,8 @@ class _RetriedAsyncStream:
 async def _anext_within(policy: CallPolicy, watch: _Watch, chunks: AsyncIterator[R],
                         seconds: Optional[float], what: str) -> R:
     """``await chunks.__anext__()`` within ``seconds`` (None: unbounded)."""
+    import asyncio
+
     if seconds is None:
         return await chunks.__anext__()
     watch.arm(seconds)
@@ -679,6 +696,8 @@ async def _anext_within(policy: CallPolicy, watch: _Watch, chunks: AsyncIterator
 
 async def _limited_astream(policy: CallPolicy, open_stream: Callable[[T], AsyncIterator[R]],
                            arg: T, bounds: Optional[Bounds] = None) -> AsyncIterator[R]:
+    import asyncio
+
     limit = policy.limit
     first_s, gap_s = (bounds.attempt, bounds.gap) if bounds is not None else (None, None)
     watch = _Watch(asyncio.get_running_loop())

@@ -437,9 +437,13 @@ class RoutingProvider(Provider):
     # -- with count_tokens=True, the token buckets take the provider's count of the prompt
     # (by the first deployment's provider, through its layers: a count it keeps if it serves)
 
+    def _counts(self, request: Any) -> bool:
+        """Whether the provider counts ``request``'s prompt for the token buckets."""
+        return isinstance(request, ChatRequest) and request.count_tokens and \
+            self.route.uses_tokens
+
     def _count_request(self, request: Any) -> Optional[tuple[Provider, ChatRequest]]:
-        if not isinstance(request, ChatRequest) or not request.count_tokens or \
-                not self.route.uses_tokens:
+        if not self._counts(request):
             return None
         first = self.route.deployments[0]
         return self.deployment_provider(0), request.replace(model=first.model_name)
@@ -518,7 +522,8 @@ class RoutingProvider(Provider):
 
     async def _asend(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """Async twin of ``_send``."""
-        call = _Call(self, request, await self._acounted(request))
+        call = _Call(self, request, await self._acounted(request)
+                     if self._counts(request) else None)  # awaited only when counting
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))
@@ -573,7 +578,8 @@ class RoutingProvider(Provider):
             _close(chunks)
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        call = _Call(self, request, await self._acounted(request))
+        call = _Call(self, request, await self._acounted(request)
+                     if self._counts(request) else None)  # awaited only when counting
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))

@@ -7,11 +7,12 @@ client sends a proxy) and answers in the family's format."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from support.fault_server import FaultServer
-from support.transports import each_transport, provider_config  # noqa: F401  (the fixture)
+from support.transports import each_transport, native, provider_config  # noqa: F401  (the fixture)
 
 import aisuite_like as ai
 
@@ -85,3 +86,41 @@ def test_no_proxy_hosts_are_reached_directly(family: str, mode: str, server: Fau
     base_url = server.url + "/v1" if family == "openai" else server.url
     assert _call(mode, _config(family, base_url), MODELS[family]) == "hello world"
     assert len(server.requests) == 1 and server.requests[0].path.startswith("/")
+
+
+class _CountingExecutor(ThreadPoolExecutor):
+    """The event loop's default executor, counting what is sent to a thread."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.submitted = 0
+
+    def submit(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.submitted += 1
+        return super().submit(*args, **kwargs)
+
+
+def test_native_async_reads_the_environment_once_per_url(
+        family: str, server: FaultServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The proxy environment and .netrc are read in a thread on the first request to a URL,
+    not on every request (aiohttp's ``trust_env`` sends two reads to threads per request:
+    most of a request's cost at a large fan-out)."""
+    if not native():
+        pytest.skip("the native transport's async path")
+    server.reset()
+    monkeypatch.delenv("HTTP_PROXY", raising=False)
+    monkeypatch.delenv("http_proxy", raising=False)
+    base_url = server.url + "/v1" if family == "openai" else server.url
+
+    async def run() -> int:
+        executor = _CountingExecutor()
+        asyncio.get_running_loop().set_default_executor(executor)
+        async with ai.AsyncClient(_config(family, base_url)) as client:
+            for _ in range(6):
+                reply = await client.chat.completions.create(model=MODELS[family],
+                                                             messages=USER)
+                assert reply.choices[0].message.content == "hello world"
+        return executor.submitted
+
+    assert asyncio.run(run()) <= 1
+    assert len(server.requests) == 6

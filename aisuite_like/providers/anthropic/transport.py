@@ -11,7 +11,6 @@ async separately).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -256,6 +255,8 @@ class AnthropicProvider(Provider):
         return self._sync
 
     def _async_client(self) -> Any:
+        import asyncio
+
         if self._async is not None and self._async_loop is not None \
                 and self._async_loop.is_closed() and "http_client" not in self._async_options:
             # A sync client's acreate called from a new event loop (asyncio.run again): the

@@ -7,16 +7,14 @@ pool of the provider's own (see docs/providers/bedrock.md for the measured cost)
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
 import json
 import os
 import threading
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AisuiteLikeError,
     APIConnectionError,
@@ -25,7 +23,6 @@ from ...core.errors import (
     scrub_exception,
 )
 from ...core.exchange import CAPTURE, Headers, note
-from ...core.media import ImagesResponse
 from ...core.reading import decode_json, read_reply
 from ...core.types import (
     ChatCompletionChunk,
@@ -38,11 +35,16 @@ from .. import retry as _retry
 from .._common import host_of_url
 from ..base import ChatRequest, EmbeddingRequest, ImageRequest, Provider
 from . import _sdk_seam as seam
-from .embeddings import build_invoke_body, embeddings_limit, parse_invoke_reply
 from .errors import PROVIDER, map_sdk_error
 from .models import parse_foundation_models
 from .stream import EventStreamDecoder, StreamTranslator
 from .translate import _plain_messages, build_request, parse_response
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from ...core.embeddings import CreateEmbeddingResponse
+    from ...core.media import ImagesResponse
 
 __all__ = ["BedrockProvider", "DEFAULT_TIMEOUT", "DEFAULT_ASYNC_WORKERS"]
 
@@ -260,6 +262,8 @@ class BedrockProvider(Provider):
             raise self._error(exc) from exc
 
     async def _aconverse_once(self, call: _Call) -> dict[str, Any]:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         # The thread reads under this attempt's deadline too (_retry.DEADLINE is in the
         # context): a timed-out attempt does not leave it reading on.
@@ -437,6 +441,8 @@ class BedrockProvider(Provider):
             raise self._error(exc, self.control_url) from exc
 
     async def _alist_models_once(self, _: None) -> dict[str, Any]:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         context = contextvars.copy_context()  # the attempt's deadline reaches the thread
         result: dict[str, Any] = await loop.run_in_executor(
@@ -454,6 +460,8 @@ class BedrockProvider(Provider):
                                         self._calls.bounds()))
 
     async def alist_models(self) -> list[Model]:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         if self._control is None:
             await loop.run_in_executor(self._pool(), self._control_client)
@@ -487,6 +495,8 @@ class BedrockProvider(Provider):
             raise self._error(exc) from exc
 
     async def _acount_once(self, call: _Call) -> dict[str, Any]:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         context = contextvars.copy_context()  # the attempt's deadline reaches the thread
         try:
@@ -514,6 +524,8 @@ class BedrockProvider(Provider):
         return self._counted(data, request.model)
 
     async def acount_tokens(self, request: ChatRequest) -> TokenCount:
+        import asyncio
+
         call = self._count_call(request)
         if not self._ready(request.timeout):
             await asyncio.get_running_loop().run_in_executor(
@@ -535,6 +547,8 @@ class BedrockProvider(Provider):
         return self._executor
 
     async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+        import asyncio
+
         call = self._call(request)
         if not self._ready(request.timeout):
             await asyncio.get_running_loop().run_in_executor(
@@ -560,6 +574,8 @@ class BedrockProvider(Provider):
                           ) -> AsyncIterator[ChatCompletionChunk]:
         """``stream``, once the botocore client it needs is made (the first stream of a
         timeout only)."""
+        import asyncio
+
         try:
             await asyncio.get_running_loop().run_in_executor(self._pool(), self._make_client,
                                                              timeout)
@@ -573,6 +589,8 @@ class BedrockProvider(Provider):
 
     async def _astream(self, batches: Generator[list[ChatCompletionChunk], None, None],
                        bounds: _retry.Bounds) -> AsyncIterator[ChatCompletionChunk]:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         room = threading.Semaphore(_STREAM_BUFFER)  # batches read ahead of the consumer
@@ -624,11 +642,15 @@ class BedrockProvider(Provider):
     # -- embeddings (docs/embeddings.md): InvokeModel with Titan / Cohere Embed bodies ------
 
     def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        from .embeddings import build_invoke_body, embeddings_limit
+
         # what the model cannot honour raises before anything is sent
         build_invoke_body(request.replace(input=request.input[:1]), self._key())
         return embeddings_limit(request.model, self._key())
 
     def _invoke_call(self, request: EmbeddingRequest) -> _Call:
+        from .embeddings import build_invoke_body
+
         body = build_invoke_body(request, self._key())
         kwargs = {"modelId": request.model, "contentType": "application/json",
                   "accept": "application/json",
@@ -661,6 +683,8 @@ class BedrockProvider(Provider):
             raise self._error(exc) from exc
 
     async def _ainvoke_once(self, call: _Call) -> tuple[bytes, dict[str, Any]]:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         context = contextvars.copy_context()  # the attempt's deadline reaches the thread
         try:
@@ -671,6 +695,8 @@ class BedrockProvider(Provider):
 
     def _embeddings(self, reply: tuple[bytes, dict[str, Any]],
                     request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        from .embeddings import parse_invoke_reply
+
         body, headers = reply
         request_id = headers.get("x-amzn-requestid")
         data = decode_json(body, self._key(), status_code=200, request_id=request_id)
@@ -686,6 +712,8 @@ class BedrockProvider(Provider):
         return self._embeddings(reply, request)
 
     async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        import asyncio
+
         call = self._invoke_call(request)
         if not self._ready(request.timeout):
             await asyncio.get_running_loop().run_in_executor(
@@ -727,6 +755,8 @@ class BedrockProvider(Provider):
         return self._images(reply, request)
 
     async def aimages(self, request: ImageRequest) -> ImagesResponse:
+        import asyncio
+
         call = self._image_call(request)
         if not self._ready(request.timeout):
             await asyncio.get_running_loop().run_in_executor(

@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import InvalidModelError
-from ...core.media import BinaryResponse, ImagesResponse
 from ..base import FileRequest, ImageRequest, SpeechRequest, no_endpoint
 from ..plans import Plan, SdkCall, arun, run
 from . import _sdk_seam as seam
-from .media import files_plan, images_plan, speech_plan
+
+if TYPE_CHECKING:
+    from ...core.media import BinaryResponse, ImagesResponse
 
 __all__ = ["GoogleEndpoints"]
 
@@ -162,6 +163,8 @@ class GoogleEndpoints:
             raise InvalidModelError(f"invalid Gemini model name {model!r}: {exc}") from exc
 
     def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
+        from .media import images_plan
+
         return images_plan(request, self.key, self._model_path(request.model),
                            self._call(request.timeout), self._vertex)
 
@@ -174,6 +177,8 @@ class GoogleEndpoints:
         return result
 
     def _speech(self, request: SpeechRequest) -> Plan[BinaryResponse]:
+        from .media import speech_plan
+
         return speech_plan(request, self.key, self._model_path(request.model),
                            self._call(request.timeout))
 
@@ -190,6 +195,8 @@ class GoogleEndpoints:
         return audio
 
     def _files(self, request: FileRequest) -> Plan[Any]:
+        from .media import files_plan
+
         if self._vertex:
             raise no_endpoint("files", self.key, "Vertex AI has no Files API (it reads "
                               "gs:// URIs); use the Gemini API (an api_key)")

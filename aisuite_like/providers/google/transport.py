@@ -14,10 +14,8 @@ import os
 import threading
 import weakref
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ...core.audio import MB, AudioInput
-from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -48,11 +46,8 @@ from .._common import (
 from .._native import CONFIG_KEYS as _NATIVE_KEYS, async_library, native_transport
 from ..base import ChatRequest, EmbeddingRequest, Provider, TranscriptionRequest, mapped_errors
 from . import _sdk_seam as seam
-from .audio import atranscript_events, transcript_events, transcription_chat, transcription_from
-from .embeddings import build_embed_call, embeddings_limit, native_embed_body, parse_embeddings
 from .endpoints import GoogleEndpoints
 from .errors import _NAME, _request_id, map_sdk_error
-from .media import count_body
 from .models import models_path, parse_models_page
 from .stream import StreamTranslator, _BodyEvents
 from .translate import (
@@ -62,6 +57,10 @@ from .translate import (
     merge_continued,
     parse_response,
 )
+
+if TYPE_CHECKING:
+    from ...core.audio import AudioInput
+    from ...core.embeddings import CreateEmbeddingResponse
 
 __all__ = ["GoogleProvider"]
 
@@ -524,6 +523,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
     # -- token counting (docs/models.md): models/{model}:countTokens --
 
     def _count_prepared(self, request: ChatRequest) -> tuple["_Prepared", dict[str, Any]]:
+        from .media import count_body
+
         call = build_request(request.replace(max_tokens=None, stream=False), self.key,
                              vertex=self._vertex)
         body = count_body(call.body, self._vertex)
@@ -786,12 +787,16 @@ class GoogleProvider(GoogleEndpoints, Provider):
     # -- embeddings (docs/embeddings.md): google-genai's public ``models.embed_content`` --
 
     def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        from .embeddings import embeddings_limit
+
         self._embed_call(request)  # what Gemini cannot honour raises before anything is sent
         return embeddings_limit(request.model, self._vertex)
 
     def _embed_call(self, request: EmbeddingRequest) -> tuple[str, list[Any], Any]:
         """(model, contents, ``EmbedContentConfig``), checked: a config field google-genai
         does not know raises here. On the native transport: (model, the request, None)."""
+        from .embeddings import build_embed_call, native_embed_body
+
         contents, config = build_embed_call(request, self.key)
         timeout = request.timeout if request.timeout is not None else self._config.get("timeout")
         if timeout is not None and not _valid_timeout(timeout):
@@ -830,6 +835,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
                                   self._calls.bounds(request.timeout))
 
     def _native_embeddings(self, reply: Any, model: str) -> CreateEmbeddingResponse:
+        from .embeddings import parse_embeddings
+
         _note_native(reply)
         data = self._decode(reply.content, reply.headers)
         return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, 200,
@@ -854,6 +861,8 @@ class GoogleProvider(GoogleEndpoints, Provider):
         return self._embeddings(response, model)
 
     def _embeddings(self, response: Any, model: str) -> CreateEmbeddingResponse:
+        from .embeddings import parse_embeddings
+
         request_id = _request_id(getattr(getattr(response, "sdk_http_response", None),
                                          "headers", None))
         return read_reply(lambda: parse_embeddings(response, self.key, model), self.key, 200,
@@ -863,16 +872,25 @@ class GoogleProvider(GoogleEndpoints, Provider):
     #: The row of the transcription parameter table, and what Gemini takes inline (WAV, MP3,
     #: AIFF, AAC, OGG Vorbis, FLAC; the request is at most 20 MB, and base64 adds a third).
     audio_params = "gemini"
-    audio_input = AudioInput(frozenset({"wav", "mp3", "mpeg", "mpga", "aiff", "aif", "aac",
-                                        "ogg", "oga", "flac"}), 14 * MB)
+    @property
+    def audio_input(self) -> AudioInput:
+        """The audio formats and upload size Gemini's transcription accepts."""
+        from ...core.audio import MB, AudioInput
+
+        return AudioInput(frozenset({"wav", "mp3", "mpeg", "mpga", "aiff", "aif", "aac", "ogg",
+                                     "oga", "flac"}), 14 * MB)
 
     def transcribe(self, request: TranscriptionRequest) -> Any:
+        from .audio import transcript_events, transcription_chat, transcription_from
+
         chat = transcription_chat(request)
         if request.stream:
             return transcript_events(self.stream(chat))
         return transcription_from(self.complete(chat), request)
 
     async def atranscribe(self, request: TranscriptionRequest) -> Any:
+        from .audio import atranscript_events, transcription_chat, transcription_from
+
         chat = transcription_chat(request)
         if request.stream:
             return atranscript_events(self.astream(chat))

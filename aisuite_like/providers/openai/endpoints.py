@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from ...core.errors import UnsupportedFeatureError
-from ...core.media import BinaryResponse, ImagesResponse, ModerationCreateResponse
 from ...core.types import TokenCount
+from .. import retry as _retry
 from ..base import (
     ChatRequest,
+    EmbeddingRequest,
     FileRequest,
     ImageRequest,
     ModerationRequest,
@@ -22,17 +23,10 @@ from ..base import (
     mapped_errors,
 )
 from ..plans import Plan, SdkCall, arun, run
-from .audio import parse_transcription, transcription_kwargs
-from .media import (
-    check_endpoint,
-    files_plan,
-    images_plan,
-    moderation_plan,
-    speech_call,
-    translation_of,
-)
 
 if TYPE_CHECKING:
+    from ...core.embeddings import CreateEmbeddingResponse
+    from ...core.media import ImagesResponse, ModerationCreateResponse
     from .services import ServiceSpec
 
 __all__ = ["OpenAIEndpoints"]
@@ -64,11 +58,16 @@ def _named(path: str, native: bool = False) -> frozenset[str]:
 
 
 def _speech_plan(request: SpeechRequest, service: str, native: bool) -> Plan[Any]:
+    from .media import speech_call
+
     reply = yield speech_call(request, service, _named("audio.speech", native))
     return reply
 
 
 def _translation_plan(request: TranscriptionRequest, service: str) -> Plan[Any]:
+    from .audio import parse_transcription, transcription_kwargs
+    from .media import check_endpoint, translation_of
+
     check_endpoint("audio.translations", service)
     kwargs = transcription_kwargs(request, request.response_format)
     kwargs.pop("language", None)
@@ -81,9 +80,9 @@ def _translation_plan(request: TranscriptionRequest, service: str) -> Plan[Any]:
 
 
 class OpenAIEndpoints:
-    """``images``, ``speech``, ``translate``, ``moderate``, ``files`` and their async twins
-    for ``OpenAIProvider`` (which gives ``_sync()``, ``_async()``, ``_calls``, ``_error``
-    and ``key``)."""
+    """``embed``, ``images``, ``speech``, ``translate``, ``moderate``, ``files`` and their
+    async twins for ``OpenAIProvider`` (which gives ``_sync()``, ``_async()``, ``_calls``,
+    ``_error`` and ``key``)."""
 
     key: str
     _calls: Any
@@ -100,6 +99,7 @@ class OpenAIEndpoints:
         _config: dict[str, Any]
         spec: ServiceSpec
         _native: Any
+        _embedding_inputs: Optional[int]
 
     def plan_client(self, is_async: bool) -> Any:
         """What performs this provider's plans: the SDK client, or on the native transport
@@ -213,6 +213,8 @@ class OpenAIEndpoints:
         return await self._arun(self._show(model), None)
 
     def _images(self, request: ImageRequest) -> Plan[ImagesResponse]:
+        from .media import images_plan
+
         return images_plan(request, self.key, _named(f"images.{request.operation}",
                                                      self._native is not None))
 
@@ -225,6 +227,8 @@ class OpenAIEndpoints:
         return response
 
     def speech(self, request: SpeechRequest) -> Any:
+        from ...core.media import BinaryResponse
+
         reply = self._run(_speech_plan(request, self.key, self._native is not None),
                           request.timeout)
         if not request.stream:
@@ -234,6 +238,8 @@ class OpenAIEndpoints:
             reply.headers, _chunks(reply, self._error)
 
     async def aspeech(self, request: SpeechRequest) -> Any:
+        from ...core.media import BinaryResponse
+
         reply = await self._arun(_speech_plan(request, self.key, self._native is not None),
                                  request.timeout)
         if not request.stream:
@@ -249,22 +255,88 @@ class OpenAIEndpoints:
         return await self._arun(_translation_plan(request, self.key), request.timeout)
 
     def moderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        from .media import moderation_plan
+
         plan = moderation_plan(request, self.key, _named("moderations",
                                                          self._native is not None))
         response: ModerationCreateResponse = self._run(plan, request.timeout)
         return response
 
     async def amoderate(self, request: ModerationRequest) -> ModerationCreateResponse:
+        from .media import moderation_plan
+
         plan = moderation_plan(request, self.key, _named("moderations",
                                                          self._native is not None))
         response: ModerationCreateResponse = await self._arun(plan, request.timeout)
         return response
 
     def files(self, request: FileRequest) -> Any:
+        from .media import files_plan
+
         return self._run(files_plan(request, self.key), request.timeout)
 
     async def afiles(self, request: FileRequest) -> Any:
+        from .media import files_plan
+
         return await self._arun(files_plan(request, self.key), request.timeout)
+
+    # -- embeddings (docs/embeddings.md) --
+
+    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
+        from .embeddings import build_embeddings_request, embeddings_limit
+
+        build_embeddings_request(request, self.spec)  # what the service cannot honour raises
+        return embeddings_limit(self.spec, self._embedding_inputs)
+
+    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        from .embeddings import build_embeddings_request
+
+        call = (build_embeddings_request(request, self.spec), request.model)
+        return _retry.call(self._calls, self._embed_once, call,
+                           self._calls.bounds(request.timeout))
+
+    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
+        from .embeddings import build_embeddings_request
+
+        call = (build_embeddings_request(request, self.spec), request.model)
+        return await _retry.acall(self._calls, self._aembed_once, call,
+                                  self._calls.bounds(request.timeout))
+
+    def _embed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        if self._native is not None:
+            reply = self._native.http.post(self._native.request(call[0], "/embeddings"))
+            return self._native_embeddings(reply, call[1])
+        with mapped_errors(self._error):
+            raw = self._sync().embeddings.with_raw_response.create(**call[0])
+            body = raw.http_response.content
+        return self._read_embeddings(raw.http_response.status_code,
+                                     raw.http_response.headers, body, call[1])
+
+    async def _aembed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
+        if self._native is not None:
+            reply = await self._native.http.apost(self._native.request(call[0], "/embeddings"))
+            return self._native_embeddings(reply, call[1])
+        with mapped_errors(self._error):
+            raw = await self._async().embeddings.with_raw_response.create(**call[0])
+            body = raw.http_response.content
+        return self._read_embeddings(raw.http_response.status_code,
+                                     raw.http_response.headers, body, call[1])
+
+    def _native_embeddings(self, reply: Any, model: str) -> CreateEmbeddingResponse:
+        from ...core.exchange import note_reply
+
+        note_reply(reply, reply.headers.get("x-request-id"))  # for with_raw_response
+        return self._read_embeddings(reply.status, reply.headers, reply.content, model)
+
+    def _read_embeddings(self, status: int, headers: Any, body: bytes,
+                         model: str) -> CreateEmbeddingResponse:
+        from ...core.reading import decode_json, read_reply
+        from .embeddings import parse_embeddings
+
+        request_id = headers.get("x-request-id")
+        data = decode_json(body, self.key, status_code=status, request_id=request_id)
+        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, status,
+                          request_id)
 
 
 def _chunks(http: Any, error: Any) -> Iterator[bytes]:

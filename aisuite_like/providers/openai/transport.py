@@ -9,16 +9,13 @@ errors are mapped by ``errors.py``; the SDK's private internals are reached only
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import replace
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ...core.audio import MB, AudioInput
-from ...core.embeddings import CreateEmbeddingResponse
 from ...core.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -26,45 +23,38 @@ from ...core.errors import (
     UnsupportedParameterError,
     scrub_exception,
 )
-from ...core.exchange import note, note_response
+from ...core.exchange import note_reply, note_response
 from ...core.reading import decode_json, read_reply
-from ...core.responses import Response, ResponseEvent
 from ...core.secrets import clean_api_key
 from ...core.types import ChatCompletionChunk, ChatCompletionResponse, Model, with_request_id
 from .. import retry as _retry
 from .._common import close_at_loop_shutdown, host_of_url, redirect_hooks
 from .._native import (
     CONFIG_KEYS as _NATIVE_KEYS,
-    NativeRequest,
     async_library,
     native_transport,
 )
 from ..base import (
     ChatRequest,
-    EmbeddingRequest,
     Provider,
     ResponsesRequest,
-    TranscriptionRequest,
     mapped_errors,
 )
-from . import responses as _responses
 from ._sdk_seam import bound_sync_client
-from .audio import (
-    TranscriptEvents,
-    check_transcription,
-    hf_request,
-    parse_hf,
-    parse_transcription,
-    transcription_kwargs,
-)
-from .embeddings import build_embeddings_request, embeddings_limit, parse_embeddings
 from .endpoints import OpenAIEndpoints
 from .errors import map_sdk_error, sdk_stream_error
-from .hosted import is_search_model
 from .models import parse_models
 from .services import ID_RULES, SERVICES, ServiceSpec, _spec_for_endpoint, foreign_host
 from .stream import StreamBody
+from .transcription import OpenAITranscription
 from .translate import build_request, parse_response
+
+if TYPE_CHECKING:
+    from ...core.responses import Response, ResponseEvent
+
+# The Responses API, audio, embeddings and hosted-tool modules are imported by the methods
+# that use them, so a process whose first call is a chat completion does not load them
+# (cold start: benchmarks/README.md).
 
 # Config keys every service understands, plus the family-specific ones.
 _COMMON_CONFIG = frozenset({
@@ -76,12 +66,6 @@ _AZURE_CONFIG = frozenset({
     "api_version", "azure_endpoint", "azure_deployment", "azure_ad_token",
     "azure_ad_token_provider",
 })
-
-#: What OpenAI's /audio/transcriptions takes (the compatible services take the same), and
-#: Hugging Face's Inference API.
-_OPENAI_FORMATS = frozenset({"flac", "mp3", "mp4", "mpeg", "mpga", "m4a", "ogg", "wav",
-                             "webm"})
-_HF_FORMATS = frozenset({"flac", "mp3", "mpeg", "wav", "ogg", "webm", "m4a"})
 
 #: The hosted tools of OpenAI's API (docs/hosted-tools.md).
 _HOSTED = frozenset({"web_search", "code_execution"})
@@ -120,8 +104,7 @@ def _responses_params() -> frozenset[str]:
 
 def _note_reply(reply: Any) -> None:
     """A native 2xx reply, for ``with_raw_response`` (docs/client.md) when a call asks."""
-    note(reply.status, reply.headers, request_id=reply.headers.get("x-request-id"),
-         url=reply.url)
+    note_reply(reply, reply.headers.get("x-request-id"))
 
 
 _warned_hosts: set[str] = set()
@@ -148,7 +131,7 @@ def _warn_foreign_host(host: Optional[str]) -> None:
         "'openai_proxy': False silences this warning.", UserWarning, stacklevel=4)
 
 
-class OpenAIProvider(OpenAIEndpoints, Provider):
+class OpenAIProvider(OpenAITranscription, OpenAIEndpoints, Provider):
     """OpenAI, Azure OpenAI and the OpenAI-compatible services of ``SERVICES``.
 
     Config: ``api_key``, ``base_url``, ``timeout``, ``max_retries`` (default 2), ``max_retry_wait``,
@@ -379,6 +362,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return client
 
     def _async(self) -> Any:
+        import asyncio
+
         client = self._async_client
         if client is not None and self._async_loop is not None \
                 and self._async_loop.is_closed() and self._user_http_client(True) is None:
@@ -455,8 +440,13 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
     def _responses_route(self, request: ChatRequest) -> bool:
         """Whether this chat call goes over the Responses API: the config says so, or it
         gives hosted tools to a model without chat's own web search."""
-        return self._over_responses or request.api == "responses" or bool(
-            request.hosted_tools and not is_search_model(request.model))
+        if self._over_responses or request.api == "responses":
+            return True
+        if not request.hosted_tools:
+            return False
+        from .hosted import is_search_model
+
+        return not is_search_model(request.model)
 
     def complete(self, request: ChatRequest) -> ChatCompletionResponse:
         if self._responses_route(request):
@@ -553,6 +543,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
         if self._responses_route(request):
+            from . import responses as _responses
+
             kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.stream(self._calls, self._sse, (kwargs, self._chat_chunks),
@@ -567,6 +559,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
 
     def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
         if self._responses_route(request):
+            from . import responses as _responses
+
             kwargs = _responses.build_chat(request, self._responses_params(), self.key)
             kwargs["stream"] = True
             return _retry.astream(self._calls, self._asse, (kwargs, self._chat_chunks),
@@ -658,169 +652,6 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             if response is not None:
                 await response.aclose()
 
-    # -- transcription (docs/audio.md) --
-
-    @property
-    def audio_params(self) -> Optional[str]:
-        """The row of the transcription parameter table (None: no transcription API)."""
-        if not self.spec.transcription_formats:
-            return None
-        return "huggingface" if self.spec.transcription_api == "hf-inference" else "openai"
-
-    @property
-    def audio_input(self) -> Optional[AudioInput]:
-        """The audio formats and upload size the service's transcription API accepts."""
-        if not self.spec.transcription_formats:
-            return None
-        formats = _HF_FORMATS if self.spec.transcription_api == "hf-inference" else \
-            _OPENAI_FORMATS
-        return AudioInput(formats, self.spec.audio_max_mb * MB)
-
-    def transcribe(self, request: TranscriptionRequest) -> Any:
-        bounds = self._calls.bounds(request.timeout)
-        if self.spec.transcription_api == "hf-inference":
-            url, headers, content = self._hf_prepare(request)
-            body = _retry.call(self._calls, self._hf_once, (url, headers, content), bounds)
-            return parse_hf(decode_json(body, self.key), request, self.key)
-        asked = check_transcription(request, self.spec)
-        kwargs = transcription_kwargs(request, asked)
-        if request.stream:
-            return _retry.stream(self._calls, self._transcript_stream, kwargs, bounds)
-        body = _retry.call(self._calls, self._transcribe_once, kwargs, bounds)
-        return parse_transcription(body, request, asked, self.key)
-
-    async def atranscribe(self, request: TranscriptionRequest) -> Any:
-        bounds = self._calls.bounds(request.timeout)
-        if self.spec.transcription_api == "hf-inference":
-            url, headers, content = self._hf_prepare(request)
-            body = await _retry.acall(self._calls, self._ahf_once, (url, headers, content),
-                                      bounds)
-            return parse_hf(decode_json(body, self.key), request, self.key)
-        asked = check_transcription(request, self.spec)
-        kwargs = transcription_kwargs(request, asked)
-        if request.stream:
-            return _retry.astream(self._calls, self._atranscript_stream, kwargs, bounds)
-        body = await _retry.acall(self._calls, self._atranscribe_once, kwargs, bounds)
-        return parse_transcription(body, request, asked, self.key)
-
-    def _native_transcription(self, kwargs: dict[str, Any]) -> Any:
-        return self._native.form(kwargs, "/audio/transcriptions", ("file",))
-
-    def _transcribe_once(self, kwargs: dict[str, Any]) -> bytes:
-        if self._native is not None:
-            reply = self._native.http.post(self._native_transcription(kwargs))
-            _note_reply(reply)
-            return bytes(reply.content)
-        with mapped_errors(self._error):
-            raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
-            return bytes(raw.http_response.content)
-
-    async def _atranscribe_once(self, kwargs: dict[str, Any]) -> bytes:
-        if self._native is not None:
-            reply = await self._native.http.apost(self._native_transcription(kwargs))
-            _note_reply(reply)
-            return bytes(reply.content)
-        with mapped_errors(self._error):
-            raw = await self._async().audio.transcriptions.with_raw_response.create(**kwargs)
-            return bytes(raw.http_response.content)
-
-    def _transcript_stream(self, kwargs: dict[str, Any]) -> Iterator[Any]:
-        events = TranscriptEvents(self.key, self._secrets())
-        if self._native is not None:
-            chunks = self._native.http.stream(self._native_transcription(kwargs), _note_reply)
-            try:
-                for data in chunks:
-                    yield from events.feed(data)
-                yield from events.end()
-            finally:
-                chunks.close()
-            return
-        response = None
-        try:
-            with mapped_errors(self._error):
-                raw = self._sync().audio.transcriptions.with_raw_response.create(**kwargs)
-                response = raw.http_response
-                for data in response.iter_bytes():
-                    yield from events.feed(data)
-                yield from events.end()
-        finally:
-            if response is not None:
-                response.close()
-
-    async def _atranscript_stream(self, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
-        events = TranscriptEvents(self.key, self._secrets())
-        if self._native is not None:
-            chunks = self._native.http.astream(self._native_transcription(kwargs),
-                                               _note_reply)
-            try:
-                async for data in chunks:
-                    for event in events.feed(data):
-                        yield event
-                for event in events.end():
-                    yield event
-            finally:
-                await chunks.aclose()
-            return
-        response = None
-        try:
-            with mapped_errors(self._error):
-                raw = await self._async().audio.transcriptions.with_raw_response.create(
-                    **kwargs)
-                response = raw.http_response
-                async for data in response.aiter_bytes():
-                    for event in events.feed(data):
-                        yield event
-                for event in events.end():
-                    yield event
-        finally:
-            if response is not None:
-                await response.aclose()
-
-    def _hf_prepare(self, request: TranscriptionRequest) -> tuple[str, dict[str, str], bytes]:
-        """Hugging Face's Inference API: ``<origin of base_url>/hf-inference/models/<model>``
-        (the configured host only), the headers and body of ``hf_request``."""
-        if request.stream:
-            raise UnsupportedParameterError(
-                f"stream=True: {self.key}'s Inference API does not stream transcriptions",
-                parameter="stream", provider=self.key)
-        from urllib.parse import urlsplit
-
-        base = urlsplit(str(self._config.get("base_url") or self.spec.base_url))
-        headers, content = hf_request(request)
-        return (f"{base.scheme}://{base.netloc}/hf-inference/models/{request.model}",
-                headers, content)
-
-    def _hf_options(self, headers: dict[str, str]) -> dict[str, Any]:
-        return {"headers": headers}
-
-    def _hf_once(self, args: tuple[str, dict[str, str], bytes]) -> bytes:
-        import httpx2
-
-        url, headers, content = args
-        if self._native is not None:  # the SDK's headers (its key), the audio's own over them
-            reply = self._native.http.post(NativeRequest(url, self._native.headers_for(headers),
-                                                         content))
-            _note_reply(reply)
-            return bytes(reply.content)
-        with mapped_errors(self._error):
-            response = self._sync().post(url, cast_to=httpx2.Response, content=content,
-                                         options=self._hf_options(headers))
-            return bytes(response.content)
-
-    async def _ahf_once(self, args: tuple[str, dict[str, str], bytes]) -> bytes:
-        import httpx2
-
-        url, headers, content = args
-        if self._native is not None:
-            reply = await self._native.http.apost(NativeRequest(
-                url, self._native.headers_for(headers), content))
-            _note_reply(reply)
-            return bytes(reply.content)
-        with mapped_errors(self._error):
-            response = await self._async().post(url, cast_to=httpx2.Response, content=content,
-                                                options=self._hf_options(headers))
-            return bytes(response.content)
-
     # -- the Responses API (docs/responses.md): native calls, and chat calls over it
     # (api="responses"). The same raw-response path as chat: our translator reads the JSON.
 
@@ -859,6 +690,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
             raise _no_native_responses(self)
 
     def create_response(self, request: ResponsesRequest) -> Response:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
@@ -868,6 +701,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return response
 
     async def acreate_response(self, request: ResponsesRequest) -> Response:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
@@ -877,6 +712,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return response
 
     def stream_response(self, request: ResponsesRequest) -> Iterator[ResponseEvent]:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs["stream"] = True
@@ -884,6 +721,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                              self._calls.bounds(request.timeout))
 
     def astream_response(self, request: ResponsesRequest) -> AsyncIterator[ResponseEvent]:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_native(request, self._responses_params(), self.key)
         kwargs["stream"] = True
@@ -891,6 +730,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
                               self._calls.bounds(request.timeout))
 
     def _complete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_chat(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
@@ -900,6 +741,8 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return response
 
     async def _acomplete_over_responses(self, request: ChatRequest) -> ChatCompletionResponse:
+        from . import responses as _responses
+
         self._native_check()
         kwargs = _responses.build_chat(request, self._responses_params(), self.key)
         kwargs.pop("stream", None)
@@ -938,9 +781,13 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         return read_reply(lambda: parse(data, self.key), self.key, status, request_id)
 
     def _native_events(self) -> Any:
+        from . import responses as _responses
+
         return _responses.NativeEvents(self.key, self._secrets())
 
     def _chat_chunks(self) -> Any:
+        from . import responses as _responses
+
         return _responses.ChatChunks(self.key, self._secrets())
 
     def _sse(self, job: tuple[dict[str, Any], Any]) -> Iterator[Any]:
@@ -989,55 +836,6 @@ class OpenAIProvider(OpenAIEndpoints, Provider):
         finally:
             if response is not None:
                 await response.aclose()
-
-    # -- embeddings (docs/embeddings.md) --
-
-    def embedding_limit(self, request: EmbeddingRequest) -> Optional[int]:
-        build_embeddings_request(request, self.spec)  # what the service cannot honour raises
-        return embeddings_limit(self.spec, self._embedding_inputs)
-
-    def embed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
-        call = (build_embeddings_request(request, self.spec), request.model)
-        return _retry.call(self._calls, self._embed_once, call,
-                           self._calls.bounds(request.timeout))
-
-    async def aembed(self, request: EmbeddingRequest) -> CreateEmbeddingResponse:
-        call = (build_embeddings_request(request, self.spec), request.model)
-        return await _retry.acall(self._calls, self._aembed_once, call,
-                                  self._calls.bounds(request.timeout))
-
-    def _embed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
-        if self._native is not None:
-            reply = self._native.http.post(self._native.request(call[0], "/embeddings"))
-            return self._native_embeddings(reply, call[1])
-        with mapped_errors(self._error):
-            raw = self._sync().embeddings.with_raw_response.create(**call[0])
-            body = raw.http_response.content
-        return self._parse_embeddings(raw.http_response, body, call[1])
-
-    async def _aembed_once(self, call: tuple[dict[str, Any], str]) -> CreateEmbeddingResponse:
-        if self._native is not None:
-            reply = await self._native.http.apost(self._native.request(call[0], "/embeddings"))
-            return self._native_embeddings(reply, call[1])
-        with mapped_errors(self._error):
-            raw = await self._async().embeddings.with_raw_response.create(**call[0])
-            body = raw.http_response.content
-        return self._parse_embeddings(raw.http_response, body, call[1])
-
-    def _native_embeddings(self, reply: Any, model: str) -> CreateEmbeddingResponse:
-        _note_reply(reply)
-        request_id = reply.headers.get("x-request-id")
-        data = decode_json(reply.content, self.key, status_code=reply.status,
-                           request_id=request_id)
-        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key,
-                          reply.status, request_id)
-
-    def _parse_embeddings(self, http_response: Any, body: bytes,
-                          model: str) -> CreateEmbeddingResponse:
-        status, request_id = http_response.status_code, http_response.headers.get("x-request-id")
-        data = decode_json(body, self.key, status_code=status, request_id=request_id)
-        return read_reply(lambda: parse_embeddings(data, self.key, model), self.key, status,
-                          request_id)
 
     def close(self) -> None:
         client, self._client = self._client, None
