@@ -453,6 +453,16 @@ class NativeHTTP:
 
     # -- async ---------------------------------------------------------------------------
 
+    def _whole_known(self, response: Any) -> bool:
+        """Whether an async reply can be read in one call: aiohttp's, undecoded, of a
+        Content-Length within ``limits.reply`` (aiohttp reads exactly that many bytes), so
+        no piece-by-piece count is needed."""
+        if type(response) is _Httpx2Reply:
+            return False
+        length = response.content_length
+        return (length is not None and length <= self.limits.reply
+                and "Content-Encoding" not in response.headers)
+
     async def _aread(self, response: Any) -> bytes:
         """A reply's whole body, decoded, within ``limits.reply`` (aiohttp decodes it in
         bounded pieces as it is read)."""
@@ -462,24 +472,6 @@ class NativeHTTP:
             meter.feed(chunk)
             parts.append(chunk)
         return b"".join(parts)
-
-    async def _aopen(self, method: str, url: str, headers: Mapping[str, str],
-                     body: Optional[bytes]) -> Any:
-        """One request on the async library; its response, the body not read yet. httpx2
-        reads the environment (proxy, .netrc) itself, once per client; aiohttp is given
-        what ``_environment`` read, once per URL of the session."""
-        if self.async_library == "httpx2":
-            client = self.aclient()
-            return _Httpx2Reply(await client.send(client.build_request(
-                method, url, headers=headers, content=body), stream=True))
-        session = self.session()  # first: a new session starts with no environment read
-        environment = self._environments.get(url)
-        if environment is None:
-            environment = await self._environment(url, headers)
-        proxy, proxy_auth, auth = environment
-        return await session.request(method, url, headers=headers, data=body,
-                                     allow_redirects=False, proxy=proxy, proxy_auth=proxy_auth,
-                                     auth=auth)
 
     async def _environment(self, url: str, headers: Mapping[str, str]
                            ) -> tuple[Any, Any, Any]:
@@ -525,9 +517,25 @@ class NativeHTTP:
 
         method, url, body = request.method, request.url, request.body
         for _ in range(_MAX_REDIRECTS + 1):
+            # One request on the async library, its body not read yet (inline, not a
+            # coroutine of its own: a frame less per request in flight). httpx2 reads the
+            # environment (proxy, .netrc) itself, once per client; aiohttp is given what
+            # ``_environment`` read, once per URL of the session.
             try:
-                response = await self._aopen(method, url, request.headers,
-                                             body if method != "GET" else None)
+                if self.async_library == "httpx2":
+                    client = self.aclient()
+                    response = _Httpx2Reply(await client.send(client.build_request(
+                        method, url, headers=request.headers,
+                        content=body if method != "GET" else None), stream=True))
+                else:
+                    session = self.session()  # first: a new session has no environment read
+                    environment = self._environments.get(url)
+                    if environment is None:
+                        environment = await self._environment(url, request.headers)
+                    response = await session.request(
+                        method, url, headers=request.headers,
+                        data=body if method != "GET" else None, allow_redirects=False,
+                        proxy=environment[0], proxy_auth=environment[1], auth=environment[2])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -561,7 +569,10 @@ class NativeHTTP:
 
         response = await self._asend(request)
         try:
-            content = await self._aread(response)
+            if self._whole_known(response):
+                content = await response.read()
+            else:
+                content = await self._aread(response)
         except asyncio.CancelledError:
             await _finish(response, False)
             raise

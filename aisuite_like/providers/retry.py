@@ -406,30 +406,6 @@ class _Watch:
         return True
 
 
-async def _bounded(policy: CallPolicy, awaitable: Awaitable[R], seconds: float) -> R:
-    """``await awaitable``, the whole of it within ``seconds`` (async twin of
-    :func:`_bounded_call`)."""
-    import asyncio
-
-    watch = _Watch(asyncio.get_running_loop())
-    watch.arm(seconds)
-    deadline = time.monotonic() + seconds
-    token = DEADLINE.set(deadline)  # for work the attempt hands to a thread (Bedrock)
-    try:
-        return await awaitable
-    except asyncio.CancelledError:
-        if watch.timed_out():
-            raise policy.timed_out("attempt", seconds) from None
-        raise
-    except APIError as error:
-        if _transport_failure(error) and time.monotonic() >= deadline:
-            raise policy.timed_out("attempt", seconds) from error
-        raise
-    finally:
-        watch.close()
-        DEADLINE.reset(token)
-
-
 def _bounded_call(policy: CallPolicy, attempt: Callable[[T], R], arg: T, seconds: float) -> R:
     """``attempt(arg)`` under a deadline ``seconds`` from now, which the sync transports'
     seams enforce on every connect, write and read."""
@@ -493,6 +469,8 @@ def call(policy: CallPolicy, attempt: Callable[[T], R], arg: T,
 async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[R]], arg: T,
                 bounds: Optional[Bounds] = None) -> R:
     """``await attempt(arg)`` with retries (async), each attempt within ``bounds.attempt``."""
+    import asyncio
+
     limit = policy.limit
     seconds = bounds.attempt if bounds is not None else None
     attempts = 1
@@ -503,7 +481,25 @@ async def acall(policy: CallPolicy, attempt: Callable[[T], Awaitable[R]], arg: T
             try:
                 if seconds is None:
                     return await attempt(arg)
-                return await _bounded(policy, attempt(arg), seconds)
+                # the attempt's deadline in this frame, not a wrapping coroutine: one frame
+                # less held per request in flight (async twin of _bounded_call)
+                watch = _Watch(asyncio.get_running_loop())
+                watch.arm(seconds)
+                deadline = time.monotonic() + seconds
+                token = DEADLINE.set(deadline)  # for work the attempt hands to a thread
+                try:
+                    return await attempt(arg)
+                except asyncio.CancelledError:
+                    if watch.timed_out():
+                        raise policy.timed_out("attempt", seconds) from None
+                    raise
+                except APIError as error:
+                    if _transport_failure(error) and time.monotonic() >= deadline:
+                        raise policy.timed_out("attempt", seconds) from error
+                    raise
+                finally:
+                    watch.close()
+                    DEADLINE.reset(token)
             finally:
                 if limit is not None:
                     limit.release()

@@ -298,21 +298,21 @@ def _usage(raw: Optional[Mapping[str, Any]], provider: str = "openai") -> Option
     if cached is not None or ptd:
         # Cache writes (OpenAI's explicit caching, OpenRouter) under our portable name; the
         # wire's own keys stay as sent (to_dict() shows only what was sent).
-        ptd_model = PromptTokensDetails.model_construct(**{
-            **ptd, "cached_tokens": cached,
+        ptd_model = _make(PromptTokensDetails, {
+            "cached_tokens": cached,
             "cache_creation_tokens": ptd.get("cache_creation_tokens",
-                                             ptd.get("cache_write_tokens"))})
-        _mark_sent(ptd_model, set(ptd) & _PTD_FIELDS)
-    usage = Usage.model_construct(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=total if total is not None else prompt + completion,
-        prompt_tokens_details=ptd_model,
-        completion_tokens_details=(CompletionTokensDetails.model_construct(**ctd)
-                                   if reasoning is not None or ctd else None),
-        **{k: v for k, v in raw.items() if k not in _USAGE_FIELDS},
-    )
-    _mark_sent(usage, (set(raw) & _USAGE_FIELDS) | _USAGE_ALWAYS)
+                                             ptd.get("cache_write_tokens"))},
+            _extras(ptd, _PTD_FIELDS), set(ptd) & _PTD_FIELDS)
+    ctd_model = None
+    if reasoning is not None or ctd:
+        ctd_model = _make(CompletionTokensDetails, {"reasoning_tokens": reasoning},
+                          _extras(ctd, _CTD_FIELDS), set(ctd) & _CTD_FIELDS)
+    usage = _make(Usage, {
+        "prompt_tokens": prompt, "completion_tokens": completion,
+        "total_tokens": total if total is not None else prompt + completion,
+        "prompt_tokens_details": ptd_model, "completion_tokens_details": ctd_model,
+        "server_tool_use": None,
+    }, _extras(raw, _USAGE_FIELDS), (set(raw) & _USAGE_FIELDS) | _USAGE_ALWAYS)
     return usage
 
 
@@ -321,6 +321,7 @@ def _usage(raw: Optional[Mapping[str, Any]], provider: str = "openai") -> Option
 _USAGE_FIELDS = frozenset(Usage.model_fields)
 _USAGE_ALWAYS = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
 _PTD_FIELDS = frozenset(PromptTokensDetails.model_fields)
+_CTD_FIELDS = frozenset(CompletionTokensDetails.model_fields)
 _RESPONSE_FIELDS = frozenset(ChatCompletionResponse.model_fields)
 _RESPONSE_WIRE = frozenset({"id", "object", "created", "model", "choices", "usage"})
 _RESPONSE_SENT = _RESPONSE_WIRE | {"system_fingerprint", "service_tier"}
