@@ -1,9 +1,11 @@
 """The sequential and concurrency-100 rows of run.py (openai family: aisuite_like against the
-raw openai SDK) against a server nobody here wrote, beside the project's own loopback server,
+raw openai SDK), and the native transport's (per call against the raw SDK; the fan-out at 100
+against raw aiohttp) against a server nobody here wrote, beside the project's own loopback server,
 in one run: the published ratios must not rest on one server's behaviour.
 
     .venv/bin/python benchmarks/independent.py           # full sizes (~3 min here)
     .venv/bin/python benchmarks/independent.py --quick   # tiny sizes (numbers mean nothing)
+    .venv/bin/python benchmarks/independent.py --rows native   # the native transport's only
 
 The independent server is llm-katan in echo mode (PyPI, pinned as tests/interop pins it, in
 the environment tests/interop makes: ``.venv/interop``); of the independent servers the
@@ -36,6 +38,7 @@ import run  # noqa: E402
 from run import (  # noqa: E402
     FULL,
     QUICK,
+    RATIO_GE_05,
     RATIO_GE_095,
     RATIO_LE,
     Job,
@@ -72,6 +75,35 @@ def plan(base: str, label: str, sizes: dict[str, Any],
     return [sequential, concurrent, cpu], jobs + fan_jobs
 
 
+def plan_native(base: str, label: str, sizes: dict[str, Any],
+                **checks: Any) -> tuple[list[Row], list[Job]]:
+    """run.py's native rows of openai (``transport="native"``): per call against the raw SDK,
+    and the fan-out at the first concurrency against raw aiohttp (the same processes' CPU
+    per request beside it)."""
+    seq, fan = sizes["native_sequential"], sizes["async"]
+    per_call = Row("native", f"openai: native, non-streaming call ({label})", "ms/call",
+                   ours_label="native", budget=RATIO_LE[0.6])
+    jobs = [run._job(run._task("sequential", "openai", side, base, warmup=seq["warmup"],
+                               calls=seq["calls"], **checks), per_call, row_side, scale=1e3)
+            for _, side, row_side in run._alternate(seq["repeats"], [("ours_native", "ours"),
+                                                                      ("raw", "raw")])]
+    fan_out = Row("native", f"openai: native, {fan['requests']} req @ {fan['concurrency']} "
+                  f"({label})", "req/s", ours_label="native", raw_label="raw aiohttp",
+                  budget=RATIO_GE_05)
+    cpu = Row("native", f"openai: native, client CPU per request @ {fan['concurrency']} "
+              f"({label})", "us/req", ours_label="native", raw_label="raw aiohttp",
+              note="info")
+    fan_jobs = [run._job(run._task("async", "openai", side, base, warmup=fan["warmup"],
+                                   requests=fan["requests"], concurrency=fan["concurrency"]),
+                         fan_out, row_side)
+                for _, side, row_side in run._alternate(fan["repeats"],
+                                                        [("ours_native", "ours"),
+                                                         ("raw_aio", "raw")])]
+    for job in fan_jobs:
+        job.targets.append(Target(cpu, job.targets[0].side, pick="cpu_us_per_request"))
+    return [per_call, fan_out, cpu], jobs + fan_jobs
+
+
 def band(row: Row) -> Optional[tuple[float, float]]:
     """The [min, max] of the per-repeat ratios (ours / raw of the same repeat)."""
     ratios = [a / b for a, b in zip(row.ours, row.raw, strict=False) if b]
@@ -106,9 +138,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat")
-    parser.add_argument("--json", default=os.path.join(HERE, "results", "independent.json"),
-                        help="where to write the results ('' for nowhere)")
+    parser.add_argument("--rows", choices=("all", "sdk", "native"), default="all",
+                        help="the SDK transport's rows, the native transport's, or both")
+    parser.add_argument("--json", default=None, help="where to write the results ('' for "
+                        "nowhere; default results/independent.json, or independent_<rows>.json)")
     args = parser.parse_args(argv)
+    if args.json is None:
+        name = "independent.json" if args.rows == "all" else f"independent_{args.rows}.json"
+        args.json = os.path.join(HERE, "results", name)
     # four repeats of the fan-out (run.py: two): its spread is the noise the verdict reads
     sizes = QUICK if args.quick else {**FULL, "async": {**FULL["async"], "repeats": 4}}
     started = time.perf_counter()
@@ -118,10 +155,19 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     katan, version = _katan(args.quick)
     with OwnServer("asyncio") as own, katan:
-        own_rows, own_jobs = plan(own.base, "own server", sizes)
-        # its echo text is not the loopback server's answer: any text will do
-        katan_rows, katan_jobs = plan(katan.url, f"llm-katan {version}", sizes,
-                                      expect_text=None)
+        own_rows: list[Row] = []
+        own_jobs: list[Job] = []
+        katan_rows: list[Row] = []
+        katan_jobs: list[Job] = []
+        plans = {"sdk": [plan], "native": [plan_native], "all": [plan, plan_native]}
+        for make in plans[args.rows]:
+            rows_, jobs_ = make(own.base, "own server", sizes)
+            own_rows += rows_
+            own_jobs += jobs_
+            # its echo text is not the loopback server's answer: any text will do
+            rows_, jobs_ = make(katan.url, f"llm-katan {version}", sizes, expect_text=None)
+            katan_rows += rows_
+            katan_jobs += jobs_
         # one job of each server in turn: drift hits both alike
         jobs = [job for pair in itertools.zip_longest(own_jobs, katan_jobs) for job in pair
                 if job is not None]
@@ -147,7 +193,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         with open(args.json, "w") as fh:
             json.dump({"meta": {"quick": args.quick, "commit": run._commit(),
                                 "versions": {**run._versions(), "llm-katan": version},
-                                "sizes": {k: sizes[k] for k in ("sequential", "async")},
+                                "sizes": {k: sizes[k] for k in ("sequential", "async",
+                                                                 "native_sequential")},
                                 "elapsed_s": time.perf_counter() - started},
                        "rows": [r.to_json() for r in rows], "agreement": verdicts,
                        "medians": {r.case: [statistics.median(r.ours) if r.ours else None,
