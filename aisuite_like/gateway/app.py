@@ -10,7 +10,7 @@ from typing import Any
 
 from .config import load_config
 from .errors import GatewayError, openai_body
-from .routes import routes
+from .routes import hot, routes
 from .service import Deadline, Gateway
 
 __all__ = ["create_app", "Gateway"]
@@ -93,6 +93,28 @@ class _Limits:
                 await send({"type": "http.response.body", "body": body})
 
 
+class _Hot:
+    """ASGI: the hot endpoints (``routes.hot``: chat completions, messages) called directly,
+    the rest through the Starlette app. A hot endpoint's errors are its replies already
+    (``Gateway.serve``), so Starlette's error middleware would add nothing there."""
+
+    def __init__(self, app: Any, endpoints: dict[tuple[str, str], Any]) -> None:
+        from starlette.requests import Request
+
+        self.app = app
+        self.endpoints = endpoints
+        self.request = Request
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and not scope.get("root_path"):
+            run = self.endpoints.get((scope["method"], scope["path"]))
+            if run is not None:
+                response = await run(self.request(scope, receive))
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(config: Any, *, tracer_provider: Any = None) -> Any:
     """The gateway as an ASGI application (Starlette), for uvicorn or any ASGI server.
     ``config``: a ``GatewayConfig``, a mapping of gateway.toml's tables, or its path.
@@ -119,6 +141,6 @@ def create_app(config: Any, *, tracer_provider: Any = None) -> Any:
 
     app = Starlette(routes=routes(gw), lifespan=lifespan)
     app.state.gateway = gw
-    wrapped = _Limits(app, gw.config.max_body_bytes, gw.config.request_timeout)
+    wrapped = _Limits(_Hot(app, hot(gw)), gw.config.max_body_bytes, gw.config.request_timeout)
     wrapped.state = app.state
     return wrapped
