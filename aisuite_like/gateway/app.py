@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 from .config import load_config
 from .errors import GatewayError, openai_body
 from .routes import hot, routes
-from .service import Deadline, Gateway
+from .service import Deadline, Gateway, JSONReply
 
 __all__ = ["create_app", "Gateway"]
 
@@ -46,12 +45,9 @@ class _Limits:
                 code="request_too_large", headers={"x-should-retry": "false"})
 
         async def too_large() -> None:
-            body = json.dumps(openai_body(over())).encode()
-            await send({"type": "http.response.start", "status": 413,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"x-should-retry", b"false"),
-                                    (b"connection", b"close")]})
-            await send({"type": "http.response.body", "body": body})
+            await JSONReply(openai_body(over()), 413, {"x-should-retry": "false",
+                                                       "connection": "close"}
+                            )(scope, receive, send)
 
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
@@ -85,12 +81,9 @@ class _Limits:
                 raise
         except asyncio.TimeoutError:
             if not started:
-                body = json.dumps(openai_body(GatewayError(
+                await JSONReply(openai_body(GatewayError(
                     504, "the request took longer than the gateway's limit", "timeout",
-                    "request_timeout"))).encode()
-                await send({"type": "http.response.start", "status": 504,
-                            "headers": [(b"content-type", b"application/json")]})
-                await send({"type": "http.response.body", "body": body})
+                    "request_timeout")), 504)(scope, receive, send)
 
 
 class _Hot:

@@ -17,6 +17,7 @@ from .service import (
     OURS,
     Call,
     Gateway,
+    JSONReply,
     deployment_of,
     dump,
     estimate,
@@ -50,8 +51,6 @@ def _required(body: dict[str, Any], name: str) -> Any:
 
 
 async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
-    from starlette.responses import JSONResponse
-
     body, target = await _call_body(gw, call, request)
     messages = body.pop("messages", None)
     stream = bool(body.pop("stream", False))
@@ -66,7 +65,7 @@ async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
         await gw.finish(call, 200, usage=reply.usage, deployment=deployment_of(reply),
                         cache_hit=reply.cache_hit,
                         content={"messages": messages, "reply": reply.content})
-        return JSONResponse(dump(reply, alias))
+        return JSONReply(dump(reply, alias))
     state: dict[str, Any] = {"usage": None, "deployment": None, "hit": False, "text": []}
 
     def encode(chunk: Any) -> Optional[bytes]:
@@ -221,8 +220,6 @@ async def _model(gw: Gateway, call: Call, request: Any) -> Any:
 
 
 async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
-    from starlette.responses import JSONResponse
-
     body, target = await _call_body(gw, call, request)
     stream = bool(body.pop("stream", False))
     messages, kwargs = to_chat_arguments(body)
@@ -236,7 +233,7 @@ async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
         await gw.finish(call, 200, usage=reply.usage, deployment=deployment_of(reply),
                         cache_hit=reply.cache_hit,
                         content={"messages": messages, "reply": reply.content})
-        return JSONResponse(to_message(reply, alias))
+        return JSONReply(to_message(reply, alias))
     events = StreamEvents(alias)
     state: dict[str, Any] = {"usage": None, "deployment": None, "hit": False}
 
