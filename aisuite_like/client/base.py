@@ -436,6 +436,9 @@ class ClientBase:
         self._routed: dict[str, Provider] = {}  # model naming an alias -> its routing provider
         # a router deployment with settings of its own -> (canonical key, its own provider)
         self._deployed: dict[str, tuple[str, Provider]] = {}
+        # a router deployment's label -> (the instrumentation it was made under, its stack
+        # of model layers: client/prepare.py, _deployment_stack)
+        self._deployment_stacks: dict[str, tuple[Any, Provider]] = {}
 
     @property
     def provider_configs(self) -> dict[str, dict[str, Any]]:
@@ -465,6 +468,7 @@ class ClientBase:
             for label, (canon, _) in list(self._deployed.items()):
                 if canon in changed:
                     del self._deployed[label]
+            self._deployment_stacks.clear()  # made again from the new providers
 
     def with_options(
         self,
