@@ -405,7 +405,7 @@ class ClientBase:
         self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
         # provider key -> (the provider, its checks layer, whether a profile is given): made
         # once per provider (docs/models.md)
-        self._checked: dict[str, tuple[Provider, Provider, bool]] = {}
+        self._checked: dict[str, tuple[Provider, Optional[Provider], bool]] = {}
         _request_checks.check_prompt_cache(prompt_cache)
         #: ``"auto"``: every call adds prompt-cache breakpoints / a cache key unless it passes
         #: ``prompt_cache=False`` (docs/reasoning-and-caching.md).

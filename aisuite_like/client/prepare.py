@@ -138,17 +138,30 @@ def _checked(client: ClientBase, key: str, provider: Provider, name: str) -> Pro
     layer."""
     made = client._checked.get(key)
     if made is None or made[0] is not provider:  # once per provider: it holds no call's state
-        from ..model_info.checks import ChecksProvider
-
         profile = _profile(client, key)
-        made = (provider, ChecksProvider(provider, key, profile), profile is not None)
+        made = (provider, None if profile is None else _checks(provider, key, profile),
+                profile is not None)
         client._checked[key] = made
-    if not made[2]:
-        from ..model_info.snapshot import facts_of
+    if not made[2] and not _known(key, name):
+        return provider
+    checked = made[1]
+    if checked is None:  # the checks' code loads with the first model the snapshot knows
+        checked = _checks(provider, key, None)
+        client._checked[key] = (provider, checked, False)
+    return checked
 
-        if not name or not facts_of(key, name).known:
-            return provider
-    return made[1]
+
+def _checks(provider: Provider, key: str, profile: Any) -> Provider:
+    from ..model_info.checks import ChecksProvider
+
+    return ChecksProvider(provider, key, profile)
+
+
+def _known(key: str, name: str) -> bool:
+    """Whether the model snapshot knows model ``name`` of ``key`` (docs/models.md)."""
+    from ..model_info.snapshot import facts_of
+
+    return bool(name) and facts_of(key, name).known
 
 
 def _profile(client: ClientBase, key: str) -> Any:
