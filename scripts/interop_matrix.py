@@ -3,7 +3,7 @@ happened (server, version, row, result), as scripts/fault_matrix.py writes the f
 
     .venv/bin/python scripts/interop_matrix.py           # `make interop`: every part
     .venv/bin/python scripts/interop_matrix.py --quick   # llmock and llm-katan only
-    .venv/bin/python scripts/interop_matrix.py --from results/   # render saved results
+    .venv/bin/python scripts/interop_matrix.py --from .interop/results   # render again
 
 The tests (tests/interop/) write one JSON file each into the folder ``AISUITE_INTEROP_RESULTS``
 names; with ``AISUITE_INTEROP_FULL=1`` the slow part (LiteLLM's proxy) runs too. The page's
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,7 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "interop.md"
 START, END = "<!-- interop:start -->", "<!-- interop:end -->"
 SUITE = "tests/interop"
-TRANSPORTS = ("sdk", "native")
+#: The transports each row runs on (tests/support/transports.py): the vendor SDK, the native
+#: one, and the native one with its async calls on httpx2 instead of aiohttp.
+TRANSPORTS = ("sdk", "native", "native-httpx2")
+#: Where the results of the last run are kept, so ``--from`` can render them again.
+RESULTS = ROOT / ".interop" / "results"
+TOTAL = "total_seconds.txt"  # the whole run's time, beside the results
 #: The transport of a row of a client nobody here wrote calling the gateway
 #: (tests/interop/test_clients.py): the project's client is not the one calling.
 GATEWAY = "gateway"
@@ -60,7 +66,7 @@ def _cell(text: str) -> str:
 
 
 def render_rows(rows: list[dict[str, str]]) -> str:
-    """One line per (server, row): the result, once when both transports agree."""
+    """One line per (server, row): the result, once when every transport it ran on agrees."""
     merged: dict[tuple[str, str, str], dict[str, str]] = {}
     for item in rows:
         key = (item["server"], item["version"], item["row"])
@@ -70,8 +76,8 @@ def render_rows(rows: list[dict[str, str]]) -> str:
         results = [by_transport.get(t) for t in TRANSPORTS]
         if set(by_transport) == {GATEWAY}:
             result = by_transport[GATEWAY]
-        elif results[0] == results[1]:
-            result = f"{results[0]} (both transports)"
+        elif len(set(results)) == 1:
+            result = f"{results[0]} (every transport)"
         else:
             result = "; ".join(f"{t}: {r or 'not run'}" for t, r in zip(TRANSPORTS, results,
                                                                         strict=True))
@@ -113,9 +119,10 @@ def render(rows: list[dict[str, str]], timings: list[dict[str, Any]], total: flo
     server_rows = [r for r in rows if r["transport"] != GATEWAY]
     return "\n\n".join([
         f"Servers: {listed}. {len(server_rows)} results "
-        f"({len({(r['server'], r['row']) for r in server_rows})} rows, each on both "
-        "transports)." + (f" Clients against the gateway: {by_client}. {len(client_rows)} "
-                          "results." if clients else ""),
+        f"({len({(r['server'], r['row']) for r in server_rows})} rows, each on "
+        f"{', '.join(TRANSPORTS)})."
+        + (f" Clients against the gateway: {by_client}. {len(client_rows)} results."
+           if clients else ""),
         "### Differences and known defects", render_differences(rows),
         "### Results", render_rows(rows),
         "### Time each part takes", render_timings(timings, total)])
@@ -131,10 +138,18 @@ def main() -> None:
     total = 0.0
     if args.source:
         rows, timings = load(Path(args.source))
+        saved = Path(args.source) / TOTAL
+        total = float(saved.read_text()) if saved.exists() else 0.0
     else:
-        with tempfile.TemporaryDirectory() as tmp:
+        RESULTS.parent.mkdir(exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=RESULTS.parent) as tmp:
             total = run_suite(Path(tmp), full=not args.quick)
             rows, timings = load(Path(tmp))
+            (Path(tmp) / TOTAL).write_text(f"{total:.1f}\n")
+            # kept only from a run that passed (run_suite exits otherwise)
+            shutil.rmtree(RESULTS, ignore_errors=True)
+            Path(tmp).rename(RESULTS)
+            Path(tmp).mkdir()  # for TemporaryDirectory's own clean-up
     text = DOC.read_text(encoding="utf-8")
     head, _, rest = text.partition(START)
     _, _, tail = rest.partition(END)

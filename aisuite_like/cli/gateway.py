@@ -86,7 +86,10 @@ def serve(args: argparse.Namespace, err: TextIO) -> int:
               f"({len(config.models)} models, {args.workers} worker(s))\n")
     options: dict[str, Any] = dict(host=config.host, port=config.port, log_level="info",
                                    timeout_graceful_shutdown=int(config.shutdown_timeout) or 1,
-                                   lifespan="on")
+                                   lifespan="on", access_log=config.access_log,
+                                   # the gateway reads neither the peer's address nor the
+                                   # scheme: rewriting them from X-Forwarded-* only costs
+                                   proxy_headers=False)
     if args.workers == 1:
         from ..gateway import create_app
 

@@ -7,6 +7,10 @@ reaches the caller: the first use of an id keeps it; a missing id becomes
 ``call_<choice>_<index>``; a taken id gets the first free suffix ``_2``, ``_3``, ...
 Deterministic on purpose: the same reply and history always give the same ids (recorded
 replays and tests stay stable). Pure: no I/O; the caller's objects are never modified.
+
+What a provider saved about a call under its id in ``provider_specific_fields`` (Gemini's
+thought signatures: entries ``{"part": "function_call", "id": ...}``) follows the call to its
+new id (:func:`follow_renamed_ids`), or it would no longer find its call on the next turn.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Optional, TypeVar
 if TYPE_CHECKING:
     from .types import ChatCompletionChunk, ChatCompletionResponse
 
-__all__ = ["CallIdAssigner", "unique_tool_call_ids"]
+__all__ = ["CallIdAssigner", "follow_renamed_ids", "unique_tool_call_ids"]
 
 # A chunk of any ChatCompletionChunk class: copies keep the class of the chunk they copy.
 _ChunkT = TypeVar("_ChunkT", bound="ChatCompletionChunk")
@@ -66,6 +70,35 @@ class CallIdAssigner:
         return cid
 
 
+def follow_renamed_ids(psf: Any, ids: Sequence[tuple[Any, str]]) -> Any:
+    """``psf`` (a message's ``provider_specific_fields``) with every list entry that names a
+    call by ``"id"`` given that call's new id. ``ids`` is (id the model gave, id assigned) per
+    call, in order, so two calls the model gave one id pair with their entries in order. A
+    copy when an entry changed, else ``psf`` itself."""
+    if not isinstance(psf, dict) or all(old == new for old, new in ids):
+        return psf
+    unused = list(ids)
+    out = dict(psf)
+    changed = False
+    for key, value in psf.items():
+        if not isinstance(value, list):
+            continue
+        entries = list(value)
+        for i, entry in enumerate(entries):
+            cid = entry.get("id") if isinstance(entry, dict) else None
+            if not isinstance(cid, str):
+                continue
+            match = next((j for j, (old, _) in enumerate(unused) if old == cid), None)
+            if match is None:
+                continue
+            new = unused.pop(match)[1]
+            if new != cid:
+                entries[i] = {**entry, "id": new}
+                out[key] = entries
+                changed = True
+    return out if changed else psf
+
+
 def unique_tool_call_ids(response: "ChatCompletionResponse", prior: Sequence[Any] = ()
                          ) -> "ChatCompletionResponse":
     """``response`` with unique tool-call ids (unique within the reply and against ``prior``):
@@ -87,8 +120,11 @@ def unique_tool_call_ids(response: "ChatCompletionResponse", prior: Sequence[Any
             new_calls.append(call if cid == call.id else call.model_copy(update={"id": cid}))
         if any(a is not b for a, b in zip(new_calls, calls, strict=True)):
             changed = True
-            fixed[position] = choice.model_copy(update={
-                "message": message.model_copy(update={"tool_calls": new_calls})})
+            psf = follow_renamed_ids(message.provider_specific_fields,
+                                     [(a.id, b.id) for a, b in zip(calls, new_calls,
+                                                                   strict=True)])
+            fixed[position] = choice.model_copy(update={"message": message.model_copy(
+                update={"tool_calls": new_calls, "provider_specific_fields": psf})})
     return response.model_copy(update={"choices": fixed}) if changed else response
 
 

@@ -16,7 +16,7 @@ from typing_extensions import TypeVar
 
 from .content import text_of
 from .cost import attach_price_ref
-from .ids import CallIdAssigner, _chunk_with_ids
+from .ids import CallIdAssigner, _chunk_with_ids, follow_renamed_ids
 from .types import (
     ChatCompletionChunk,
     ChatCompletionResponse,
@@ -128,7 +128,8 @@ class ChunkAccumulator:
                     first = call is None
                     if call is None:
                         cid = self._ids.assign(tc.id, choice.index, tc.index)
-                        call = calls[tc.index] = {"id": cid, "name": "", "args": []}
+                        call = calls[tc.index] = {"id": cid, "given": tc.id, "name": "",
+                                                  "args": []}
                     # The first fragment carries the call's id; a later one naming another
                     # id is corrected too, so every id the caller sees pairs.
                     if (first or tc.id is not None) and tc.id != call["id"]:
@@ -168,7 +169,9 @@ class ChunkAccumulator:
                 tool_calls=tool_calls,
                 reasoning_content="".join(state["reasoning"]) or None,
                 refusal="".join(state["refusal"]) or None,
-                provider_specific_fields=state["psf"],
+                provider_specific_fields=follow_renamed_ids(
+                    state["psf"], [(c["given"], c["id"])
+                                   for _, c in sorted(state["tool_calls"].items())]),
                 **({"annotations": state["annotations"]} if state["annotations"] else {}),
             )
             finish = state["finish_reason"]

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from .config import load_config
 from .errors import GatewayError, openai_body
-from .routes import routes
-from .service import Deadline, Gateway
+from .routes import hot, routes
+from .service import Deadline, Gateway, JSONReply
 
 __all__ = ["create_app", "Gateway"]
 
@@ -46,12 +45,9 @@ class _Limits:
                 code="request_too_large", headers={"x-should-retry": "false"})
 
         async def too_large() -> None:
-            body = json.dumps(openai_body(over())).encode()
-            await send({"type": "http.response.start", "status": 413,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"x-should-retry", b"false"),
-                                    (b"connection", b"close")]})
-            await send({"type": "http.response.body", "body": body})
+            await JSONReply(openai_body(over()), 413, {"x-should-retry": "false",
+                                                       "connection": "close"}
+                            )(scope, receive, send)
 
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
@@ -85,12 +81,31 @@ class _Limits:
                 raise
         except asyncio.TimeoutError:
             if not started:
-                body = json.dumps(openai_body(GatewayError(
+                await JSONReply(openai_body(GatewayError(
                     504, "the request took longer than the gateway's limit", "timeout",
-                    "request_timeout"))).encode()
-                await send({"type": "http.response.start", "status": 504,
-                            "headers": [(b"content-type", b"application/json")]})
-                await send({"type": "http.response.body", "body": body})
+                    "request_timeout")), 504)(scope, receive, send)
+
+
+class _Hot:
+    """ASGI: the hot endpoints (``routes.hot``: chat completions, messages) called directly,
+    the rest through the Starlette app. A hot endpoint's errors are its replies already
+    (``Gateway.serve``), so Starlette's error middleware would add nothing there."""
+
+    def __init__(self, app: Any, endpoints: dict[tuple[str, str], Any]) -> None:
+        from starlette.requests import Request
+
+        self.app = app
+        self.endpoints = endpoints
+        self.request = Request
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and not scope.get("root_path"):
+            run = self.endpoints.get((scope["method"], scope["path"]))
+            if run is not None:
+                response = await run(self.request(scope, receive))
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def create_app(config: Any, *, tracer_provider: Any = None) -> Any:
@@ -119,6 +134,6 @@ def create_app(config: Any, *, tracer_provider: Any = None) -> Any:
 
     app = Starlette(routes=routes(gw), lifespan=lifespan)
     app.state.gateway = gw
-    wrapped = _Limits(app, gw.config.max_body_bytes, gw.config.request_timeout)
+    wrapped = _Limits(_Hot(app, hot(gw)), gw.config.max_body_bytes, gw.config.request_timeout)
     wrapped.state = app.state
     return wrapped

@@ -17,6 +17,7 @@ from .service import (
     OURS,
     Call,
     Gateway,
+    JSONReply,
     deployment_of,
     dump,
     estimate,
@@ -27,7 +28,7 @@ from .service import (
 )
 from .store import VirtualKey, parse_budget, parse_duration
 
-__all__ = ["routes"]
+__all__ = ["routes", "hot"]
 
 # --- the endpoints --------------------------------------------------------------------------
 
@@ -50,8 +51,6 @@ def _required(body: dict[str, Any], name: str) -> Any:
 
 
 async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
-    from starlette.responses import JSONResponse
-
     body, target = await _call_body(gw, call, request)
     messages = body.pop("messages", None)
     stream = bool(body.pop("stream", False))
@@ -66,7 +65,7 @@ async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
         await gw.finish(call, 200, usage=reply.usage, deployment=deployment_of(reply),
                         cache_hit=reply.cache_hit,
                         content={"messages": messages, "reply": reply.content})
-        return JSONResponse(dump(reply, alias))
+        return JSONReply(dump(reply, alias))
     state: dict[str, Any] = {"usage": None, "deployment": None, "hit": False, "text": []}
 
     def encode(chunk: Any) -> Optional[bytes]:
@@ -221,8 +220,6 @@ async def _model(gw: Gateway, call: Call, request: Any) -> Any:
 
 
 async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
-    from starlette.responses import JSONResponse
-
     body, target = await _call_body(gw, call, request)
     stream = bool(body.pop("stream", False))
     messages, kwargs = to_chat_arguments(body)
@@ -236,7 +233,7 @@ async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
         await gw.finish(call, 200, usage=reply.usage, deployment=deployment_of(reply),
                         cache_hit=reply.cache_hit,
                         content={"messages": messages, "reply": reply.content})
-        return JSONResponse(to_message(reply, alias))
+        return JSONReply(to_message(reply, alias))
     events = StreamEvents(alias)
     state: dict[str, Any] = {"usage": None, "deployment": None, "hit": False}
 
@@ -320,16 +317,29 @@ async def _key_usage(gw: Gateway, key: VirtualKey) -> dict[str, Any]:
     return view
 
 
+def _endpoint(gw: Gateway, name: str, shape: str, handler: Callable[..., Awaitable[Any]]
+              ) -> Callable[[Any], Awaitable[Any]]:
+    """The endpoint of a Starlette route: ``handler`` through ``Gateway.serve``."""
+    async def run(request: Any) -> Any:
+        return await gw.serve(request, name, shape, lambda call, req: handler(gw, call, req))
+    return run
+
+
+def hot(gw: Gateway) -> dict[tuple[str, str], Callable[[Any], Awaitable[Any]]]:
+    """The endpoints most requests reach, by (method, path): ``create_app`` serves these
+    without Starlette's routing and middleware (a quarter of a request's CPU otherwise), and
+    ``routes`` lists them too (for an app mounted under a root path)."""
+    return {("POST", "/v1/chat/completions"): _endpoint(gw, "chat.completions", "openai", _chat),
+            ("POST", "/v1/messages"): _endpoint(gw, "messages", "anthropic", _messages)}
+
+
 def routes(gw: Gateway) -> list[Any]:
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
     from starlette.routing import Route
 
     def endpoint(name: str, shape: str, handler: Callable[..., Awaitable[Any]]) -> Any:
-        async def run(request: Request) -> Any:
-            return await gw.serve(request, name, shape,
-                                  lambda call, req: handler(gw, call, req))
-        return run
+        return _endpoint(gw, name, shape, handler)
 
     async def list_keys(request: Request) -> Any:
         async def action() -> Any:
@@ -418,8 +428,7 @@ def routes(gw: Gateway) -> list[Any]:
                             status_code=503 if gw.draining else 200)
 
     return [
-        Route("/v1/chat/completions", endpoint("chat.completions", "openai", _chat),
-              methods=["POST"]),
+        *(Route(path, run, methods=[method]) for (method, path), run in hot(gw).items()),
         Route("/v1/embeddings", endpoint("embeddings", "openai", _embeddings),
               methods=["POST"]),
         Route("/v1/responses", endpoint("responses", "openai", _responses), methods=["POST"]),
@@ -427,7 +436,6 @@ def routes(gw: Gateway) -> list[Any]:
               endpoint("audio.transcriptions", "openai", _transcriptions), methods=["POST"]),
         Route("/v1/models", endpoint("models", "openai", _models), methods=["GET"]),
         Route("/v1/models/{model:path}", endpoint("models", "openai", _model), methods=["GET"]),
-        Route("/v1/messages", endpoint("messages", "anthropic", _messages), methods=["POST"]),
         Route("/v1/messages/count_tokens",
               endpoint("messages.count_tokens", "anthropic", _count_tokens), methods=["POST"]),
         Route("/admin/keys", list_keys, methods=["GET"]),

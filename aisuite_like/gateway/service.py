@@ -35,8 +35,8 @@ from .store import (
     open_store,
 )
 
-__all__ = ["Gateway", "Call", "Deadline", "FORBIDDEN", "refuse_forbidden", "dump", "deployment_of",
-           "json_body", "final_usage", "estimate", "sse_data", "OURS"]
+__all__ = ["Gateway", "Call", "Deadline", "JSONReply", "FORBIDDEN", "refuse_forbidden", "dump",
+           "deployment_of", "json_body", "final_usage", "estimate", "sse_data", "OURS"]
 
 log = logging.getLogger("aisuite_like.gateway")
 
@@ -349,10 +349,8 @@ class Gateway:
         return max(0.0, self.config.request_timeout - (time.monotonic() - call.started))
 
     def error_response(self, call: Call, error: GatewayError) -> Any:
-        from starlette.responses import JSONResponse
-
         body = anthropic_body(error) if call.shape == "anthropic" else openai_body(error)
-        return JSONResponse(body, status_code=error.status, headers=error.headers)
+        return JSONReply(body, error.status, error.headers)
 
     async def serve(self, request: Any, endpoint: str, shape: str,
                     handler: Callable[[Call, Any], Awaitable[Any]]) -> Any:
@@ -490,6 +488,29 @@ class Gateway:
         if call.shape == "anthropic":
             return sse("error", anthropic_body(error))
         return b"data: " + json.dumps(openai_body(error)).encode() + b"\n\n"
+
+
+class JSONReply:
+    """A JSON reply as an ASGI application: what Starlette's ``JSONResponse`` sends (the same
+    encoding and headers), without its per-reply objects, for the hot endpoints' replies and
+    every error."""
+
+    __slots__ = ("status_code", "body", "raw_headers")
+
+    def __init__(self, content: Any, status_code: int = 200,
+                 headers: Optional[dict[str, str]] = None) -> None:
+        self.status_code = status_code
+        self.body = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
+                               separators=(",", ":")).encode()
+        self.raw_headers = [(b"content-length", str(len(self.body)).encode()),
+                            (b"content-type", b"application/json")]
+        for name, value in (headers or {}).items():
+            self.raw_headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": self.status_code,
+                    "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.body})
 
 
 def _event_stream_class() -> Any:

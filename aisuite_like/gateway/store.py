@@ -18,7 +18,6 @@ import re
 import secrets
 import threading
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -140,7 +139,9 @@ class RequestRecord:
     stream: bool = False
     content: Optional[str] = None
     ts: float = field(default_factory=time.time)
-    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: 128 random bits in hex (a uuid4's ``hex`` without its version bits: a fifth of its
+    #: cost, paid on every request)
+    id: str = field(default_factory=lambda: secrets.token_hex(16))
 
     def row(self) -> tuple[Any, ...]:
         return (self.id, self.ts, self.key_name, self.endpoint, self.model, self.deployment,

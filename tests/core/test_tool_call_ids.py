@@ -201,3 +201,24 @@ def test_agent_hooks_and_trace_see_the_same_unique_ids(family: str, streamed: bo
     assert len(set(ids)) == 2 and len(RAN) == 2
     assert seen[0] == ids  # the hook saw the ids the trace holds
     assert assert_unique_and_paired(FAMILIES[family]["sent"](bodies(route)[1])) == ids
+
+
+def test_what_a_provider_saved_under_a_call_id_follows_the_new_id() -> None:
+    """Gemini's thought signatures name their call by id: two calls the model gave one id
+    (and a third that keeps its own) keep their own signatures, in order; the caller's
+    ``provider_specific_fields`` is not modified."""
+    from aisuite_like.core.ids import follow_renamed_ids
+
+    psf = {"thought_signatures": [
+        {"part": "function_call", "id": "a", "signature": "first"},
+        {"part": "function_call", "id": "a", "signature": "second"},
+        {"part": "text", "signature": "of the text"},
+        {"part": "function_call", "id": "b", "signature": "third"}], "other": 1}
+    before = repr(psf)
+    out = follow_renamed_ids(psf, [("a", "a"), ("a", "a_2"), ("b", "b")])
+    assert [e.get("id") for e in out["thought_signatures"]] == ["a", "a_2", None, "b"]
+    assert [e["signature"] for e in out["thought_signatures"]] == [
+        "first", "second", "of the text", "third"]
+    assert out["other"] == 1 and repr(psf) == before
+    assert follow_renamed_ids(psf, [("a", "a"), ("b", "b")]) is psf
+    assert follow_renamed_ids(None, [("a", "a_2")]) is None

@@ -31,12 +31,15 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_serve_runs_the_gateway_until_sigterm(tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize("access_log", [False, True])
+def test_serve_runs_the_gateway_until_sigterm(tmp_path: pathlib.Path, access_log: bool
+                                              ) -> None:
     port = _free_port()
     db = tmp_path / "gateway.db"
     config = tmp_path / "gateway.toml"
-    config.write_text(f'[models]\nfast = "test:offline"\n\n[server]\nport = {port}\n\n'
-                      f'[storage]\nurl = "sqlite:///{db}"\n')
+    setting = "access_log = true\n" if access_log else ""
+    config.write_text(f'[models]\nfast = "test:offline"\n\n[server]\nport = {port}\n'
+                      f'{setting}\n[storage]\nurl = "sqlite:///{db}"\n')
     made = subprocess.run([*CLI, "gateway", "keys", "create", "--config", str(config),
                            "--name", "cli-user", "--models", "fast"],
                           capture_output=True, text=True, timeout=scaled(60), check=True)
@@ -58,7 +61,7 @@ def test_serve_runs_the_gateway_until_sigterm(tmp_path: pathlib.Path) -> None:
                 time.sleep(0.1)
         assert reply.choices[0].message.content == 'You said: "from the cli"'
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=scaled(60))
+        out, err = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -68,6 +71,8 @@ def test_serve_runs_the_gateway_until_sigterm(tmp_path: pathlib.Path) -> None:
     assert proc.returncode in (0, -signal.SIGTERM), err
     assert "Application shutdown complete" in err
     assert f"http://127.0.0.1:{port}" in err
+    # uvicorn's access log (on stdout) only when asked: the records are the gateway's log
+    assert ('"POST /v1/chat/completions HTTP/1.1" 200' in out) is access_log, out
     (record,) = open_store(f"sqlite:///{db}").latest()
     assert record["key_name"] == "cli-user" and record["status"] == 200
 

@@ -725,6 +725,25 @@ def test_stream_error_event_mid_stream(mode: str, httpx2_mock: Any) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_stream_error_event_keeps_the_sdks_exception_as_cause(mode: str,
+                                                              httpx2_mock: Any) -> None:
+    """The typed error of an error event is raised from the exception the anthropic SDK's own
+    Stream raises for it (docs/migration.md), scrubbed of the key."""
+    import anthropic
+
+    error = {"type": "overloaded_error", "message": f"Overloaded (key {KEY})"}
+    events = [*stream_events(reply([text("partial answer")]))[:4],
+              {"type": "error", "error": error}]
+    httpx2_mock.post(URL).mock(return_value=sse_response(events))
+    _, err = stream_until_error(mode, messages=USER)
+    assert type(err) is ai.InternalServerError and KEY not in str(err)
+    cause = err.__cause__
+    assert type(cause) is anthropic.APIStatusError, repr(cause)
+    assert cause.body["type"] == "error" and cause.body["error"]["type"] == "overloaded_error"
+    assert KEY not in str(cause) and KEY not in repr(cause.body)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_stream_rate_limit_error_event(mode: str, httpx2_mock: Any) -> None:
     events = [{"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}}]
     httpx2_mock.post(URL).mock(return_value=sse_response(events))

@@ -226,19 +226,27 @@ def test_structured_output_run_sends_the_signature_back_as_recorded(
         "thoughtSignature": base64.urlsafe_b64encode(base64.b64decode(signature)).decode()}]}
 
 
+@pytest.mark.parametrize("reused_id", [False, True])
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_a_function_call_after_the_structured_answer_keeps_its_signature(
-        mode: str, stream: bool, httpx2_mock: respx.Router) -> None:
+        mode: str, stream: bool, reused_id: bool, httpx2_mock: respx.Router) -> None:
     """The recorded structured-output run, then a new turn in which Gemini calls the tool
-    again: that call's signature goes back on its part, the earlier ones too."""
+    again: that call's signature goes back on its part, the earlier ones too. With
+    ``reused_id`` the new call carries the id Gemini gave the recorded one (a replayed reply
+    does): the call gets a new id (core/ids.py) and its signature follows it."""
     first = STRUCTURED["interactions"][0]["request"]["body"]
     schema = first["generationConfig"]["responseJsonSchema"]
     response_format = {"type": "json_schema",
                        "json_schema": {"name": "CityLocation", "schema": schema}}
     signature = base64.b64encode(b"signature of the second call").decode()
+    recorded_call = STRUCTURED["interactions"][0]["response"]["body"]["candidates"][0][
+        "content"]["parts"][0]["functionCall"]
+    function_call: dict[str, Any] = {"name": "get_user_country", "args": {}}
+    if reused_id:
+        function_call["id"] = recorded_call["id"]
     call = {"candidates": [{"content": {"role": "model", "parts": [
-        {"functionCall": {"name": "get_user_country", "args": {}},
+        {"functionCall": function_call,
          "thoughtSignature": signature}]}, "finishReason": "STOP", "index": 0}],
         "responseId": "resp-3", "modelVersion": "gemini-3-flash-preview"}
     answer = STRUCTURED["interactions"][1]["response"]["body"]
@@ -265,6 +273,8 @@ def test_a_function_call_after_the_structured_answer_keeps_its_signature(
     assert calls[0]["thoughtSignature"] == recorded["thoughtSignature"]
     assert calls[-1]["thoughtSignature"] == base64.urlsafe_b64encode(
         b"signature of the second call").decode()
+    if reused_id:
+        assert calls[-1]["functionCall"]["id"] == recorded_call["id"] + "_2"
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

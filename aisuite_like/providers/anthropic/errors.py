@@ -20,6 +20,7 @@ from ...core.errors import (
     error_for_status,
     parse_retry_after,
     redacted,
+    scrub_exception,
 )
 from .._common import host_of, too_deep_for_sdk
 
@@ -111,6 +112,19 @@ def reply_error(status: int, headers: Any, content: bytes, provider: str,
     except Exception:  # not JSON (or nested too deep): the text, as the SDK keeps it
         message = text or f"Error code: {status}"
     return status_error(status, message, body, headers, provider, secrets, response=response)
+
+
+def sdk_stream_error(event: Any, response: Any,
+                     secrets: Iterable[Optional[str]] = ()) -> BaseException:
+    """The ``anthropic.APIStatusError`` the SDK's own ``Stream`` raises for an ``error`` event
+    (its message as the SDK makes it, the event as its body, keys scrubbed): the ``__cause__``
+    of the typed error on the SDK transport, as for every other SDK failure
+    (docs/migration.md)."""
+    import anthropic as sdk
+
+    exc = sdk.APIStatusError(f"{event}", response=response, body=event)
+    scrub_exception(exc, secrets)
+    return exc
 
 
 def map_sdk_error(exc: BaseException, provider: str,

@@ -8,7 +8,7 @@ error it stands for (``errors.error_from_stream_event``).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Optional
 
 from ...core.errors import AisuiteLikeError, APIConnectionError
@@ -46,6 +46,10 @@ from .translate import (
     usage_from,
 )
 
+#: The exception the SDK's own stream raises for an ``error`` event, from the event: the
+#: ``__cause__`` of the typed error on the SDK transport (docs/migration.md).
+SdkError = Callable[[Any], BaseException]
+
 
 class StreamBody:
     """The SSE body of one streamed reply -> chunks: the shared SSE decoder
@@ -60,9 +64,11 @@ class StreamBody:
     __slots__ = ("_decoder", "_state", "_plain", "_whole", "_json")
 
     def __init__(self, provider: str = PROVIDER, request_id: Optional[str] = None,
-                 secrets: Iterable[Optional[str]] = ()) -> None:
+                 secrets: Iterable[Optional[str]] = (),
+                 sdk_error: Optional[SdkError] = None) -> None:
         self._decoder = SSEDecoder(provider)
-        self._state = StreamTranslator(provider=provider, request_id=request_id, secrets=secrets)
+        self._state = StreamTranslator(provider=provider, request_id=request_id, secrets=secrets,
+                                       sdk_error=sdk_error)
         self._plain = PlainBody(provider)
         self._whole = False  # the reply came as a plain JSON body, read whole
         self._json = StreamJson(provider)
@@ -147,12 +153,14 @@ class StreamTranslator:
     the last one.
     """
 
-    __slots__ = ("provider", "request_id", "secrets", "id", "model", "created", "_blocks",
-                 "_tool_count", "_usage", "_done", "_chars", "_server")
+    __slots__ = ("provider", "request_id", "secrets", "sdk_error", "id", "model", "created",
+                 "_blocks", "_tool_count", "_usage", "_done", "_chars", "_server")
 
     def __init__(self, *, provider: str = PROVIDER, request_id: Optional[str] = None,
-                 secrets: Iterable[Optional[str]] = (), created: Optional[int] = None) -> None:
+                 secrets: Iterable[Optional[str]] = (), created: Optional[int] = None,
+                 sdk_error: Optional[SdkError] = None) -> None:
         self.provider = provider
+        self.sdk_error = sdk_error
         self.request_id = request_id
         self.secrets = tuple(secrets)
         self.id = ""
@@ -192,8 +200,11 @@ class StreamTranslator:
             self._done = True
             return None
         if kind == "error":
-            raise error_from_stream_event(event, provider=self.provider,
-                                          request_id=self.request_id, secrets=self.secrets)
+            error = error_from_stream_event(event, provider=self.provider,
+                                            request_id=self.request_id, secrets=self.secrets)
+            if self.sdk_error is not None:
+                raise error from self.sdk_error(event)
+            raise error
         return None  # ping, and event types added after this was written
 
     def _block_start(self, event: dict[str, Any]) -> Optional[ChatCompletionChunk]:

@@ -44,7 +44,7 @@ from .._native import async_library, native_transport
 from ..base import ChatRequest, FileRequest, Provider
 from ..body_limits import CONFIG_KEYS as BODY_CONFIG_KEYS
 from ._sdk_seam import bound_sync_client
-from .errors import map_sdk_error
+from .errors import map_sdk_error, sdk_stream_error
 from .models import parse_models_page
 from .translate import DEFAULT_MAX_TOKENS, PROVIDER, build_request, parse_response
 
@@ -515,13 +515,22 @@ class AnthropicProvider(Provider):
         finally:
             await data_in.aclose()
 
+    def _sdk_stream_body(self, resp: Any) -> StreamBody:
+        """The body of a stream the SDK opened: an error event inside it raises its typed
+        error with the SDK's own exception for it as ``__cause__``."""
+        from .stream import StreamBody  # loads with the first stream (see _stream_body)
+
+        response, secrets = resp.http_response, self._secrets
+        return StreamBody(self._key(), resp.request_id, secrets,
+                          lambda event: sdk_stream_error(event, response, secrets))
+
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[ChatCompletionChunk]:
         try:  # the request is sent here, on first iteration; status errors surface now
             resp = self._sync_client().messages.with_streaming_response.create(
                 **kwargs).__enter__()
         except self._send_errors as exc:
             raise self._error(exc) from exc
-        body = _stream_body(self._key(), resp.request_id, self._secrets)
+        body = self._sdk_stream_body(resp)
         note_response(resp.http_response, resp.request_id)
         try:
             for data in resp.iter_bytes():
@@ -539,7 +548,7 @@ class AnthropicProvider(Provider):
                 **kwargs).__aenter__()
         except self._send_errors as exc:
             raise self._error(exc) from exc
-        body = _stream_body(self._key(), resp.request_id, self._secrets)
+        body = self._sdk_stream_body(resp)
         note_response(resp.http_response, resp.request_id)
         try:
             async for data in resp.iter_bytes():
