@@ -405,7 +405,7 @@ class ClientBase:
         self._cache_wrapped: dict[str, tuple[Provider, Provider]] = {}
         # provider key -> (the provider, its checks layer, whether a profile is given): made
         # once per provider (docs/models.md)
-        self._checked: dict[str, tuple[Provider, Provider, bool]] = {}
+        self._checked: dict[str, tuple[Provider, Optional[Provider], bool]] = {}
         _request_checks.check_prompt_cache(prompt_cache)
         #: ``"auto"``: every call adds prompt-cache breakpoints / a cache key unless it passes
         #: ``prompt_cache=False`` (docs/reasoning-and-caching.md).
@@ -436,6 +436,9 @@ class ClientBase:
         self._routed: dict[str, Provider] = {}  # model naming an alias -> its routing provider
         # a router deployment with settings of its own -> (canonical key, its own provider)
         self._deployed: dict[str, tuple[str, Provider]] = {}
+        # a router deployment's label -> (the instrumentation it was made under, its stack
+        # of model layers: client/prepare.py, _deployment_stack)
+        self._deployment_stacks: dict[str, tuple[Any, Provider]] = {}
 
     @property
     def provider_configs(self) -> dict[str, dict[str, Any]]:
@@ -465,6 +468,7 @@ class ClientBase:
             for label, (canon, _) in list(self._deployed.items()):
                 if canon in changed:
                     del self._deployed[label]
+            self._deployment_stacks.clear()  # made again from the new providers
 
     def with_options(
         self,

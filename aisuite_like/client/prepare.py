@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..core import checks as _request_checks, hooks as _instrumentation
+from ..core import checks as _request_checks, guard as _guard, hooks as _instrumentation
 from ..core.errors import ConfigurationError, InvalidModelError, UnsupportedParameterError
 from ..providers.base import ChatRequest, Provider
 from ..providers.registry import canonical_key
@@ -138,17 +138,30 @@ def _checked(client: ClientBase, key: str, provider: Provider, name: str) -> Pro
     layer."""
     made = client._checked.get(key)
     if made is None or made[0] is not provider:  # once per provider: it holds no call's state
-        from ..model_info.checks import ChecksProvider
-
         profile = _profile(client, key)
-        made = (provider, ChecksProvider(provider, key, profile), profile is not None)
+        made = (provider, None if profile is None else _checks(provider, key, profile),
+                profile is not None)
         client._checked[key] = made
-    if not made[2]:
-        from ..model_info.snapshot import facts_of
+    if not made[2] and not _known(key, name):
+        return provider
+    checked = made[1]
+    if checked is None:  # the checks' code loads with the first model the snapshot knows
+        checked = _checks(provider, key, None)
+        client._checked[key] = (provider, checked, False)
+    return checked
 
-        if not name or not facts_of(key, name).known:
-            return provider
-    return made[1]
+
+def _checks(provider: Provider, key: str, profile: Any) -> Provider:
+    from ..model_info.checks import ChecksProvider
+
+    return ChecksProvider(provider, key, profile)
+
+
+def _known(key: str, name: str) -> bool:
+    """Whether the model snapshot knows model ``name`` of ``key`` (docs/models.md)."""
+    from ..model_info.snapshot import facts_of
+
+    return bool(name) and facts_of(key, name).known
 
 
 def _profile(client: ClientBase, key: str) -> Any:
@@ -183,10 +196,21 @@ def _deployment_stack(client: ClientBase, model: str, settings: Mapping[str, Any
                       label: str, budgets: tuple[Any, ...] = ()) -> Provider:
     """What a router is given to reach a deployment: its provider (``ClientBase.
     _deployment_provider``) in the model layers (not cached: the alias is), admitted by
-    ``budgets`` (the call's, the client's and the deployment's own)."""
+    ``budgets`` (the call's, the client's and the deployment's own). Without budgets the
+    stack holds no call's state, so it is kept per deployment and made again only after
+    ``instrument()`` changed or ``configure()`` dropped it (every routed call asks for it)."""
+    active = _instrumentation.ACTIVE
+    keep = not budgets and not _guard.BLOCK_REAL_REQUESTS[0]  # the guard checks every call
+    if keep:
+        made = client._deployment_stacks.get(label)
+        if made is not None and made[0] is active:
+            return made[1]
     provider = client._deployment_provider(model, settings, label)
     key, _, name = model.partition(":")  # checked by _deployment_provider's parse_model
-    return _model_layers(client, key, provider, False, budgets, name=name)
+    stack = _model_layers(client, key, provider, False, budgets, name=name)
+    if keep:
+        client._deployment_stacks[label] = (active, stack)
+    return stack
 
 
 def _uses_cache(client: ClientBase, asked: Optional[bool]) -> bool:
@@ -318,8 +342,8 @@ def prepare_call(client: ClientBase, model: str, messages: Any, kwargs: dict[str
     (``provider_stack``). ``kwargs`` is consumed. Every entry point uses it: ``create`` and
     its variants, agents, durable runs and batches."""
     routed = route(client, model) if client._router is not None else None
-    if routed is not None:  # an alias of the client's router
-        name = split_model(client, model)[1]
+    if routed is not None:  # an alias of the client's router (as split_model names it)
+        name = model[7:] if model.startswith("router:") else model
         key = f"router:{name}"
     else:
         key, name = parse_model(model)

@@ -10,7 +10,7 @@ they retry. Imports nothing of the package.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, ItemsView, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any, Optional, TypeVar
 
@@ -40,6 +40,9 @@ class Headers(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def items(self) -> ItemsView[str, str]:  # the dict's own: a routed reply reads them all
+        return self._items.items()
 
     def __repr__(self) -> str:
         return f"Headers({self._items!r})"

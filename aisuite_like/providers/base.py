@@ -96,16 +96,21 @@ class ChatRequest:
 
     def replace(self, **changes: Any) -> "ChatRequest":
         """A copy with some fields changed (the runner uses it per turn, the router per
-        call): every field read at once (``dataclasses.replace`` walks the fields one by
-        one in Python), the changes over them, through ``__init__`` as ``replace`` does."""
-        values = dict(zip(_CHAT_FIELDS, _chat_values(self), strict=True))
-        values.update(changes)
-        return ChatRequest(**values)
+        call): every field read at once and given to ``__init__`` by position
+        (``dataclasses.replace`` walks the fields one by one in Python; a dict of them by
+        name costs twice the rest), then the changes set over them."""
+        copy = ChatRequest(*_chat_values(self))
+        for name, value in changes.items():
+            if name not in _CHAT_FIELD_SET:  # as __init__ would refuse it
+                raise TypeError(f"ChatRequest has no field {name!r}")
+            setattr(copy, name, value)
+        return copy
 
 
 
 #: ChatRequest's fields, and a getter of all their values at once (``ChatRequest.replace``).
 _CHAT_FIELDS = tuple(f.name for f in fields(ChatRequest))
+_CHAT_FIELD_SET = frozenset(_CHAT_FIELDS)
 _chat_values = attrgetter(*_CHAT_FIELDS)
 
 

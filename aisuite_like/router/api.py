@@ -95,6 +95,7 @@ class Router:
         if not is_number(getattr(clock, "now", None)):
             raise TypeError("clock.now must be a number of seconds (e.g. testing.FakeClock())")
         self.clock = clock
+        self._wall = type(clock) is _WallClock  # now() reads time.time() itself
         self._routes: dict[str, Route] = {}
         for alias, specs in deployments.items():
             if not isinstance(alias, str) or not alias.strip() or ":" in alias \
@@ -117,7 +118,7 @@ class Router:
 
     def now(self) -> float:
         """The router's clock, in seconds."""
-        return float(self.clock.now)
+        return time.time() if self._wall else float(self.clock.now)
 
     @property
     def aliases(self) -> tuple[str, ...]:

@@ -503,7 +503,7 @@ class RoutingProvider(Provider):
 
     def _send(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """One routed request, sent with the deployment provider's ``method``."""
-        call = _Call(self, request, self._counted(request))
+        call = _Call(self, request, self._counted(request) if self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
@@ -541,7 +541,7 @@ class RoutingProvider(Provider):
             return call.served(response, index)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        call = _Call(self, request, self._counted(request))
+        call = _Call(self, request, self._counted(request) if self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))

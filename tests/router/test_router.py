@@ -739,3 +739,39 @@ def test_embeddings_over_an_alias_are_checked_by_every_deployment_before_sending
         with pytest.raises(ai.UnsupportedFeatureError,
                            match="router alias 'mixed', deployment 'anthropic:claude-x'"):
             client.embeddings.create(model="mixed", input="hi")
+
+
+@pytest.mark.parametrize("kind", ["client's own", "own settings"])
+def test_configure_moves_an_alias_to_the_new_config_on_its_next_call(
+        servers: list[Deployment], kind: str) -> None:
+    # a deployment's stack is kept between calls: configure() must still reach it
+    first, second = servers[0], servers[1]
+    spec = {"model": "openai:m-0"} if kind == "client's own" else \
+        {"model": "openai:m-0", "max_retries": 0}
+    config = {"api_key": KEYS["openai"], "base_url": first.url + "/v1"}
+    with ai.Client({"openai": config}, router=ai.Router({"smart": [spec]})) as client:
+        assert client.chat.completions.create(model="smart", messages=USER).model == "m-0"
+        client.configure({"openai": {**config, "base_url": second.url + "/v1"}})
+        client.chat.completions.create(model="smart", messages=USER)
+    assert (len(first.requests), len(second.requests)) == (1, 1)
+
+
+def test_instrument_after_the_first_routed_call_traces_the_next(
+        servers: list[Deployment]) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    r = router("openai", servers[:1], [1])
+    with ai.Client(router=r) as client:
+        client.chat.completions.create(model="smart", messages=USER)
+        ai.instrument(tracer_provider=tracer_provider)
+        try:
+            client.chat.completions.create(model="smart", messages=USER)
+        finally:
+            ai.uninstrument()
+    assert len(exporter.get_finished_spans()) == 1

@@ -46,11 +46,11 @@ from ..body_limits import CONFIG_KEYS as BODY_CONFIG_KEYS
 from ._sdk_seam import bound_sync_client
 from .errors import map_sdk_error, sdk_stream_error
 from .models import parse_models_page
-from .stream import StreamBody
 from .translate import DEFAULT_MAX_TOKENS, PROVIDER, build_request, parse_response
 
 if TYPE_CHECKING:
     from ..plans import Plan
+    from .stream import StreamBody
 
 #: Seconds that bound an attempt when no timeout is configured: the anthropic SDK's 600 s.
 _DEFAULT_TIMEOUT = 600.0
@@ -73,6 +73,14 @@ def _sdk_params() -> frozenset[str]:
 #: Pages of the models list read at most (1,000 models each): a server whose cursor never
 #: ends cannot keep a list going.
 _MAX_MODEL_PAGES = 100
+
+
+def _stream_body(key: str, request_id: Optional[str], secrets: Any) -> StreamBody:
+    """A stream's decoder; the streams' code (and ``core.streaming``) loads with the first
+    stream, not at a cold start's first plain call."""
+    from .stream import StreamBody
+
+    return StreamBody(key, request_id, secrets)
 
 
 def _page_args(after: Optional[str]) -> dict[str, Any]:
@@ -470,7 +478,7 @@ class AnthropicProvider(Provider):
             nonlocal body
             request_id = reply.headers.get("request-id")
             note(reply.status, reply.headers, request_id=request_id, url=reply.url)
-            body = StreamBody(self._key(), request_id, self._secrets)
+            body = _stream_body(self._key(), request_id, self._secrets)
 
         data_in = self._native.http.stream(http_request, opened)
         try:
@@ -478,7 +486,7 @@ class AnthropicProvider(Provider):
                 assert body is not None
                 yield from body.feed(data)
             if body is None:  # the reply opened and ended at once
-                body = StreamBody(self._key(), None, self._secrets)
+                body = _stream_body(self._key(), None, self._secrets)
             yield from body.end()
             body.finish()
         finally:
@@ -491,7 +499,7 @@ class AnthropicProvider(Provider):
             nonlocal body
             request_id = reply.headers.get("request-id")
             note(reply.status, reply.headers, request_id=request_id, url=reply.url)
-            body = StreamBody(self._key(), request_id, self._secrets)
+            body = _stream_body(self._key(), request_id, self._secrets)
 
         data_in = self._native.http.astream(http_request, opened)
         try:
@@ -500,7 +508,7 @@ class AnthropicProvider(Provider):
                 for chunk in body.feed(data):
                     yield chunk
             if body is None:
-                body = StreamBody(self._key(), None, self._secrets)
+                body = _stream_body(self._key(), None, self._secrets)
             for chunk in body.end():
                 yield chunk
             body.finish()
@@ -510,6 +518,8 @@ class AnthropicProvider(Provider):
     def _sdk_stream_body(self, resp: Any) -> StreamBody:
         """The body of a stream the SDK opened: an error event inside it raises its typed
         error with the SDK's own exception for it as ``__cause__``."""
+        from .stream import StreamBody  # loads with the first stream (see _stream_body)
+
         response, secrets = resp.http_response, self._secrets
         return StreamBody(self._key(), resp.request_id, secrets,
                           lambda event: sdk_stream_error(event, response, secrets))
