@@ -121,6 +121,9 @@ class _Response:
         self.url = response.url
         self.headers = CIMultiDictProxy(CIMultiDict(response.headers.multi_items()))
         self.content = _Content(response)
+        # aiohttp's: the Content-Length header as a number (None without one)
+        length = response.headers.get("content-length")
+        self.content_length = int(length) if length is not None else None
 
     async def read(self) -> bytes:
         try:
