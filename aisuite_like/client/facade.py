@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -661,30 +661,49 @@ class _AsyncStreamManager(Generic[_ParsedT]):
             await self._stream.close()
 
 
-async def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[str, Any]) -> Any:
-    if kwargs.get("tools") is not None:
-        from ..tools.toolset import aopen_tool_sources
-
-        await aopen_tool_sources(kwargs["tools"], client)  # MCP servers start off the loop
+def _acreate(client: ClientBase, model: str, messages: Any, kwargs: dict[str, Any],
+             tools_open: bool = False) -> Awaitable[Any]:
+    """The awaitable of an async ``create``, called from the ``create`` coroutine (so the
+    call is prepared when it is awaited, as before): a plain function, so that a request in
+    flight holds the small :func:`_areply` frame, not this one's call and request."""
+    if not tools_open and kwargs.get("tools") is not None:
+        return _acreate_opening_tools(client, model, messages, kwargs)
     call = prepare_call(client, model, messages, kwargs)
     provider, request = call.provider, call.request
     _request_checks.check_not_empty(request.messages)
     if call.max_turns is not None:
         from ..loop.drivers import _atool_runner
 
-        return await _atool_runner(provider, request, call.tools, max_turns=call.max_turns,
-                                   **call.runner_options)
+        return _atool_runner(provider, request, call.tools, max_turns=call.max_turns,
+                             **call.runner_options)
     aas_given = provider.aas_given
     if aas_given is not None:  # an aisuite provider: its reply as given (docs/migration.md)
-        return await aas_given(request)
+        return aas_given(request)
     if request.stream:
-        from ..core.exchange import aopened
-        from ..core.streaming import AsyncStream, astarted_stream
+        return _astream(provider, request)
+    return _areply(provider.acomplete(request), request.messages, request.model)
 
-        chunks, response = await aopened(lambda: astarted_stream(provider.astream(request)))
-        return AsyncStream(chunks, prior_messages=request.messages, response=response)
-    response = unique_tool_call_ids(await provider.acomplete(request), request.messages)
-    attach_price_ref(response, request.model)
+
+async def _acreate_opening_tools(client: ClientBase, model: str, messages: Any,
+                                 kwargs: dict[str, Any]) -> Any:
+    from ..tools.toolset import aopen_tool_sources
+
+    await aopen_tool_sources(kwargs["tools"], client)  # MCP servers start off the loop
+    return await _acreate(client, model, messages, kwargs, tools_open=True)
+
+
+async def _astream(provider: Any, request: Any) -> Any:
+    from ..core.exchange import aopened
+    from ..core.streaming import AsyncStream, astarted_stream
+
+    chunks, response = await aopened(lambda: astarted_stream(provider.astream(request)))
+    return AsyncStream(chunks, prior_messages=request.messages, response=response)
+
+
+async def _areply(completion: Awaitable[ChatCompletionResponse], messages: Any, model: str
+                  ) -> ChatCompletionResponse:
+    response = unique_tool_call_ids(await completion, messages)
+    attach_price_ref(response, model)
     return response
 
 

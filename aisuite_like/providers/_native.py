@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Optional
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 from ..core.errors import AisuiteLikeError, APIError, MissingDependencyError, scrub_exception
 from ..core.origins import same_origin
@@ -41,6 +41,8 @@ ASYNC_LIBRARIES = ("aiohttp", "httpx2")
 #: A family's mapping of a non-2xx reply (status, headers, body bytes, the response for the
 #: error's ``response``) to its typed error: the code its ``map_sdk_error`` shares.
 ReplyError = Callable[[int, Mapping[str, str], bytes, Any], APIError]
+
+R = TypeVar("R")
 
 _MAX_REDIRECTS = 10
 #: Connections kept open per host for reuse (sync pool; aiohttp keeps every idle one).
@@ -136,6 +138,10 @@ class Reply:
         self.headers = headers
         self.content = content
         self.url = url
+
+
+def _as_is(reply: Reply) -> Reply:
+    return reply
 
 
 def _redirected(method: str, status: int) -> str:
@@ -512,10 +518,26 @@ class NativeHTTP:
         self._environments[url] = found
         return found
 
-    async def _asend(self, request: NativeRequest) -> Any:
+    def apost(self, request: NativeRequest) -> Awaitable[Reply]:
+        """Send ``request`` (a POST, or the GET it says); the complete 2xx reply."""
+        return self._asend(request, _as_is)
+
+    def aread(self, request: NativeRequest, read: Callable[[Reply], R]) -> Awaitable[R]:
+        """``read(reply)`` of :meth:`apost`'s reply, called in the frame that sent it: a
+        caller that only reads the reply holds no coroutine of its own while it waits (a
+        frame less per request in flight). What ``read`` raises is raised as it is."""
+        return self._asend(request, read)
+
+    async def _asend(self, request: NativeRequest, read: Optional[Callable[[Reply], Any]]
+                     ) -> Any:
+        """Send ``request`` (redirects within the origin followed); a non-2xx reply is read
+        and raised as the family's typed error. ``read`` None: the 2xx response, its body
+        not read (a stream); else ``read`` of the complete reply (its connection back in
+        the pool)."""
         import asyncio
 
         method, url, body = request.method, request.url, request.body
+        response: Any = None
         for _ in range(_MAX_REDIRECTS + 1):
             # One request on the async library, its body not read yet (inline, not a
             # coroutine of its own: a frame less per request in flight). httpx2 reads the
@@ -542,7 +564,7 @@ class NativeHTTP:
                 raise self._failure(exc) from exc
             status = response.status
             if not self._not_ok(status):
-                return response
+                break
             reuse = False
             try:
                 target = self._redirect(request, method, status,
@@ -561,13 +583,12 @@ class NativeHTTP:
                 await _finish(response, reuse)
             raise self.reply_error(status, response.headers, content, _httpx_response(
                 status, response.headers, content, method, url, request.headers))
-        raise APIError(f"{self.provider}: more than {_MAX_REDIRECTS} redirects",
-                       provider=self.provider)
-
-    async def apost(self, request: NativeRequest) -> Reply:
-        import asyncio
-
-        response = await self._asend(request)
+        else:
+            raise APIError(f"{self.provider}: more than {_MAX_REDIRECTS} redirects",
+                           provider=self.provider)
+        if read is None:
+            return response
+        # the reply's body, in this frame (not a coroutine of its own, as above)
         try:
             if self._whole_known(response):
                 content = await response.read()
@@ -580,13 +601,13 @@ class NativeHTTP:
             await _finish(response, False)
             raise self._failure(exc) from exc
         await _finish(response, True)
-        return Reply(response.status, response.headers, content, str(response.url))
+        return read(Reply(response.status, response.headers, content, str(response.url)))
 
     async def astream(self, request: NativeRequest,
                       opened: Optional[Callable[[Reply], None]] = None) -> AsyncIterator[bytes]:
         import asyncio
 
-        response = await self._asend(request)
+        response = await self._asend(request, None)
         done = False
         try:
             if opened is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, Optional
 
 from ...core.errors import (
@@ -342,20 +342,22 @@ class AnthropicProvider(Provider):
         return _retry.call(self._calls, self._complete_once, self._kwargs(request),
                            self._calls.bounds(request.timeout))
 
-    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+    def acomplete(self, request: ChatRequest) -> Coroutine[Any, Any, ChatCompletionResponse]:
+        # a plain function handing out the retry layer's coroutine: no frame of its own held
+        # while the request is in flight (its callers await it at once)
         if self._native is not None:
-            return await _retry.acall(self._calls, self._native_acomplete_once,
-                                      self._native.request(self._kwargs(request)),
-                                      self._calls.bounds(request.timeout))
-        return await _retry.acall(self._calls, self._acomplete_once, self._kwargs(request),
-                                  self._calls.bounds(request.timeout))
+            return _retry.acall(self._calls, self._native_acomplete_once,
+                                self._native.request(self._kwargs(request)),
+                                self._calls.bounds(request.timeout))
+        return _retry.acall(self._calls, self._acomplete_once, self._kwargs(request),
+                            self._calls.bounds(request.timeout))
 
     def _native_complete_once(self, http_request: Any) -> ChatCompletionResponse:
         reply = self._native.http.post(http_request)
         return self._native_read(reply)
 
-    async def _native_acomplete_once(self, http_request: Any) -> ChatCompletionResponse:
-        return self._native_read(await self._native.http.apost(http_request))
+    def _native_acomplete_once(self, http_request: Any) -> Awaitable[ChatCompletionResponse]:
+        return self._native.http.aread(http_request, self._native_read)  # type: ignore[no-any-return]
 
     def _native_read(self, reply: Any) -> ChatCompletionResponse:
         request_id = reply.headers.get("request-id")

@@ -13,7 +13,7 @@ import math
 import os
 import threading
 import weakref
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 from ...core.errors import (
@@ -457,10 +457,12 @@ class GoogleProvider(GoogleEndpoints, Provider):
         return _retry.call(self._calls, once, self._prepare(request, False),
                            self._calls.bounds(request.timeout))
 
-    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+    def acomplete(self, request: ChatRequest) -> Coroutine[Any, Any, ChatCompletionResponse]:
+        # a plain function handing out the retry layer's coroutine: no frame of its own held
+        # while the request is in flight (its callers await it at once)
         once = self._acomplete_once if self._native is None else self._native_acomplete_once
-        return await _retry.acall(self._calls, once, self._prepare(request, False),
-                                  self._calls.bounds(request.timeout))
+        return _retry.acall(self._calls, once, self._prepare(request, False),
+                            self._calls.bounds(request.timeout))
 
     def _native_complete_once(self, p: "_Prepared") -> ChatCompletionResponse:
         native = self._native

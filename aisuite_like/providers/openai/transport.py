@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Coroutine, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -459,25 +459,26 @@ class OpenAIProvider(OpenAITranscription, OpenAIEndpoints, Provider):
         return _retry.call(self._calls, self._complete_once, kwargs,
                            self._calls.bounds(request.timeout))
 
-    async def acomplete(self, request: ChatRequest) -> ChatCompletionResponse:
+    def acomplete(self, request: ChatRequest) -> Coroutine[Any, Any, ChatCompletionResponse]:
+        # a plain function handing out the retry layer's coroutine: no frame of its own held
+        # while the request is in flight (its callers await it at once)
         if self._responses_route(request):
-            return await self._acomplete_over_responses(request)
+            return self._acomplete_over_responses(request)
         kwargs = self._kwargs(request)
         kwargs.pop("stream", None)
         if self._native is not None:
-            return await _retry.acall(self._calls, self._native_acomplete_once,
-                                      self._native.request(kwargs),
-                                      self._calls.bounds(request.timeout))
-        return await _retry.acall(self._calls, self._acomplete_once, kwargs,
-                                  self._calls.bounds(request.timeout))
+            return _retry.acall(self._calls, self._native_acomplete_once,
+                                self._native.request(kwargs), self._calls.bounds(request.timeout))
+        return _retry.acall(self._calls, self._acomplete_once, kwargs,
+                            self._calls.bounds(request.timeout))
 
     def _native_complete_once(self, http_request: Any) -> ChatCompletionResponse:
-        reply = self._native.http.post(http_request)
-        _note_reply(reply)
-        return self._read_chat(reply.status, reply.headers, reply.content)
+        return self._native_chat(self._native.http.post(http_request))
 
-    async def _native_acomplete_once(self, http_request: Any) -> ChatCompletionResponse:
-        reply = await self._native.http.apost(http_request)
+    def _native_acomplete_once(self, http_request: Any) -> Awaitable[ChatCompletionResponse]:
+        return self._native.http.aread(http_request, self._native_chat)  # type: ignore[no-any-return]
+
+    def _native_chat(self, reply: Any) -> ChatCompletionResponse:
         _note_reply(reply)
         return self._read_chat(reply.status, reply.headers, reply.content)
 
