@@ -72,6 +72,69 @@ def build_model(cls: type[_M], values: dict[str, Any]) -> _M:
     return m
 
 
+#: How model_construct fills each field of a class: (name, how, default); see _plan.
+_PLANS: dict[type, Optional[tuple[tuple[str, int, Any], ...]]] = {}
+_REQUIRED, _CONSTANT, _COPY, _FACTORY = range(4)
+
+
+def _plan(cls: type[BaseModel]) -> Optional[tuple[tuple[str, int, Any], ...]]:
+    """How each field of ``cls`` takes its default, as pydantic's ``get_default`` does (a
+    copy of an empty list or dict, a call of a factory); None when ``cls`` needs
+    model_construct itself (aliases, post-init, a root model, a factory of validated data,
+    a default that needs a deep copy)."""
+    plan: list[tuple[str, int, Any]] = []
+    simple = not (cls.__pydantic_post_init__ or cls.__pydantic_root_model__)
+    for name, info in cls.model_fields.items():
+        if info.alias not in (None, name) or info.validation_alias not in (None, name):
+            simple = False
+        if info.default_factory is not None:
+            if getattr(info, "default_factory_takes_validated_data", False):
+                simple = False
+            plan.append((name, _FACTORY, info.default_factory))
+        elif info.is_required():
+            plan.append((name, _REQUIRED, None))
+        elif info.default is None or type(info.default) in (str, int, float, bool) or (
+                type(info.default) in (tuple, frozenset) and not info.default):
+            plan.append((name, _CONSTANT, info.default))
+        elif type(info.default) in (list, dict, set) and not info.default:
+            plan.append((name, _COPY, type(info.default)))
+        else:
+            simple = False
+    found = _PLANS[cls] = tuple(plan) if simple else None
+    return found
+
+
+def construct_model(cls: type[_M], **values: Any) -> _M:
+    """``cls.model_construct(**values)``, the same instance (the fields in their order, the
+    unset ones at their defaults, ``model_fields_set`` the names given, any other name an
+    extra field) without pydantic's per-field default lookup and copy, which was most of
+    reading a reply into our types."""
+    plan = _PLANS[cls] if cls in _PLANS else _plan(cls)
+    if plan is None:
+        return cls.model_construct(**values)
+    full: dict[str, Any] = {}
+    given = 0
+    for name, how, default in plan:
+        if name in values:
+            full[name] = values[name]
+            given += 1
+        elif how == _CONSTANT:
+            full[name] = default
+        elif how != _REQUIRED:
+            full[name] = default()
+    m = cls.__new__(cls)
+    _set(m, "__dict__", full)
+    if given == len(values):
+        fields_set, extra = set(values), {}
+    else:  # names that are no field: extra fields (kept with extra="allow")
+        fields_set = {k for k in values if k in cls.model_fields}
+        extra = {k: v for k, v in values.items() if k not in cls.model_fields}
+    _set(m, "__pydantic_fields_set__", fields_set)
+    _set(m, "__pydantic_extra__", extra if cls.model_config.get("extra") == "allow" else None)
+    _set(m, "__pydantic_private__", None)
+    return m
+
+
 class _Model(BaseModel):
     # Extra keys are kept (not dropped) so provider-native fields survive a round trip.
     model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)

@@ -23,6 +23,7 @@ from ...core.types import (
     PromptTokensDetails,
     ToolCall,
     Usage,
+    construct_model,
 )
 from .._common import (
     arguments_json,
@@ -610,14 +611,14 @@ def usage_from(raw: Optional[dict[str, Any]], provider: str = PROVIDER) -> Optio
     prompt = input_tokens + (cache_read or 0) + (cache_write or 0)
     prompt_details = None
     if cache_read is not None or cache_write is not None:
-        prompt_details = PromptTokensDetails.model_construct(
+        prompt_details = construct_model(PromptTokensDetails,
             cached_tokens=cache_read or 0, cache_creation_tokens=cache_write or 0)
     completion_details = None
     output_details = raw.get("output_tokens_details")
     if output_details and output_details.get("thinking_tokens") is not None:
-        completion_details = CompletionTokensDetails.model_construct(
+        completion_details = construct_model(CompletionTokensDetails,
             reasoning_tokens=output_details["thinking_tokens"])
-    return Usage.model_construct(
+    return construct_model(Usage,
         prompt_tokens=prompt, completion_tokens=output_tokens,
         total_tokens=prompt + output_tokens, prompt_tokens_details=prompt_details,
         completion_tokens_details=completion_details)
@@ -669,10 +670,10 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
             name = block.get("name")
             if not isinstance(name, str) or not name:
                 name = need_name(name, provider, f"content[{position}].name")
-            tool_calls.append(ToolCall.model_construct(
+            tool_calls.append(construct_model(ToolCall,
                 id=opt_str(block.get("id"), provider, f"content[{position}].id") or "",
                 type="function",  # a missing id: the facade assigns one
-                function=Function.model_construct(name=name,
+                function=construct_model(Function, name=name,
                                                   arguments=arguments_json(block.get("input")))))
         elif kind in ("thinking", "redacted_thinking"):
             thinking_blocks.append(_thinking_block(block))
@@ -689,7 +690,7 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
                 server.use(block)
             else:
                 server.result(block)
-    message = Message.model_construct(
+    message = construct_model(Message,
         role="assistant",
         content="".join(texts) or None,
         tool_calls=tool_calls or None,
@@ -700,7 +701,7 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
     if annotations:  # the citations of the hosted tools' results (docs/hosted-tools.md)
         message.annotations = annotations
     stop_reason = opt_str(data.get("stop_reason"), provider, "stop_reason")
-    choice = Choice.model_construct(
+    choice = construct_model(Choice,
         index=0, message=message,
         finish_reason=finish_reason_for(stop_reason, bool(tool_calls)),
         native_finish_reason=stop_reason, intermediate_messages=[])
@@ -712,7 +713,7 @@ def parse_response(data: dict[str, Any], *, provider: str = PROVIDER,
                    if server is not None else None)
         if usage is not None and counted is not None:
             usage.server_tool_use = counted
-    response = ChatCompletionResponse.model_construct(
+    response = construct_model(ChatCompletionResponse,
         id=data.get("id", ""), created=int(time.time()) if created is None else created,
         model=data.get("model", ""), provider=provider, choices=[choice],
         usage=usage, raw=data)

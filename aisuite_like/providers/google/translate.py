@@ -31,6 +31,7 @@ from ...core.types import (
     ToolCall,
     TopLogprob,
     Usage,
+    construct_model,
 )
 from .._common import (
     arguments_json,
@@ -653,10 +654,10 @@ def gemini_logprobs(result: Any, provider: str = _NAME) -> Optional[ChoiceLogpro
         alternatives = opt_list((top or {}).get("candidates"), provider,
                                 f"{where}.topCandidates[].candidates") or []
         token["top_logprobs"] = [
-            TopLogprob.model_construct(**_token_logprob(
+            construct_model(TopLogprob, **_token_logprob(
                 c, provider, f"{where}.topCandidates[].candidates[]")) for c in alternatives]
-        content.append(ChatCompletionTokenLogprob.model_construct(**token))
-    return ChoiceLogprobs.model_construct(content=content, refusal=None)
+        content.append(construct_model(ChatCompletionTokenLogprob, **token))
+    return construct_model(ChoiceLogprobs, content=content, refusal=None)
 
 
 # --- request: reasoning_effort -> thinkingConfig --------------------------------------------
@@ -736,11 +737,11 @@ def _usage(meta: Optional[Mapping[str, Any]], provider: str = _NAME) -> Optional
     cached = meta.get("cachedContentTokenCount")
     if cached is not None:
         cached = opt_count(cached, provider, "usageMetadata.cachedContentTokenCount")
-    return Usage.model_construct(
+    return construct_model(Usage,
         prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion,
-        prompt_tokens_details=(PromptTokensDetails.model_construct(cached_tokens=cached)
+        prompt_tokens_details=(construct_model(PromptTokensDetails, cached_tokens=cached)
                                if cached is not None else None),
-        completion_tokens_details=(CompletionTokensDetails.model_construct(
+        completion_tokens_details=(construct_model(CompletionTokensDetails,
             reasoning_tokens=thoughts) if thoughts is not None else None))
 
 
@@ -864,9 +865,9 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
         index = cand.get("index", position)
         parts = _Parts()
         parts.read(parts_list, ids.for_candidate(index), provider)
-        tool_calls = [ToolCall.model_construct(
+        tool_calls = [construct_model(ToolCall,
                           id=cid, type="function",
-                          function=Function.model_construct(name=n, arguments=a))
+                          function=construct_model(Function, name=n, arguments=a))
                       for cid, n, a in parts.calls] or None
         native = opt_str(cand.get("finishReason"), provider, "candidates[].finishReason")
         text = "".join(parts.text)
@@ -878,18 +879,18 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
                 extra["annotations"] = grounding.annotations
         found = gemini_logprobs(cand.get("logprobsResult"), provider)
         logprobs: dict[str, Any] = {"logprobs": found} if found is not None else {}
-        message = Message.model_construct(
+        message = construct_model(Message,
             role="assistant", content=text or None, tool_calls=tool_calls,
             reasoning_content="".join(parts.reasoning) or None,
             provider_specific_fields=parts.psf(), **extra)
-        choices.append(Choice.model_construct(
+        choices.append(construct_model(Choice,
             index=index, message=message, finish_reason=_finish(native, bool(tool_calls)),
             native_finish_reason=native, **logprobs))
     if not choices:
         blocked = _blocked(data.get("promptFeedback"))
-        message = Message.model_construct(role="assistant",
+        message = construct_model(Message, role="assistant",
                                           refusal=blocked[1] if blocked else None)
-        choices.append(Choice.model_construct(
+        choices.append(construct_model(Choice,
             index=0, message=message, finish_reason="content_filter" if blocked else None,
             native_finish_reason=blocked[0] if blocked else None))
     usage = _usage(data.get("usageMetadata"), provider)
@@ -898,7 +899,7 @@ def parse_response(data: Mapping[str, Any], provider: str = _NAME, model: str = 
         more["tool_events"] = [e for g in hosted for e in g.events()]
         if usage is not None and hosted[0].usage() is not None:
             usage.server_tool_use = hosted[0].usage()
-    return ChatCompletionResponse.model_construct(
+    return construct_model(ChatCompletionResponse,
         id=data.get("responseId") or ids.base, created=created or int(time.time()),
         model=data.get("modelVersion") or model, provider=provider, choices=choices,
         usage=usage, raw=data, **more)
