@@ -239,9 +239,13 @@ class OpenAIProvider(OpenAITranscription, OpenAIEndpoints, Provider):
         self._async_closer: Any = None  # closes _async_client when its loop shuts down
         self._lock = threading.Lock()
         self._native: Any = None
+        #: the named parameters a chat call's kwargs are built for (None: the SDK's, read
+        #: from it on first use)
+        self._chat_params: Optional[frozenset[str]] = None
         if native:  # our own HTTP instead of the SDK's (docs/transports.md)
-            from .native import OpenAINative
+            from .native import NATIVE_PARAMS, OpenAINative
 
+            self._chat_params = NATIVE_PARAMS
             self._native = OpenAINative(self.spec, config, self._api_key, self._azure,
                                         self._secrets(), self._calls.host)
             self._native.http.limits = self._calls.body  # max_reply_bytes, max_event_bytes
@@ -403,11 +407,8 @@ class OpenAIProvider(OpenAITranscription, OpenAIEndpoints, Provider):
     # -- calls --
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
-        if self._native is not None:
-            from .native import NATIVE_PARAMS
-
-            return build_request(request, self.spec, NATIVE_PARAMS, self._reasoning_field)
-        return build_request(request, self.spec, _sdk_params(), self._reasoning_field)
+        params = self._chat_params if self._chat_params is not None else _sdk_params()
+        return build_request(request, self.spec, params, self._reasoning_field)
 
     def _secrets(self) -> tuple[Optional[str]]:
         key = self._api_key
