@@ -20,6 +20,7 @@ from .service import (
     JSONReply,
     deployment_of,
     dump,
+    dump_json,
     estimate,
     final_usage,
     json_body,
@@ -65,7 +66,7 @@ async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
         await gw.finish(call, 200, usage=reply.usage, deployment=deployment_of(reply),
                         cache_hit=reply.cache_hit,
                         content={"messages": messages, "reply": reply.content})
-        return JSONReply(dump(reply, alias))
+        return JSONReply(dump_json(reply, alias))
     state: dict[str, Any] = {"usage": None, "deployment": None, "hit": False, "text": []}
 
     def encode(chunk: Any) -> Optional[bytes]:

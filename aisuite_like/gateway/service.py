@@ -36,7 +36,7 @@ from .store import (
 )
 
 __all__ = ["Gateway", "Call", "Deadline", "JSONReply", "FORBIDDEN", "refuse_forbidden", "dump",
-           "deployment_of", "json_body", "final_usage", "estimate", "sse_data", "OURS"]
+           "dump_json", "deployment_of", "json_body", "final_usage", "estimate", "sse_data", "OURS"]
 
 log = logging.getLogger("aisuite_like.gateway")
 
@@ -493,15 +493,16 @@ class Gateway:
 class JSONReply:
     """A JSON reply as an ASGI application: what Starlette's ``JSONResponse`` sends (the same
     encoding and headers), without its per-reply objects, for the hot endpoints' replies and
-    every error."""
+    every error. ``content`` bytes are the JSON already."""
 
     __slots__ = ("status_code", "body", "raw_headers")
 
     def __init__(self, content: Any, status_code: int = 200,
                  headers: Optional[dict[str, str]] = None) -> None:
         self.status_code = status_code
-        self.body = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
-                               separators=(",", ":")).encode()
+        self.body = content if isinstance(content, bytes) else json.dumps(
+            content, ensure_ascii=False, allow_nan=False, indent=None,
+            separators=(",", ":")).encode()
         self.raw_headers = [(b"content-length", str(len(self.body)).encode()),
                             (b"content-type", b"application/json")]
         for name, value in (headers or {}).items():
@@ -624,25 +625,39 @@ def sse_data(payload: Any) -> bytes:
 
 # Fields of our responses that are not OpenAI's (ours: the provider, a run's history...).
 OURS = {"provider", "intermediate_responses", "messages", "stop_reason", "tool_events",
-         "context_events", "fallback_errors", "turn"}
+        "context_events", "fallback_errors", "turn"}
 
-
-_OURS_IN_CHOICES = ("native_finish_reason", "intermediate_messages")
+#: What ``dump`` leaves out: our fields, a choice's and its message's (or delta's) own.
+_LEFT_OUT: dict[str, Any] = {
+    **dict.fromkeys(OURS, True),
+    "choices": {"__all__": {"native_finish_reason": True, "intermediate_messages": True,
+                            "message": {"provider_specific_fields": True},
+                            "delta": {"provider_specific_fields": True}}}}
 
 
 def dump(obj: Any, model: str) -> dict[str, Any]:
     """A response or chunk as OpenAI sends it: our own fields left out, ``model`` the alias
     the caller named."""
-    data: dict[str, Any] = obj.model_dump(mode="json", exclude_none=True, exclude=OURS)
+    data: dict[str, Any] = obj.model_dump(mode="json", exclude_none=True, exclude=_LEFT_OUT)
     if "model" in data:
         data["model"] = model
-    for choice in data.get("choices") or ():
-        for name in _OURS_IN_CHOICES:
-            choice.pop(name, None)
-        message = choice.get("message") or choice.get("delta")
-        if isinstance(message, dict):
-            message.pop("provider_specific_fields", None)
     return data
+
+
+_LEFT_OUT_AND_MODEL = {**_LEFT_OUT, "model": True}
+
+
+def dump_json(obj: Any, model: str) -> bytes:
+    """``dump`` as JSON bytes, serialized by pydantic in one call (no dict in between); the
+    alias is written first in the object, in place of the reply's model (no copy of the
+    reply made for it)."""
+    if getattr(obj, "model", None) is None:
+        return bytes(obj.__pydantic_serializer__.to_json(obj, exclude_none=True,
+                                                         exclude=_LEFT_OUT))
+    rest: bytes = obj.__pydantic_serializer__.to_json(obj, exclude_none=True,
+                                                      exclude=_LEFT_OUT_AND_MODEL)
+    named = b'{"model":' + json.dumps(model, ensure_ascii=False).encode()
+    return named + (b"," + rest[1:] if len(rest) > 2 else b"}")
 
 
 def deployment_of(obj: Any) -> Optional[str]:
