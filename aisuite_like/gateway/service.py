@@ -279,16 +279,20 @@ class Gateway:
 
     # --- the life of a request -----------------------------------------------------------
 
-    async def begin(self, call: Call, estimate: int) -> dict[str, Any]:
-        """Take the key's limits; the arguments the call adds (its budget)."""
-        call.estimate = estimate
+    async def begin(self, call: Call, estimate: Callable[[], int]) -> dict[str, Any]:
+        """Take the key's limits; the arguments the call adds (its budget). ``estimate()``:
+        the request's input tokens, estimated only for a key with a tpm limit (the only
+        reader: the client's budget makes its own)."""
         extra: dict[str, Any] = {}
         if call.key is None:
             return extra
+        if call.key.tpm is not None:
+            call.estimate = estimate()
         try:
             self.limits.enter(call.key)
             call.entered = True
-            await self.limits.admit(call.key, estimate)
+            if call.key.rpm is not None or call.key.tpm is not None:
+                await self.limits.admit(call.key, call.estimate)
         except Refusal as refusal:
             headers = {}
             if refusal.retry_after is not None:
@@ -325,7 +329,7 @@ class Gateway:
                 cost = usage.cost
             except Exception:
                 cost = None
-        if call.key is not None and prompt is not None:
+        if call.key is not None and call.key.tpm is not None and prompt is not None:
             try:
                 await self.limits.settle(call.key, call.estimate, prompt + (completion or 0))
             except Exception:
