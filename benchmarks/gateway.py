@@ -14,8 +14,8 @@ Reported: latency (p50 / p99, one connection, calls one after another) and what 
 adds; throughput at concurrency 100 twice, against an upstream that answers at once (the
 gateway's own cost is the whole difference) and one that answers in ``--upstream-latency-ms``
 (100 by default, as a provider takes time: the ratio a client sees); the CPU each side's
-process spends per request (steady under other load, where a rate is not); the RSS over a
-soak.
+process spends per request (steady under other load, where a rate is not), and the load
+generator's own; the RSS over a soak.
 
     python benchmarks/gateway.py                     # 2,000 latency samples, 5,000 per
                                                      # throughput run, a 20,000-request soak
@@ -218,6 +218,7 @@ async def throughput(targets: list[Target], n: int, concurrency: int, rounds: in
     payload = _payload(latency_ms)
     seconds = {t.name: 0.0 for t in targets}
     cpu = {t.name: 0.0 for t in targets}
+    own_cpu = {t.name: 0.0 for t in targets}  # this load generator's, sending to each side
     ratios: dict[str, list[float]] = {t.name: [] for t in targets}
     sessions = [_session(concurrency) for _ in targets]
     try:
@@ -227,10 +228,11 @@ async def throughput(targets: list[Target], n: int, concurrency: int, rounds: in
         for _ in range(max(1, n // per_round)):
             took = {}
             for session, target in zip(sessions, targets, strict=True):
-                before = _cpu_s(target.pid)
+                before, own_before = _cpu_s(target.pid), time.process_time()
                 took[target.name] = await _burst(session, target, payload, per_round,
                                                  concurrency)
                 cpu[target.name] += _cpu_s(target.pid) - before
+                own_cpu[target.name] += time.process_time() - own_before
                 seconds[target.name] += took[target.name]
             for target in targets:
                 ratios[target.name].append(took[targets[0].name] / took[target.name])
@@ -240,7 +242,8 @@ async def throughput(targets: list[Target], n: int, concurrency: int, rounds: in
     done = per_round * max(1, n // per_round)
     return {t.name: {"rps": done / seconds[t.name],
                      "ratio_median": statistics.median(ratios[t.name]),
-                     "cpu_ms_per_request": cpu[t.name] / done * 1000.0}
+                     "cpu_ms_per_request": cpu[t.name] / done * 1000.0,
+                     "load_generator_cpu_ms_per_request": own_cpu[t.name] / done * 1000.0}
             for t in targets}
 
 
@@ -329,6 +332,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                     row[target.name] = runs[target.name]["rps"]
                     row[f"{target.name}_cpu_ms_per_request"] = \
                         runs[target.name]["cpu_ms_per_request"]
+                    row[f"load_generator_cpu_ms_per_request_{target.name}"] = \
+                        runs[target.name]["load_generator_cpu_ms_per_request"]
                     if target.name != "direct":
                         prefix = "" if target.name == "gateway" else f"{target.name}_"
                         row[f"{prefix}ratio"] = runs[target.name]["rps"] / runs["direct"]["rps"]
@@ -356,7 +361,9 @@ def main(argv: Optional[list[str]] = None) -> int:
           f"({thr['ratio']:.2f}x) at c={thr['concurrency']}, "
           f"{slow['gateway']:.0f} vs {slow['direct']:.0f} ({slow['ratio']:.2f}x) with a "
           f"{slow['upstream_latency_ms']} ms upstream; gateway CPU "
-          f"{thr['gateway_cpu_ms_per_request']:.2f} ms/request; RSS "
+          f"{thr['gateway_cpu_ms_per_request']:.2f} ms/request (upstream "
+          f"{thr['direct_cpu_ms_per_request']:.2f}, load generator "
+          f"{thr['load_generator_cpu_ms_per_request_gateway']:.2f}); RSS "
           f"{report['rss_kib']['after_first_tenth']} -> {report['rss_kib']['end']} KiB over "
           f"{args.soak} requests", file=sys.stderr)
     if isinstance(report.get("litellm"), dict):
