@@ -72,7 +72,7 @@ class _Limits:
             return message
 
         try:
-            async with Deadline(self.timeout + 5.0):
+            with Deadline(self.timeout + 5.0):
                 await self.app(scope, limited_receive, tracked_send)
         except GatewayError as error:
             if error.status == 413 and not started:

@@ -376,7 +376,7 @@ class Gateway:
             if self.draining:
                 raise GatewayError(503, "the gateway is shutting down; retry", "server_error",
                                    "shutting_down")
-            async with Deadline(self.remaining(call)):
+            with Deadline(self.remaining(call)):
                 return await handler(call, request)
         except asyncio.TimeoutError:
             error = GatewayError(504, f"the request took longer than the gateway's "
@@ -444,7 +444,7 @@ class Gateway:
                     try:
                         # the deadline covers waiting for the provider, not the yield (the
                         # client's reading is the middleware's deadline)
-                        async with Deadline(gateway.remaining(call)):
+                        with Deadline(gateway.remaining(call)):
                             item = await iterator.__anext__()
                     except StopAsyncIteration:
                         break
@@ -570,7 +570,7 @@ def _cache_options(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 class Deadline:
-    """``async with Deadline(seconds):`` raises ``asyncio.TimeoutError`` when the block runs
+    """``with Deadline(seconds):`` (in a task) raises ``asyncio.TimeoutError`` when the block runs
     longer (what ``asyncio.timeout`` does on 3.11, here for 3.10 too): the current task is
     cancelled at the deadline, with no task of its own per request as ``wait_for`` makes."""
 
@@ -585,12 +585,12 @@ class Deadline:
         if self._task is not None:
             self._task.cancel()
 
-    async def __aenter__(self) -> "Deadline":
+    def __enter__(self) -> "Deadline":  # not async: entering and leaving await nothing
         self._task = asyncio.current_task()
         self._handle = asyncio.get_running_loop().call_later(self._seconds, self._fire)
         return self
 
-    async def __aexit__(self, kind: Any, exc: Any, tb: Any) -> None:
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
         if self._handle is not None:
             self._handle.cancel()
         if self._fired and kind is asyncio.CancelledError:
