@@ -463,8 +463,8 @@ class RoutingProvider(Provider):
 
     def _counts(self, request: Any) -> bool:
         """Whether the provider counts ``request``'s prompt for the token buckets."""
-        return isinstance(request, ChatRequest) and request.count_tokens and \
-            self.route.uses_tokens
+        return self.route.uses_tokens and isinstance(request, ChatRequest) and \
+            request.count_tokens
 
     def _count_request(self, request: Any) -> Optional[tuple[Provider, ChatRequest]]:
         if not self._counts(request):
