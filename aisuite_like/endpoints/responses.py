@@ -133,8 +133,8 @@ def _prepare(client: Any, model: str, input: Any, args: dict[str, Any],
     """Validate and prepare one call, before anything is sent."""
     key, name = split_model(client, model)  # a router alias: ("router", alias)
     # the provider of that split (provider_for_model would split the model again)
-    provider = route(client, model) if key == "router" and client._router is not None \
-        else client._provider(key)
+    routed = route(client, model) if key == "router" and client._router is not None else None
+    provider = routed if routed is not None else client._provider(key)
     _check_input(input)
     if not isinstance(stream, bool):
         raise TypeError(f"stream must be True or False, got {stream!r}")
