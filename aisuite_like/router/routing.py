@@ -84,7 +84,7 @@ class Route:
     keys in the state, their limits, and the calls in flight to each from this process."""
 
     __slots__ = ("alias", "deployments", "keys", "caps", "busy", "lock", "uses_tokens",
-                 "draws", "alone")
+                 "draws", "alone", "none_excluded")
 
     def __init__(self, alias: str, deployments: Sequence[Deployment]) -> None:
         self.alias = alias
@@ -94,6 +94,7 @@ class Route:
         self.busy = [0] * len(self.deployments)
         self.lock = threading.Lock()
         self.uses_tokens = any(c.tpm is not None for c in self.caps)
+        self.none_excluded = (False,) * len(self.deployments)  # a call's start (_Call)
         #: whether a pick can need a random number (a choice between deployments)
         self.draws = len(self.deployments) > 1
         #: one deployment with no limits of its own: free unless cooling down or held by its
@@ -161,7 +162,7 @@ class _Call:
         self.request = request
         self.tokens = (counted if counted is not None else _estimate(request)) \
             if route.uses_tokens else 0.0
-        self.excluded = [False] * len(route.deployments)
+        self.excluded: Sequence[bool] = route.none_excluded  # a list of its own once one is
         self.skipped: list[SkippedModel] = []
         self.waited = 0.0
         self.pending = 0.0
@@ -211,17 +212,17 @@ class _Call:
         self.waited += self.pending
         return None
 
+    def _exclude(self, index: int) -> None:
+        """Not ``index`` again in this call."""
+        excluded = list(self.excluded)
+        excluded[index] = True
+        self.excluded = excluded
+
     def release(self, index: int) -> None:
         if self.counts_busy:
             route = self.route
             with route.lock:
                 route.busy[index] -= 1
-
-    def target(self, index: int) -> tuple[Provider, Any]:
-        """The deployment's provider (made on first use, in its provider stack: a span per
-        deployment tried when instrumented) and the request with its model."""
-        provider = self.provider.deployment_provider(index)
-        return provider, self.request.replace(model=self.route.deployments[index].model_name)
 
     # -- 3. what the attempt taught --
 
@@ -235,7 +236,7 @@ class _Call:
             # anything was sent: try the others
             self.skipped.append(skipped_model(self.route.deployments[index].name, error))
             self.last_error = error
-            self.excluded[index] = True
+            self._exclude(index)
             return _nothing_to_record
         if not isinstance(error, FALLBACK_ERRORS):
             if self.skipped:
@@ -245,7 +246,7 @@ class _Call:
         self.skipped.append(skipped_model(deployment.name, error))
         self.last_error = error
         if not isinstance(error, RateLimitError):  # a broken deployment: not again this call
-            self.excluded[index] = True
+            self._exclude(index)
         limits = read_limits(_headers_of(error), time.time())
         cool_for = error.retry_after if isinstance(error.retry_after, (int, float)) and \
             error.retry_after > 0 else None
@@ -365,18 +366,21 @@ class _Attempt:
         return self
 
     def target(self) -> tuple[Provider, Any]:
-        """The deployment's provider and request (``_Call.target``); the latency runs from
-        here."""
-        target = self.call.target(self.index)
+        """The deployment's provider (made on first use, in its provider stack: a span per
+        deployment tried when instrumented) and the request with its model; the latency runs
+        from here."""
+        call, index = self.call, self.index
+        provider = call.provider.deployment_provider(index)
+        routed = call.request.replace(model=call.route.deployments[index].model_name)
         self.start = time.perf_counter()
-        return target
+        return provider, routed
 
     def __exit__(self, kind: Any, error: Optional[BaseException], tb: Any) -> bool:
         capture_token, hand_up_token = self.tokens
         CAPTURE.reset(capture_token)
         self.headers = _hand_on(self.capture)
         HAND_UP.reset(hand_up_token)
-        if error is not None or not self.holds:
+        if (error is not None or not self.holds) and self.call.counts_busy:
             self.call.release(self.index)
         if isinstance(error, AisuiteLikeError):
             self.cool = self.call.failed(self.index, error)
@@ -527,7 +531,8 @@ class RoutingProvider(Provider):
 
     def _send(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """One routed request, sent with the deployment provider's ``method``."""
-        call = _Call(self, request, self._counted(request) if self._counts(request) else None)
+        call = _Call(self, request, self._counted(request)
+                     if self.route.uses_tokens and self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
@@ -546,8 +551,8 @@ class RoutingProvider(Provider):
 
     async def _asend(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """Async twin of ``_send``."""
-        call = _Call(self, request, await self._acounted(request)
-                     if self._counts(request) else None)  # awaited only when counting
+        call = _Call(self, request, await self._acounted(request)  # awaited only when counting
+                     if self.route.uses_tokens and self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))
@@ -565,7 +570,8 @@ class RoutingProvider(Provider):
             return call.served(response, index)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        call = _Call(self, request, self._counted(request) if self._counts(request) else None)
+        call = _Call(self, request, self._counted(request)
+                     if self.route.uses_tokens and self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
@@ -602,8 +608,8 @@ class RoutingProvider(Provider):
             _close(chunks)
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        call = _Call(self, request, await self._acounted(request)
-                     if self._counts(request) else None)  # awaited only when counting
+        call = _Call(self, request, await self._acounted(request)  # awaited only when counting
+                     if self.route.uses_tokens and self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))
