@@ -14,13 +14,14 @@ Reported: latency (p50 / p99, one connection, calls one after another) and what 
 adds; throughput at concurrency 100 twice, against an upstream that answers at once (the
 gateway's own cost is the whole difference) and one that answers in ``--upstream-latency-ms``
 (100 by default, as a provider takes time: the ratio a client sees); the CPU each side's
-process spends per request (steady under other load, where a rate is not); the RSS over a
-soak.
+process spends per request (steady under other load, where a rate is not), and the load
+generator's own; the RSS over a soak.
 
     python benchmarks/gateway.py                     # 2,000 latency samples, 5,000 per
                                                      # throughput run, a 20,000-request soak
     python benchmarks/gateway.py --n 200 --throughput 1000 --soak 2000   # a quick look
     python benchmarks/gateway.py --litellm           # also LiteLLM's proxy, when installed
+    python benchmarks/gateway.py --callgrind 240     # instructions per request (valgrind)
 
 Goals: added latency <= 1 ms p50; throughput >= 0.5x direct; RSS flat over the soak.
 """
@@ -67,8 +68,8 @@ def _rss_kib(pid: int) -> int:
 class Gateway:
     """``aisuite-like serve`` in its own process, with one virtual key."""
 
-    def __init__(self, upstream: str, transport: str, latencies_ms: tuple[int, ...] = ()
-                 ) -> None:
+    def __init__(self, upstream: str, transport: str, latencies_ms: tuple[int, ...] = (),
+                 prefix: tuple[str, ...] = ()) -> None:
         self.dir = tempfile.mkdtemp(prefix="aisuite-like-gateway-bench-")
         self.port = _free_port()
         self.config = os.path.join(self.dir, "gateway.toml")
@@ -95,11 +96,11 @@ url = "sqlite:///{os.path.join(self.dir, 'gateway.db')}"
         made = subprocess.run([*command, "gateway", "keys", "create", "--config", self.config,
                                "--name", "bench"], capture_output=True, text=True, check=True)
         self.key = made.stdout.strip()
-        self.proc = subprocess.Popen([*command, "serve", "--config", self.config],
+        self.proc = subprocess.Popen([*prefix, *command, "serve", "--config", self.config],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      text=True)
         self.base = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + (60 if not prefix else 1800)  # valgrind is slow
         import httpx2
 
         while True:
@@ -218,6 +219,7 @@ async def throughput(targets: list[Target], n: int, concurrency: int, rounds: in
     payload = _payload(latency_ms)
     seconds = {t.name: 0.0 for t in targets}
     cpu = {t.name: 0.0 for t in targets}
+    own_cpu = {t.name: 0.0 for t in targets}  # this load generator's, sending to each side
     ratios: dict[str, list[float]] = {t.name: [] for t in targets}
     sessions = [_session(concurrency) for _ in targets]
     try:
@@ -227,10 +229,11 @@ async def throughput(targets: list[Target], n: int, concurrency: int, rounds: in
         for _ in range(max(1, n // per_round)):
             took = {}
             for session, target in zip(sessions, targets, strict=True):
-                before = _cpu_s(target.pid)
+                before, own_before = _cpu_s(target.pid), time.process_time()
                 took[target.name] = await _burst(session, target, payload, per_round,
                                                  concurrency)
                 cpu[target.name] += _cpu_s(target.pid) - before
+                own_cpu[target.name] += time.process_time() - own_before
                 seconds[target.name] += took[target.name]
             for target in targets:
                 ratios[target.name].append(took[targets[0].name] / took[target.name])
@@ -240,7 +243,8 @@ async def throughput(targets: list[Target], n: int, concurrency: int, rounds: in
     done = per_round * max(1, n // per_round)
     return {t.name: {"rps": done / seconds[t.name],
                      "ratio_median": statistics.median(ratios[t.name]),
-                     "cpu_ms_per_request": cpu[t.name] / done * 1000.0}
+                     "cpu_ms_per_request": cpu[t.name] / done * 1000.0,
+                     "load_generator_cpu_ms_per_request": own_cpu[t.name] / done * 1000.0}
             for t in targets}
 
 
@@ -258,6 +262,46 @@ async def soak(target: Target, n: int, samples: int = 10) -> list[tuple[int, int
             done += batch
             points.append((done, _rss_kib(target.pid)))
     return points
+
+
+def instructions(n: int, transport: str, concurrency: int = 10) -> float:
+    """Instructions the gateway's process (every thread) runs per request under callgrind:
+    counters zeroed after a warm-up that opens its connections a few at a time (under
+    valgrind a cold burst would miss the upstream's connect timeout), then ``n`` requests
+    ``concurrency`` at a time."""
+    import aiohttp
+
+    out = tempfile.mkdtemp(prefix="aisuite-like-gateway-callgrind-")
+    with start_server_process() as upstream:
+        gateway = Gateway(upstream.base, transport, prefix=(
+            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out"))
+        target = Target("gateway", gateway.base, gateway.key, gateway.proc.pid)
+        payload = _payload(0)
+
+        async def burst(count: int, at_once: int) -> None:
+            async with aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(limit=at_once),
+                    timeout=aiohttp.ClientTimeout(total=1800)) as session:
+                await _burst(session, target, payload, count, at_once)
+
+        try:
+            for count, at_once in ((20, 1), (20, 2), (40, 5), (200, concurrency)):
+                asyncio.run(burst(count, at_once))
+            subprocess.run(["callgrind_control", "-z", str(gateway.proc.pid)], check=True,
+                           capture_output=True)
+            asyncio.run(burst(n, concurrency))
+            subprocess.run(["callgrind_control", "-d", str(gateway.proc.pid)], check=True,
+                           capture_output=True)
+        finally:
+            gateway.close()
+    total = 0
+    with open(os.path.join(out, "callgrind.out.1")) as f:  # the dump after the zeroing
+        for line in f:
+            if line.startswith(("summary:", "totals:")):
+                total = int(line.split()[1])
+                break
+    shutil.rmtree(out, ignore_errors=True)
+    return total / n
 
 
 def _ms(values: list[float], q: float) -> float:
@@ -282,7 +326,17 @@ def main(argv: Optional[list[str]] = None) -> int:
                              "docs/transports.md)")
     parser.add_argument("--litellm", action="store_true",
                         help="also LiteLLM's proxy (when installed: benchmarks/litellm.py)")
+    parser.add_argument("--callgrind", type=int, default=0, metavar="N",
+                        help="instead: the instructions the gateway's process runs per "
+                             "request under valgrind's callgrind, over N requests at "
+                             "concurrency 10 after a warm-up (240 in docs/gateway.md)")
     args = parser.parse_args(argv)
+    if args.callgrind:
+        per_request = instructions(args.callgrind, args.transport)
+        print(json.dumps({"instructions_per_request": per_request, "requests": args.callgrind,
+                          "transport": args.transport}))
+        print(f"{per_request / 1e6:.3f} million instructions per request", file=sys.stderr)
+        return 0
     from litellm_proxy import LiteLLMProxy, find_litellm
 
     with start_server_process() as upstream:
@@ -329,6 +383,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                     row[target.name] = runs[target.name]["rps"]
                     row[f"{target.name}_cpu_ms_per_request"] = \
                         runs[target.name]["cpu_ms_per_request"]
+                    row[f"load_generator_cpu_ms_per_request_{target.name}"] = \
+                        runs[target.name]["load_generator_cpu_ms_per_request"]
                     if target.name != "direct":
                         prefix = "" if target.name == "gateway" else f"{target.name}_"
                         row[f"{prefix}ratio"] = runs[target.name]["rps"] / runs["direct"]["rps"]
@@ -356,7 +412,9 @@ def main(argv: Optional[list[str]] = None) -> int:
           f"({thr['ratio']:.2f}x) at c={thr['concurrency']}, "
           f"{slow['gateway']:.0f} vs {slow['direct']:.0f} ({slow['ratio']:.2f}x) with a "
           f"{slow['upstream_latency_ms']} ms upstream; gateway CPU "
-          f"{thr['gateway_cpu_ms_per_request']:.2f} ms/request; RSS "
+          f"{thr['gateway_cpu_ms_per_request']:.2f} ms/request (upstream "
+          f"{thr['direct_cpu_ms_per_request']:.2f}, load generator "
+          f"{thr['load_generator_cpu_ms_per_request_gateway']:.2f}); RSS "
           f"{report['rss_kib']['after_first_tenth']} -> {report['rss_kib']['end']} KiB over "
           f"{args.soak} requests", file=sys.stderr)
     if isinstance(report.get("litellm"), dict):

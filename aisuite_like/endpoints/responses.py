@@ -30,6 +30,7 @@ from ..client.prepare import (
     prepare_call,
     provider_for_model,
     provider_stack,
+    route,
     split_model,
 )
 from ..core.checks import (
@@ -72,6 +73,8 @@ _SERVER_STATE = ("previous_response_id", "conversation", "background", "prompt")
 _INCLUDE_ANYWHERE = frozenset({"reasoning.encrypted_content"})
 #: Settings of OpenAI's Responses API no other family has (refused, not passed through).
 _OPENAI_ONLY = ("metadata", "truncation", "max_tool_calls", "top_logprobs")
+#: The keyword arguments (``provider_kwargs``) among those two.
+_STATE_KWARGS = frozenset((*_SERVER_STATE, *_OPENAI_ONLY))
 #: Why an ``openai`` key is translated: its endpoint (another host) has no Responses API.
 _FOREIGN = ("; this openai key's base_url answered 404 to /responses, so its calls go over "
             "chat")
@@ -129,22 +132,28 @@ def _prepare(client: Any, model: str, input: Any, args: dict[str, Any],
              kwargs: dict[str, Any], stream: Any, max_turns: Any) -> _Call:
     """Validate and prepare one call, before anything is sent."""
     key, name = split_model(client, model)  # a router alias: ("router", alias)
+    # the provider of that split (provider_for_model would split the model again)
+    routed = route(client, model) if key == "router" and client._router is not None else None
+    provider = routed if routed is not None else client._provider(key)
     _check_input(input)
     if not isinstance(stream, bool):
         raise TypeError(f"stream must be True or False, got {stream!r}")
     if max_turns is not None:
         check_max_turns(max_turns)
     check_extra_headers(kwargs)
+    native = bool(getattr(provider, "native_responses", False)) and "fallbacks" not in kwargs
+    if native and max_turns is None:
+        _check_portable(args, kwargs)  # over chat, prepare_call checks them
+        return _prepare_native(client, key, name, provider, input, args, kwargs, stream)
+    return _prepare_chat(client, key, name, model, provider, input, args, kwargs, stream,
+                         max_turns, native)
+
+
+def _check_portable(args: Mapping[str, Any], kwargs: Mapping[str, Any]) -> None:
     check_arguments({"temperature": args.get("temperature"),
                      "max_tokens": args.get("max_output_tokens"),
                      **{k: kwargs.get(k) for k in ("top_p", "timeout", "parallel_tool_calls",
                                                    "user")}})
-    provider = provider_for_model(client, model)
-    native = bool(getattr(provider, "native_responses", False)) and "fallbacks" not in kwargs
-    if native and max_turns is None:
-        return _prepare_native(client, key, name, provider, input, args, kwargs, stream)
-    return _prepare_chat(client, key, name, model, provider, input, args, kwargs, stream,
-                         max_turns, native)
 
 
 def _prepare_native(client: Any, key: str, name: str, provider: Provider, input: Any,
@@ -190,9 +199,11 @@ def _prepare_chat(client: Any, key: str, name: str, model: str, provider: Provid
                 parameter="tools", provider=key)
     effort, summary = reasoning_to_chat(reasoning) if not native else (None, False)
     call_kwargs: dict[str, Any] = dict(kwargs)
-    call_kwargs.update(stream=stream, max_turns=max_turns,
-                       tools=tools or None, max_tokens=args.get("max_output_tokens"),
-                       temperature=args.get("temperature"))
+    call_kwargs.update(stream=stream, max_turns=max_turns, tools=tools or None)
+    limit, temperature = args.get("max_output_tokens"), args.get("temperature")
+    if limit is not None or temperature is not None or "max_tokens" in call_kwargs or \
+            "temperature" in call_kwargs:  # else left out: a missing one reads as None
+        call_kwargs.update(max_tokens=limit, temperature=temperature)
     extra: dict[str, Any] = {}
     if native:
         messages = input_to_messages(input, keep_items=True)
@@ -208,8 +219,12 @@ def _prepare_chat(client: Any, key: str, name: str, model: str, provider: Provid
             extra["tools"] = hosted
     else:
         messages = input_to_messages(input, args.get("instructions"))
-        call_kwargs["tool_choice"] = tool_choice_to_chat(tool_choice)
-        call_kwargs["response_format"] = text_to_response_format(text)
+        if tool_choice is not None:
+            call_kwargs["tool_choice"] = tool_choice_to_chat(tool_choice)
+        if text is not None:
+            call_kwargs["response_format"] = text_to_response_format(text)
+        else:
+            call_kwargs.pop("response_format", None)  # plain text (as the format None says)
         if effort is not None:
             call_kwargs["reasoning_effort"] = effort
     prepared = prepare_call(client, model, messages, call_kwargs)
@@ -241,6 +256,9 @@ def _hosted_echo(hosted: Any) -> list[dict[str, Any]]:
 def _refuse_server_state(key: str, args: Mapping[str, Any], kwargs: Mapping[str, Any]) -> None:
     """What only a provider that keeps responses on its server can do is refused before
     anything is sent."""
+    if args.get("previous_response_id") is None and args.get("store") is not True and \
+            args.get("include") is None and _STATE_KWARGS.isdisjoint(kwargs):
+        return  # none of them given (most calls): the checks below would find nothing
     for name in _SERVER_STATE:
         if args.get(name) is not None or kwargs.get(name) is not None:
             raise UnsupportedParameterError(

@@ -72,7 +72,7 @@ class _Limits:
             return message
 
         try:
-            async with Deadline(self.timeout + 5.0):
+            with Deadline(self.timeout + 5.0):
                 await self.app(scope, limited_receive, tracked_send)
         except GatewayError as error:
             if error.status == 413 and not started:
@@ -86,23 +86,59 @@ class _Limits:
                     "request_timeout")), 504)(scope, receive, send)
 
 
+class _Headers:
+    """A request's headers as the hot endpoints read them: ``get`` of a lower-case name."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def get(self, name: str, default: Any = None) -> Any:
+        wanted = name.encode("latin-1")
+        for key, value in self._raw:
+            if key == wanted:
+                return value.decode("latin-1")
+        return default
+
+
+class _HotRequest:
+    """What a hot endpoint reads of its request, its headers and its body, without
+    Starlette's ``Request`` (its headers, state and streaming objects made per request)."""
+
+    __slots__ = ("headers", "_receive")
+
+    def __init__(self, scope: Any, receive: Any) -> None:
+        self.headers = _Headers(scope["headers"])
+        self._receive = receive
+
+    async def body(self) -> bytes:
+        from starlette.requests import ClientDisconnect
+
+        chunks = []
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                raise ClientDisconnect()  # as Starlette's Request.body()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
 class _Hot:
     """ASGI: the hot endpoints (``routes.hot``: chat completions, messages) called directly,
     the rest through the Starlette app. A hot endpoint's errors are its replies already
     (``Gateway.serve``), so Starlette's error middleware would add nothing there."""
 
     def __init__(self, app: Any, endpoints: dict[tuple[str, str], Any]) -> None:
-        from starlette.requests import Request
-
         self.app = app
         self.endpoints = endpoints
-        self.request = Request
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not scope.get("root_path"):
             run = self.endpoints.get((scope["method"], scope["path"]))
             if run is not None:
-                response = await run(self.request(scope, receive))
+                response = await run(_HotRequest(scope, receive))
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -20,6 +20,7 @@ from .service import (
     JSONReply,
     deployment_of,
     dump,
+    dump_json,
     estimate,
     final_usage,
     json_body,
@@ -57,7 +58,7 @@ async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
     wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
     if stream:  # usage is always asked of the provider: the record and the budget need it
         body["stream_options"] = {**(body.get("stream_options") or {}), "include_usage": True}
-    kwargs = {**body, **await gw.begin(call, estimate(messages, body.get("tools")))}
+    kwargs = {**body, **await gw.begin(call, lambda: estimate(messages, body.get("tools")))}
     alias = call.model or ""
     reply: Any = await gw.client.chat.completions.create(model=target, messages=messages,
                                                          stream=stream, **kwargs)
@@ -65,7 +66,7 @@ async def _chat(gw: Gateway, call: Call, request: Any) -> Any:
         await gw.finish(call, 200, usage=reply.usage, deployment=deployment_of(reply),
                         cache_hit=reply.cache_hit,
                         content={"messages": messages, "reply": reply.content})
-        return JSONReply(dump(reply, alias))
+        return JSONReply(dump_json(reply, alias))
     state: dict[str, Any] = {"usage": None, "deployment": None, "hit": False, "text": []}
 
     def encode(chunk: Any) -> Optional[bytes]:
@@ -97,7 +98,7 @@ async def _embeddings(gw: Gateway, call: Call, request: Any) -> Any:
 
     body, target = await _call_body(gw, call, request)
     inputs = _required(body, "input")
-    kwargs = {**body, **await gw.begin(call, len(json.dumps(inputs)) // 4)}
+    kwargs = {**body, **await gw.begin(call, lambda: len(json.dumps(inputs)) // 4)}
     reply = await gw.client.embeddings.create(model=target, input=inputs, **kwargs)
     await gw.finish(call, 200, usage=reply.usage, deployment=target)
     return JSONResponse(dump(reply, call.model or ""))
@@ -109,8 +110,8 @@ async def _responses(gw: Gateway, call: Call, request: Any) -> Any:
     body, target = await _call_body(gw, call, request)
     inputs = _required(body, "input")
     stream = bool(body.pop("stream", False))
-    estimate = len(json.dumps([inputs, body.get("instructions")], default=str)) // 4
-    kwargs = {**body, **await gw.begin(call, estimate)}
+    kwargs = {**body, **await gw.begin(
+        call, lambda: len(json.dumps([inputs, body.get("instructions")], default=str)) // 4)}
     reply: Any = await gw.client.responses.create(model=target, input=inputs, stream=stream,
                                                   **kwargs)
     alias = call.model or ""
@@ -173,7 +174,7 @@ async def _transcriptions(gw: Gateway, call: Call, request: Any) -> Any:
                                headers={"x-should-retry": "false"}) from None
     if granularities:
         kwargs["timestamp_granularities"] = [g for g in granularities if isinstance(g, str)]
-    await gw.begin(call, 0)  # not charged (docs/budgets.md): the key's limits only
+    await gw.begin(call, lambda: 0)  # not charged (docs/budgets.md): the key's limits only
     reply = await gw.client.audio.transcriptions.create(
         model=target, file=(upload.filename or "audio", data), **kwargs)
     await gw.finish(call, 200, deployment=target)
@@ -225,7 +226,7 @@ async def _messages(gw: Gateway, call: Call, request: Any) -> Any:
     messages, kwargs = to_chat_arguments(body)
     if stream:
         kwargs["stream_options"] = {"include_usage": True}
-    kwargs.update(await gw.begin(call, estimate(messages, kwargs.get("tools"))))
+    kwargs.update(await gw.begin(call, lambda: estimate(messages, kwargs.get("tools"))))
     alias = call.model or ""
     reply: Any = await gw.client.chat.completions.create(model=target, messages=messages,
                                                          stream=stream, **kwargs)
@@ -276,7 +277,7 @@ async def _count_tokens(gw: Gateway, call: Call, request: Any) -> Any:
     body, target = await _call_body(gw, call, request)
     body.setdefault("max_tokens", 1)
     messages, kwargs = to_chat_arguments(body)
-    await gw.begin(call, 0)  # it may reach the provider: the key's rpm and in-flight limits
+    await gw.begin(call, lambda: 0)  # it may reach the provider: the rpm and in-flight limits
     counted = _counted_model(gw, target)
     if counted is None:
         tokens, exact = estimate(messages, kwargs.get("tools")), False

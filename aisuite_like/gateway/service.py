@@ -36,7 +36,7 @@ from .store import (
 )
 
 __all__ = ["Gateway", "Call", "Deadline", "JSONReply", "FORBIDDEN", "refuse_forbidden", "dump",
-           "deployment_of", "json_body", "final_usage", "estimate", "sse_data", "OURS"]
+           "dump_json", "deployment_of", "json_body", "final_usage", "estimate", "sse_data", "OURS"]
 
 log = logging.getLogger("aisuite_like.gateway")
 
@@ -279,16 +279,20 @@ class Gateway:
 
     # --- the life of a request -----------------------------------------------------------
 
-    async def begin(self, call: Call, estimate: int) -> dict[str, Any]:
-        """Take the key's limits; the arguments the call adds (its budget)."""
-        call.estimate = estimate
+    async def begin(self, call: Call, estimate: Callable[[], int]) -> dict[str, Any]:
+        """Take the key's limits; the arguments the call adds (its budget). ``estimate()``:
+        the request's input tokens, estimated only for a key with a tpm limit (the only
+        reader: the client's budget makes its own)."""
         extra: dict[str, Any] = {}
         if call.key is None:
             return extra
+        if call.key.tpm is not None:
+            call.estimate = estimate()
         try:
             self.limits.enter(call.key)
             call.entered = True
-            await self.limits.admit(call.key, estimate)
+            if call.key.rpm is not None or call.key.tpm is not None:
+                await self.limits.admit(call.key, call.estimate)
         except Refusal as refusal:
             headers = {}
             if refusal.retry_after is not None:
@@ -325,7 +329,7 @@ class Gateway:
                 cost = usage.cost
             except Exception:
                 cost = None
-        if call.key is not None and prompt is not None:
+        if call.key is not None and call.key.tpm is not None and prompt is not None:
             try:
                 await self.limits.settle(call.key, call.estimate, prompt + (completion or 0))
             except Exception:
@@ -372,7 +376,7 @@ class Gateway:
             if self.draining:
                 raise GatewayError(503, "the gateway is shutting down; retry", "server_error",
                                    "shutting_down")
-            async with Deadline(self.remaining(call)):
+            with Deadline(self.remaining(call)):
                 return await handler(call, request)
         except asyncio.TimeoutError:
             error = GatewayError(504, f"the request took longer than the gateway's "
@@ -440,7 +444,7 @@ class Gateway:
                     try:
                         # the deadline covers waiting for the provider, not the yield (the
                         # client's reading is the middleware's deadline)
-                        async with Deadline(gateway.remaining(call)):
+                        with Deadline(gateway.remaining(call)):
                             item = await iterator.__anext__()
                     except StopAsyncIteration:
                         break
@@ -493,15 +497,16 @@ class Gateway:
 class JSONReply:
     """A JSON reply as an ASGI application: what Starlette's ``JSONResponse`` sends (the same
     encoding and headers), without its per-reply objects, for the hot endpoints' replies and
-    every error."""
+    every error. ``content`` bytes are the JSON already."""
 
     __slots__ = ("status_code", "body", "raw_headers")
 
     def __init__(self, content: Any, status_code: int = 200,
                  headers: Optional[dict[str, str]] = None) -> None:
         self.status_code = status_code
-        self.body = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
-                               separators=(",", ":")).encode()
+        self.body = content if isinstance(content, bytes) else json.dumps(
+            content, ensure_ascii=False, allow_nan=False, indent=None,
+            separators=(",", ":")).encode()
         self.raw_headers = [(b"content-length", str(len(self.body)).encode()),
                             (b"content-type", b"application/json")]
         for name, value in (headers or {}).items():
@@ -565,7 +570,7 @@ def _cache_options(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 class Deadline:
-    """``async with Deadline(seconds):`` raises ``asyncio.TimeoutError`` when the block runs
+    """``with Deadline(seconds):`` (in a task) raises ``asyncio.TimeoutError`` when the block runs
     longer (what ``asyncio.timeout`` does on 3.11, here for 3.10 too): the current task is
     cancelled at the deadline, with no task of its own per request as ``wait_for`` makes."""
 
@@ -580,12 +585,12 @@ class Deadline:
         if self._task is not None:
             self._task.cancel()
 
-    async def __aenter__(self) -> "Deadline":
+    def __enter__(self) -> "Deadline":  # not async: entering and leaving await nothing
         self._task = asyncio.current_task()
         self._handle = asyncio.get_running_loop().call_later(self._seconds, self._fire)
         return self
 
-    async def __aexit__(self, kind: Any, exc: Any, tb: Any) -> None:
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
         if self._handle is not None:
             self._handle.cancel()
         if self._fired and kind is asyncio.CancelledError:
@@ -624,25 +629,39 @@ def sse_data(payload: Any) -> bytes:
 
 # Fields of our responses that are not OpenAI's (ours: the provider, a run's history...).
 OURS = {"provider", "intermediate_responses", "messages", "stop_reason", "tool_events",
-         "context_events", "fallback_errors", "turn"}
+        "context_events", "fallback_errors", "turn"}
 
-
-_OURS_IN_CHOICES = ("native_finish_reason", "intermediate_messages")
+#: What ``dump`` leaves out: our fields, a choice's and its message's (or delta's) own.
+_LEFT_OUT: dict[str, Any] = {
+    **dict.fromkeys(OURS, True),
+    "choices": {"__all__": {"native_finish_reason": True, "intermediate_messages": True,
+                            "message": {"provider_specific_fields": True},
+                            "delta": {"provider_specific_fields": True}}}}
 
 
 def dump(obj: Any, model: str) -> dict[str, Any]:
     """A response or chunk as OpenAI sends it: our own fields left out, ``model`` the alias
     the caller named."""
-    data: dict[str, Any] = obj.model_dump(mode="json", exclude_none=True, exclude=OURS)
+    data: dict[str, Any] = obj.model_dump(mode="json", exclude_none=True, exclude=_LEFT_OUT)
     if "model" in data:
         data["model"] = model
-    for choice in data.get("choices") or ():
-        for name in _OURS_IN_CHOICES:
-            choice.pop(name, None)
-        message = choice.get("message") or choice.get("delta")
-        if isinstance(message, dict):
-            message.pop("provider_specific_fields", None)
     return data
+
+
+_LEFT_OUT_AND_MODEL = {**_LEFT_OUT, "model": True}
+
+
+def dump_json(obj: Any, model: str) -> bytes:
+    """``dump`` as JSON bytes, serialized by pydantic in one call (no dict in between); the
+    alias is written first in the object, in place of the reply's model (no copy of the
+    reply made for it)."""
+    if getattr(obj, "model", None) is None:
+        return bytes(obj.__pydantic_serializer__.to_json(obj, exclude_none=True,
+                                                         exclude=_LEFT_OUT))
+    rest: bytes = obj.__pydantic_serializer__.to_json(obj, exclude_none=True,
+                                                      exclude=_LEFT_OUT_AND_MODEL)
+    named = b'{"model":' + json.dumps(model, ensure_ascii=False).encode()
+    return named + (b"," + rest[1:] if len(rest) > 2 else b"}")
 
 
 def deployment_of(obj: Any) -> Optional[str]:

@@ -263,18 +263,24 @@ def _limit(found: Mapping[str, str], names: Sequence[tuple[str, str]], wall_now:
 _FIRST_BYTES = frozenset(b"xXaA")  # what the names of rate-limit headers start with
 _FIRST_CHARS = frozenset("xXaA")
 _BYTE_PREFIXES = tuple(p.encode() for p in _PREFIXES)
+_HTTPX_MODELS = ("httpx2._models", "httpx._models")
 
 
 def read_limits(headers: Any, wall_now: float) -> Optional[Limits]:
     """The rate-limit headers of a reply (an ``httpx2.Headers``, a mapping, or None), or None
-    when it has none. One pass over the headers (an ``httpx2.Headers``' raw bytes: nothing
+    when it has none. One pass over the headers (an ``httpx2.Headers``' bytes: nothing
     else is decoded); names are compared in lower case. Runs on every routed reply: a
-    header whose first letter cannot start a rate-limit header costs one set lookup."""
-    if not headers:
+    header that is not a rate-limit header costs one ``startswith`` (or set lookup)."""
+    if headers is None:
         return None
     found: dict[str, str] = {}
-    raw = getattr(headers, "raw", None)
-    if isinstance(raw, list):  # httpx2.Headers: [(name, value), ...] as bytes
+    if type(headers).__module__ in _HTTPX_MODELS:
+        # httpx2.Headers (as httpx's) keeps [(name, lower-case name, value), ...] as bytes;
+        # its ``raw`` would copy that list on every read
+        for _, bname, bvalue in headers._list:
+            if bname.startswith(_BYTE_PREFIXES):
+                found[bname.decode("latin-1")] = bvalue.decode("latin-1")
+    elif isinstance(raw := getattr(headers, "raw", None), list):  # [(name, value)] as bytes
         for bname, bvalue in raw:
             if bname[0] in _FIRST_BYTES:
                 bname = bname.lower()
@@ -367,14 +373,20 @@ def pick(strategy: str, caps: Sequence[Caps], records: Sequence[Record], busy: S
     for i, record in enumerate(records):
         if excluded[i]:
             continue
-        wait = wait_of(record, caps[i], tokens, now)
+        cap = caps[i]
+        if record.cool <= now and cap.rpm is None and cap.tpm is None and \
+                record.requests.hold <= now and record.tokens.hold <= now:
+            ready.append(i)  # nothing can hold it back (wait_of would say 0): most calls
+            continue
+        wait = wait_of(record, cap, tokens, now)
         if wait <= 0.0:
             ready.append(i)
         elif soonest is None or wait < soonest:
             soonest = wait
     if not ready:
         return Pick(None, soonest)
-    chosen = _choose(strategy, ready, caps, records, busy, rand)
+    chosen = ready[0] if len(ready) == 1 else \
+        _choose(strategy, ready, caps, records, busy, rand)
     record, cap = records[chosen], caps[chosen]
     changed = False
     if cap.rpm is not None or record.requests.hold:

@@ -83,7 +83,8 @@ class Route:
     """One alias at run time, shared by every client of its router: its deployments, their
     keys in the state, their limits, and the calls in flight to each from this process."""
 
-    __slots__ = ("alias", "deployments", "keys", "caps", "busy", "lock", "uses_tokens")
+    __slots__ = ("alias", "deployments", "keys", "caps", "busy", "lock", "uses_tokens",
+                 "draws", "alone", "none_excluded")
 
     def __init__(self, alias: str, deployments: Sequence[Deployment]) -> None:
         self.alias = alias
@@ -93,6 +94,13 @@ class Route:
         self.busy = [0] * len(self.deployments)
         self.lock = threading.Lock()
         self.uses_tokens = any(c.tpm is not None for c in self.caps)
+        self.none_excluded = (False,) * len(self.deployments)  # a call's start (_Call)
+        #: whether a pick can need a random number (a choice between deployments)
+        self.draws = len(self.deployments) > 1
+        #: one deployment with no limits of its own: free unless cooling down or held by its
+        #: reply headers, and a pick takes nothing from its buckets (``_Call.picker``)
+        self.alone = len(self.caps) == 1 and self.caps[0].rpm is None and \
+            self.caps[0].tpm is None
 
 
 def _estimate(request: Union[ChatRequest, EmbeddingRequest]) -> float:
@@ -143,7 +151,7 @@ class _Call:
     to tell the state after each attempt, and the error when nothing is left."""
 
     __slots__ = ("provider", "route", "router", "request", "tokens", "excluded", "skipped",
-                 "waited", "pending", "last_error", "hand_up")
+                 "waited", "pending", "last_error", "hand_up", "counts_busy")
 
     def __init__(self, provider: RoutingProvider,
                  request: Union[ChatRequest, EmbeddingRequest],
@@ -154,12 +162,14 @@ class _Call:
         self.request = request
         self.tokens = (counted if counted is not None else _estimate(request)) \
             if route.uses_tokens else 0.0
-        self.excluded = [False] * len(route.deployments)
+        self.excluded: Sequence[bool] = route.none_excluded  # a list of its own once one is
         self.skipped: list[SkippedModel] = []
         self.waited = 0.0
         self.pending = 0.0
         self.last_error: Optional[AisuiteLikeError] = None
         self.hand_up = _RATE_LIMITS
+        # the calls in flight are counted only for the strategy that reads them
+        self.counts_busy = self.router.strategy == "least-busy"
 
     # -- 1. a deployment, or a wait --
 
@@ -167,8 +177,12 @@ class _Call:
         """The transaction that picks (run by the state on the alias's records)."""
         route = self.route
         now = self.router.now()
+        if route.alone and not self.excluded[0]:
+            record = records[0]
+            if record.cool <= now and not record.requests.hold and not record.tokens.hold:
+                return (), (_ALONE, None)  # what pick() gives then, without its walk
         chosen = pick(self.router.strategy, route.caps, records, route.busy, self.excluded,
-                      self.tokens, now, random.random())
+                      self.tokens, now, random.random() if route.draws else 0.0)
         if chosen.index is None:  # say why, for the error (rare: nothing is free)
             reasons = [describe(r, c, self.tokens, now)
                        for r, c in zip(records, route.caps, strict=True)]
@@ -180,9 +194,10 @@ class _Call:
         seconds first. Raises when no deployment will be free within ``max_retry_wait``."""
         chosen, reasons = picked
         if chosen.index is not None:
-            route = self.route
-            with route.lock:
-                route.busy[chosen.index] += 1
+            if self.counts_busy:
+                route = self.route
+                with route.lock:
+                    route.busy[chosen.index] += 1
             # a 429 is always the router's to wait for (the cool-down is shared by every
             # call); other failures too when another deployment could take the call now,
             # else the deployment's own retries deal with them
@@ -197,16 +212,17 @@ class _Call:
         self.waited += self.pending
         return None
 
-    def release(self, index: int) -> None:
-        route = self.route
-        with route.lock:
-            route.busy[index] -= 1
+    def _exclude(self, index: int) -> None:
+        """Not ``index`` again in this call."""
+        excluded = list(self.excluded)
+        excluded[index] = True
+        self.excluded = excluded
 
-    def target(self, index: int) -> tuple[Provider, Any]:
-        """The deployment's provider (made on first use, in its provider stack: a span per
-        deployment tried when instrumented) and the request with its model."""
-        provider = self.provider.deployment_provider(index)
-        return provider, self.request.replace(model=self.route.deployments[index].model_name)
+    def release(self, index: int) -> None:
+        if self.counts_busy:
+            route = self.route
+            with route.lock:
+                route.busy[index] -= 1
 
     # -- 3. what the attempt taught --
 
@@ -220,7 +236,7 @@ class _Call:
             # anything was sent: try the others
             self.skipped.append(skipped_model(self.route.deployments[index].name, error))
             self.last_error = error
-            self.excluded[index] = True
+            self._exclude(index)
             return _nothing_to_record
         if not isinstance(error, FALLBACK_ERRORS):
             if self.skipped:
@@ -230,7 +246,7 @@ class _Call:
         self.skipped.append(skipped_model(deployment.name, error))
         self.last_error = error
         if not isinstance(error, RateLimitError):  # a broken deployment: not again this call
-            self.excluded[index] = True
+            self._exclude(index)
         limits = read_limits(_headers_of(error), time.time())
         cool_for = error.retry_after if isinstance(error.retry_after, (int, float)) and \
             error.retry_after > 0 else None
@@ -251,7 +267,7 @@ class _Call:
                   ) -> Optional[Callable[[list[Record]], tuple[Sequence[int], Any]]]:
         """After a reply: the transaction that records its rate-limit headers and latency,
         or None when there is nothing to record."""
-        limits = read_limits(headers, time.time()) if headers else None
+        limits = read_limits(headers, time.time()) if headers is not None else None
         if limits is None and latency is None:
             return None
         return self._settler(index, limits, latency, 0.0)
@@ -313,6 +329,9 @@ class _Call:
         return error
 
 
+#: The pick of the one deployment of a route, free and with nothing to take (``Route.alone``).
+_ALONE = Pick(0, 0.0, False, False)
+
 #: A change of a deployment's records, run by the state (``RouterState.transact``).
 _Change = Callable[[list[Record]], tuple[Sequence[int], Any]]
 
@@ -347,18 +366,21 @@ class _Attempt:
         return self
 
     def target(self) -> tuple[Provider, Any]:
-        """The deployment's provider and request (``_Call.target``); the latency runs from
-        here."""
-        target = self.call.target(self.index)
+        """The deployment's provider (made on first use, in its provider stack: a span per
+        deployment tried when instrumented) and the request with its model; the latency runs
+        from here."""
+        call, index = self.call, self.index
+        provider = call.provider.deployment_provider(index)
+        routed = call.request.replace(model=call.route.deployments[index].model_name)
         self.start = time.perf_counter()
-        return target
+        return provider, routed
 
     def __exit__(self, kind: Any, error: Optional[BaseException], tb: Any) -> bool:
         capture_token, hand_up_token = self.tokens
         CAPTURE.reset(capture_token)
         self.headers = _hand_on(self.capture)
         HAND_UP.reset(hand_up_token)
-        if error is not None or not self.holds:
+        if (error is not None or not self.holds) and self.call.counts_busy:
             self.call.release(self.index)
         if isinstance(error, AisuiteLikeError):
             self.cool = self.call.failed(self.index, error)
@@ -371,10 +393,16 @@ class _Attempt:
         tokens its usage charges."""
         call = self.call
         latency = time.perf_counter() - self.start if call.router.measures_latency else None
-        found = [call.succeeded(self.index, self.headers, latency)]
-        if reply is not None:
-            found.append(self.used(reply.usage))
-        return [change for change in found if change is not None]
+        found = []
+        if self.headers is not None or latency is not None:
+            change = call.succeeded(self.index, self.headers, latency)
+            if change is not None:
+                found.append(change)
+        if reply is not None and call.route.uses_tokens:
+            change = self.used(reply.usage)
+            if change is not None:
+                found.append(change)
+        return found
 
     def used(self, usage: Any) -> Optional[_Change]:
         """The change that charges a reply's tokens beyond the estimate (a ``tpm``)."""
@@ -423,11 +451,11 @@ class RoutingProvider(Provider):
         """The provider of the ``index``-th deployment (made on first use); an error making
         it names the alias and the deployment."""
         deployment = self.route.deployments[index]
-        budgets = (*self.budgets, *deployment.budgets)  # each admits at this deployment's price
         try:
-            if budgets:
+            if self.budgets or deployment.budgets:  # each admits at this deployment's price
                 return self.resolve(deployment.model, deployment.settings,
-                                    self.route.keys[index], budgets)
+                                    self.route.keys[index],
+                                    (*self.budgets, *deployment.budgets))
             return self.resolve(deployment.model, deployment.settings, self.route.keys[index])
         except AisuiteLikeError as error:
             _prefix(error, f"router alias {self.route.alias!r}, deployment "
@@ -439,8 +467,8 @@ class RoutingProvider(Provider):
 
     def _counts(self, request: Any) -> bool:
         """Whether the provider counts ``request``'s prompt for the token buckets."""
-        return isinstance(request, ChatRequest) and request.count_tokens and \
-            self.route.uses_tokens
+        return self.route.uses_tokens and isinstance(request, ChatRequest) and \
+            request.count_tokens
 
     def _count_request(self, request: Any) -> Optional[tuple[Provider, ChatRequest]]:
         if not self._counts(request):
@@ -503,7 +531,8 @@ class RoutingProvider(Provider):
 
     def _send(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """One routed request, sent with the deployment provider's ``method``."""
-        call = _Call(self, request, self._counted(request) if self._counts(request) else None)
+        call = _Call(self, request, self._counted(request)
+                     if self.route.uses_tokens and self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
@@ -522,8 +551,8 @@ class RoutingProvider(Provider):
 
     async def _asend(self, request: Union[ChatRequest, EmbeddingRequest], method: str) -> Any:
         """Async twin of ``_send``."""
-        call = _Call(self, request, await self._acounted(request)
-                     if self._counts(request) else None)  # awaited only when counting
+        call = _Call(self, request, await self._acounted(request)  # awaited only when counting
+                     if self.route.uses_tokens and self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))
@@ -541,7 +570,8 @@ class RoutingProvider(Provider):
             return call.served(response, index)
 
     def stream(self, request: ChatRequest) -> Iterator[ChatCompletionChunk]:
-        call = _Call(self, request, self._counted(request) if self._counts(request) else None)
+        call = _Call(self, request, self._counted(request)
+                     if self.route.uses_tokens and self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(state.transact(keys, call.picker))
@@ -578,8 +608,8 @@ class RoutingProvider(Provider):
             _close(chunks)
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[ChatCompletionChunk]:
-        call = _Call(self, request, await self._acounted(request)
-                     if self._counts(request) else None)  # awaited only when counting
+        call = _Call(self, request, await self._acounted(request)  # awaited only when counting
+                     if self.route.uses_tokens and self._counts(request) else None)
         state, keys = self.router.state, self.route.keys
         while True:
             index = call.step(await state.atransact(keys, call.picker))

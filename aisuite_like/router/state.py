@@ -45,12 +45,11 @@ class MemoryState:
     def transact(self, keys: Sequence[str], fn: TransactionFn) -> Any:
         records = self._records
         with self._lock:
-            found = []
-            for key in keys:
-                record = records.get(key)
-                if record is None:
-                    record = records[key] = Record.new()
-                found.append(record)
+            try:
+                found = [records[key] for key in keys]
+            except KeyError:  # the first transaction of a deployment
+                found = [records.get(key) or records.setdefault(key, Record.new())
+                         for key in keys]
             return fn(found)[1]  # the records were changed in place
 
     async def atransact(self, keys: Sequence[str], fn: TransactionFn) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from support.batch_server import BatchServer
 from support.fault_server import Witness
+from support.timing import scaled
 
 import aisuite_like as ai
 
@@ -155,7 +156,7 @@ def test_create_accepted_but_unanswered_finds_the_batch_instead_of_a_second(
     from support.batch_server import AcceptThenStall
 
     server.fail(CREATE_ROUTE[family], AcceptThenStall())
-    batch = submit(mode, server, family, timeout=0.5)
+    batch = submit(mode, server, family, timeout=scaled(0.5))
     assert len(server.batches) == 1  # exactly one provider batch exists
     (only,) = server.batches
     assert [p.batch_id for p in batch.parts] == [only]  # ... and it is the one handed back
@@ -172,7 +173,7 @@ def test_anthropic_create_accepted_but_unanswered_is_raised_not_resubmitted(
 
     server.fail("anthropic.create", AcceptThenStall())
     with pytest.raises(ai.APITimeoutError) as caught:
-        submit(mode, server, "anthropic", timeout=0.5)
+        submit(mode, server, "anthropic", timeout=scaled(0.5))
     assert len(server.batches) == 1 and server.routes() == ["anthropic.create"]
     message = str(caught.value)
     assert "whether the batch was created is unknown" in message
@@ -186,7 +187,7 @@ def test_create_unanswered_and_not_found_is_raised_not_resubmitted(
 
     server.fail(CREATE_ROUTE[family], Stall())  # read, never performed, never answered
     with pytest.raises(ai.APITimeoutError, match="no batch it created was found"):
-        submit("sync", server, family, timeout=0.5)
+        submit("sync", server, family, timeout=scaled(0.5))
     assert server.batches == {} and server.routes().count(CREATE_ROUTE[family]) == 1
 
 

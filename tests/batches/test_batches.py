@@ -695,7 +695,7 @@ def test_scale_benchmark_quick_runs() -> None:
 def test_a_stalled_poll_times_out_typed(server: BatchServer, family: str, route: str) -> None:
     from support.fault_server import Stall
 
-    client = make_client(server, max_retries=0, timeout=0.3)
+    client = make_client(server, max_retries=0, timeout=scaled(0.3))
     batch = client.batches.create([req("a", family)])
     server.fail(route, Stall())
     with pytest.raises(ai.APITimeoutError) as info:

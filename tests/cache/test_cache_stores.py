@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from support.fault_server import FaultServer
 from support.redis_server import RedisServer
+from support.timing import scaled
 
 import aisuite_like as ai
 from aisuite_like.cache import RedisCache, SQLiteCache
@@ -237,7 +238,7 @@ def test_redis_entries_expire_for_every_client_and_clear_keeps_other_keys(
 def test_a_redis_server_that_is_gone_leaves_calls_uncached_and_bounded(
         server: FaultServer, caplog: pytest.LogCaptureFixture) -> None:
     with RedisServer(password=PASSWORD) as gone:
-        cache = RedisCache(gone.url, timeout=1.0)
+        cache = RedisCache(gone.url, timeout=scaled(1.0))
         client = ai.Client(config(server.url), cache=cache)
         client.chat.completions.create(model="openai:gpt-4o", messages=USER)
         assert client.chat.completions.create(model="openai:gpt-4o", messages=USER).cache_hit
@@ -249,7 +250,7 @@ def test_a_redis_server_that_is_gone_leaves_calls_uncached_and_bounded(
             elapsed = time.monotonic() - started
     assert first.content == second.content == "hello world"
     assert not first.cache_hit and not second.cache_hit and server.attempts == 3
-    assert elapsed < 10
+    assert elapsed < scaled(10)
     failures = [r for r in caplog.records if r.name == "aisuite_like.cache"]
     assert len(failures) == 1  # then left alone for failure_pause seconds
     assert "calls go uncached" in caplog.text and PASSWORD not in caplog.text

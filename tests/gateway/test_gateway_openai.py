@@ -65,6 +65,21 @@ def test_chat_completion_through_the_sdk(offline: GatewayServer, key: str) -> No
     assert record["content"] is None  # log_content is off
 
 
+def test_a_chat_reply_carries_openais_fields_only(offline: GatewayServer, key: str) -> None:
+    raw = _sdk(offline, key).chat.completions.with_raw_response.create(
+        model="fast", messages=[{"role": "user", "content": "hi"}])
+    body = json.loads(raw.http_response.content)
+    assert body["model"] == "fast" and body["object"] == "chat.completion"
+    assert {"id", "created", "choices", "usage"} <= set(body)
+    assert not set(body) & {"provider", "intermediate_responses", "messages", "stop_reason",
+                            "tool_events", "context_events", "fallback_errors"}
+    (choice,) = body["choices"]
+    assert choice["finish_reason"] == "stop" and choice["message"]["role"] == "assistant"
+    assert not set(choice) & {"native_finish_reason", "intermediate_messages"}
+    assert "provider_specific_fields" not in choice["message"]
+    assert raw.parse().choices[0].message.content == 'You said: "hi"'
+
+
 def test_stream_in_openai_sse(offline: GatewayServer, key: str) -> None:
     client = _sdk(offline, key)
     chunks = list(client.chat.completions.create(

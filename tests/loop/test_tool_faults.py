@@ -431,7 +431,8 @@ def test_ctrl_c_exits_promptly_while_sync_tools_run_in_threads(
     finally:
         proc.kill()
         proc.wait()
-    assert elapsed < 5, f"the process took {elapsed:.1f} s to exit after Ctrl-C"
+    # the tools sleep 60 s: an exit waiting for them is told from a prompt one at any scale
+    assert elapsed < scaled(5), f"the process took {elapsed:.1f} s to exit after Ctrl-C"
     if program == "cli":
         assert proc.returncode == 130
         assert proc.stderr is not None and "interrupted" in proc.stderr.read()

@@ -38,6 +38,7 @@ from support.bedrock_server import (
     stream_tools,
     usage,
 )
+from support.timing import scaled
 from pydantic import BaseModel
 
 import aisuite_like as ai
@@ -613,15 +614,15 @@ def test_connection_refused_names_the_host(mode: str) -> None:
 
 
 def test_read_timeout(server: BedrockServer, mode: str) -> None:
-    server.reply(Hang(1.5))
+    server.reply(Hang(scaled(1.5)))
     with pytest.raises(ai.APITimeoutError, match="127.0.0.1"):
-        create(mode, server.config(timeout=0.3, max_retries=0))
+        create(mode, server.config(timeout=scaled(0.3), max_retries=0))
 
 
 def test_per_call_timeout(server: BedrockServer) -> None:
-    server.reply(Hang(1.5))
+    server.reply(Hang(scaled(1.5)))
     with pytest.raises(ai.APITimeoutError):
-        create("sync", server.config(max_retries=0), timeout=0.3)
+        create("sync", server.config(max_retries=0), timeout=scaled(0.3))
 
 
 def test_no_credentials_is_an_authentication_error(server: BedrockServer) -> None:
