@@ -234,6 +234,12 @@ async def _arun_tool(call: ToolCallRun) -> dict[str, Any]:
     return _tool_outcome(call)
 
 
+async def _acomplete(provider: "Provider", request: "ChatRequest") -> "ChatCompletionResponse":
+    # A coroutine function, as DBOS needs to run an async step: a provider's ``acomplete``
+    # may be a plain function that hands out the retry layer's coroutine.
+    return await provider.acomplete(request)
+
+
 class _DurableSteps(DriverSteps):
     """Each model call and each tool call is a DBOS step of the running workflow. A tool
     call's step id is reserved in call order before the batch runs (``bind_tools``), so the
@@ -250,7 +256,7 @@ class _DurableSteps(DriverSteps):
     async def acomplete(self, provider: "Provider", request: "ChatRequest"
                         ) -> "ChatCompletionResponse":
         response: ChatCompletionResponse = await _dbos().run_step_async(
-            {"name": "model_call"}, provider.acomplete, request)
+            {"name": "model_call"}, _acomplete, provider, request)
         return response
 
     def bind_tools(self, calls: list[ToolCallRun]) -> None:
