@@ -380,7 +380,7 @@ class _Attempt:
         CAPTURE.reset(capture_token)
         self.headers = _hand_on(self.capture)
         HAND_UP.reset(hand_up_token)
-        if (error is not None or not self.holds) and self.call.counts_busy:
+        if error is not None or not self.holds:
             self.call.release(self.index)
         if isinstance(error, AisuiteLikeError):
             self.cool = self.call.failed(self.index, error)
