@@ -3,6 +3,7 @@ every provider test goes through the real vendor SDK."""
 
 from __future__ import annotations
 
+import gc
 import pathlib
 import sys
 from collections.abc import Iterator
@@ -31,6 +32,21 @@ _KEY_VARS = (
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "sdk_only: runs on the SDK transport only (tests/support/transports.py)")
+
+
+@pytest.fixture
+def no_collector_midway() -> Iterator[None]:
+    """For tests whose reply is JSON nested 5,000 levels deep, parsed by a vendor SDK or
+    botocore down to Python's recursion limit: garbage is collected first and the cyclic
+    collector is held off until the test ends. A finalizer the collector runs at that depth
+    (an earlier test's unclosed socket warns) leaves pytest's unraisable hook no stack, and
+    the hook's own RecursionError would fail whichever test happened to be parsing."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @pytest.fixture(autouse=True)

@@ -469,6 +469,7 @@ def test_malformed_result_lines_are_errors_for_their_request_only(
         assert results[custom_id].provider == family
 
 
+@pytest.mark.usefixtures("no_collector_midway")
 @pytest.mark.parametrize("family", ["openai", "anthropic"])
 def test_a_deeply_nested_result_line_is_an_error_for_its_request_only(
         server: BatchServer, family: str) -> None:
@@ -481,6 +482,7 @@ def test_a_deeply_nested_result_line_is_an_error_for_its_request_only(
     assert "nested more than 200 levels deep" in str(results["deep-1"])
 
 
+@pytest.mark.usefixtures("no_collector_midway")
 def test_a_deeply_nested_gemini_batch_reply_is_a_typed_error(server: BatchServer) -> None:
     """Gemini sends the results inside the batch itself: the reply cannot be read."""
     client = make_client(server)

@@ -578,6 +578,7 @@ def test_stream_error_before_the_body_is_mapped(server: BedrockServer, mode: str
 DEEP = b"[" * 5000 + b"]" * 5000  # JSON nested 5,000 levels deep
 
 
+@pytest.mark.usefixtures("no_collector_midway")
 @pytest.mark.parametrize("body,status", [
     (b'{"output": ' + DEEP + b"}", 200),  # our Converse fast path hands it to botocore
     (b'{"metrics": null, "output": ' + DEEP + b"}", 200),  # botocore's own parser
@@ -592,6 +593,7 @@ def test_deeply_nested_bodies_are_typed_errors(server: BedrockServer, mode: str,
     assert len(server.requests) == 1
 
 
+@pytest.mark.usefixtures("no_collector_midway")
 def test_deeply_nested_stream_event_is_a_typed_error(server: BedrockServer, mode: str) -> None:
     server.reply(Stream([event("messageStart", {"role": "assistant"}), encode_message(
         {":event-type": "contentBlockDelta", ":content-type": "application/json",

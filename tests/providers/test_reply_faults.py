@@ -376,6 +376,7 @@ def _deep_event(family: str) -> bytes:
     return head + b'data: {"type": "content_block_delta", "x": ' + DEEP + b"}\n\n"
 
 
+@pytest.mark.usefixtures("no_collector_midway")
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_deeply_nested_200_body(family: str, mode: str, server: FaultServer,
                                 caplog: pytest.LogCaptureFixture) -> None:
@@ -390,6 +391,7 @@ def test_deeply_nested_200_body(family: str, mode: str, server: FaultServer,
            "APIResponseValidationError (HTTP 200, nested too deeply), 1 attempt")
 
 
+@pytest.mark.usefixtures("no_collector_midway")
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_deeply_nested_stream_event(family: str, mode: str, server: FaultServer,
                                     caplog: pytest.LogCaptureFixture) -> None:
@@ -406,6 +408,7 @@ def test_deeply_nested_stream_event(family: str, mode: str, server: FaultServer,
            "APIResponseValidationError after the chunks already seen; not retried")
 
 
+@pytest.mark.usefixtures("no_collector_midway")
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_deeply_nested_error_body(family: str, mode: str, server: FaultServer,
                                   caplog: pytest.LogCaptureFixture) -> None:
